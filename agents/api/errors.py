@@ -1,0 +1,59 @@
+"""One error shape for the whole API: ``{"ok": false, "code": ..., "reason": ...}``."""
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from agents.errors import ApplicationError
+
+_CODES = {
+    exceptions.NotAuthenticated: "not_authenticated",
+    exceptions.AuthenticationFailed: "authentication_failed",
+    exceptions.PermissionDenied: "permission_denied",
+    exceptions.NotFound: "not_found",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.ParseError: "malformed_request",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.Throttled: "throttled",
+    exceptions.ValidationError: "invalid_input",
+}
+
+
+def _first_message(detail) -> tuple[str | None, str]:
+    """The first (field, message) pair of a DRF error detail."""
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            field, message = _first_message(value)
+            return (field or (None if key == "non_field_errors" else key)), message
+    if isinstance(detail, list) and detail:
+        return _first_message(detail[0])
+    return None, str(detail)
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, ApplicationError):
+        body = {"ok": False, "code": exc.code, "reason": exc.message, **exc.extra}
+        if exc.field:
+            body["field"] = exc.field
+        return Response(body, status=exc.status_code)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None  # a real bug: let Django log it and answer 500
+    code = next((c for cls, c in _CODES.items() if isinstance(exc, cls)), "error")
+    field, reason = _first_message(exc.detail)
+    body = {"ok": False, "code": code, "reason": f"{field}: {reason}" if field else reason}
+    if isinstance(exc, exceptions.ValidationError):
+        body["errors"] = response.data
+        if field:
+            body["field"] = field
+    return Response(body, status=response.status_code, headers=_auth_headers(response))
+
+
+def _auth_headers(response) -> dict:
+    return {k: v for k, v in response.items() if k in ("WWW-Authenticate", "Allow", "Retry-After")}

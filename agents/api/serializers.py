@@ -1,0 +1,25 @@
+from rest_framework import serializers
+
+from agents.models import Agent, Tool
+
+
+class ToolSerializer(serializers.ModelSerializer):
+    description = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Tool
+        fields = ["name", "description", "category", "requires_confirmation", "input_schema", "is_active"]
+
+    def get_description(self, tool: Tool) -> str:
+        from django.utils import translation
+
+        english = (translation.get_language() or "").startswith("en")
+        return (tool.description_en if english and tool.description_en else tool.description_zh) or ""
+
+
+class AgentSerializer(serializers.ModelSerializer):
+    tools = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
+
+    class Meta:
+        model = Agent
+        fields = ["id", "name", "persona", "model", "credits", "satiety", "energy", "is_active", "tools"]

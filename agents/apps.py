@@ -1,0 +1,33 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+from django.utils.module_loading import autodiscover_modules
+from django.utils.translation import gettext_lazy as _
+
+
+def sync_tools_after_migrate(sender, app_config=None, verbosity=1, using="default", apps=None, stdout=None, **kwargs):
+    from .sync import sync_tools
+
+    try:
+        tool_model = apps.get_model("agents", "Tool")
+    except LookupError:
+        return  # migrating backwards, before the Tool table exists
+    report = sync_tools(tool_model, using=using)
+    if verbosity >= 1:
+        import sys
+
+        out = stdout or sys.stdout
+        out.write("Syncing tools: " + "; ".join(report.lines()) + "\n")
+
+
+class AgentsConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "agents"
+    verbose_name = _("智能体")
+
+    def ready(self):
+        from . import checks  # noqa: F401  (registers the system check)
+        from .registry import registry
+
+        autodiscover_modules("tools", register_to=registry)
+        autodiscover_modules("intents")
+        post_migrate.connect(sync_tools_after_migrate, sender=self, dispatch_uid="agents.sync_tools")

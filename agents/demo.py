@@ -1,0 +1,27 @@
+"""Demo data of the agents app: the staff login every other demo relies on."""
+
+import secrets
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+
+CREDENTIALS_FILE = Path(settings.BASE_DIR) / ".demo-credentials"
+DEMO_USERNAME = "admin"
+
+
+def seed(stdout) -> None:
+    if CREDENTIALS_FILE.exists():
+        password = CREDENTIALS_FILE.read_text().strip()
+    else:
+        password = secrets.token_urlsafe(12)
+        CREDENTIALS_FILE.write_text(password + "\n")
+        CREDENTIALS_FILE.chmod(0o600)
+    user, created = get_user_model().objects.get_or_create(
+        username=DEMO_USERNAME, defaults={"is_staff": True, "is_superuser": True}
+    )
+    if created or not user.check_password(password):
+        user.set_password(password)
+        user.is_staff = user.is_superuser = True
+        user.save()
+    stdout.write(f"Staff login: {DEMO_USERNAME} / {password}  (http://127.0.0.1:8000/admin/)")

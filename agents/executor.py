@@ -1,0 +1,190 @@
+"""The audited tool executor: the one way any caller (chat, autonomy, API) runs a tool.
+
+``execute`` never raises. Every outcome is a result of the shape in DESIGN §3 and exactly
+one ``ToolCall`` audit row.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from .errors import ApplicationError
+from .models import Agent, Tool, ToolCall
+from .registry import ToolContext, ToolSpec, registry
+
+logger = logging.getLogger(__name__)
+
+
+def success(data: Any) -> dict:
+    return {"status": "success", "data": data}
+
+
+def error(code: str, message: str, **extra: Any) -> dict:
+    return {"status": "error", "error": {"code": code, "message": str(message), **extra}}
+
+
+def validate_arguments(schema: dict, arguments: Any) -> dict:
+    """Check ``arguments`` against a tool's schema; returns the cleaned arguments.
+
+    Raises ``ApplicationError("invalid_arguments", ..., field=...)`` naming the first bad field.
+    """
+    if not isinstance(arguments, dict):
+        raise ApplicationError("invalid_arguments", _("参数必须是 JSON 对象"))
+    properties: dict = schema.get("properties", {})
+    for name in schema.get("required", []):
+        if name not in arguments or arguments[name] is None:
+            raise ApplicationError("invalid_arguments", _("缺少参数 %(field)s") % {"field": name}, field=name)
+    cleaned: dict = {}
+    for name, value in arguments.items():
+        if name not in properties:
+            raise ApplicationError("invalid_arguments", _("未知参数 %(field)s") % {"field": name}, field=name)
+        if value is None:
+            continue  # an optional parameter passed as null means "not given"
+        cleaned[name] = _validate_value(name, properties[name], value)
+    return cleaned
+
+
+def _validate_value(field: str, schema: dict, value: Any) -> Any:
+    kind = schema.get("type")
+
+    def fail(message: str) -> ApplicationError:
+        return ApplicationError("invalid_arguments", f"{field}: {message}", field=field)
+
+    if kind == "integer":
+        # bool is an int subclass in Python but not an integer in JSON.
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise fail(_("必须是整数"))
+    elif kind == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise fail(_("必须是数字"))
+    elif kind == "string":
+        if not isinstance(value, str):
+            raise fail(_("必须是字符串"))
+        if "minLength" in schema and len(value) < schema["minLength"]:
+            raise fail(_("长度至少为 %(n)s") % {"n": schema["minLength"]})
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            raise fail(_("长度最多为 %(n)s") % {"n": schema["maxLength"]})
+    elif kind == "boolean":
+        if not isinstance(value, bool):
+            raise fail(_("必须是布尔值"))
+    elif kind == "array":
+        if not isinstance(value, list):
+            raise fail(_("必须是数组"))
+        if "items" in schema:
+            value = [_validate_value(f"{field}[{i}]", schema["items"], item) for i, item in enumerate(value)]
+    elif kind == "object":
+        if not isinstance(value, dict):
+            raise fail(_("必须是对象"))
+    if "enum" in schema and value not in schema["enum"]:
+        raise fail(_("必须是以下之一：%(values)s") % {"values": ", ".join(map(str, schema["enum"]))})
+    if "minimum" in schema and value < schema["minimum"]:
+        raise fail(_("不能小于 %(n)s") % {"n": schema["minimum"]})
+    if "maximum" in schema and value > schema["maximum"]:
+        raise fail(_("不能大于 %(n)s") % {"n": schema["maximum"]})
+    return value
+
+
+def parse_arguments(raw: Any) -> dict:
+    """Model output gives arguments as a JSON string; anything else must already be a dict."""
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError as exc:
+            raise ApplicationError("invalid_arguments", _("参数不是合法的 JSON：%(error)s") % {"error": exc.msg})
+    if not isinstance(raw, dict):
+        raise ApplicationError("invalid_arguments", _("参数必须是 JSON 对象"))
+    return raw
+
+
+def granted_tools(agent: Agent) -> list[ToolSpec]:
+    """The registered specs of the agent's granted, active tools."""
+    names = agent.tools.filter(is_active=True).values_list("name", flat=True)
+    return [spec for name in sorted(names) if (spec := registry.get(name)) is not None]
+
+
+def openai_tools(agent: Agent, language: str | None = None) -> list[dict]:
+    """The agent's granted active tools in OpenAI function-calling format."""
+    return [spec.openai_schema(language) for spec in granted_tools(agent)]
+
+
+def _check_rate(agent: Agent) -> None:
+    limit = settings.AGENT_TOOL_CALLS_PER_MINUTE
+    since = timezone.now() - timedelta(minutes=1)
+    if ToolCall.objects.filter(agent=agent, created_at__gte=since).count() >= limit:
+        raise ApplicationError(
+            "rate_limited", _("调用过于频繁：每分钟最多 %(limit)s 次工具调用") % {"limit": limit}
+        )
+
+
+def _resolve(name: str, agent: Agent | None) -> tuple[ToolSpec, Tool]:
+    spec = registry.get(name)
+    row = Tool.objects.filter(name=name).first() if spec else None
+    if spec is None or row is None:
+        raise ApplicationError("unknown_tool", _("未知工具：%(name)s") % {"name": name})
+    if not row.is_active:
+        raise ApplicationError("tool_inactive", _("工具已停用：%(name)s") % {"name": name})
+    if agent is None or not agent.tools.filter(pk=row.pk).exists():
+        raise ApplicationError("tool_not_allowed", _("未授权使用该工具：%(name)s") % {"name": name})
+    return spec, row
+
+
+def execute(name: str, arguments: Any, context: ToolContext) -> dict:
+    """Validate, check the grant, run (or propose) the tool, audit it. Never raises."""
+    started = time.perf_counter()
+    audited_args = arguments if isinstance(arguments, dict) else {"_raw": str(arguments)[:2000]}
+    try:
+        spec, row = _resolve(name, context.agent)
+        cleaned = validate_arguments(spec.input_schema, parse_arguments(arguments))
+        audited_args = cleaned
+        if context.pending_action is None:
+            _check_rate(context.agent)
+        if row.requires_confirmation and context.pending_action is None:
+            from .services import propose_action  # the confirmation flow lives with PendingAction
+
+            result = propose_action(spec=spec, arguments=cleaned, ctx=context)
+        else:
+            with transaction.atomic():
+                data = spec.func(context, **cleaned)
+                result = data if _is_result(data) else success(data)
+                if result["status"] == "error":
+                    transaction.set_rollback(True)  # an error result never leaves a partial write
+    except ApplicationError as exc:
+        result = {"status": "error", "error": exc.as_dict()}
+    except Exception:
+        logger.exception("tool %s failed", name)
+        result = error("tool_failed", _("工具执行失败：%(name)s") % {"name": name})
+    _audit(name, audited_args, result, context, started)
+    return result
+
+
+def _is_result(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("status") in {"success", "error", "pending_confirmation"}
+
+
+def _audit(name: str, arguments: dict, result: dict, context: ToolContext, started: float) -> None:
+    try:
+        ToolCall.objects.create(
+            agent=context.agent if isinstance(context.agent, Agent) else None,
+            tool_name=name[:100],
+            arguments=arguments,
+            status=result["status"],
+            error_code=result.get("error", {}).get("code", "") if result["status"] == "error" else "",
+            result=result,
+            source=context.source,
+            conversation=context.conversation,
+            user=context.user if getattr(context.user, "is_authenticated", False) else None,
+            duration_ms=int((time.perf_counter() - started) * 1000),
+        )
+    except Exception:
+        logger.exception("could not audit tool call %s", name)

@@ -1,0 +1,217 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+class Tool(models.Model):
+    """A registered tool function, synced from the registry at migrate time."""
+
+    class Category(models.TextChoices):
+        QUERY = "query", _("查询")
+        ACTION = "action", _("操作")
+
+    name = models.CharField(_("名称"), max_length=100, unique=True)
+    description_zh = models.TextField(_("中文描述"), blank=True)
+    description_en = models.TextField(_("英文描述"), blank=True)
+    input_schema = models.JSONField(_("参数 JSON Schema"), default=dict)
+    category = models.CharField(_("类别"), max_length=10, choices=Category.choices, default=Category.QUERY)
+    requires_confirmation = models.BooleanField(_("需要人工确认"), default=False)
+    # Set when staff changed requires_confirmation in the admin; the sync then leaves it alone.
+    confirmation_set_by_staff = models.BooleanField(_("确认要求由员工设定"), default=False)
+    source = models.CharField(_("来源"), max_length=255, help_text=_("module.qualname"))
+    is_active = models.BooleanField(_("启用"), default=True)
+    synced_at = models.DateTimeField(_("同步时间"), null=True, blank=True)
+    created_at = models.DateTimeField(_("创建时间"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("工具")
+        verbose_name_plural = _("工具")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Agent(models.Model):
+    """An LLM resident: needs, credits and the tools staff granted it."""
+
+    name = models.CharField(_("名称"), max_length=100, unique=True)
+    persona = models.TextField(_("人设"), blank=True)
+    model = models.CharField(_("模型"), max_length=100, blank=True, help_text=_("留空使用默认模型"))
+    credits = models.IntegerField(_("信用点"), default=100)
+    satiety = models.IntegerField(_("饱食度"), default=80)
+    energy = models.IntegerField(_("精力"), default=80)
+    is_active = models.BooleanField(_("启用"), default=True)
+    tools = models.ManyToManyField(Tool, blank=True, related_name="agents", verbose_name=_("授权工具"))
+    created_at = models.DateTimeField(_("创建时间"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name = _("居民")
+        verbose_name_plural = _("居民")
+        constraints = [
+            models.CheckConstraint(condition=Q(credits__gte=0), name="agent_credits_non_negative"),
+            models.CheckConstraint(condition=Q(satiety__gte=0, satiety__lte=100), name="agent_satiety_0_100"),
+            models.CheckConstraint(condition=Q(energy__gte=0, energy__lte=100), name="agent_energy_0_100"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ToolCall(models.Model):
+    """Audit row: one per tool execution, whatever its outcome."""
+
+    class Status(models.TextChoices):
+        SUCCESS = "success", _("成功")
+        ERROR = "error", _("失败")
+        PENDING_CONFIRMATION = "pending_confirmation", _("待确认")
+
+    class Source(models.TextChoices):
+        CHAT = "chat", _("对话")
+        AUTONOMY = "autonomy", _("自主")
+        API = "api", _("API")
+        MCP = "mcp", _("MCP")
+        CONFIRMATION = "confirmation", _("人工确认")
+
+    agent = models.ForeignKey(Agent, on_delete=models.PROTECT, null=True, blank=True, related_name="tool_calls")
+    tool_name = models.CharField(_("工具"), max_length=100, db_index=True)
+    arguments = models.JSONField(_("参数"), default=dict, blank=True)
+    status = models.CharField(_("状态"), max_length=24, choices=Status.choices)
+    error_code = models.CharField(_("错误码"), max_length=64, blank=True, db_index=True)
+    result = models.JSONField(_("结果"), default=dict, blank=True)
+    source = models.CharField(_("来源"), max_length=16, choices=Source.choices)
+    conversation = models.ForeignKey(
+        "Conversation", on_delete=models.SET_NULL, null=True, blank=True, related_name="tool_calls"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, verbose_name=_("员工")
+    )
+    duration_ms = models.PositiveIntegerField(_("耗时(毫秒)"), default=0)
+    created_at = models.DateTimeField(_("时间"), auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("工具调用")
+        verbose_name_plural = _("工具调用")
+        indexes = [models.Index(fields=["agent", "created_at"], name="toolcall_agent_time")]
+
+    def __str__(self) -> str:
+        return f"{self.tool_name} [{self.status}]"
+
+
+class Conversation(models.Model):
+    """A chat between staff (or a script) and one agent."""
+
+    class Mode(models.TextChoices):
+        STANDALONE = "standalone", _("独立确认")
+        EMBEDDED = "embedded", _("页面内嵌")
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="conversations")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    mode = models.CharField(_("模式"), max_length=12, choices=Mode.choices, default=Mode.STANDALONE)
+    page = models.CharField(_("页面"), max_length=200, blank=True, help_text=_("内嵌模式所在页面"))
+    created_at = models.DateTimeField(_("创建时间"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("更新时间"), auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        verbose_name = _("对话")
+        verbose_name_plural = _("对话")
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.agent}"
+
+
+class Message(models.Model):
+    class Role(models.TextChoices):
+        SYSTEM = "system", _("系统")
+        USER = "user", _("用户")
+        ASSISTANT = "assistant", _("助手")
+        TOOL = "tool", _("工具")
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(_("角色"), max_length=10, choices=Role.choices)
+    content = models.TextField(_("内容"), blank=True)
+    tool_calls = models.JSONField(_("工具调用"), default=list, blank=True)
+    tool_call_id = models.CharField(max_length=100, blank=True)
+    name = models.CharField(_("工具名"), max_length=100, blank=True)
+    usage = models.JSONField(_("用量"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("时间"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name = _("消息")
+        verbose_name_plural = _("消息")
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.content[:40]}"
+
+
+class PendingAction(models.Model):
+    """An agent's proposed write, waiting for a staff member's decision."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("待确认")
+        CONFIRMED = "confirmed", _("已确认")
+        REJECTED = "rejected", _("已拒绝")
+        EXPIRED = "expired", _("已过期")
+        FAILED = "failed", _("执行失败")
+
+    tool_name = models.CharField(_("工具"), max_length=100)
+    agent = models.ForeignKey(Agent, on_delete=models.PROTECT, related_name="pending_actions")
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.SET_NULL, null=True, blank=True, related_name="pending_actions"
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="requested_actions",
+        verbose_name=_("发起员工"),
+    )
+    arguments = models.JSONField(_("提议参数"), default=dict)
+    version_read = models.PositiveIntegerField(_("读取时版本"), null=True, blank=True)
+    mode = models.CharField(_("模式"), max_length=12, choices=Conversation.Mode.choices)
+    summary = models.TextField(_("说明"), blank=True)
+    status = models.CharField(_("状态"), max_length=10, choices=Status.choices, default=Status.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="decided_actions",
+        verbose_name=_("决定人"),
+    )
+    decided_at = models.DateTimeField(_("决定时间"), null=True, blank=True)
+    result = models.JSONField(_("结果"), default=dict, blank=True)
+    expires_at = models.DateTimeField(_("过期时间"))
+    created_at = models.DateTimeField(_("创建时间"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("待确认操作")
+        verbose_name_plural = _("待确认操作")
+        indexes = [models.Index(fields=["status", "expires_at"], name="pending_status_expiry")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.tool_name} [{self.status}]"
+
+
+class EventLog(models.Model):
+    """Every broadcast event, stored so a reconnecting client can replay what it missed."""
+
+    seq = models.BigAutoField(primary_key=True)
+    event = models.CharField(_("事件"), max_length=64, db_index=True)
+    data = models.JSONField(_("数据"), default=dict)
+    created_at = models.DateTimeField(_("时间"), auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["seq"]
+        verbose_name = _("事件日志")
+        verbose_name_plural = _("事件日志")
+
+    def __str__(self) -> str:
+        return f"{self.seq} {self.event}"

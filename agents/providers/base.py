@@ -1,0 +1,39 @@
+"""The interface every model provider implements: messages + tools in, a completion out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class ToolCallRequest:
+    id: str
+    name: str
+    # As the model sent it: usually a JSON string; the executor parses and validates it.
+    arguments: str | dict
+
+    def as_message_part(self) -> dict:
+        import json
+
+        raw = self.arguments if isinstance(self.arguments, str) else json.dumps(self.arguments, ensure_ascii=False)
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": raw}}
+
+
+@dataclass
+class Completion:
+    content: str = ""
+    tool_calls: list[ToolCallRequest] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)  # prompt_tokens, completion_tokens, total_tokens
+
+
+class ModelError(Exception):
+    """The model could not answer (down, timed out, refused); the message is safe to show staff."""
+
+
+class ModelProvider(Protocol):
+    name: str
+
+    async def complete(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, model: str | None = None
+    ) -> Completion: ...

@@ -1,0 +1,247 @@
+"""Agent Desk settings, read from the environment.
+
+Every variable has an embedded default that works on one machine (SQLite file,
+in-memory channel layer, the offline ``rules`` model provider). A malformed value stops
+start-up with a message naming the variable.
+"""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.translation import gettext_lazy as _
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default).strip()
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip().lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name} must be a boolean (true/false/1/0), got {raw!r}")
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from None
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from None
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def database_from_env() -> dict:
+    url = env_str("DATABASE_URL")
+    if not url:
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": BASE_DIR / "db.sqlite3",
+            "OPTIONS": SQLITE_OPTIONS,
+            "TEST": {"NAME": str(BASE_DIR / "test_db.sqlite3")},
+        }
+    try:
+        config = dj_database_url.parse(url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0))
+    except (ValueError, KeyError) as exc:
+        raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {exc}") from None
+    engine = config.get("ENGINE", "")
+    if engine == "django.db.backends.sqlite3":
+        config["OPTIONS"] = SQLITE_OPTIONS
+        config["TEST"] = {"NAME": f"{config['NAME']}.test"}
+    elif engine != "django.db.backends.postgresql":
+        raise ImproperlyConfigured(f"DATABASE_URL must be a sqlite:// or postgres:// URL, got engine {engine!r}")
+    return config
+
+
+# WAL lets readers run beside the writer; IMMEDIATE takes the write lock when a
+# transaction starts, so two writers queue on the busy timeout instead of deadlocking.
+SQLITE_OPTIONS = {
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 20,
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;",
+}
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+SECRET_KEY = env_str("DJANGO_SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("DJANGO_SECRET_KEY is required when DJANGO_DEBUG is off")
+    SECRET_KEY = "insecure-development-key-only-for-DJANGO_DEBUG"
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "channels",
+    "django_htmx",
+    "template_partials",
+    "agents",
+    "city",
+    "bounties",
+    "funds",
+    "orders",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+    "config.middleware.ContentSecurityPolicyMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+DATABASES = {"default": database_from_env()}
+
+REDIS_URL = env_str("REDIS_URL")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1500}}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "zh-hans"
+LANGUAGES = [("zh-hans", _("简体中文")), ("en", _("English"))]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = env_str("TIME_ZONE", "Asia/Shanghai")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+# Serve static files from the app folders without a collectstatic step: one process, offline.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+LOGIN_URL = "admin:login"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Token first, so an anonymous script gets 401 with a WWW-Authenticate header.
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "agents.api.errors.exception_handler",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Agent Desk API",
+    "DESCRIPTION": "Staff API of Agent Desk: agents, tools, city, bounties, funds, orders.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+# Models and agents.
+OPENAI_API_KEY = env_str("OPENAI_API_KEY")
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
+AGENT_MODEL = env_str("AGENT_MODEL", "gpt-4o-mini")
+# "rules" (offline, deterministic) unless an endpoint is configured.
+AGENT_PROVIDER = env_str("AGENT_PROVIDER", "openai" if (OPENAI_API_KEY or OPENAI_BASE_URL) else "rules")
+if AGENT_PROVIDER not in {"rules", "openai"}:
+    raise ImproperlyConfigured(f"AGENT_PROVIDER must be 'rules' or 'openai', got {AGENT_PROVIDER!r}")
+AGENT_MODEL_TIMEOUT = env_float("AGENT_MODEL_TIMEOUT", 60.0, minimum=0.1)
+AGENT_MAX_TOOL_ROUNDS = env_int("AGENT_MAX_TOOL_ROUNDS", 4, minimum=1)
+AGENT_TOOL_CALLS_PER_MINUTE = env_int("AGENT_TOOL_CALLS_PER_MINUTE", 30, minimum=1)
+AUTONOMY_TOKEN_BUDGET = env_int("AUTONOMY_TOKEN_BUDGET", 200_000, minimum=0)
+AUTONOMY_BATCH_SIZE = env_int("AUTONOMY_BATCH_SIZE", 20, minimum=1)
+AUTONOMY_CONCURRENCY = env_int("AUTONOMY_CONCURRENCY", 8, minimum=1)
+PENDING_ACTION_TTL = env_int("PENDING_ACTION_TTL", 30 * 60, minimum=1)  # seconds
+EVENT_LOG_RETENTION_DAYS = env_int("EVENT_LOG_RETENTION_DAYS", 7, minimum=1)
+SUPPLIER_SIMULATOR = env_bool("SUPPLIER_SIMULATOR", True)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "INFO"}},
+}

@@ -1,0 +1,36 @@
+import os
+
+import pytest
+
+# Tests never need a real secret; DEBUG stays off as in production.
+os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key")
+
+pytest_plugins = ["tests.support.fixtures"]
+
+
+@pytest.fixture
+def staff_user(django_user_model):
+    return django_user_model.objects.create_user("staff", password="pw-staff-123", is_staff=True)
+
+
+@pytest.fixture
+def api_client(staff_user):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_authenticate(staff_user)
+    return client
+
+
+@pytest.fixture
+def make_agent(db):
+    """Create an agent, granted the named tools (synced tools must exist)."""
+    from agents.models import Agent, Tool
+
+    def make(name: str = "Alice", *, tools: tuple[str, ...] = (), **fields):
+        agent = Agent.objects.create(name=name, **fields)
+        if tools:
+            agent.tools.set(Tool.objects.filter(name__in=tools))
+        return agent
+
+    return make
