@@ -1,5 +1,9 @@
 from django.urls import path
 
+from . import views
+
 app_name = "agents"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.home, name="home"),
+]
