@@ -6,6 +6,7 @@ start-up with a message naming the variable.
 """
 
 import os
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -71,7 +72,9 @@ def database_from_env() -> dict:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": BASE_DIR / "db.sqlite3",
             "OPTIONS": SQLITE_OPTIONS,
-            "TEST": {"NAME": str(BASE_DIR / "test_db.sqlite3")},
+            # A file (not :memory:) so threads, child processes and a live Daphne share it;
+            # one per process so parallel test runs never share a database.
+            "TEST": {"NAME": str(Path(tempfile.gettempdir()) / f"agentdesk-test-{os.getpid()}.sqlite3")},
         }
     try:
         config = dj_database_url.parse(url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0))
