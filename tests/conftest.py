@@ -1,9 +1,4 @@
-import os
-
 import pytest
-
-# Tests never need a real secret; DEBUG stays off as in production.
-os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key")
 
 pytest_plugins = ["tests.support.fixtures"]
 

@@ -1,0 +1,7 @@
+"""Settings for the test run: production settings plus a throwaway secret key."""
+
+import os
+
+os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key")
+
+from .settings import *  # noqa: E402,F401,F403
