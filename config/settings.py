@@ -192,8 +192,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
-# Serve static files from the app folders without a collectstatic step: one process, offline.
+# Static files are served by WhiteNoise straight from the app folders (no collectstatic
+# step); set STATIC_ROOT only to collect them for a proxy in front.
+STATIC_ROOT = env_str("STATIC_ROOT") or None
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
