@@ -51,6 +51,11 @@ class Proposal:
     message: str
     form_data: dict = field(default_factory=dict)
     version: int | None = None
+    # The target's values when the proposal was read (empty for a create): shown beside the proposal.
+    current: dict = field(default_factory=dict)
+    # Where an embedded chat's page opens the proposal: page URL and form id (DESIGN §10 ui_action).
+    url: str = ""
+    form: str = ""
 
 
 @dataclass(frozen=True)
