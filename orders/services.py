@@ -1,0 +1,154 @@
+"""Business rules of the early-checkout desk: channel messages, the supplier simulator, refunds.
+
+Services never commit: their callers own the transaction (the tool executor, a view, the
+admin). Events and the supplier's answer are queued with ``transaction.on_commit``, so a
+rolled-back write neither announces itself nor gets an answer.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from agents.errors import ApplicationError, Conflict, NotFound
+from agents.events import broadcast
+
+from .models import ChannelMessage, Order, Refund
+
+MAX_CONTENT_LENGTH = 2000
+SUPPLIER_REPLY = "已处理完成，可以办理退款"
+
+
+def clean_order_no(order_no: str) -> str:
+    return str(order_no).strip().upper()
+
+
+def order_get(*, order_no: str) -> Order:
+    order = Order.objects.filter(order_no=clean_order_no(order_no)).first()
+    if order is None:
+        raise NotFound("order_not_found", _("订单不存在"), extra={"order_no": str(order_no)})
+    return order
+
+
+def clean_channel(channel: str) -> str:
+    if channel not in ChannelMessage.Channel.values:
+        raise ApplicationError(
+            "invalid_channel",
+            _("频道必须是 downstream（客人）或 upstream（供应商），收到：%(channel)s") % {"channel": channel},
+            field="channel",
+        )
+    return channel
+
+
+def clean_content(content: str) -> str:
+    content = str(content).strip()
+    if not content:
+        raise ApplicationError("empty_content", _("消息内容不能为空"), field="content")
+    if len(content) > MAX_CONTENT_LENGTH:
+        raise ApplicationError(
+            "content_too_long", _("消息内容最多 %(n)s 个字符") % {"n": MAX_CONTENT_LENGTH}, field="content"
+        )
+    return content
+
+
+def message_send(
+    *, channel: str, content: str, order_no: str | None = None, sender: str = ChannelMessage.Sender.DESK
+) -> ChannelMessage:
+    """Store a message in a channel, unread; the supplier simulator answers the desk upstream."""
+    channel = clean_channel(channel)
+    content = clean_content(content)
+    order = order_get(order_no=order_no) if order_no else None
+    message = ChannelMessage.objects.create(order=order, channel=channel, sender=sender, content=content)
+    _announce(message)
+    if (
+        settings.SUPPLIER_SIMULATOR
+        and channel == ChannelMessage.Channel.UPSTREAM
+        and sender == ChannelMessage.Sender.DESK
+    ):
+        transaction.on_commit(partial(_supplier_answers, message.pk), robust=True)
+    return message
+
+
+def supplier_reply(*, message_id: int) -> ChannelMessage:
+    """The simulated supplier's answer to one upstream message of the desk."""
+    asked = ChannelMessage.objects.select_related("order").get(pk=message_id)
+    reply = ChannelMessage.objects.create(
+        order=asked.order,
+        channel=ChannelMessage.Channel.UPSTREAM,
+        sender=ChannelMessage.Sender.SUPPLIER,
+        content=SUPPLIER_REPLY,
+    )
+    _announce(reply)
+    return reply
+
+
+def _supplier_answers(message_id: int) -> None:
+    # Runs after the desk's message committed, in a transaction of its own.
+    with transaction.atomic():
+        supplier_reply(message_id=message_id)
+
+
+def _announce(message: ChannelMessage) -> None:
+    broadcast(
+        "order_message",
+        message_id=message.pk,
+        channel=message.channel,
+        sender=message.sender,
+        order_no=message.order.order_no if message.order else None,
+        content=message.content,
+    )
+
+
+def messages_mark_read(*, channel: str | None = None, message_ids: list[int] | None = None) -> int:
+    """Mark a whole channel's (or the given) unread messages read; returns how many changed."""
+    unread = ChannelMessage.objects.filter(read=False)
+    if channel is not None:
+        unread = unread.filter(channel=clean_channel(channel))
+    if message_ids is not None:
+        unread = unread.filter(pk__in=message_ids)
+    channels = sorted(set(unread.values_list("channel", flat=True)))
+    count = unread.update(read=True)
+    for name in channels:
+        broadcast("order_messages_read", channel=name)
+    return count
+
+
+def refund_register(*, order_no: str) -> Refund:
+    """Register the order's refund; a second one is refused, however many callers race."""
+    order = order_get(order_no=order_no)
+    if Refund.objects.filter(order=order).exists():
+        raise _refund_exists(order)
+    try:
+        # A savepoint: the losing racer's unique violation must not poison the caller's transaction.
+        with transaction.atomic():
+            refund = Refund.objects.create(order=order)
+    except IntegrityError:
+        raise _refund_exists(order) from None
+    broadcast("refund_registered", refund_id=refund.pk, order_no=order.order_no, status=refund.status)
+    return refund
+
+
+def _refund_exists(order: Order) -> Conflict:
+    return Conflict(
+        "refund_exists", _("订单 %(order_no)s 已登记退款，不能重复登记") % {"order_no": order.order_no},
+        extra={"order_no": order.order_no},
+    )
+
+
+def refund_complete(*, refund_id: int) -> Refund:
+    """Staff record that the registered refund was paid out."""
+    refund = Refund.objects.select_related("order").filter(pk=refund_id).first()
+    if refund is None:
+        raise NotFound("refund_not_found", _("退款记录不存在"))
+    changed = Refund.objects.filter(pk=refund_id, status=Refund.Status.REGISTERED).update(
+        status=Refund.Status.COMPLETED, completed_at=timezone.now()
+    )
+    if not changed:
+        raise Conflict("refund_not_registered", _("只有已登记的退款才能标记为已退款"))
+    refund.refresh_from_db()
+    broadcast("refund_completed", refund_id=refund.pk, order_no=refund.order.order_no, status=refund.status)
+    return refund

@@ -1,0 +1,20 @@
+import io
+
+import pytest
+
+from agents.registry import ToolContext
+
+
+@pytest.fixture
+def desk(db):
+    """The demo's three orders and its desk agent (granted the four desk tools)."""
+    from orders import demo
+    from agents.models import Agent
+
+    demo.seed(io.StringIO())
+    return Agent.objects.get(name=demo.DESK_AGENT_NAME)
+
+
+@pytest.fixture
+def ctx(desk):
+    return ToolContext(agent=desk, source="chat")
