@@ -7,6 +7,8 @@ from django.utils.translation import gettext_lazy as _
 def sync_tools_after_migrate(sender, app_config=None, verbosity=1, using="default", apps=None, stdout=None, **kwargs):
     from .sync import sync_tools
 
+    if apps is None:  # `flush` (after a transactional test) sends post_migrate without the apps registry
+        from django.apps import apps
     try:
         tool_model = apps.get_model("agents", "Tool")
     except LookupError:
