@@ -1,1 +1,52 @@
-"""Model providers behind one small interface (see ``base.ModelProvider``)."""
+"""Model providers behind one small interface (see ``base.ModelProvider``).
+
+``get_provider(agent)`` picks the provider from settings: ``AGENT_PROVIDER`` ("rules"
+unless an endpoint is configured). An agent whose ``model`` is "rules" always uses the
+offline provider; any other non-empty ``model`` names the endpoint's model for that agent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+
+from .base import Completion, ModelError, ModelProvider, ToolCallRequest
+from .openai_compatible import OpenAICompatibleProvider
+from .rules import RulesProvider
+
+__all__ = ["Completion", "ModelError", "ModelProvider", "ToolCallRequest", "get_provider", "model_for"]
+
+RULES = "rules"
+
+# One instance per configuration, so an endpoint that refused `tools` is remembered (and
+# logged) once per process, and tests that change settings get a fresh provider.
+_instances: dict[tuple, ModelProvider] = {}
+
+
+def _uses_rules(agent: Any = None) -> bool:
+    return settings.AGENT_PROVIDER == RULES or (agent is not None and (agent.model or "").strip() == RULES)
+
+
+def model_for(agent: Any = None) -> str | None:
+    """The model name to ask for on behalf of ``agent`` (None for the rules provider)."""
+    if _uses_rules(agent):
+        return None
+    return ((agent.model or "").strip() if agent is not None else "") or settings.AGENT_MODEL
+
+
+def get_provider(agent: Any = None) -> ModelProvider:
+    if _uses_rules(agent):
+        key: tuple = (RULES,)
+        if key not in _instances:
+            _instances[key] = RulesProvider()
+        return _instances[key]
+    key = ("openai", settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.AGENT_MODEL, settings.AGENT_MODEL_TIMEOUT)
+    if key not in _instances:
+        _instances[key] = OpenAICompatibleProvider(
+            model=settings.AGENT_MODEL,
+            api_key=settings.OPENAI_API_KEY,
+            base_url=settings.OPENAI_BASE_URL,
+            timeout=settings.AGENT_MODEL_TIMEOUT,
+        )
+    return _instances[key]

@@ -181,3 +181,19 @@ class RulesChatPolicy:
             f"收到：「{turn.text}」。我暂时无法据此执行操作，可以换个说法试试，比如「我的状态」。",
             f"Noted: “{turn.text}”. I cannot act on that yet; try e.g. “my status”.",
         )
+
+
+class RulesProvider:
+    """The offline default model: ``RulesChatPolicy`` behind the async provider interface.
+
+    It spends no tokens and needs no network; the chat runner treats it exactly like a
+    remote model (same messages in, same tool calls out).
+    """
+
+    name = "rules"
+
+    def __init__(self) -> None:
+        self.policy = RulesChatPolicy()
+
+    async def complete(self, messages: list[dict], tools: list[dict], *, model: str | None = None) -> Completion:
+        return self.policy.decide(messages, tools)

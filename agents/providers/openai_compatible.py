@@ -1,0 +1,221 @@
+"""The ``openai`` provider: any OpenAI-compatible chat completions endpoint (OpenAI, vLLM,
+Ollama, llama.cpp server) through the official SDK's async client.
+
+- One timeout per call (``AGENT_MODEL_TIMEOUT``), and exactly one retry, made here, on a
+  transient failure (timeout, connection error, HTTP 5xx): the SDK's own retries are off
+  (``max_retries=0``) so the count is ours and visible.
+- Token usage of every answer is returned in ``Completion.usage``.
+- An endpoint whose model has no function calling answers 400 to ``tools``: the provider
+  then switches, once and for good, to a JSON-in-text protocol (tools described in the
+  system prompt, the model answers ``{"tool_calls": [...]}`` or plain text) and logs it once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import ssl
+from typing import Any
+
+import openai
+from django.utils.translation import gettext as _
+from openai import AsyncOpenAI
+
+from .base import Completion, ModelError, ToolCallRequest
+from .lenient_json import NoJSON, find_json
+
+logger = logging.getLogger(__name__)
+
+# Failures worth one more try: the next attempt may well succeed.
+TRANSIENT = (openai.APITimeoutError, openai.APIConnectionError, openai.InternalServerError)
+
+TEXT_PROTOCOL = """你可以调用下列工具（OpenAI function 格式，参数为 JSON Schema）：
+{tools}
+
+需要调用工具时，只输出一个 JSON 对象，不要输出其他文字：
+{{"tool_calls": [{{"name": "<工具名>", "arguments": {{<参数>}}}}]}}
+不需要工具时，直接用自然语言回答。工具结果会以 "[tool result]" 开头的消息返回给你。
+(To call tools, answer only {{"tool_calls": [{{"name": ..., "arguments": {{...}}}}]}}; otherwise answer in plain text.)"""
+
+
+def refuses_tools(exc: openai.APIStatusError) -> bool:
+    """A 400/422 that complains about ``tools`` / function calling, as servers word it."""
+    if exc.status_code not in (400, 422):
+        return False
+    if getattr(exc, "param", None) in ("tools", "tool_choice"):
+        return True
+    text = f"{exc.message} {json.dumps(exc.body, default=str) if exc.body else ''}".lower()
+    return any(word in text for word in ("tool", "function call", "function_call", "function-call"))
+
+
+def describe(exc: Exception) -> str:
+    """A one-line reason safe to show staff (no keys, no stack)."""
+    if isinstance(exc, openai.APITimeoutError):
+        return _("模型响应超时")
+    if isinstance(exc, openai.APIConnectionError):
+        return _("无法连接模型服务")
+    if isinstance(exc, openai.APIStatusError):
+        return _("模型服务返回错误 HTTP %(status)s：%(message)s") % {"status": exc.status_code, "message": str(exc.message)[:200]}
+    return _("模型调用失败：%(error)s") % {"error": type(exc).__name__}
+
+
+class OpenAICompatibleProvider:
+    name = "openai"
+
+    def __init__(self, *, model: str, api_key: str = "", base_url: str = "", timeout: float = 60.0) -> None:
+        self.model = model
+        self.api_key = api_key
+        self.base_url = base_url
+        self.timeout = timeout
+        # False once the endpoint refused ``tools``; from then on tools travel as text.
+        self.native_tools = True
+        self._ssl: ssl.SSLContext | None = None
+        self._text_ids = itertools.count(1)
+
+    def _client(self) -> AsyncOpenAI:
+        """A client for one call. An async HTTP pool belongs to one event loop and sync callers
+        (``async_to_sync``) bring a new loop each time, so clients are not kept; sharing the
+        SSL context keeps creating one cheap (about 1 ms instead of 50)."""
+        if self._ssl is None:
+            self._ssl = ssl.create_default_context()
+        return AsyncOpenAI(
+            api_key=self.api_key or "not-needed",  # local servers (vLLM, Ollama) ignore it
+            base_url=self.base_url or None,
+            timeout=self.timeout,
+            max_retries=0,
+            http_client=openai.DefaultAsyncHttpxClient(verify=self._ssl),
+        )
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, model: str | None = None) -> Completion:
+        model = model or self.model
+        if tools and self.native_tools:
+            try:
+                return self._read(await self._create(model=model, messages=messages, tools=tools))
+            except openai.APIStatusError as exc:
+                if not refuses_tools(exc):
+                    raise ModelError(describe(exc)) from exc
+                if self.native_tools:  # concurrent calls may all be refused; say it once
+                    self.native_tools = False
+                    logger.warning(
+                        "model endpoint %s refused `tools` (%s); using the JSON-in-text tool protocol from now on",
+                        self.base_url or "api.openai.com",
+                        str(exc.message)[:200],
+                    )
+        if tools:
+            response = await self._create_or_fail(model=model, messages=self._as_text_protocol(messages, tools))
+            return self._read_text_protocol(response)
+        return self._read(await self._create_or_fail(model=model, messages=messages))
+
+    async def _create_or_fail(self, **kwargs: Any) -> Any:
+        try:
+            return await self._create(**kwargs)
+        except openai.APIStatusError as exc:
+            raise ModelError(describe(exc)) from exc
+
+    async def _create(self, **kwargs: Any) -> Any:
+        """One request, retried exactly once on a transient failure."""
+        for attempt in (1, 2):
+            try:
+                async with self._client() as client:
+                    return await client.chat.completions.create(timeout=self.timeout, **kwargs)
+            except TRANSIENT as exc:
+                if attempt == 2:
+                    raise ModelError(describe(exc)) from exc
+                logger.info("model call failed (%s), retrying once", describe(exc))
+            except openai.APIStatusError:
+                raise
+            except openai.OpenAIError as exc:
+                raise ModelError(describe(exc)) from exc
+            except ValueError as exc:  # a 200 whose body is not JSON
+                raise ModelError(_("模型返回了无法解析的响应")) from exc
+        raise AssertionError("unreachable")
+
+    @staticmethod
+    def _usage(response: Any) -> dict:
+        usage = getattr(response, "usage", None)
+        if usage is None:
+            return {}
+        return {
+            key: int(getattr(usage, key, 0) or 0) for key in ("prompt_tokens", "completion_tokens", "total_tokens")
+        }
+
+    @staticmethod
+    def _message(response: Any) -> Any:
+        try:
+            message = response.choices[0].message
+            message.content  # noqa: B018  (a garbage body fails here, not later)
+            return message
+        except (AttributeError, IndexError, KeyError, TypeError) as exc:
+            raise ModelError(_("模型返回了无法解析的响应")) from exc
+
+    def _read(self, response: Any) -> Completion:
+        message = self._message(response)
+        calls = []
+        for index, call in enumerate(getattr(message, "tool_calls", None) or []):
+            function = getattr(call, "function", None)
+            if function is None or not getattr(function, "name", None):
+                continue  # not a function call (e.g. a custom tool); nothing we offered
+            calls.append(
+                ToolCallRequest(
+                    id=getattr(call, "id", None) or f"call_{index + 1}",
+                    name=str(function.name),
+                    arguments=function.arguments if function.arguments is not None else "{}",
+                )
+            )
+        return Completion(content=message.content or "", tool_calls=calls, usage=self._usage(response))
+
+    @staticmethod
+    def _as_text_protocol(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The conversation rewritten for a model without function calling."""
+        protocol = TEXT_PROTOCOL.format(tools=json.dumps([t["function"] for t in tools], ensure_ascii=False))
+        out: list[dict[str, Any]] = []
+        for message in messages:
+            role = message.get("role")
+            if role == "tool":
+                out.append(
+                    {
+                        "role": "user",
+                        "content": f"[tool result] {message.get('name') or ''} ({message.get('tool_call_id', '')}): "
+                        f"{message.get('content', '')}",
+                    }
+                )
+            elif role == "assistant" and message.get("tool_calls"):
+                calls = [
+                    {"name": c["function"]["name"], "arguments": c["function"].get("arguments", "{}")}
+                    for c in message["tool_calls"]
+                ]
+                out.append({"role": "assistant", "content": json.dumps({"tool_calls": calls}, ensure_ascii=False)})
+            else:
+                out.append({"role": role, "content": message.get("content") or ""})
+        if out and out[0]["role"] == "system":
+            out[0] = {"role": "system", "content": f"{out[0]['content']}\n\n{protocol}"}
+        else:
+            out.insert(0, {"role": "system", "content": protocol})
+        return out
+
+    def _read_text_protocol(self, response: Any) -> Completion:
+        message = self._message(response)
+        content = message.content or ""
+        usage = self._usage(response)
+        try:
+            value = find_json(content)
+        except NoJSON:
+            return Completion(content=content, usage=usage)
+        if not isinstance(value, dict) or not isinstance(value.get("tool_calls"), list):
+            return Completion(content=content, usage=usage)
+        calls = []
+        for item in value["tool_calls"]:
+            if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+                continue
+            arguments = item.get("arguments", {})
+            calls.append(
+                ToolCallRequest(
+                    id=f"call_text_{next(self._text_ids)}",
+                    name=item["name"],
+                    arguments=arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False),
+                )
+            )
+        if not calls:
+            return Completion(content=content, usage=usage)
+        return Completion(content="", tool_calls=calls, usage=usage)

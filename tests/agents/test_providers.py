@@ -1,0 +1,219 @@
+"""Model providers: the real ``openai`` SDK against the local scripted server, and the factory."""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from asgiref.sync import async_to_sync
+
+from agents.models import Agent
+from agents.providers import get_provider, model_for
+from agents.providers.base import ModelError
+from agents.providers.openai_compatible import OpenAICompatibleProvider
+from agents.providers.rules import RulesProvider
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_my_status",
+            "description": "查看自己的状态",
+            "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
+        },
+    }
+]
+HELLO = [{"role": "system", "content": "你是 Alice"}, {"role": "user", "content": "我的状态"}]
+
+
+def provider_for(server, timeout: float = 5.0) -> OpenAICompatibleProvider:
+    return OpenAICompatibleProvider(model="scripted-model", api_key="test-key", base_url=server.base_url, timeout=timeout)
+
+
+def complete(provider, messages=HELLO, tools=TOOLS):
+    return async_to_sync(provider.complete)(messages, tools)
+
+
+def test_tool_call_answer_becomes_tool_call_requests_with_usage(scripted_openai):
+    scripted_openai.tool_calls([("get_my_status", {})], usage=(120, 8))
+    completion = complete(provider_for(scripted_openai))
+    assert [(c.name, json.loads(c.arguments)) for c in completion.tool_calls] == [("get_my_status", {})]
+    assert completion.tool_calls[0].id.startswith("call_")
+    assert completion.usage == {"prompt_tokens": 120, "completion_tokens": 8, "total_tokens": 128}
+    request = scripted_openai.requests[0]
+    assert request["model"] == "scripted-model"
+    assert request["tools"] == TOOLS
+    assert request["messages"] == HELLO
+
+
+def test_text_answer_has_no_tool_calls(scripted_openai):
+    scripted_openai.reply("你好")
+    completion = complete(provider_for(scripted_openai))
+    assert (completion.content, completion.tool_calls) == ("你好", [])
+
+
+def test_no_tools_offered_sends_no_tools_key(scripted_openai):
+    scripted_openai.reply("ok")
+    complete(provider_for(scripted_openai), tools=[])
+    assert "tools" not in scripted_openai.requests[0]
+
+
+def test_model_name_can_be_chosen_per_call(scripted_openai):
+    scripted_openai.reply("ok")
+    async_to_sync(provider_for(scripted_openai).complete)(HELLO, [], model="other-model")
+    assert scripted_openai.requests[0]["model"] == "other-model"
+
+
+def test_server_error_is_retried_once_then_succeeds(scripted_openai):
+    scripted_openai.error(500).reply("第二次成功")
+    assert complete(provider_for(scripted_openai)).content == "第二次成功"
+    assert len(scripted_openai.requests) == 2
+
+
+def test_two_server_errors_give_up_after_exactly_one_retry(scripted_openai):
+    scripted_openai.error(503).error(502).reply("never reached")
+    with pytest.raises(ModelError, match="HTTP 502"):
+        complete(provider_for(scripted_openai))
+    assert len(scripted_openai.requests) == 2
+    assert scripted_openai.unconsumed == 1
+
+
+def test_timeout_is_retried_once_then_reported(scripted_openai):
+    scripted_openai.reply("too late", delay=2).reply("too late again", delay=2)
+    with pytest.raises(ModelError, match="超时"):
+        complete(provider_for(scripted_openai, timeout=0.3))
+    assert len(scripted_openai.requests) == 2
+
+
+def test_timeout_then_answer_succeeds(scripted_openai):
+    scripted_openai.reply("too late", delay=2).reply("准时")
+    assert complete(provider_for(scripted_openai, timeout=0.5)).content == "准时"
+
+
+def test_unreachable_endpoint_is_a_model_error():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    provider = OpenAICompatibleProvider(model="m", base_url=f"http://127.0.0.1:{port}/v1", timeout=2)
+    with pytest.raises(ModelError, match="无法连接"):
+        complete(provider)
+
+
+def test_client_error_is_not_retried(scripted_openai):
+    scripted_openai.error(401).reply("never reached")
+    with pytest.raises(ModelError, match="HTTP 401"):
+        complete(provider_for(scripted_openai))
+    assert len(scripted_openai.requests) == 1
+
+
+def test_endpoint_refusing_tools_switches_to_the_text_protocol_and_logs_once(scripted_openai, caplog):
+    scripted_openai.reject_tools()
+    scripted_openai.reply('好的：```json\n{"tool_calls": [{"name": "get_my_status", "arguments": {}}]}\n```')
+    scripted_openai.reply("你的信用点是 100。")
+    provider = provider_for(scripted_openai)
+    with caplog.at_level(logging.WARNING, logger="agents.providers.openai_compatible"):
+        first = complete(provider)
+        second = complete(provider)
+    assert [(c.name, json.loads(c.arguments)) for c in first.tool_calls] == [("get_my_status", {})]
+    assert (second.content, second.tool_calls) == ("你的信用点是 100。", [])
+    refused, *text_requests = scripted_openai.requests
+    assert "tools" in refused
+    assert len(text_requests) == 2  # after the switch, no request offers tools again
+    assert all("tools" not in r for r in text_requests)
+    system = text_requests[0]["messages"][0]
+    assert system["role"] == "system" and system["content"].startswith("你是 Alice")
+    assert '"name": "get_my_status"' in system["content"] and '{"tool_calls"' in system["content"]
+    assert len([r for r in caplog.records if "JSON-in-text" in r.getMessage()]) == 1
+
+
+def test_text_protocol_rewrites_tool_history_for_the_model(scripted_openai):
+    scripted_openai.reject_tools().reply("ok")
+    history = [
+        *HELLO,
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "get_my_status", "arguments": "{}"}}
+        ]},
+        {"role": "tool", "tool_call_id": "call_1", "content": '{"status": "success"}'},
+    ]
+    complete(provider_for(scripted_openai), messages=history)
+    sent = scripted_openai.requests[-1]["messages"]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
+    assert json.loads(sent[2]["content"]) == {"tool_calls": [{"name": "get_my_status", "arguments": "{}"}]}
+    assert sent[3]["content"].startswith("[tool result]") and '{"status": "success"}' in sent[3]["content"]
+
+
+def test_bad_request_not_about_tools_is_an_error_not_a_fallback(scripted_openai):
+    scripted_openai.error(400, {"error": {"message": "context length exceeded", "type": "invalid_request_error"}})
+    provider = provider_for(scripted_openai)
+    with pytest.raises(ModelError, match="context length"):
+        complete(provider)
+    assert provider.native_tools is True
+
+
+class GarbageHandler(BaseHTTPRequestHandler):
+    body = b"<html>not an API</html>"
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.parametrize("body", [b"<html>not an API</html>", b'{"choices": []}', b'{"choices": "x"}'])
+def test_garbage_answer_is_a_model_error(body):
+    handler = type("Handler", (GarbageHandler,), {"body": body})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        provider = OpenAICompatibleProvider(model="m", base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", timeout=2)
+        with pytest.raises(ModelError):
+            complete(provider)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_rules_provider_is_the_default_without_an_endpoint(settings):
+    settings.AGENT_PROVIDER = "rules"
+    assert isinstance(get_provider(), RulesProvider)
+    assert model_for(Agent(name="x", model="gpt-4o")) is None
+
+
+def test_openai_provider_is_built_from_settings(settings):
+    settings.AGENT_PROVIDER = "openai"
+    settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"
+    settings.OPENAI_API_KEY = "k"
+    settings.AGENT_MODEL = "default-model"
+    settings.AGENT_MODEL_TIMEOUT = 7.0
+    provider = get_provider()
+    assert isinstance(provider, OpenAICompatibleProvider)
+    assert (provider.base_url, provider.api_key, provider.model, provider.timeout) == (
+        "http://127.0.0.1:9/v1", "k", "default-model", 7.0
+    )
+    assert get_provider() is provider  # one instance per configuration: the tools fallback is remembered
+    assert model_for(Agent(name="x")) == "default-model"
+    assert model_for(Agent(name="x", model="qwen2.5")) == "qwen2.5"
+
+
+def test_an_agent_can_be_pinned_to_the_rules_provider(settings):
+    settings.AGENT_PROVIDER = "openai"
+    settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"
+    assert isinstance(get_provider(Agent(name="x", model="rules")), RulesProvider)
+    assert isinstance(get_provider(Agent(name="y")), OpenAICompatibleProvider)
+
+
+def test_rules_provider_answers_through_the_async_interface():
+    completion = async_to_sync(RulesProvider().complete)(HELLO, TOOLS)
+    assert [c.name for c in completion.tool_calls] == ["get_my_status"]
+    assert completion.usage == {}
