@@ -1,0 +1,71 @@
+"""Read-only queries of the bounty board."""
+
+from __future__ import annotations
+
+from django.db.models import Count, QuerySet
+from django.utils.translation import gettext as _
+
+from agents.errors import ApplicationError, NotFound
+
+from .models import Bounty
+
+# The board shows every open and claimed bounty but only the latest completed ones.
+BOARD_COMPLETED_LIMIT = 30
+
+
+def bounty_list(*, status: str | None = None) -> QuerySet[Bounty]:
+    """Bounties, newest first, optionally of one status (``invalid_status`` otherwise)."""
+    bounties = Bounty.objects.select_related("claimed_by")
+    if status:
+        if status not in Bounty.Status.values:
+            raise ApplicationError(
+                "invalid_status",
+                _("状态必须是以下之一：%(values)s") % {"values": ", ".join(Bounty.Status.values)},
+                field="status",
+            )
+        bounties = bounties.filter(status=status)
+    return bounties.order_by("-created_at", "-id")
+
+
+def bounty_not_found() -> NotFound:
+    return NotFound("bounty_not_found", _("悬赏不存在"))
+
+
+def bounty_get(*, bounty_id: int) -> Bounty:
+    bounty = Bounty.objects.select_related("claimed_by").filter(pk=bounty_id).first()
+    if bounty is None:
+        raise bounty_not_found()
+    return bounty
+
+
+def bounty_counts() -> dict[str, int]:
+    """How many bounties there are of each status (zero for none)."""
+    counts = dict.fromkeys(Bounty.Status.values, 0)
+    counts.update(Bounty.objects.values_list("status").annotate(n=Count("id")).order_by())
+    return counts
+
+
+def bounty_board() -> dict[str, list[Bounty]]:
+    """The board's columns: open and claimed (oldest first, as a queue), latest completed."""
+    bounties = Bounty.objects.select_related("claimed_by")
+    return {
+        "open": list(bounties.filter(status=Bounty.Status.OPEN).order_by("created_at", "id")),
+        "claimed": list(bounties.filter(status=Bounty.Status.CLAIMED).order_by("claimed_at", "id")),
+        "completed": list(
+            bounties.filter(status=Bounty.Status.COMPLETED).order_by("-completed_at", "-id")[:BOARD_COMPLETED_LIMIT]
+        ),
+    }
+
+
+def bounty_snapshot_lines() -> list[str]:
+    """The 悬赏任务 section of the autonomy world snapshot (DESIGN §5), one query."""
+    lines = []
+    for bounty in Bounty.objects.filter(status__in=[Bounty.Status.OPEN, Bounty.Status.CLAIMED]).order_by("id"):
+        if bounty.status == Bounty.Status.OPEN:
+            lines.append(f"- 悬赏#{bounty.pk}: {bounty.title} | 奖励={bounty.reward}信用点 | 状态=开放")
+        else:
+            lines.append(
+                f"- 悬赏#{bounty.pk}: {bounty.title} | 奖励={bounty.reward}信用点 | "
+                f"状态=进行中(接取者ID={bounty.claimed_by_id})"
+            )
+    return lines or ["(无悬赏)"]

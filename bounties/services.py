@@ -1,0 +1,153 @@
+"""Bounty business rules: create, claim, complete, cancel.
+
+Services never commit: the caller owns the transaction (the tool executor, the API and
+page views wrap each call in ``transaction.atomic()``). Events go out after that
+transaction commits, through ``agents.events.broadcast``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from agents.errors import ApplicationError, Conflict, NotFound
+from agents.events import broadcast
+from agents.models import Agent
+
+from .models import MAX_REWARD, Bounty
+from .selectors import bounty_not_found
+
+TITLE_MAX_LENGTH = Bounty._meta.get_field("title").max_length
+
+
+def _agent_not_found() -> NotFound:
+    return NotFound("agent_not_found", _("居民不存在"))
+
+
+def _active_bounty_exists() -> Conflict:
+    return Conflict("active_bounty_exists", _("你已有进行中的悬赏，完成后才能接取新的"))
+
+
+def _bounty_not_claimed() -> Conflict:
+    return Conflict("bounty_not_claimed", _("该悬赏不在进行中，无法完成"))
+
+
+def bounty_event_data(bounty: Bounty) -> dict[str, Any]:
+    """The payload of every bounty_* event (DESIGN §10)."""
+    claimer = bounty.claimed_by
+    return {
+        "bounty_id": bounty.pk,
+        "title": bounty.title,
+        "reward": bounty.reward,
+        "status": bounty.status,
+        "claimed_by": claimer.pk if claimer else None,
+        "claimed_by_name": claimer.name if claimer else None,
+    }
+
+
+def validate_bounty_draft(*, title: Any, reward: Any) -> tuple[str, int]:
+    """The cleaned (title, reward) of a new bounty, or ApplicationError naming the bad field."""
+    title = title.strip() if isinstance(title, str) else ""
+    if not title:
+        raise ApplicationError("title_required", _("请填写悬赏标题"), field="title")
+    if len(title) > TITLE_MAX_LENGTH:
+        raise ApplicationError(
+            "title_too_long", _("标题最多 %(n)s 个字") % {"n": TITLE_MAX_LENGTH}, field="title"
+        )
+    # bool is an int in Python, but True is not a reward.
+    if isinstance(reward, bool) or not isinstance(reward, int) or not 1 <= reward <= MAX_REWARD:
+        raise ApplicationError(
+            "invalid_reward",
+            _("奖励必须是 1 到 %(max)s 之间的整数") % {"max": MAX_REWARD},
+            field="reward",
+        )
+    return title, reward
+
+
+def create_bounty(*, title: str, reward: int, description: str = "", created_by: Any = None) -> Bounty:
+    """Publish an open bounty."""
+    title, reward = validate_bounty_draft(title=title, reward=reward)
+    bounty = Bounty.objects.create(
+        title=title,
+        description=(description or "").strip(),
+        reward=reward,
+        created_by=created_by if getattr(created_by, "is_authenticated", False) else None,
+    )
+    broadcast("bounty_created", **bounty_event_data(bounty))
+    return bounty
+
+
+def claim_bounty(*, agent_id: int, bounty_id: int) -> Bounty:
+    """First come, first served: the agent takes an open bounty, at most one at a time.
+
+    Checks in DESIGN §7's order: bounty_not_found, agent_not_found, active_bounty_exists,
+    bounty_not_open. The claim itself is a compare-and-set UPDATE, so of any number of
+    concurrent claims on one bounty exactly one wins.
+    """
+    if not Bounty.objects.filter(pk=bounty_id).exists():
+        raise bounty_not_found()
+    if not Agent.objects.filter(pk=agent_id).exists():
+        raise _agent_not_found()
+    if Bounty.objects.filter(claimed_by_id=agent_id, status=Bounty.Status.CLAIMED).exists():
+        raise _active_bounty_exists()
+    try:
+        # A savepoint: when the unique constraint fires (two claims by one agent racing past
+        # the check above), only this UPDATE is undone and the caller's transaction lives on.
+        with transaction.atomic():
+            won = Bounty.objects.filter(pk=bounty_id, status=Bounty.Status.OPEN).update(
+                status=Bounty.Status.CLAIMED, claimed_by_id=agent_id, claimed_at=timezone.now()
+            )
+    except IntegrityError:
+        raise _active_bounty_exists() from None
+    if not won:
+        raise Conflict("bounty_not_open", _("该悬赏已被接取或不再开放"))
+    bounty = Bounty.objects.select_related("claimed_by").get(pk=bounty_id)
+    broadcast("bounty_claimed", **bounty_event_data(bounty))
+    return bounty
+
+
+def ensure_completable(*, agent_id: int, bounty_id: int) -> Bounty:
+    """The bounty when ``agent_id`` may complete it now, else the error completing would give."""
+    bounty = Bounty.objects.select_related("claimed_by").filter(pk=bounty_id).first()
+    if bounty is None:
+        raise bounty_not_found()
+    if bounty.status != Bounty.Status.CLAIMED:
+        raise _bounty_not_claimed()
+    if not Agent.objects.filter(pk=agent_id).exists():
+        raise _agent_not_found()
+    if bounty.claimed_by_id != agent_id:
+        raise Conflict("not_claimer", _("只有接取该悬赏的居民才能完成它"))
+    return bounty
+
+
+def complete_bounty(*, agent_id: int, bounty_id: int) -> Bounty:
+    """The claimer finishes its bounty and is paid the reward, in the caller's transaction."""
+    # Compare-and-set: of two concurrent completions only one can pay.
+    done = Bounty.objects.filter(pk=bounty_id, status=Bounty.Status.CLAIMED, claimed_by_id=agent_id).update(
+        status=Bounty.Status.COMPLETED, completed_at=timezone.now()
+    )
+    if not done:
+        ensure_completable(agent_id=agent_id, bounty_id=bounty_id)
+        raise _bounty_not_claimed()  # it was not claimed when we tried, whatever it is now
+    bounty = Bounty.objects.select_related("claimed_by").get(pk=bounty_id)
+    Agent.objects.filter(pk=agent_id).update(credits=F("credits") + bounty.reward)
+    broadcast("bounty_completed", **bounty_event_data(bounty))
+    return bounty
+
+
+def cancel_bounty(*, bounty_id: int) -> Bounty:
+    """Staff withdraw a bounty nobody has claimed yet."""
+    cancelled = Bounty.objects.filter(pk=bounty_id, status=Bounty.Status.OPEN).update(
+        status=Bounty.Status.CANCELLED, cancelled_at=timezone.now()
+    )
+    if not cancelled:
+        if not Bounty.objects.filter(pk=bounty_id).exists():
+            raise bounty_not_found()
+        raise Conflict("bounty_not_open", _("只能取消开放中的悬赏"))
+    bounty = Bounty.objects.select_related("claimed_by").get(pk=bounty_id)
+    broadcast("bounty_cancelled", **bounty_event_data(bounty))
+    return bounty
