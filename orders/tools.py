@@ -1,0 +1,103 @@
+"""Tools of the early-checkout desk: look up an order, talk to guest and supplier, register a refund.
+
+The desk agent sends as the desk (identity from the context); channels and content are
+checked by the services, so every caller gets the same ``invalid_channel`` /
+``empty_content`` codes.
+"""
+
+from typing import Annotated
+
+from django.utils.translation import gettext as _
+
+from agents.registry import Param, ToolContext, tool
+
+from . import selectors, services
+from .models import ChannelMessage
+
+ORDER_NO = Param(description="订单号，例如 HT20260301001", description_en="order number, e.g. HT20260301001")
+CHANNEL = Param(
+    description="频道：downstream 发给客人，upstream 发给供应商",
+    description_en="channel: downstream talks to the guest, upstream to the supplier",
+)
+
+
+def _channel_name(channel: str) -> str:
+    return str(ChannelMessage.Channel(channel).label)
+
+
+@tool(
+    description="按订单号查询订单：客人、酒店、入住和退房日期、房型、状态、供应商订单号和退款状态",
+    description_en=(
+        "Look up an order by its number: guest, hotel, check-in and check-out dates, room type, status, "
+        "the supplier's order number and the refund state"
+    ),
+)
+def order_query(ctx: ToolContext, order_no: Annotated[str, ORDER_NO]) -> dict:
+    order = selectors.order_detail(order_no=order_no)
+    order["message"] = _(
+        "订单 %(order_no)s：客人 %(guest_name)s，%(hotel_name)s，%(check_in)s 至 %(check_out)s，"
+        "%(room_type)s，供应商订单号 %(supplier_order_no)s"
+    ) % order
+    if order["refund"]:
+        order["message"] += _("；退款%(status)s") % {"status": order["refund"]["status_display"]}
+    return order
+
+
+@tool(
+    category="action",
+    description="以前台身份发送消息：downstream 频道发给客人，upstream 频道发给供应商；可注明相关订单号",
+    description_en=(
+        "Send a message as the desk: the downstream channel reaches the guest, the upstream channel the "
+        "supplier; optionally name the order it is about"
+    ),
+)
+def message_send(
+    ctx: ToolContext,
+    channel: Annotated[str, CHANNEL],
+    content: Annotated[str, Param(description="消息内容", description_en="message text")],
+    order_no: Annotated[str, ORDER_NO] | None = None,
+) -> dict:
+    message = services.message_send(channel=channel, content=content, order_no=order_no)
+    data = selectors.message_dict(message)
+    data["message"] = _("消息已发送到%(channel)s频道") % {"channel": _channel_name(message.channel)}
+    return data
+
+
+@tool(
+    description="读取一个频道的消息（最早的在前，最多 50 条），可只看某个订单或只看未读消息，用来查看客人或供应商的回复",
+    description_en=(
+        "Read a channel's messages (oldest first, at most 50), optionally only one order's or only unread ones; "
+        "use it to see the guest's or the supplier's replies"
+    ),
+)
+def message_list(
+    ctx: ToolContext,
+    channel: Annotated[str, CHANNEL],
+    order_no: Annotated[str, ORDER_NO] | None = None,
+    unread_only: Annotated[bool, Param(description="只看未读消息", description_en="only unread messages")] = False,
+) -> dict:
+    messages = selectors.channel_messages(channel=channel, order_no=order_no, unread_only=unread_only)
+    name = _channel_name(channel)
+    if messages:
+        last = messages[-1]
+        summary = _("%(channel)s频道共 %(count)s 条消息，最新一条来自%(sender)s：%(content)s") % {
+            "channel": name,
+            "count": len(messages),
+            "sender": last.get_sender_display(),
+            "content": last.content,
+        }
+    else:
+        summary = _("%(channel)s频道没有消息") % {"channel": name}
+    return {"channel": channel, "messages": [selectors.message_dict(m) for m in messages], "message": summary}
+
+
+@tool(
+    category="action",
+    description="为订单登记退款；每个订单只能登记一次",
+    description_en="Register the refund of an order; an order can be refunded only once",
+)
+def refund(ctx: ToolContext, order_no: Annotated[str, ORDER_NO]) -> dict:
+    registered = services.refund_register(order_no=order_no)
+    data = selectors.refund_dict(registered)
+    data["message"] = _("订单 %(order_no)s 的退款已登记") % {"order_no": registered.order.order_no}
+    return data
