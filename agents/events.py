@@ -4,17 +4,26 @@
 rolled-back change), stores the event in ``EventLog`` (its ``seq`` lets a reconnecting
 client replay what it missed) and sends it to the ``events`` group. A failed store or
 send is logged, never raised into the business call.
+
+Ordering: event-log rows are written one at a time, each in its own short transaction
+that holds a lock until it commits (SQLite's write lock; a PostgreSQL advisory lock), so
+seqs become visible in seq order. A reader that sees seq N therefore already sees every
+stored seq below N; the consumer relies on this to fill a gap from the log.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from .models import EventLog
@@ -22,6 +31,12 @@ from .models import EventLog
 logger = logging.getLogger(__name__)
 
 EVENTS_GROUP = "events"
+# How many missed events one (re)connection replays at most; older ones are skipped and
+# the client, seeing the seq jump, re-syncs from the database.
+REPLAY_LIMIT = 1000
+# Key of the PostgreSQL advisory lock that serialises event-log commits ("deskev").
+EVENT_LOG_LOCK_KEY = 0x6465736B6576
+RESERVED_KEYS = frozenset({"event", "timestamp", "seq"})
 
 
 def user_group(user_id: int) -> str:
@@ -29,33 +44,75 @@ def user_group(user_id: int) -> str:
 
 
 def _jsonable(data: dict) -> dict:
-    import json
-
     return json.loads(json.dumps(data, cls=DjangoJSONEncoder))
 
 
 def broadcast(event: str, **data: Any) -> None:
-    """Queue ``event`` for every connected staff client, after the current transaction commits."""
-    transaction.on_commit(lambda: _store_and_send(event, data), robust=True)
+    """Queue ``event`` for every connected staff client, after the current transaction commits.
+
+    Call it from synchronous code (services). ``data`` is captured now, as JSON.
+    """
+    clash = RESERVED_KEYS & data.keys()
+    if clash:
+        raise ValueError(f"event data must not use the reserved keys {sorted(clash)}")
+    transaction.on_commit(partial(_store_and_send, event, _jsonable(data)), robust=True)
+
+
+def send_ui_action(user: Any, action: str, **data: Any) -> None:
+    """Deliver a UI instruction to one staff member's open pages only, after commit.
+
+    UI actions are not stored: they only matter to a page that is open right now.
+    """
+    text = json.dumps({"type": "ui_action", "data": {"action": action, **_jsonable(data)}}, ensure_ascii=False)
+    transaction.on_commit(partial(_group_send, user_group(user.pk), {"type": "event.send", "seq": None, "text": text}), robust=True)
+
+
+def event_text(row: EventLog) -> str:
+    """The WebSocket frame of a stored event (DESIGN §10)."""
+    data = {"event": row.event, "timestamp": row.created_at.isoformat(), "seq": row.seq, **row.data}
+    return json.dumps({"type": "system_event", "data": data}, ensure_ascii=False)
+
+
+def stored_events(*, after: int, before: int | None = None, limit: int = REPLAY_LIMIT) -> list[tuple[int, str]]:
+    """``(seq, frame)`` of stored events with ``after < seq < before``, oldest first.
+
+    At most the newest ``limit`` of them: a client that missed more re-syncs instead.
+    """
+    rows = EventLog.objects.filter(seq__gt=after)
+    if before is not None:
+        rows = rows.filter(seq__lt=before)
+    newest = list(rows.order_by("-seq")[:limit])
+    return [(row.seq, event_text(row)) for row in reversed(newest)]
+
+
+def latest_event_seq() -> int:
+    """The seq of the newest stored event (0 when there is none): a page's replay start."""
+    return EventLog.objects.aggregate(latest=Max("seq"))["latest"] or 0
+
+
+def prune_event_log(*, older_than: timedelta) -> int:
+    """Delete stored events older than ``older_than``; returns how many were deleted."""
+    deleted, _ = EventLog.objects.filter(created_at__lt=timezone.now() - older_than).delete()
+    return deleted
 
 
 def _store_and_send(event: str, data: dict) -> None:
     try:
-        payload = {"event": event, "timestamp": timezone.now().isoformat(), **_jsonable(data)}
-        row = EventLog.objects.create(event=event, data=payload)
-        payload["seq"] = row.seq
+        row = _store(event, data)
     except Exception:
         logger.exception("could not store event %s", event)
         return
-    _group_send(EVENTS_GROUP, {"type": "event.send", "message": {"type": "system_event", "data": payload}})
+    _group_send(EVENTS_GROUP, {"type": "event.send", "seq": row.seq, "text": event_text(row)})
 
 
-def send_ui_action(user: Any, action: str, **data: Any) -> None:
-    """Deliver a UI instruction to one staff member's open pages only, after commit."""
-    message = {"type": "ui_action", "data": {"action": action, **_jsonable(data)}}
-    transaction.on_commit(
-        lambda: _group_send(user_group(user.pk), {"type": "event.send", "message": message}), robust=True
-    )
+def _store(event: str, data: dict) -> EventLog:
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            # Without it two writers could commit seq 11 before seq 10, and a replay
+            # reading between the two commits would skip 10 for good.
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [EVENT_LOG_LOCK_KEY])
+        return EventLog.objects.create(event=event, data=data)
 
 
 def _group_send(group: str, message: dict) -> None:

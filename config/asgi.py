@@ -1,16 +1,16 @@
-"""
-ASGI config for config project.
-
-It exposes the ASGI callable as a module-level variable named ``application``.
-
-For more information on this file, see
-https://docs.djangoproject.com/en/5.2/howto/deployment/asgi/
-"""
+"""ASGI entry point (Daphne): Django for HTTP, Channels for ``/ws/events/``."""
 
 import os
 
 from django.core.asgi import get_asgi_application
 
-os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'config.settings')
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-application = get_asgi_application()
+# Set Django up before importing anything that touches models (the consumers do).
+http_application = get_asgi_application()
+
+from channels.routing import ProtocolTypeRouter  # noqa: E402
+
+from agents.routing import websocket_application  # noqa: E402
+
+application = ProtocolTypeRouter({"http": http_application, "websocket": websocket_application()})

@@ -1,0 +1,77 @@
+"""How a WebSocket reaches ``EventsConsumer``: Origin check, authentication, URL.
+
+Browsers authenticate with their session cookie and must come from an allowed host
+(``AllowedHostsOriginValidator``: another site cannot ride the cookie). Scripts send
+``Authorization: Token <key>`` (DRF authtoken, as for the API); a browser can neither
+set that header on a WebSocket nor omit Origin, so a token handshake without Origin
+skips the Origin check, while one with a foreign Origin is still refused.
+"""
+
+from __future__ import annotations
+
+from channels.auth import AuthMiddlewareStack
+from channels.db import database_sync_to_async
+from channels.middleware import BaseMiddleware
+from channels.routing import URLRouter
+from channels.security.websocket import AllowedHostsOriginValidator
+from django.contrib.auth.models import AnonymousUser
+from django.urls import path
+
+from .consumers import EventsConsumer
+
+websocket_urlpatterns = [
+    path("ws/events/", EventsConsumer.as_asgi()),
+]
+
+
+def header(scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return value.decode("latin1")
+    return None
+
+
+def token_key(scope) -> str | None:
+    """The key of an ``Authorization: Token <key>`` header, or None."""
+    scheme, _, key = (header(scope, b"authorization") or "").strip().partition(" ")
+    if scheme.lower() != "token":
+        return None
+    return key.strip()
+
+
+@database_sync_to_async
+def token_user(key: str):
+    from rest_framework.authtoken.models import Token
+
+    token = Token.objects.select_related("user").filter(key=key).first()
+    if token is None or not token.user.is_active:
+        return AnonymousUser()
+    return token.user
+
+
+class TokenAuthMiddleware(BaseMiddleware):
+    """A token header decides the user (a bad token is anonymous, as in the API)."""
+
+    async def __call__(self, scope, receive, send):
+        key = token_key(scope)
+        if key is not None:
+            scope = dict(scope, user=await token_user(key))
+        return await super().__call__(scope, receive, send)
+
+
+class OriginCheckForBrowsers:
+    """Send browser handshakes through ``checked``; token scripts without Origin to ``scripts``."""
+
+    def __init__(self, checked, scripts):
+        self.checked = checked
+        self.scripts = scripts
+
+    async def __call__(self, scope, receive, send):
+        if header(scope, b"origin") is None and token_key(scope) is not None:
+            return await self.scripts(scope, receive, send)
+        return await self.checked(scope, receive, send)
+
+
+def websocket_application():
+    authenticated = AuthMiddlewareStack(TokenAuthMiddleware(URLRouter(websocket_urlpatterns)))
+    return OriginCheckForBrowsers(AllowedHostsOriginValidator(authenticated), scripts=authenticated)

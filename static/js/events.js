@@ -1,0 +1,140 @@
+// Live events: one WebSocket per page to /ws/events/, re-dispatched as DOM events on <body>.
+//
+//   desk:<event>    every system_event, detail = its data (e.g. desk:bounty_claimed)
+//   desk:event      every system_event, detail = its data
+//   desk:ui_action  a UI instruction for this staff member, detail = its data
+//   desk:resync     events were missed (seq gap): re-read what the page shows
+//
+// Pages listen with htmx: hx-trigger="desk:bounty_claimed from:body".
+// The stream resumes after the seq the page was rendered at (data-event-seq on <body>),
+// and every reconnect asks for ?since=<last seq seen>, so nothing is missed or repeated.
+(function () {
+  "use strict";
+
+  var FIRST_DELAY_MS = 500;
+  var MAX_DELAY_MS = 15000;
+  var body = document.body;
+  var status = document.getElementById("live-status");
+  var lastSeq = parseSeq(body.dataset.eventSeq);
+  var delay = FIRST_DELAY_MS;
+  var socket = null;
+  var timer = null;
+  var connectedBefore = false;
+  var leaving = false;
+
+  function parseSeq(value) {
+    var seq = Number(value);
+    return value !== undefined && value !== "" && Number.isInteger(seq) && seq >= 0 ? seq : null;
+  }
+
+  function setState(state) {
+    if (status) {
+      status.dataset.state = state;
+    }
+  }
+
+  function emit(name, detail) {
+    body.dispatchEvent(new CustomEvent(name, { detail: detail, bubbles: true }));
+  }
+
+  function streamUrl() {
+    var scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
+    var query = lastSeq === null ? "" : "?since=" + lastSeq;
+    return scheme + "//" + window.location.host + "/ws/events/" + query;
+  }
+
+  function onSystemEvent(data) {
+    var seq = typeof data.seq === "number" ? data.seq : null;
+    if (seq !== null && lastSeq !== null) {
+      if (seq <= lastSeq) {
+        return; // already seen
+      }
+      if (seq > lastSeq + 1) {
+        emit("desk:resync", { after: lastSeq, next: seq });
+      }
+    }
+    if (seq !== null) {
+      lastSeq = seq;
+    }
+    emit("desk:" + data.event, data);
+    emit("desk:event", data);
+  }
+
+  function onMessage(message) {
+    var parsed;
+    try {
+      parsed = JSON.parse(message.data);
+    } catch (error) {
+      return;
+    }
+    if (parsed.type === "system_event" && parsed.data && parsed.data.event) {
+      onSystemEvent(parsed.data);
+    } else if (parsed.type === "ui_action" && parsed.data) {
+      emit("desk:ui_action", parsed.data);
+    }
+  }
+
+  function scheduleReconnect() {
+    if (timer !== null) {
+      return;
+    }
+    var wait = delay / 2 + Math.random() * (delay / 2); // jitter: pages do not reconnect in step
+    delay = Math.min(delay * 2, MAX_DELAY_MS);
+    timer = window.setTimeout(connect, wait);
+  }
+
+  function connect() {
+    timer = null;
+    if (socket !== null) {
+      return;
+    }
+    setState("connecting");
+    var ws;
+    try {
+      ws = new WebSocket(streamUrl());
+    } catch (error) {
+      setState("closed");
+      scheduleReconnect();
+      return;
+    }
+    socket = ws;
+    ws.addEventListener("open", function () {
+      delay = FIRST_DELAY_MS;
+      setState("open");
+      if (connectedBefore && lastSeq === null) {
+        emit("desk:resync", { after: null, next: null }); // nothing to resume from
+      }
+      connectedBefore = true;
+    });
+    ws.addEventListener("message", onMessage);
+    ws.addEventListener("close", function () {
+      if (socket === ws) {
+        socket = null;
+      }
+      setState("closed");
+      if (!leaving) {
+        scheduleReconnect();
+      }
+    });
+  }
+
+  window.addEventListener("pagehide", function () {
+    leaving = true;
+    if (socket !== null) {
+      socket.close();
+      socket = null;
+    }
+  });
+  window.addEventListener("pageshow", function (event) {
+    leaving = false;
+    if (event.persisted) {
+      connect(); // back from the back-forward cache: resume after lastSeq
+    }
+  });
+
+  if (body.dataset.userId) {
+    connect();
+  } else {
+    setState("closed"); // the stream is staff only
+  }
+})();
