@@ -1,5 +1,9 @@
 from django.urls import path
 
+from . import views
+
 app_name = "bounties"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("bounties/", views.board, name="board"),
+]

@@ -1,3 +1,11 @@
 from django.urls import path
 
-urlpatterns: list = []
+from . import views
+
+urlpatterns = [
+    path("bounties/", views.BountyListCreate.as_view(), name="api-bounties"),
+    path("bounties/<int:pk>/", views.BountyDetail.as_view(), name="api-bounty-detail"),
+    path("bounties/<int:pk>/claim/", views.BountyClaim.as_view(), name="api-bounty-claim"),
+    path("bounties/<int:pk>/complete/", views.BountyComplete.as_view(), name="api-bounty-complete"),
+    path("bounties/<int:pk>/cancel/", views.BountyCancel.as_view(), name="api-bounty-cancel"),
+]

@@ -1,0 +1,114 @@
+"""Bounty API (DESIGN §11). Views parse input, call a service or selector inside a
+transaction they own, and render; errors become ``{"ok": false, "code", "reason"}``."""
+
+from django.db import transaction
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework import status as http
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from bounties import selectors, services
+from bounties.models import Bounty
+
+from .serializers import AgentIdSerializer, BountyCreateSerializer, BountySerializer, ErrorSerializer
+
+ERRORS = {400: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer}
+AGENT_ID_PARAMETER = OpenApiParameter(
+    "agent_id", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
+    description="acting agent; may be given in the JSON body instead",
+)
+# For the schema: the body is optional when ?agent_id= is given.
+AGENT_ID_BODY = inline_serializer("AgentIdBody", {"agent_id": serializers.IntegerField(min_value=1, required=False)})
+
+
+def acting_agent_id(request: Request) -> int:
+    """``agent_id`` from the query string, else from the JSON body; 400 invalid_input when bad."""
+    body = request.data if isinstance(request.data, dict) else {}
+    raw = request.query_params.get("agent_id", body.get("agent_id"))
+    serializer = AgentIdSerializer(data={"agent_id": raw})
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data["agent_id"]
+
+
+@extend_schema(tags=["bounties"])
+class BountyListCreate(GenericAPIView):
+    serializer_class = BountySerializer
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", OpenApiTypes.STR, enum=Bounty.Status.values, description="only this status"),
+        ],
+        responses={200: BountySerializer(many=True), 400: ErrorSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        bounties = selectors.bounty_list(status=request.query_params.get("status") or None)
+        page = self.paginate_queryset(bounties)
+        return self.get_paginated_response(BountySerializer(page, many=True).data)
+
+    @extend_schema(request=BountyCreateSerializer, responses={201: BountySerializer, 400: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        serializer = BountyCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        with transaction.atomic():
+            bounty = services.create_bounty(**serializer.validated_data, created_by=request.user)
+        return Response(BountySerializer(bounty).data, status=http.HTTP_201_CREATED)
+
+
+@extend_schema(tags=["bounties"], responses={200: BountySerializer, 404: ErrorSerializer})
+class BountyDetail(GenericAPIView):
+    serializer_class = BountySerializer
+
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(BountySerializer(selectors.bounty_get(bounty_id=pk)).data)
+
+
+@extend_schema(
+    tags=["bounties"],
+    summary="Claim a bounty for an agent (first come, first served)",
+    parameters=[AGENT_ID_PARAMETER],
+    request=AGENT_ID_BODY,
+    responses={200: BountySerializer, **ERRORS},
+)
+class BountyClaim(GenericAPIView):
+    serializer_class = BountySerializer
+
+    def post(self, request: Request, pk: int) -> Response:
+        agent_id = acting_agent_id(request)
+        with transaction.atomic():
+            bounty = services.claim_bounty(agent_id=agent_id, bounty_id=pk)
+        return Response(BountySerializer(bounty).data)
+
+
+@extend_schema(
+    tags=["bounties"],
+    summary="Complete a claimed bounty; pays the reward to the claimer",
+    parameters=[AGENT_ID_PARAMETER],
+    request=AGENT_ID_BODY,
+    responses={200: BountySerializer, **ERRORS},
+)
+class BountyComplete(GenericAPIView):
+    serializer_class = BountySerializer
+
+    def post(self, request: Request, pk: int) -> Response:
+        agent_id = acting_agent_id(request)
+        with transaction.atomic():
+            bounty = services.complete_bounty(agent_id=agent_id, bounty_id=pk)
+        return Response(BountySerializer(bounty).data)
+
+
+@extend_schema(
+    tags=["bounties"],
+    summary="Cancel an open bounty",
+    request=None,
+    responses={200: BountySerializer, 404: ErrorSerializer, 409: ErrorSerializer},
+)
+class BountyCancel(GenericAPIView):
+    serializer_class = BountySerializer
+
+    def post(self, request: Request, pk: int) -> Response:
+        with transaction.atomic():
+            bounty = services.cancel_bounty(bounty_id=pk)
+        return Response(BountySerializer(bounty).data)

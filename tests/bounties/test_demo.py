@@ -1,0 +1,30 @@
+"""Demo bounties: open ones on the board, tools granted, idempotent."""
+
+import io
+
+import pytest
+
+from bounties import demo
+from bounties.models import Bounty
+
+pytestmark = pytest.mark.django_db
+
+
+def test_seed_puts_open_bounties_on_the_board_and_grants_the_tools(make_agent):
+    alice = make_agent("Alice")
+    demo.seed(io.StringIO())
+    assert Bounty.objects.get(title="收集100小麦").reward == 50
+    assert Bounty.objects.get(title="建造磨坊").reward == 80
+    assert set(Bounty.objects.values_list("status", flat=True)) == {"open"}
+    assert {"claim_bounty", "list_bounties", "complete_bounty"} <= set(alice.tools.values_list("name", flat=True))
+
+
+def test_seed_twice_changes_nothing(alice):
+    demo.seed(io.StringIO())
+    before = list(Bounty.objects.values_list("id", "title", "status").order_by("id"))
+    claimed = Bounty.objects.get(title="建造磨坊")
+    claimed.status, claimed.claimed_by = "claimed", alice
+    claimed.save()
+    demo.seed(io.StringIO())
+    assert list(Bounty.objects.values_list("id", "title").order_by("id")) == [(i, t) for i, t, _ in before]
+    assert Bounty.objects.get(title="建造磨坊").status == "claimed"
