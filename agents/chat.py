@@ -202,3 +202,43 @@ def _run_tool_calls(conversation: Conversation, completion: Completion, ctx: Too
         )
         made.append({"name": call.name, "arguments": display_arguments(call.arguments), "result": result})
     return made
+
+
+def _pretty(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
+
+
+def conversation_transcript(conversation: Conversation) -> list[dict]:
+    """The stored messages as people read them: text, the calls an answer made, each result."""
+    entries = []
+    for row in conversation.messages.order_by("id"):
+        entry: dict[str, Any] = {"role": row.role, "text": row.content, "created_at": row.created_at}
+        if row.role == Message.Role.ASSISTANT and row.tool_calls:
+            entry["calls"] = [
+                {
+                    "name": call.get("function", {}).get("name", ""),
+                    "arguments": _pretty(display_arguments(call.get("function", {}).get("arguments", ""))),
+                }
+                for call in row.tool_calls
+            ]
+        elif row.role == Message.Role.TOOL:
+            try:
+                result = json.loads(row.content)
+            except json.JSONDecodeError:
+                result = {}
+            status = result.get("status", "") if isinstance(result, dict) else ""
+            data = result.get("data") if isinstance(result, dict) else None
+            summary = (
+                (data.get("message") if isinstance(data, dict) else "")
+                or result.get("message", "")
+                or (result.get("error") or {}).get("message", "")
+            ) if isinstance(result, dict) else ""
+            entry.update(
+                name=row.name,
+                status=status,
+                summary=summary,
+                pending_action_id=result.get("pending_action_id") if isinstance(result, dict) else None,
+                raw=_pretty(result if result else row.content),
+            )
+        entries.append(entry)
+    return entries

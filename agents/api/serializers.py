@@ -23,3 +23,21 @@ class AgentSerializer(serializers.ModelSerializer):
     class Meta:
         model = Agent
         fields = ["id", "name", "persona", "model", "credits", "satiety", "energy", "is_active", "tools"]
+
+
+class ChatInputSerializer(serializers.Serializer):
+    # Content rules (blank, length) live in agents.chat.clean_message, shared by every surface.
+    message = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    conversation_id = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+
+
+class ChatToolCallSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    arguments = serializers.JSONField()
+    result = serializers.JSONField()
+
+
+class ChatOutputSerializer(serializers.Serializer):
+    conversation_id = serializers.IntegerField(source="conversation.pk")
+    reply = serializers.CharField()
+    tool_calls = ChatToolCallSerializer(many=True)
