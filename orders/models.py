@@ -1,5 +1,6 @@
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class Order(models.Model):
@@ -23,7 +24,7 @@ class Order(models.Model):
     class Meta:
         ordering = ["order_no"]
         verbose_name = _("订单")
-        verbose_name_plural = _("订单")
+        verbose_name_plural = pgettext_lazy("plural", "订单")
         constraints = [
             models.CheckConstraint(condition=models.Q(check_out__gt=models.F("check_in")), name="order_check_out_after_check_in"),
         ]
@@ -57,7 +58,7 @@ class ChannelMessage(models.Model):
     class Meta:
         ordering = ["id"]
         verbose_name = _("频道消息")
-        verbose_name_plural = _("频道消息")
+        verbose_name_plural = pgettext_lazy("plural", "频道消息")
         indexes = [models.Index(fields=["channel", "read"], name="channelmessage_channel_read")]
 
     def __str__(self) -> str:
@@ -79,7 +80,7 @@ class Refund(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         verbose_name = _("退款")
-        verbose_name_plural = _("退款")
+        verbose_name_plural = pgettext_lazy("plural", "退款")
 
     def __str__(self) -> str:
         return f"{self.order.order_no} [{self.status}]"

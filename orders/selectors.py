@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 from django.db.models import Count, Q, QuerySet
+
+from agents.models import Agent, Conversation, Message
 
 from .models import ChannelMessage, Order, Refund
 from .services import clean_channel, order_get
@@ -48,6 +52,10 @@ def order_list() -> QuerySet[Order]:
     return Order.objects.select_related("refund").order_by("order_no")
 
 
+def order_numbers() -> list[str]:
+    return list(Order.objects.order_by("order_no").values_list("order_no", flat=True))
+
+
 def message_dict(message: ChannelMessage) -> dict:
     return {
         "message_id": message.pk,
@@ -78,3 +86,44 @@ def unread_counts() -> dict[str, int]:
         **{channel: Count("pk", filter=Q(channel=channel, read=False)) for channel in ChannelMessage.Channel.values}
     )
     return {channel: counts[channel] or 0 for channel in ChannelMessage.Channel.values}
+
+
+def desk_agents() -> QuerySet[Agent]:
+    """Active agents that can work the desk: those granted ``order_query``."""
+    return Agent.objects.filter(is_active=True, tools__name="order_query", tools__is_active=True).distinct().order_by("id")
+
+
+def chat_transcript(*, conversation: Conversation | None) -> list[dict]:
+    """The conversation as shown on the desk: lines, the tools called and what they returned."""
+    if conversation is None:
+        return []
+    lines = []
+    for row in conversation.messages.order_by("id"):
+        if row.role == Message.Role.USER:
+            lines.append({"role": "user", "text": row.content})
+        elif row.role == Message.Role.ASSISTANT:
+            for call in row.tool_calls or []:
+                function = call.get("function", {})
+                lines.append({"role": "call", "name": function.get("name", ""), "text": function.get("arguments", "")})
+            if row.content:
+                lines.append({"role": "assistant", "text": row.content})
+        elif row.role == Message.Role.TOOL:
+            lines.append({"role": "result", "name": row.name, **_tool_outcome(row.content)})
+    return lines
+
+
+def _tool_outcome(content: str) -> dict:
+    try:
+        result = json.loads(content)
+    except (TypeError, ValueError):
+        return {"ok": False, "text": content}
+    if not isinstance(result, dict):
+        return {"ok": False, "text": content}
+    if result.get("status") == "success":
+        data = result.get("data")
+        text = data.get("message") if isinstance(data, dict) else None
+        return {"ok": True, "text": text or json.dumps(data, ensure_ascii=False)}
+    if result.get("status") == "pending_confirmation":
+        return {"ok": True, "text": result.get("message", "")}
+    error = result.get("error") or {}
+    return {"ok": False, "text": f"{error.get('code', '')}: {error.get('message', '')}"}

@@ -1,5 +1,9 @@
 from django.urls import path
 
+from . import views
+
 app_name = "orders"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("orders/", views.desk, name="desk"),
+]

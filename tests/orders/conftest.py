@@ -18,3 +18,12 @@ def desk(db):
 @pytest.fixture
 def ctx(desk):
     return ToolContext(agent=desk, source="chat")
+
+
+@pytest.fixture(autouse=True)
+def chinese():
+    """Every test starts in the default language: a request in English leaves its language active in the thread."""
+    from django.utils import translation
+
+    with translation.override("zh-hans"):
+        yield

@@ -1,0 +1,31 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from . import selectors
+
+
+class DeskChatForm(forms.Form):
+    """A line for the desk agent; the message rules (empty, too long) are the chat runner's."""
+
+    agent = forms.ModelChoiceField(label=_("助理"), queryset=selectors.desk_agents(), empty_label=None)
+    message = forms.CharField(
+        label=_("消息"), required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "placeholder": _("例如：客人要提前离店，订单 HT20260301001")}),
+    )
+    conversation_id = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+
+class ChannelMessageForm(forms.Form):
+    """Staff write in a channel as the desk; channel, content and order are checked by the service."""
+
+    channel = forms.CharField(widget=forms.HiddenInput)
+    order_no = forms.ChoiceField(label=_("订单"), required=False)
+    content = forms.CharField(label=_("内容"), required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+    def __init__(self, *args, channel: str, **kwargs):
+        # Both channels' forms are on one page: their element ids must differ.
+        kwargs.setdefault("initial", {"channel": channel})
+        super().__init__(*args, auto_id=f"id_{channel}_%s", **kwargs)
+        self.fields["order_no"].choices = [("", _("（不关联订单）"))] + [
+            (order_no, order_no) for order_no in selectors.order_numbers()
+        ]

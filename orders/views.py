@@ -1,0 +1,130 @@
+from django.contrib.admin.views.decorators import staff_member_required
+from django.db import transaction
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from agents.chat import run_chat
+from agents.errors import ApplicationError
+from agents.models import Conversation
+
+from . import selectors, services
+from .forms import ChannelMessageForm, DeskChatForm
+from .models import ChannelMessage
+
+TEMPLATE = "orders/desk.html"
+PARTS = ("orders", "channels", "chat")
+# Sent with every HTMX answer that changed something, so the page refreshes without the WebSocket too.
+CHANGED_TRIGGER = "orders-changed"
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def desk(request):
+    """The early-checkout desk: orders, the two channels, and a chat with the desk agent."""
+    state = DeskState(request)
+    if request.method == "POST":
+        if "chat" in request.POST:
+            changed, part = state.chat(), "chat"
+        elif "send" in request.POST:
+            changed, part = state.send(), "channels"
+        elif "mark_read" in request.POST:
+            changed, part = state.mark_read(request.POST["mark_read"]), "channels"
+        else:
+            changed, part = False, None
+        if changed and not request.htmx:
+            query = f"?conversation={state.conversation.pk}" if state.conversation else ""
+            return redirect(reverse("orders:desk") + query)
+        return state.render(part if request.htmx else None, changed=changed)
+    part = request.GET.get("part")
+    return state.render(part if request.htmx and part in PARTS else None)
+
+
+class DeskState:
+    """What one request to the desk page shows: forms, errors and the chat it continues."""
+
+    def __init__(self, request):
+        self.request = request
+        self.conversation = self._conversation(request.GET.get("conversation"))
+        self.chat_form = DeskChatForm(initial=self._chat_initial())
+        self.message_forms = {channel: ChannelMessageForm(channel=channel) for channel in ChannelMessage.Channel.values}
+
+    def _conversation(self, raw) -> Conversation | None:
+        if not raw or not str(raw).isdigit():
+            return None
+        return Conversation.objects.filter(pk=int(raw), agent__in=selectors.desk_agents()).select_related("agent").first()
+
+    def _chat_initial(self) -> dict:
+        if self.conversation is None:
+            return {}
+        return {"agent": self.conversation.agent, "conversation_id": self.conversation.pk}
+
+    def chat(self) -> bool:
+        form = self.chat_form = DeskChatForm(self.request.POST)
+        self.conversation = self._conversation(self.request.POST.get("conversation_id"))
+        if not form.is_valid():
+            return False
+        data = form.cleaned_data
+        # No transaction here: the runner must not hold one open while the model thinks.
+        try:
+            result = run_chat(
+                agent=data["agent"], message=data["message"], user=self.request.user,
+                conversation_id=data["conversation_id"], page=reverse("orders:desk"),
+            )
+        except ApplicationError as exc:
+            form.add_error("message" if exc.field != "conversation_id" else None, exc.message)
+            return False
+        self.conversation = result.conversation
+        self.chat_form = DeskChatForm(initial={"agent": data["agent"], "conversation_id": result.conversation.pk})
+        return True
+
+    def send(self) -> bool:
+        channel = self.request.POST.get("channel", "")
+        form = ChannelMessageForm(self.request.POST, channel=channel)
+        if channel in self.message_forms:
+            self.message_forms[channel] = form
+        if not form.is_valid():
+            return False
+        try:
+            with transaction.atomic():
+                services.message_send(
+                    channel=form.cleaned_data["channel"], content=form.cleaned_data["content"],
+                    order_no=form.cleaned_data["order_no"] or None,
+                )
+        except ApplicationError as exc:
+            form.add_error(exc.field if exc.field in form.fields and exc.field != "channel" else None, exc.message)
+            return False
+        self.message_forms[channel] = ChannelMessageForm(channel=channel)
+        return True
+
+    def mark_read(self, channel: str) -> bool:
+        try:
+            with transaction.atomic():
+                services.messages_mark_read(channel=channel)
+        except ApplicationError:
+            return False
+        return True
+
+    def render(self, part: str | None, *, changed: bool = False):
+        unread = selectors.unread_counts()
+        channels = [
+            {
+                "value": value,
+                "label": label,
+                "messages": selectors.channel_messages(channel=value),
+                "unread": unread[value],
+                "form": self.message_forms[value],
+            }
+            for value, label in ChannelMessage.Channel.choices
+        ]
+        context = {
+            "orders": selectors.order_list(),
+            "channels": channels,
+            "chat_form": self.chat_form,
+            "has_desk_agent": selectors.desk_agents().exists(),
+            "transcript": selectors.chat_transcript(conversation=self.conversation),
+        }
+        response = render(self.request, f"{TEMPLATE}#{part}" if part else TEMPLATE, context)
+        if changed:
+            response["HX-Trigger"] = CHANGED_TRIGGER
+        return response
