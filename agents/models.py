@@ -215,3 +215,52 @@ class EventLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.seq} {self.event}"
+
+
+class AutonomyRound(models.Model):
+    """One autonomy tick: when it ran, with what, and its stats (decided / success / failed / by action)."""
+
+    started_at = models.DateTimeField(_("开始时间"), auto_now_add=True, db_index=True)
+    finished_at = models.DateTimeField(_("结束时间"), null=True, blank=True)
+    provider = models.CharField(_("决策方"), max_length=20)
+    model = models.CharField(_("模型"), max_length=100, blank=True)
+    agent_count = models.PositiveIntegerField(_("居民数"), default=0)
+    stats = models.JSONField(_("统计"), default=dict, blank=True)
+    # Batches that failed (model down, timeout, unreadable answer): their residents rested.
+    errors = models.JSONField(_("批次错误"), default=list, blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        verbose_name = _("自主回合")
+        verbose_name_plural = _("自主回合")
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.started_at:%Y-%m-%d %H:%M:%S}"
+
+
+class AgentActionLog(models.Model):
+    """What one resident decided in one tick and how it went; the next snapshot shows it."""
+
+    class Status(models.TextChoices):
+        SUCCESS = "success", _("成功")
+        FAILED = "failed", _("失败")
+        PENDING_CONFIRMATION = "pending_confirmation", _("待确认")
+
+    round = models.ForeignKey(AutonomyRound, on_delete=models.CASCADE, related_name="actions", verbose_name=_("回合"))
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="action_logs", verbose_name=_("居民"))
+    action = models.CharField(_("行为"), max_length=40)
+    params = models.JSONField(_("参数"), default=dict, blank=True)
+    reason = models.CharField(_("理由"), max_length=300, blank=True)
+    status = models.CharField(_("结果"), max_length=24, choices=Status.choices)
+    message = models.TextField(_("说明"), blank=True)
+    error_code = models.CharField(_("错误码"), max_length=64, blank=True)
+    created_at = models.DateTimeField(_("时间"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name = _("自主行为记录")
+        verbose_name_plural = _("自主行为记录")
+        indexes = [models.Index(fields=["agent", "-id"], name="actionlog_agent_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.agent_id} {self.action} [{self.status}]"
