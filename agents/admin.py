@@ -1,7 +1,12 @@
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
+from .errors import ApplicationError
 from .models import Agent, Conversation, EventLog, Message, PendingAction, Tool, ToolCall
+from .selectors import pending_action_review
+from .services import confirm_pending_action, expire_pending_actions, outcome_message, reject_pending_action
 from .sync import sync_tools
 
 
@@ -92,6 +97,64 @@ class EventLogAdmin(ReadOnlyAdmin):
 
 @admin.register(PendingAction)
 class PendingActionAdmin(ReadOnlyAdmin):
-    list_display = ["id", "tool_name", "agent", "status", "mode", "requested_by", "decided_by", "created_at", "expires_at"]
+    """Proposals are decided here (actions), never edited: confirming runs the tool as the admin user."""
+
+    list_display = ["id", "tool_name", "agent", "status", "mode", "summary", "requested_by", "decided_by", "created_at", "expires_at"]
     list_filter = ["status", "mode", "tool_name"]
     search_fields = ["tool_name", "summary", "arguments"]
+    list_select_related = ["agent", "requested_by", "decided_by"]
+    readonly_fields = ["proposal_review"]
+    actions = ["confirm_selected", "reject_selected"]
+
+    def changelist_view(self, request, extra_context=None):
+        expire_pending_actions()
+        return super().changelist_view(request, extra_context)
+
+    @admin.display(description=_("提议值与当前值"))
+    def proposal_review(self, obj: PendingAction):
+        review = pending_action_review(obj)
+        rows = format_html_join(
+            "",
+            "<tr><th>{}</th><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (row["field"], _display(row["proposed"]), _display(row["current"]), "≠" if row["changed"] else "")
+                for row in review["rows"]
+            ),
+        )
+        table = format_html(
+            "<table><thead><tr><th>{}</th><th>{}</th><th>{}</th><th></th></tr></thead><tbody>{}</tbody></table>",
+            _("字段"), _("提议"), _("当前"), rows,
+        )
+        notes = []
+        if review["version_read"] is not None:
+            notes.append(
+                _("读取时版本 %(read)s，当前版本 %(now)s")
+                % {"read": review["version_read"], "now": review["current_version"] if review["current_version"] is not None else "—"}
+            )
+        if review["stale"]:
+            notes.append(_("数据已被修改：确认将以版本冲突失败，不会覆盖"))
+        if review["problem"]:
+            notes.append(review["problem"])
+        return format_html("{}{}", table, format_html_join("", "<p>{}</p>", ((note,) for note in notes)))
+
+    @admin.action(description=_("确认并执行所选的待确认操作"))
+    def confirm_selected(self, request, queryset):
+        self._decide(request, queryset, lambda action: confirm_pending_action(action_id=action.pk, user=request.user))
+
+    @admin.action(description=_("拒绝所选的待确认操作"))
+    def reject_selected(self, request, queryset):
+        self._decide(request, queryset, lambda action: reject_pending_action(action_id=action.pk, user=request.user))
+
+    def _decide(self, request, queryset, decide) -> None:
+        for action in queryset.order_by("id"):
+            try:
+                decided = decide(action)
+            except (ApplicationError, PermissionDenied) as exc:
+                self.message_user(request, f"#{action.pk}: {getattr(exc, 'message', exc)}", messages.WARNING)
+                continue
+            level = messages.ERROR if decided.status == PendingAction.Status.FAILED else messages.SUCCESS
+            self.message_user(request, f"#{action.pk}: {outcome_message(decided)}", level)
+
+
+def _display(value) -> str:
+    return "—" if value is None else str(value)

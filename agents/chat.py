@@ -28,6 +28,7 @@ from .executor import execute, openai_tools
 from .models import Agent, Conversation, Message
 from .providers import Completion, ModelError, ModelProvider, get_provider, model_for
 from .registry import ToolContext
+from .services import answer_pending_action
 
 logger = logging.getLogger(__name__)
 
@@ -92,6 +93,8 @@ def run_chat(
     if not agent.is_active:
         raise ApplicationError("agent_inactive", _("居民已停用：%(name)s") % {"name": agent.name})
     conversation = open_conversation(agent=agent, user=user, conversation_id=conversation_id, mode=mode, page=page)
+    if (answer := answer_pending_action(conversation=conversation, message=text, user=user)) is not None:
+        return ChatResult(conversation=conversation, reply=answer.reply, tool_calls=answer.tool_calls)  # 确认/取消
     Message.objects.create(conversation=conversation, role=Message.Role.USER, content=text)
     return converse(conversation, user=user, source=source)
 

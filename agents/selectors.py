@@ -2,8 +2,9 @@
 
 from django.utils.translation import gettext as _
 
-from .errors import NotFound
-from .models import Agent
+from .errors import ApplicationError, NotFound
+from .models import Agent, PendingAction
+from .registry import ToolContext, registry
 
 
 def agent_status(*, agent_id: int) -> dict:
@@ -11,6 +12,43 @@ def agent_status(*, agent_id: int) -> dict:
     if agent is None:
         raise NotFound("agent_not_found", _("居民不存在"))
     return dict(agent)
+
+
+def pending_action_get(*, action_id: int) -> PendingAction:
+    action = PendingAction.objects.select_related("agent", "conversation").filter(pk=action_id).first()
+    if action is None:
+        raise NotFound("pending_action_not_found", _("待确认操作不存在"))
+    return action
+
+
+def pending_action_review(action: PendingAction) -> dict:
+    """Proposed vs current values of the action's target, read now, for the staff deciding.
+
+    The tool's ``propose`` hook (a pure read) is asked again: its ``form_data`` is what
+    confirming would write, its ``current`` what is there now, its ``version`` the current
+    version (``stale`` when it moved since the proposal). A hook that now refuses (say, the
+    fund is already enabled) gives ``problem`` instead of a diff.
+    """
+    spec = registry.get(action.tool_name)
+    proposed, current, version, problem = dict(action.arguments), {}, None, ""
+    if spec is not None and spec.propose is not None:
+        context = ToolContext(agent=action.agent, source="confirmation", conversation=action.conversation, mode=action.mode)
+        try:
+            proposal = spec.propose(context, **action.arguments)
+            proposed, current, version = dict(proposal.form_data), dict(proposal.current), proposal.version
+        except ApplicationError as exc:
+            problem = exc.message
+    rows = [
+        {
+            "field": key,
+            "proposed": proposed.get(key, current.get(key)),
+            "current": current.get(key),
+            "changed": key in proposed and proposed[key] != current.get(key),
+        }
+        for key in dict.fromkeys([*proposed, *current])
+    ]
+    stale = action.version_read is not None and version is not None and version != action.version_read
+    return {"rows": rows, "version_read": action.version_read, "current_version": version, "stale": stale, "problem": problem}
 
 
 def agents_by_keys(keys: list[str]) -> list[Agent]:

@@ -1,20 +1,44 @@
-"""Agent-side business rules: proposals that wait for a staff member's confirmation."""
+"""Agent-side business rules: proposals that wait for a staff member's confirmation.
+
+A confirmation-requiring tool call becomes a ``PendingAction`` row (``propose_action``).
+Staff decide it once: ``confirm_pending_action`` claims the row with a conditional UPDATE
+(pending → confirmed) and runs the tool for real in the same transaction, as the
+confirming staff member, with the version the proposal read; ``reject_pending_action``
+and ``expire_pending_actions`` close it without running anything. Every outcome is
+written back into the conversation and broadcast as a ``pending_action`` event.
+"""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .events import broadcast
-from .models import PendingAction
+from .errors import ApplicationError, Conflict
+from .events import broadcast, send_ui_action
+from .models import Conversation, Message, PendingAction
 from .registry import Proposal, ToolContext, ToolSpec
+from .selectors import pending_action_get
+
+CONFIRM_ANSWERS = frozenset(
+    {"确认", "确定", "确认执行", "是", "是的", "好", "好的", "可以", "继续", "执行", "confirm", "yes", "y", "ok", "okay", "go ahead"}
+)
+CANCEL_ANSWERS = frozenset({"取消", "不", "不要", "否", "算了", "拒绝", "cancel", "no", "n", "reject", "stop"})
+_ANSWER_NOISE = re.compile(r"[\s。．.!！~～,，]+")
 
 
 def propose_action(*, spec: ToolSpec, arguments: dict, ctx: ToolContext) -> dict:
-    """Record what the agent wants to do instead of doing it; staff decide later."""
+    """Record what the agent wants to do instead of doing it; staff decide later.
+
+    In an embedded chat the staff member's open page is told to open the pre-filled form.
+    """
     proposal = spec.propose(ctx, **arguments) if spec.propose else Proposal(
         message=_("即将执行「%(tool)s」，请确认是否继续？") % {"tool": spec.name}, form_data=dict(arguments)
     )
@@ -22,17 +46,215 @@ def propose_action(*, spec: ToolSpec, arguments: dict, ctx: ToolContext) -> dict
         tool_name=spec.name,
         agent=ctx.agent,
         conversation=ctx.conversation,
-        requested_by=ctx.user if getattr(ctx.user, "is_authenticated", False) else None,
+        requested_by=_staff(ctx.user),
         arguments=arguments,
         version_read=proposal.version,
         mode=ctx.mode,
         summary=proposal.message,
         expires_at=timezone.now() + timedelta(seconds=settings.PENDING_ACTION_TTL),
     )
-    broadcast("pending_action", id=action.pk, tool=action.tool_name, status=action.status)
-    return {
+    _announce(action)
+    result = {
         "status": "pending_confirmation",
         "pending_action_id": action.pk,
         "message": proposal.message,
         "form_data": proposal.form_data,
     }
+    if ctx.mode == Conversation.Mode.EMBEDDED and _staff(ctx.user) is not None:
+        send_ui_action(
+            ctx.user,
+            "open_form",
+            url=proposal.url or getattr(ctx.conversation, "page", ""),
+            form=proposal.form,
+            pending_action_id=action.pk,
+            fields=proposal.form_data,
+        )
+        result.update(message=_("表单已预填，请确认后点击提交按钮"), summary=proposal.message)
+    return result
+
+
+def confirm_pending_action(*, action_id: int, user: Any, arguments: dict | None = None) -> PendingAction:
+    """Run the proposed action once, as ``user``, with the version the proposal read.
+
+    ``arguments`` (optional) are staff edits, merged over the proposed arguments. Returns the
+    decided action: ``confirmed`` with the tool's result, or ``failed`` (e.g. a stale version:
+    ``version_conflict`` with the current values in ``result``). An input error in the edits
+    (one naming a ``field``) is raised and the action stays pending, so staff can fix it.
+    Raises ``Conflict`` unless the action is pending (``pending_action_expired`` once expired).
+    """
+    _require_staff(user)
+    from .executor import execute  # the executor imports this module for proposals
+
+    action = pending_action_get(action_id=action_id)
+    if arguments is not None and not isinstance(arguments, dict):
+        raise ApplicationError("invalid_arguments", _("参数必须是 JSON 对象"), field="arguments")
+    now = timezone.now()
+    with transaction.atomic():
+        claimed = PendingAction.objects.filter(pk=action_id, status=PendingAction.Status.PENDING, expires_at__gt=now).update(
+            status=PendingAction.Status.CONFIRMED, decided_by=user, decided_at=now
+        )
+        if claimed:
+            action.refresh_from_db()
+            final_arguments = {**action.arguments, **(arguments or {})}
+            context = ToolContext(
+                agent=action.agent,
+                source="confirmation",
+                user=user,
+                conversation=action.conversation,
+                mode=action.mode,
+                pending_action=action,
+            )
+            result = execute(action.tool_name, final_arguments, context)
+            error = result.get("error") or {}
+            if result["status"] == "error" and error.get("field"):
+                details = {k: v for k, v in error.items() if k not in ("code", "message", "field")}
+                raise ApplicationError(error["code"], error["message"], field=error["field"], extra=details)
+            if arguments:
+                result = {**result, "arguments": final_arguments}
+            action.status = PendingAction.Status.CONFIRMED if result["status"] == "success" else PendingAction.Status.FAILED
+            action.result = result
+            PendingAction.objects.filter(pk=action.pk).update(status=action.status, result=result)
+            _record_outcome(action)
+    if not claimed:
+        raise _not_pending(action_id, now)
+    return action
+
+
+def reject_pending_action(*, action_id: int, user: Any, reason: str = "") -> PendingAction:
+    """Close the proposal without running it."""
+    _require_staff(user)
+    now = timezone.now()
+    reason = (reason or "").strip()[:500]
+    with transaction.atomic():
+        rejected = PendingAction.objects.filter(pk=action_id, status=PendingAction.Status.PENDING, expires_at__gt=now).update(
+            status=PendingAction.Status.REJECTED, decided_by=user, decided_at=now, result={"reason": reason} if reason else {}
+        )
+        if rejected:
+            action = pending_action_get(action_id=action_id)
+            _record_outcome(action)
+    if not rejected:
+        raise _not_pending(action_id, now)
+    return action
+
+
+def expire_pending_actions() -> int:
+    """Mark every pending action past its ``expires_at`` as expired; returns how many."""
+    now = timezone.now()
+    overdue = PendingAction.objects.filter(status=PendingAction.Status.PENDING, expires_at__lte=now)
+    return sum(_expire(action_id, now) for action_id in overdue.values_list("pk", flat=True))
+
+
+@dataclass
+class PendingAnswer:
+    """What a yes/no answer in a conversation did: the reply, and the tool call it ran, if any."""
+
+    reply: str
+    action: PendingAction | None = None
+    tool_calls: list[dict] = field(default_factory=list)
+
+
+def answer_pending_action(*, conversation: Conversation | None, message: str, user: Any) -> PendingAnswer | None:
+    """Treat 确认/confirm or 取消/cancel as the answer to the conversation's latest pending action.
+
+    Returns None (the chat goes on to the model) unless ``message`` is such an answer and the
+    conversation waits on a proposal. Stores the user's message and the outcome reply.
+    """
+    if conversation is None:
+        return None
+    answer = _ANSWER_NOISE.sub("", str(message or "")).lower()
+    if answer not in CONFIRM_ANSWERS and answer not in CANCEL_ANSWERS:
+        return None
+    action = conversation.pending_actions.filter(status=PendingAction.Status.PENDING).order_by("-created_at", "-id").first()
+    if action is None:
+        return None
+    Message.objects.create(conversation=conversation, role=Message.Role.USER, content=str(message))
+    try:
+        if answer in CONFIRM_ANSWERS:
+            action = confirm_pending_action(action_id=action.pk, user=user)
+        else:
+            action = reject_pending_action(action_id=action.pk, user=user)
+    except (ApplicationError, PermissionDenied) as exc:
+        action.refresh_from_db()
+        if action.status == PendingAction.Status.EXPIRED:  # expiring it already told the conversation
+            return PendingAnswer(reply=outcome_message(action), action=action)
+        reply = exc.message if isinstance(exc, ApplicationError) else _("只有员工可以确认或取消该操作")
+        Message.objects.create(conversation=conversation, role=Message.Role.ASSISTANT, content=reply)
+        return PendingAnswer(reply=reply, action=action)
+    tool_calls = []
+    if action.status in (PendingAction.Status.CONFIRMED, PendingAction.Status.FAILED):
+        tool_calls.append({"name": action.tool_name, "arguments": action.arguments, "result": action.result})
+    return PendingAnswer(reply=outcome_message(action), action=action, tool_calls=tool_calls)
+
+
+def outcome_message(action: PendingAction) -> str:
+    """The sentence staff and the conversation see once an action is decided."""
+    result = action.result or {}
+    if action.status == PendingAction.Status.CONFIRMED:
+        data = result.get("data")
+        message = data.get("message") if isinstance(data, dict) else None
+        return message or _("已执行：%(summary)s") % {"summary": action.summary}
+    if action.status == PendingAction.Status.FAILED:
+        error = result.get("error") or {}
+        return _("操作未能执行：%(reason)s") % {"reason": error.get("message") or error.get("code", "")}
+    if action.status == PendingAction.Status.REJECTED:
+        text = _("已取消，未执行：%(summary)s") % {"summary": action.summary}
+        if result.get("reason"):
+            text += _("（原因：%(reason)s）") % {"reason": result["reason"]}
+        return text
+    if action.status == PendingAction.Status.EXPIRED:
+        return _("操作已过期，未执行：%(summary)s") % {"summary": action.summary}
+    return action.summary
+
+
+def _expire(action_id: int, now) -> int:
+    with transaction.atomic():
+        expired = PendingAction.objects.filter(pk=action_id, status=PendingAction.Status.PENDING, expires_at__lte=now).update(
+            status=PendingAction.Status.EXPIRED, decided_at=now
+        )
+        if expired:
+            _record_outcome(pending_action_get(action_id=action_id))
+    return expired
+
+
+def _not_pending(action_id: int, now) -> Conflict:
+    """The error for deciding an action that is no longer pending (expiring it when overdue)."""
+    _expire(action_id, now)
+    action = pending_action_get(action_id=action_id)
+    if action.status == PendingAction.Status.EXPIRED:
+        minutes = max(1, settings.PENDING_ACTION_TTL // 60)
+        return Conflict(
+            "pending_action_expired",
+            _("该操作已过期（有效期 %(minutes)s 分钟），未执行；请重新发起") % {"minutes": minutes},
+            extra={"status": action.status},
+        )
+    return Conflict(
+        "pending_action_not_pending",
+        _("该操作已处理（%(status)s），不能重复决定") % {"status": action.get_status_display()},
+        extra={"status": action.status},
+    )
+
+
+def _record_outcome(action: PendingAction) -> None:
+    """Write the outcome into the conversation and tell open pages (after commit)."""
+    if action.conversation_id:
+        Message.objects.create(conversation_id=action.conversation_id, role=Message.Role.ASSISTANT, content=outcome_message(action))
+    _announce(action)
+
+
+def _announce(action: PendingAction) -> None:
+    broadcast(
+        "pending_action",
+        id=action.pk,
+        tool=action.tool_name,
+        status=action.status,
+        conversation_id=action.conversation_id,
+    )
+
+
+def _staff(user: Any) -> Any:
+    return user if getattr(user, "is_authenticated", False) else None
+
+
+def _require_staff(user: Any) -> None:
+    if not (getattr(user, "is_authenticated", False) and getattr(user, "is_staff", False) and getattr(user, "is_active", False)):
+        raise PermissionDenied(_("只有员工可以确认或拒绝待确认操作"))

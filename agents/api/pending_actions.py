@@ -1,0 +1,130 @@
+"""Pending-actions API (DESIGN §11): list proposals, confirm (optionally with edited
+arguments) or reject them. Confirming runs the action as the calling staff member."""
+
+from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework import status as http
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from agents.models import PendingAction
+from agents.selectors import pending_action_get
+from agents.services import confirm_pending_action, expire_pending_actions, outcome_message, reject_pending_action
+
+
+class PendingActionSerializer(serializers.ModelSerializer):
+    agent_name = serializers.CharField(source="agent.name", read_only=True)
+    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    decided_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = PendingAction
+        fields = [
+            "id", "tool_name", "agent", "agent_name", "conversation", "mode", "summary", "arguments",
+            "version_read", "status", "requested_by", "decided_by", "decided_at", "result", "expires_at", "created_at",
+        ]
+        read_only_fields = fields
+
+
+class ConfirmSerializer(serializers.Serializer):
+    arguments = serializers.DictField(
+        required=False, allow_null=True, help_text="edited arguments, merged over the proposed ones"
+    )
+
+
+class RejectSerializer(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+
+
+class DecisionSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    message = serializers.CharField(help_text="the outcome, as written into the conversation")
+    pending_action = PendingActionSerializer()
+
+
+class DecisionErrorSerializer(serializers.Serializer):
+    ok = serializers.BooleanField(default=False)
+    code = serializers.CharField()
+    reason = serializers.CharField()
+    pending_action = PendingActionSerializer(required=False, help_text="a failed action: its recorded result")
+
+
+def _actions() -> QuerySet[PendingAction]:
+    return PendingAction.objects.select_related("agent", "requested_by", "decided_by").order_by("-created_at", "-id")
+
+
+def _decision(action: PendingAction) -> Response:
+    """200 with the outcome, or 409 when the action ran and failed (e.g. ``version_conflict``,
+    with the fund's ``current`` values); the failure is recorded on the action either way."""
+    data = PendingActionSerializer(action).data
+    if action.status == PendingAction.Status.FAILED:
+        error = action.result.get("error") or {}
+        details = {k: v for k, v in error.items() if k not in ("code", "message")}
+        body = {"ok": False, "code": error.get("code", "failed"), "reason": outcome_message(action), **details}
+        return Response({**body, "pending_action": data}, status=http.HTTP_409_CONFLICT)
+    return Response({"ok": True, "message": outcome_message(action), "pending_action": data})
+
+
+@extend_schema(tags=["pending actions"])
+class PendingActionList(GenericAPIView):
+    serializer_class = PendingActionSerializer
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", OpenApiTypes.STR, enum=PendingAction.Status.values, description="only this status"),
+        ],
+    )
+    def get(self, request: Request) -> Response:
+        status = request.query_params.get("status") or None
+        if status is not None and status not in PendingAction.Status.values:
+            raise serializers.ValidationError({"status": [f"must be one of {', '.join(PendingAction.Status.values)}"]})
+        expire_pending_actions()
+        actions = _actions() if status is None else _actions().filter(status=status)
+        page = self.paginate_queryset(actions)
+        return self.get_paginated_response(PendingActionSerializer(page, many=True).data)
+
+
+@extend_schema(tags=["pending actions"])
+class PendingActionDetail(GenericAPIView):
+    serializer_class = PendingActionSerializer
+
+    def get(self, request: Request, pk: int) -> Response:
+        expire_pending_actions()
+        return Response(PendingActionSerializer(pending_action_get(action_id=pk)).data)
+
+
+@extend_schema(
+    tags=["pending actions"],
+    summary="Confirm: run the proposed action once, as the caller",
+    request=ConfirmSerializer,
+    responses={200: DecisionSerializer, 400: DecisionErrorSerializer, 403: DecisionErrorSerializer,
+               404: DecisionErrorSerializer, 409: DecisionErrorSerializer},
+)
+class PendingActionConfirm(GenericAPIView):
+    serializer_class = DecisionSerializer
+
+    def post(self, request: Request, pk: int) -> Response:
+        serializer = ConfirmSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        action = confirm_pending_action(action_id=pk, user=request.user, arguments=serializer.validated_data.get("arguments"))
+        return _decision(action)
+
+
+@extend_schema(
+    tags=["pending actions"],
+    summary="Reject: close the proposal without running it",
+    request=RejectSerializer,
+    responses={200: DecisionSerializer, 403: DecisionErrorSerializer, 404: DecisionErrorSerializer,
+               409: DecisionErrorSerializer},
+)
+class PendingActionReject(GenericAPIView):
+    serializer_class = DecisionSerializer
+
+    def post(self, request: Request, pk: int) -> Response:
+        serializer = RejectSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        action = reject_pending_action(action_id=pk, user=request.user, reason=serializer.validated_data["reason"])
+        return _decision(action)

@@ -1,0 +1,73 @@
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from funds.models import Fund
+
+
+class FundSerializer(serializers.ModelSerializer):
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    updated_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Fund
+        fields = [
+            "id", "fund_name", "active_status", "remarks", "version",
+            "created_at", "updated_at", "created_by", "updated_by",
+        ]
+        read_only_fields = fields
+
+
+class FundCreateSerializer(serializers.Serializer):
+    """Input shape only; the rules (name required, unique, lengths) are the service's."""
+
+    fund_name = serializers.CharField(allow_blank=True, trim_whitespace=False, help_text="required, unique, at most 100 characters")
+    remarks = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+
+
+class FundUpdateSerializer(serializers.Serializer):
+    version = serializers.IntegerField(min_value=1, help_text="the version you read; a stale one is a 409 version_conflict")
+    fund_name = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    remarks = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+
+
+class VersionSerializer(serializers.Serializer):
+    version = serializers.IntegerField(min_value=1, help_text="the version you read")
+
+
+class FundDraftSerializer(serializers.Serializer):
+    id = serializers.IntegerField(required=False, allow_null=True, min_value=1, help_text="the fund being edited, if any")
+    fund_name = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    remarks = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+
+
+class FundValidationSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+
+
+class FundBatchRowSerializer(serializers.Serializer):
+    """One row: without ``id`` it creates, with ``id`` (and ``version``) it updates."""
+
+    id = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    version = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    fund_name = serializers.CharField(required=False, allow_null=True, allow_blank=True, trim_whitespace=False)
+    remarks = serializers.CharField(required=False, allow_null=True, allow_blank=True, trim_whitespace=False)
+    active_status = serializers.ChoiceField(choices=Fund.ActiveStatus.choices, required=False, allow_null=True)
+
+
+class FundBatchResultSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    funds = FundSerializer(many=True)
+
+
+class ErrorSerializer(serializers.Serializer):
+    ok = serializers.BooleanField(default=False)
+    code = serializers.CharField()
+    reason = serializers.CharField()
+    field = serializers.CharField(required=False)
+    row = serializers.IntegerField(required=False, help_text="batch-upsert: the 1-based row that failed")
+    current = serializers.SerializerMethodField(help_text="version_conflict: the fund's current values")
+
+    @extend_schema_field(FundSerializer)
+    def get_current(self, error) -> dict | None:
+        return error.get("current")

@@ -1,0 +1,130 @@
+"""Fund API (DESIGN §11). Views parse input, call a service or selector, and render;
+errors become ``{"ok": false, "code", "reason"}`` (409 ``version_conflict`` carries
+``current``). There is no DELETE: disabling is the soft delete (DELETE → 405)."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework import status as http
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from funds import selectors, services
+
+from .serializers import (
+    ErrorSerializer,
+    FundBatchResultSerializer,
+    FundBatchRowSerializer,
+    FundCreateSerializer,
+    FundDraftSerializer,
+    FundSerializer,
+    FundUpdateSerializer,
+    FundValidationSerializer,
+    VersionSerializer,
+)
+
+ERRORS = {400: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer}
+
+
+class _Filters(serializers.Serializer):
+    fund_name = serializers.CharField(required=False, allow_blank=True, default="")
+    active_only = serializers.BooleanField(required=False, default=False)
+
+
+@extend_schema(tags=["funds"])
+class FundListCreate(GenericAPIView):
+    serializer_class = FundSerializer
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("fund_name", OpenApiTypes.STR, description="name contains (case-insensitive)"),
+            OpenApiParameter("active_only", OpenApiTypes.BOOL, description="only ENABLE funds"),
+            OpenApiParameter("page", OpenApiTypes.INT, description="page number"),
+        ],
+        responses={200: FundSerializer(many=True), 400: ErrorSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        filters = _Filters(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        funds = selectors.fund_list(**filters.validated_data)
+        page = self.paginate_queryset(funds.select_related("created_by", "updated_by"))
+        return self.get_paginated_response(FundSerializer(page, many=True).data)
+
+    @extend_schema(request=FundCreateSerializer, responses={201: FundSerializer, 400: ErrorSerializer})
+    def post(self, request: Request) -> Response:
+        serializer = FundCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        fund = services.fund_create(**serializer.validated_data, user=request.user)
+        return Response(FundSerializer(fund).data, status=http.HTTP_201_CREATED)
+
+
+@extend_schema(tags=["funds"])
+class FundDetail(GenericAPIView):
+    serializer_class = FundSerializer
+
+    @extend_schema(responses={200: FundSerializer, 404: ErrorSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(FundSerializer(selectors.fund_get(fund_id=pk)).data)
+
+    @extend_schema(request=FundUpdateSerializer, responses={200: FundSerializer, **ERRORS})
+    def patch(self, request: Request, pk: int) -> Response:
+        serializer = FundUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        fund = services.fund_update(fund_id=pk, **serializer.validated_data, user=request.user)
+        return Response(FundSerializer(fund).data)
+
+
+@extend_schema(tags=["funds"], request=VersionSerializer, responses={200: FundSerializer, **ERRORS})
+class FundEnable(GenericAPIView):
+    serializer_class = FundSerializer
+
+    def post(self, request: Request, pk: int) -> Response:
+        serializer = VersionSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        fund = services.fund_enable(fund_id=pk, version=serializer.validated_data["version"], user=request.user)
+        return Response(FundSerializer(fund).data)
+
+
+@extend_schema(tags=["funds"], request=VersionSerializer, responses={200: FundSerializer, **ERRORS})
+class FundDisable(GenericAPIView):
+    serializer_class = FundSerializer
+
+    def post(self, request: Request, pk: int) -> Response:
+        serializer = VersionSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        fund = services.fund_disable(fund_id=pk, version=serializer.validated_data["version"], user=request.user)
+        return Response(FundSerializer(fund).data)
+
+
+@extend_schema(
+    tags=["funds"],
+    summary="Check a draft without saving",
+    request=FundDraftSerializer,
+    responses={200: FundValidationSerializer, 400: ErrorSerializer},
+)
+class FundValidate(GenericAPIView):
+    serializer_class = FundValidationSerializer
+
+    def post(self, request: Request) -> Response:
+        serializer = FundDraftSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        draft = serializer.validated_data
+        errors = services.fund_validate(fund_name=draft["fund_name"], remarks=draft["remarks"], fund_id=draft.get("id"))
+        return Response({"ok": not errors, "errors": errors})
+
+
+@extend_schema(
+    tags=["funds"],
+    summary="Create or update many funds, all or nothing",
+    request=FundBatchRowSerializer(many=True),
+    responses={200: FundBatchResultSerializer, **ERRORS},
+)
+class FundBatchUpsert(GenericAPIView):
+    serializer_class = FundBatchResultSerializer
+
+    def post(self, request: Request) -> Response:
+        serializer = FundBatchRowSerializer(data=request.data, many=True)
+        serializer.is_valid(raise_exception=True)
+        funds = services.fund_batch_upsert(rows=serializer.validated_data, user=request.user)
+        return Response({"ok": True, "funds": FundSerializer(funds, many=True).data})

@@ -1,0 +1,225 @@
+"""Fund tools. Queries run at once; writes only ever run once a staff member confirmed them.
+
+Each write tool has a ``propose`` hook: when its Tool row requires confirmation (the
+default), the executor calls the hook instead of the function and records a
+``PendingAction`` with the version the hook read. Confirming runs the function with
+``ctx.pending_action`` set and ``ctx.user`` the confirming staff member.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from django.utils.translation import gettext as _
+
+from agents.errors import ApplicationError
+from agents.registry import Param, Proposal, ToolContext, tool
+
+from .models import FUND_NAME_MAX_LENGTH, REMARKS_MAX_LENGTH, Fund
+from .selectors import fund_data, fund_get, fund_list, status_label
+from .services import (
+    fund_check_draft,
+    fund_check_transition,
+    fund_create,
+    fund_disable,
+    fund_enable,
+    fund_update,
+)
+
+FUNDS_PAGE = "/funds/"
+FUND_FORM = "fund-form"
+LIST_LIMIT = 50
+
+FundId = Annotated[int, Param(ge=1, description="基金 ID", description_en="fund ID")]
+FundName = Annotated[
+    str, Param(min_length=1, max_length=FUND_NAME_MAX_LENGTH, description="基金名称", description_en="fund name")
+]
+Remarks = Annotated[str, Param(max_length=REMARKS_MAX_LENGTH, description="备注", description_en="remarks")]
+
+
+def _describe(fund: Fund) -> str:
+    return _("%(name)s（ID %(id)s，%(status)s）") % {
+        "name": fund.fund_name,
+        "id": fund.pk,
+        "status": status_label(fund.active_status),
+    }
+
+
+@tool(
+    description="查询基金列表，可按名称模糊搜索，或只看启用的基金",
+    description_en="List funds, optionally filtered by name (contains) or to enabled funds only",
+)
+def list_funds(
+    ctx: ToolContext,
+    fund_name: Annotated[str, Param(description="按名称模糊搜索", description_en="name contains")] | None = None,
+    active_only: Annotated[bool, Param(description="只显示启用的基金", description_en="enabled funds only")] | None = None,
+) -> dict:
+    funds = fund_list(fund_name=fund_name, active_only=bool(active_only))
+    total = funds.count()
+    shown = list(funds[:LIST_LIMIT])
+    if not shown:
+        message = _("没有找到符合条件的基金")
+    else:
+        message = _("共 %(total)s 个基金：%(funds)s") % {"total": total, "funds": "、".join(map(_describe, shown))}
+        if total > len(shown):
+            message += _("（仅列出前 %(n)s 个）") % {"n": len(shown)}
+    return {"funds": [fund_data(fund) for fund in shown], "total": total, "message": message}
+
+
+@tool(description="获取指定基金的详细信息", description_en="Get the details of one fund")
+def get_fund_detail(ctx: ToolContext, fund_id: FundId) -> dict:
+    fund = fund_get(fund_id=fund_id)
+    message = _("基金「%(name)s」（ID %(id)s）：状态 %(status)s，备注「%(remarks)s」，版本 %(version)s") % {
+        "name": fund.fund_name,
+        "id": fund.pk,
+        "status": status_label(fund.active_status),
+        "remarks": fund.remarks,
+        "version": fund.version,
+    }
+    return {"fund": fund_data(fund), "message": message}
+
+
+def _version(ctx: ToolContext, fund_id: int) -> int:
+    """The version this write is based on: the one the proposal read, or (no confirmation) now's."""
+    action = ctx.pending_action
+    if action is None:
+        return fund_get(fund_id=fund_id).version
+    if action.arguments.get("fund_id") != fund_id:
+        raise ApplicationError(
+            "invalid_arguments", _("确认时不能更换提议所针对的基金"), field="fund_id"
+        )
+    return action.version_read
+
+
+def _form_values(fund: Fund) -> dict:
+    return {"fund_id": fund.pk, "fund_name": fund.fund_name, "remarks": fund.remarks, "active_status": fund.active_status}
+
+
+def _proposal(message: str, form_data: dict, fund: Fund | None = None) -> Proposal:
+    return Proposal(
+        message=message,
+        form_data=form_data,
+        version=fund.version if fund else None,
+        current=_form_values(fund) if fund else {},
+        url=FUNDS_PAGE,
+        form=FUND_FORM,
+    )
+
+
+def propose_create_fund(ctx: ToolContext, fund_name: str, remarks: str | None = None) -> Proposal:
+    fund_check_draft(fund_name=fund_name, remarks=remarks)
+    name = fund_name.strip()
+    return _proposal(
+        _("即将创建基金「%(name)s」，请确认是否继续？") % {"name": name},
+        {"fund_name": name, "remarks": (remarks or "").strip()},
+    )
+
+
+@tool(
+    description="创建新基金（需要员工确认后才会执行）",
+    description_en="Create a new fund (runs only after a staff member confirms)",
+    category="action",
+    requires_confirmation=True,
+    propose=propose_create_fund,
+)
+def create_fund(ctx: ToolContext, fund_name: FundName, remarks: Remarks | None = None) -> dict:
+    fund = fund_create(fund_name=fund_name, remarks=remarks or "", user=ctx.user)
+    message = _("基金「%(name)s」创建成功，ID 为 %(id)s") % {"name": fund.fund_name, "id": fund.pk}
+    return {"fund": fund_data(fund), "message": message}
+
+
+def propose_update_fund(
+    ctx: ToolContext, fund_id: int, fund_name: str | None = None, remarks: str | None = None
+) -> Proposal:
+    fund = fund_get(fund_id=fund_id)
+    if fund_name is None and remarks is None:
+        raise ApplicationError("nothing_to_update", _("没有需要修改的内容：请给出新的名称或备注"))
+    fund_check_draft(fund_name=fund_name, remarks=remarks, fund_id=fund_id, partial=True)
+    changes = []
+    if fund_name is not None:
+        changes.append(_("名称改为「%(name)s」") % {"name": fund_name.strip()})
+    if remarks is not None:
+        changes.append(_("备注改为「%(remarks)s」") % {"remarks": remarks.strip()})
+    message = _("即将更新基金「%(name)s」（ID %(id)s）：%(changes)s，请确认是否继续？") % {
+        "name": fund.fund_name,
+        "id": fund.pk,
+        "changes": _("，").join(changes),
+    }
+    form_data = {
+        "fund_id": fund.pk,
+        "fund_name": fund_name.strip() if fund_name is not None else fund.fund_name,
+        "remarks": remarks.strip() if remarks is not None else fund.remarks,
+    }
+    return _proposal(message, form_data, fund)
+
+
+@tool(
+    description="修改基金的名称或备注（需要员工确认后才会执行）",
+    description_en="Change a fund's name or remarks (runs only after a staff member confirms)",
+    category="action",
+    requires_confirmation=True,
+    propose=propose_update_fund,
+)
+def update_fund(
+    ctx: ToolContext,
+    fund_id: FundId,
+    fund_name: Annotated[
+        str,
+        Param(min_length=1, max_length=FUND_NAME_MAX_LENGTH, description="新的基金名称", description_en="new fund name"),
+    ]
+    | None = None,
+    remarks: Annotated[
+        str, Param(max_length=REMARKS_MAX_LENGTH, description="新的备注", description_en="new remarks")
+    ]
+    | None = None,
+) -> dict:
+    fund = fund_update(
+        fund_id=fund_id, version=_version(ctx, fund_id), fund_name=fund_name, remarks=remarks, user=ctx.user
+    )
+    message = _("基金「%(name)s」（ID %(id)s）已更新，当前版本 %(version)s") % {
+        "name": fund.fund_name,
+        "id": fund.pk,
+        "version": fund.version,
+    }
+    return {"fund": fund_data(fund), "message": message}
+
+
+def _propose_status(fund_id: int, active_status: str, message: str) -> Proposal:
+    fund = fund_get(fund_id=fund_id)
+    fund_check_transition(fund=fund, active_status=active_status)
+    form_data = {**_form_values(fund), "active_status": active_status}
+    return _proposal(message % {"name": fund.fund_name, "id": fund.pk}, form_data, fund)
+
+
+def propose_enable_fund(ctx: ToolContext, fund_id: int) -> Proposal:
+    return _propose_status(fund_id, Fund.ActiveStatus.ENABLE, _("即将启用基金「%(name)s」（ID %(id)s），请确认是否继续？"))
+
+
+def propose_disable_fund(ctx: ToolContext, fund_id: int) -> Proposal:
+    return _propose_status(
+        fund_id, Fund.ActiveStatus.DISABLE, _("即将停用基金「%(name)s」（ID %(id)s，可再启用），请确认是否继续？")
+    )
+
+
+@tool(
+    description="启用基金（需要员工确认后才会执行）",
+    description_en="Enable a fund (runs only after a staff member confirms)",
+    category="action",
+    requires_confirmation=True,
+    propose=propose_enable_fund,
+)
+def enable_fund(ctx: ToolContext, fund_id: FundId) -> dict:
+    fund = fund_enable(fund_id=fund_id, version=_version(ctx, fund_id), user=ctx.user)
+    return {"fund": fund_data(fund), "message": _("基金「%(name)s」已启用") % {"name": fund.fund_name}}
+
+
+@tool(
+    description="停用基金，即软删除，可再启用（需要员工确认后才会执行）",
+    description_en="Disable a fund, the soft delete; it can be enabled again (runs only after a staff member confirms)",
+    category="action",
+    requires_confirmation=True,
+    propose=propose_disable_fund,
+)
+def disable_fund(ctx: ToolContext, fund_id: FundId) -> dict:
+    fund = fund_disable(fund_id=fund_id, version=_version(ctx, fund_id), user=ctx.user)
+    return {"fund": fund_data(fund), "message": _("基金「%(name)s」已停用") % {"name": fund.fund_name}}

@@ -1,0 +1,108 @@
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from agents.executor import execute
+from agents.models import Conversation, PendingAction
+from agents.registry import ToolContext
+from funds.models import Fund
+from funds.services import fund_create, fund_update
+
+pytestmark = pytest.mark.django_db
+
+FUND_TOOLS = ("list_funds", "get_fund_detail", "create_fund", "update_fund", "enable_fund", "disable_fund")
+
+
+@pytest.fixture
+def propose(make_agent, staff_user):
+    agent = make_agent("基金助理", tools=FUND_TOOLS)
+    conversation = Conversation.objects.create(agent=agent, user=staff_user)
+
+    def run(name, **arguments):
+        result = execute(name, arguments, ToolContext(agent=agent, user=staff_user, conversation=conversation))
+        return PendingAction.objects.get(pk=result["pending_action_id"])
+
+    return run
+
+
+def test_list_filters_by_status_and_expires_overdue_actions(api_client, propose):
+    overdue = propose("create_fund", fund_name="Alpha")
+    waiting = propose("create_fund", fund_name="Beta")
+    PendingAction.objects.filter(pk=overdue.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    body = api_client.get("/api/pending-actions/", {"status": "pending"}).json()
+    assert [a["id"] for a in body["results"]] == [waiting.pk]
+    assert body["results"][0]["arguments"] == {"fund_name": "Beta"} and body["results"][0]["agent_name"] == "基金助理"
+    expired = api_client.get("/api/pending-actions/", {"status": "expired"}).json()
+    assert [a["id"] for a in expired["results"]] == [overdue.pk]
+
+
+def test_list_refuses_an_unknown_status(api_client):
+    response = api_client.get("/api/pending-actions/", {"status": "maybe"})
+    assert response.status_code == 400 and response.json()["code"] == "invalid_input"
+
+
+def test_confirm_runs_the_action_as_the_caller(api_client, propose):
+    action = propose("create_fund", fund_name="Alpha")
+    response = api_client.post(f"/api/pending-actions/{action.pk}/confirm/", {}, format="json")
+    assert response.status_code == 200
+    body = response.json()
+    fund = Fund.objects.get()
+    assert body["ok"] is True and body["message"] == f"基金「Alpha」创建成功，ID 为 {fund.pk}"
+    assert (body["pending_action"]["status"], body["pending_action"]["decided_by"]) == ("confirmed", "staff")
+    assert fund.created_by.username == "staff"
+
+
+def test_confirm_with_edited_arguments(api_client, propose):
+    action = propose("create_fund", fund_name="Alpha")
+    body = api_client.post(
+        f"/api/pending-actions/{action.pk}/confirm/", {"arguments": {"remarks": "edited"}}, format="json"
+    ).json()
+    assert body["ok"] is True and Fund.objects.get().remarks == "edited"
+
+
+def test_confirm_with_an_invalid_edit_is_400_and_keeps_the_action(api_client, propose):
+    action = propose("create_fund", fund_name="Alpha")
+    response = api_client.post(f"/api/pending-actions/{action.pk}/confirm/", {"arguments": {"fund_name": 5}}, format="json")
+    assert response.status_code == 400 and response.json()["field"] == "fund_name"
+    assert PendingAction.objects.get().status == "pending"
+
+
+def test_confirming_a_stale_proposal_is_409_with_the_current_values(api_client, propose):
+    fund = fund_create(fund_name="Alpha")
+    action = propose("update_fund", fund_id=fund.pk, remarks="agent")
+    fund_update(fund_id=fund.pk, version=1, remarks="human")
+    response = api_client.post(f"/api/pending-actions/{action.pk}/confirm/", {}, format="json")
+    assert response.status_code == 409
+    body = response.json()
+    assert body["code"] == "version_conflict" and body["current"]["remarks"] == "human"
+    assert body["pending_action"]["status"] == "failed"
+
+
+def test_confirming_a_decided_action_is_409(api_client, propose):
+    action = propose("create_fund", fund_name="Alpha")
+    api_client.post(f"/api/pending-actions/{action.pk}/reject/", {"reason": "no"}, format="json")
+    response = api_client.post(f"/api/pending-actions/{action.pk}/confirm/", {}, format="json")
+    assert response.status_code == 409 and response.json()["code"] == "pending_action_not_pending"
+    assert not Fund.objects.exists()
+
+
+def test_reject_records_the_reason(api_client, propose):
+    action = propose("create_fund", fund_name="Alpha")
+    body = api_client.post(f"/api/pending-actions/{action.pk}/reject/", {"reason": "重复"}, format="json").json()
+    assert body["pending_action"]["status"] == "rejected" and body["pending_action"]["result"] == {"reason": "重复"}
+
+
+def test_confirming_an_unknown_action_is_404(api_client):
+    response = api_client.post("/api/pending-actions/999/confirm/", {}, format="json")
+    assert response.status_code == 404 and response.json()["code"] == "pending_action_not_found"
+
+
+def test_non_staff_cannot_confirm(propose, django_user_model):
+    action = propose("create_fund", fund_name="Alpha")
+    client = APIClient()
+    client.force_authenticate(django_user_model.objects.create_user("visitor"))
+    response = client.post(f"/api/pending-actions/{action.pk}/confirm/", {}, format="json")
+    assert response.status_code == 403 and response.json()["code"] == "permission_denied"
+    assert PendingAction.objects.get().status == "pending" and not Fund.objects.exists()
