@@ -1,0 +1,112 @@
+"""The rules provider's fund phrases, through the real chat runner (zh and en)."""
+
+import pytest
+
+from agents.chat import run_chat
+from agents.models import PendingAction
+from funds.models import Fund
+from funds.services import fund_create
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def funds():
+    alpha = fund_create(fund_name="Alpha", remarks="旧备注")
+    beta = fund_create(fund_name="Beta", active_status="DISABLE")
+    return alpha, beta
+
+
+def chat(agent, user, message):
+    result = run_chat(agent=agent, message=message, user=user)
+    return result, [(call["name"], call["arguments"]) for call in result.tool_calls]
+
+
+@pytest.mark.parametrize("message", ["有哪些基金？", "list funds", "What funds are there?"])
+def test_listing_funds(fund_agent, staff_user, funds, message):
+    result, calls = chat(fund_agent, staff_user, message)
+    assert calls == [("list_funds", {})]
+    assert "Alpha" in result.reply and "Beta" in result.reply
+
+
+@pytest.mark.parametrize("message", ["有哪些启用的基金", "show active funds"])
+def test_listing_enabled_funds(fund_agent, staff_user, funds, message):
+    result, calls = chat(fund_agent, staff_user, message)
+    assert calls == [("list_funds", {"active_only": True})]
+    assert "Alpha" in result.reply and "Beta" not in result.reply
+
+
+@pytest.mark.parametrize("message", ["Alpha 基金的详情", "details of fund Alpha", "Alpha fund details"])
+def test_fund_detail_looks_the_name_up_first(fund_agent, staff_user, funds, message):
+    alpha, _ = funds
+    result, calls = chat(fund_agent, staff_user, message)
+    assert calls == [("list_funds", {"fund_name": "Alpha"}), ("get_fund_detail", {"fund_id": alpha.pk})]
+    assert "旧备注" in result.reply
+
+
+@pytest.mark.parametrize(
+    ("message", "arguments"),
+    [
+        ("创建一个叫 Alpha 的基金", {"fund_name": "Alpha"}),
+        ("帮我创建一个叫 Alpha 的基金", {"fund_name": "Alpha"}),
+        ("帮我创建一个叫「Alpha Two」的基金，备注是测试用", {"fund_name": "Alpha Two", "remarks": "测试用"}),
+        ("create a fund called Alpha", {"fund_name": "Alpha"}),
+        ('Create a new fund named "Alpha" with remarks for testing', {"fund_name": "Alpha", "remarks": "for testing"}),
+    ],
+)
+def test_creating_a_fund_asks_for_confirmation(fund_agent, staff_user, message, arguments):
+    result, calls = chat(fund_agent, staff_user, message)
+    assert calls == [("create_fund", arguments)]
+    assert result.reply == f"即将创建基金「{arguments['fund_name']}」，请确认是否继续？"
+    assert PendingAction.objects.get().arguments == arguments
+    assert not Fund.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("message", "change"),
+    [
+        ("把 Alpha 基金的备注改成 长期持有", {"remarks": "长期持有"}),
+        ("change the remarks of fund Alpha to hold", {"remarks": "hold"}),
+        ("把 Alpha 基金改名为 Alpha2", {"fund_name": "Alpha2"}),
+        ("rename fund Alpha to Alpha2", {"fund_name": "Alpha2"}),
+    ],
+)
+def test_updating_a_fund_by_name_proposes_with_its_id(fund_agent, staff_user, funds, message, change):
+    alpha, _ = funds
+    result, calls = chat(fund_agent, staff_user, message)
+    assert calls == [("list_funds", {"fund_name": "Alpha"}), ("update_fund", {"fund_id": alpha.pk, **change})]
+    assert "请确认是否继续" in result.reply
+    alpha.refresh_from_db()
+    assert (alpha.remarks, alpha.fund_name) == ("旧备注", "Alpha")
+
+
+@pytest.mark.parametrize(
+    ("message", "tool_name", "name"),
+    [
+        ("启用 Beta 基金", "enable_fund", "Beta"),
+        ("enable fund Beta", "enable_fund", "Beta"),
+        ("停用 Alpha 基金", "disable_fund", "Alpha"),
+        ("disable the Alpha fund", "disable_fund", "Alpha"),
+    ],
+)
+def test_enabling_and_disabling_propose(fund_agent, staff_user, funds, message, tool_name, name):
+    fund = Fund.objects.get(fund_name=name)
+    result, calls = chat(fund_agent, staff_user, message)
+    assert calls[-1] == (tool_name, {"fund_id": fund.pk})
+    assert PendingAction.objects.get().tool_name == tool_name
+    assert "请确认是否继续" in result.reply
+
+
+def test_an_unknown_fund_name_gets_a_plain_answer(fund_agent, staff_user, funds):
+    result, calls = chat(fund_agent, staff_user, "停用 Gamma 基金")
+    assert calls == [("list_funds", {"fund_name": "Gamma"})]
+    assert result.reply == "没有找到名为「Gamma」的基金。"
+    assert not PendingAction.objects.exists()
+
+
+def test_an_ambiguous_name_asks_which_fund(fund_agent, staff_user, funds):
+    fund_create(fund_name="Alpha Asia")
+    fund_create(fund_name="Alpha Europe")
+    result, calls = chat(fund_agent, staff_user, "停用 Alph 基金")
+    assert len(calls) == 1 and "多个基金" in result.reply
+    assert not PendingAction.objects.exists()
