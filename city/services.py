@@ -1,0 +1,556 @@
+"""City business rules: the only place resources and credits move.
+
+Every service runs in one ``transaction.atomic()`` (a savepoint when the caller already
+has a transaction), so a failure half-way leaves nothing behind. Concurrency:
+
+* Every service first locks the rows of the agents it touches, in ascending id order
+  (``SELECT … FOR NO KEY UPDATE`` on PostgreSQL; SQLite's IMMEDIATE transactions already
+  serialize writers). An agent's credits and stock only change while its row is locked,
+  so read-check-write sequences cannot interleave, and the single lock order rules out
+  deadlocks. ``NO KEY`` keeps inserts that merely reference the agent (audit rows) free.
+* Decrements are still conditional (``UPDATE … SET quantity = quantity - n WHERE
+  quantity >= n``) with the row count checked, and the database refuses negative values:
+  no lost update and no negative balance even for a caller that forgot the lock.
+* Market orders change state by compare-and-set (``WHERE status = 'open'``): of any number
+  of concurrent accepts or cancels of one order exactly one wins.
+
+Events go out through ``agents.events.broadcast``, which waits for the commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import F, Value
+from django.db.models.functions import Greatest
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from agents.errors import ApplicationError, Conflict, NotFound
+from agents.events import broadcast
+from agents.models import Agent
+
+from .selectors import order_not_found
+from .models import (
+    AgentResource,
+    Building,
+    BuildingKind,
+    CheckIn,
+    CityChatMessage,
+    Employment,
+    MarketOrder,
+    Purchase,
+    ResourceTransfer,
+    ResourceType,
+    ShopItem,
+)
+
+# Agent.credits and stock columns are 32-bit integers on PostgreSQL: keep amounts far from overflow.
+MAX_AMOUNT = 1_000_000
+MAX_NEED = 100
+REST_ENERGY_GAIN = 20
+WORK_ENERGY_COST = 15
+WORK_SATIETY_COST = 10
+CHAT_MAX_LENGTH = CityChatMessage._meta.get_field("content").max_length
+BUILDING_NAME_MAX_LENGTH = Building._meta.get_field("name").max_length
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _is_whole(value: Any) -> bool:
+    # bool is an int in Python, but True is not a quantity.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_quantity(quantity: Any, *, field: str = "quantity") -> int:
+    if not _is_whole(quantity) or not 1 <= quantity <= MAX_AMOUNT:
+        raise ApplicationError(
+            "invalid_quantity", _("数量必须是 1 到 %(max)s 之间的整数") % {"max": MAX_AMOUNT}, field=field
+        )
+    return quantity
+
+
+def _agent_not_found(agent_id: Any, *, field: str = "agent_id") -> NotFound:
+    return NotFound("agent_not_found", _("居民 #%(id)s 不存在") % {"id": agent_id}, field=field)
+
+
+def _lock_agents(*agent_ids: int) -> dict[int, Agent]:
+    """Lock the agents' rows in ascending id order; the ones that exist, by id."""
+    wanted = sorted({agent_id for agent_id in agent_ids if _is_whole(agent_id)})
+    rows = Agent.objects.select_for_update(no_key=True).filter(pk__in=wanted).order_by("pk")
+    return {agent.pk: agent for agent in rows}
+
+
+def _lock_agent(agent_id: int, *, field: str = "agent_id") -> Agent:
+    agent = _lock_agents(agent_id).get(agent_id)
+    if agent is None:
+        raise _agent_not_found(agent_id, field=field)
+    return agent
+
+
+def _resource_type(slug: Any, *, field: str = "resource_type") -> ResourceType:
+    cleaned = slug.strip().lower() if isinstance(slug, str) else ""
+    resource_type = ResourceType.objects.filter(slug=cleaned).first() if cleaned else None
+    if resource_type is None:
+        raise NotFound("unknown_resource", _("未知资源：%(slug)s") % {"slug": slug}, field=field)
+    return resource_type
+
+
+def _insufficient_resource(agent_id: int, resource_type: ResourceType, need: int) -> Conflict:
+    have = (
+        AgentResource.objects.filter(agent_id=agent_id, resource_type=resource_type)
+        .values_list("quantity", flat=True)
+        .first()
+        or 0
+    )
+    return Conflict(
+        "insufficient_resource",
+        _("%(resource)s 不足，当前 %(have)s，需要 %(need)s")
+        % {"resource": resource_type.slug, "have": have, "need": need},
+        field="quantity",
+        extra={"have": have, "need": need},
+    )
+
+
+def _take_resource(agent_id: int, resource_type: ResourceType, quantity: int) -> None:
+    """Remove goods from an agent's stock, or raise insufficient_resource (nothing changed)."""
+    taken = AgentResource.objects.filter(
+        agent_id=agent_id, resource_type=resource_type, quantity__gte=quantity
+    ).update(quantity=F("quantity") - quantity)
+    if not taken:
+        raise _insufficient_resource(agent_id, resource_type, quantity)
+
+
+def _give_resource(agent_id: int, resource_type: ResourceType, quantity: int) -> None:
+    """Add goods to an agent's stock (the caller holds the agent's lock, so the insert cannot race)."""
+    added = AgentResource.objects.filter(agent_id=agent_id, resource_type=resource_type).update(
+        quantity=F("quantity") + quantity
+    )
+    if not added:
+        AgentResource.objects.create(agent_id=agent_id, resource_type=resource_type, quantity=quantity)
+
+
+def _insufficient_credits(agent_id: int, need: int) -> Conflict:
+    have = Agent.objects.filter(pk=agent_id).values_list("credits", flat=True).first() or 0
+    return Conflict(
+        "insufficient_credits",
+        _("信用点不足，当前 %(have)s，需要 %(need)s") % {"have": have, "need": need},
+        extra={"have": have, "need": need},
+    )
+
+
+def _take_credits(agent_id: int, amount: int) -> None:
+    if amount and not Agent.objects.filter(pk=agent_id, credits__gte=amount).update(credits=F("credits") - amount):
+        raise _insufficient_credits(agent_id, amount)
+
+
+def _give_credits(agent_id: int, amount: int) -> None:
+    if amount:
+        Agent.objects.filter(pk=agent_id).update(credits=F("credits") + amount)
+
+
+def _check_price(price: Any) -> int:
+    if not _is_whole(price) or not 1 <= price <= MAX_AMOUNT:
+        raise ApplicationError(
+            "invalid_price", _("价格必须是 1 到 %(max)s 之间的整数") % {"max": MAX_AMOUNT}, field="price"
+        )
+    return price
+
+
+def _staff(user: Any) -> Any:
+    return user if getattr(user, "is_authenticated", False) else None
+
+
+# ---------------------------------------------------------------------------- transfers
+
+
+@transaction.atomic
+def transfer_resource(
+    *,
+    from_agent_id: int,
+    to_agent_id: int,
+    resource_type: str,
+    quantity: int,
+    source: str,
+    user: Any = None,
+) -> ResourceTransfer:
+    """Move ``quantity`` of a resource from one agent to another, and write it in the ledger.
+
+    Checks in DESIGN §6's order: invalid_quantity, agent_not_found, same_agent,
+    unknown_resource, insufficient_resource.
+    """
+    _check_quantity(quantity)
+    if source not in ResourceTransfer.Source.values:
+        raise ValueError(f"unknown ledger source {source!r}")  # a programming error, not user input
+    agents = _lock_agents(from_agent_id, to_agent_id)
+    if from_agent_id not in agents:
+        raise _agent_not_found(from_agent_id, field="from_agent_id")
+    if to_agent_id not in agents:
+        raise _agent_not_found(to_agent_id, field="to_agent_id")
+    if from_agent_id == to_agent_id:
+        raise ApplicationError("same_agent", _("不能转赠给自己：发送方和接收方必须是不同的居民"), field="to_agent_id")
+    kind = _resource_type(resource_type)
+    _take_resource(from_agent_id, kind, quantity)
+    _give_resource(to_agent_id, kind, quantity)
+    transfer = ResourceTransfer.objects.create(
+        from_agent_id=from_agent_id,
+        to_agent_id=to_agent_id,
+        resource_type=kind,
+        quantity=quantity,
+        source=source,
+        user=_staff(user),
+    )
+    sender, receiver = agents[from_agent_id], agents[to_agent_id]
+    broadcast(
+        "resource_transferred",
+        from_agent_id=sender.pk,
+        from_agent_name=sender.name,
+        to_agent_id=receiver.pk,
+        to_agent_name=receiver.name,
+        resource_type=kind.slug,
+        quantity=quantity,
+        transfer_id=transfer.pk,
+        source=source,
+    )
+    return transfer
+
+
+def transfer_message(transfer: ResourceTransfer) -> str:
+    """The one-line confirmation every surface shows: 转移 5 flour 成功."""
+    return _("转移 %(quantity)s %(resource)s 成功") % {
+        "quantity": transfer.quantity,
+        "resource": transfer.resource_type.slug,
+    }
+
+
+# ---------------------------------------------------------------------------- needs
+
+
+@transaction.atomic
+def rest(*, agent_id: int) -> Agent:
+    """Recover energy (capped at 100); resting is always possible."""
+    agent = _lock_agent(agent_id)
+    agent.energy = min(MAX_NEED, agent.energy + REST_ENERGY_GAIN)
+    agent.save(update_fields=["energy"])
+    return agent
+
+
+def _edible_in_stock(agent_id: int, resource_type: str | None) -> ResourceType:
+    """The food to eat: the named one, or the most filling food the agent holds."""
+    if resource_type:
+        kind = _resource_type(resource_type)
+        if not kind.edible:
+            raise ApplicationError("not_edible", _("%(resource)s 不能吃") % {"resource": kind.slug}, field="resource_type")
+        return kind
+    holding = (
+        AgentResource.objects.filter(agent_id=agent_id, quantity__gte=1, resource_type__edible=True)
+        .select_related("resource_type")
+        .order_by("-resource_type__satiety_gain", "resource_type__slug")
+        .first()
+    )
+    if holding is None:
+        raise Conflict("no_food", _("你没有可以吃的食物"))
+    return holding.resource_type
+
+
+@transaction.atomic
+def eat(*, agent_id: int, resource_type: str | None = None) -> tuple[Agent, ResourceType]:
+    """Consume one unit of food and gain its satiety (capped at 100)."""
+    agent = _lock_agent(agent_id)
+    kind = _edible_in_stock(agent_id, resource_type)
+    if agent.satiety >= MAX_NEED:
+        raise Conflict("not_hungry", _("饱食度已满，无需进食"))
+    _take_resource(agent_id, kind, 1)
+    agent.satiety = min(MAX_NEED, agent.satiety + kind.satiety_gain)
+    agent.save(update_fields=["satiety"])
+    return agent, kind
+
+
+# ---------------------------------------------------------------------------- jobs
+
+
+def _building(building_id: Any) -> Building:
+    building = Building.objects.filter(pk=building_id).first() if _is_whole(building_id) else None
+    if building is None:
+        raise NotFound("building_not_found", _("建筑 #%(id)s 不存在") % {"id": building_id}, field="building_id")
+    return building
+
+
+@transaction.atomic
+def assign_building(*, agent_id: int, building_id: int) -> Employment:
+    """Take a job in a building that has a free slot; one job per agent."""
+    _lock_agent(agent_id)
+    building = _building(building_id)
+    current = Employment.objects.select_related("building").filter(agent_id=agent_id).first()
+    if current is not None:
+        raise Conflict(
+            "already_employed",
+            _("你已在「%(building)s」工作，请先离职") % {"building": current.building.name},
+        )
+    # Lock the building after the agent (the global order) so that slots are counted once.
+    Building.objects.select_for_update(no_key=True).filter(pk=building.pk).first()
+    if Employment.objects.filter(building=building).count() >= building.job_slots:
+        raise Conflict("no_vacancy", _("「%(building)s」没有空缺岗位") % {"building": building.name})
+    return Employment.objects.create(agent_id=agent_id, building=building)
+
+
+@transaction.atomic
+def unassign_building(*, agent_id: int) -> Building:
+    """Leave the current job; returns the building left."""
+    _lock_agent(agent_id)
+    employment = Employment.objects.select_related("building").filter(agent_id=agent_id).first()
+    if employment is None:
+        raise Conflict("not_employed", _("你目前没有工作"))
+    employment.delete()
+    return employment.building
+
+
+@transaction.atomic
+def checkin(*, agent_id: int) -> CheckIn:
+    """A day's work: once a day, costs energy and satiety, pays the wage and yields the building's output."""
+    agent = _lock_agent(agent_id)
+    employment = Employment.objects.select_related("building__produces").filter(agent_id=agent_id).first()
+    if employment is None:
+        raise Conflict("not_employed", _("你还没有工作，无法打卡"))
+    today = timezone.localdate()
+    if CheckIn.objects.filter(agent_id=agent_id, day=today).exists():
+        raise Conflict("already_checked_in", _("今天已经打过卡了"))
+    if agent.energy < WORK_ENERGY_COST:
+        raise Conflict(
+            "too_tired",
+            _("精力不足，当前 %(have)s，需要 %(need)s") % {"have": agent.energy, "need": WORK_ENERGY_COST},
+        )
+    building = employment.building
+    produced = building.produces if building.produces_quantity else None
+    Agent.objects.filter(pk=agent_id).update(
+        credits=F("credits") + building.wage,
+        energy=F("energy") - WORK_ENERGY_COST,
+        satiety=Greatest(F("satiety") - WORK_SATIETY_COST, Value(0)),
+    )
+    if produced is not None:
+        _give_resource(agent_id, produced, building.produces_quantity)
+    record = CheckIn.objects.create(
+        agent_id=agent_id,
+        day=today,
+        building=building,
+        wage=building.wage,
+        produced_type=produced,
+        produced_quantity=building.produces_quantity if produced else 0,
+    )
+    broadcast(
+        "checkin",
+        agent_id=agent.pk,
+        agent_name=agent.name,
+        building_id=building.pk,
+        building_name=building.name,
+        wage=building.wage,
+        produced_type=produced.slug if produced else None,
+        produced_quantity=record.produced_quantity,
+    )
+    return record
+
+
+# ---------------------------------------------------------------------------- shop
+
+
+@transaction.atomic
+def purchase(*, agent_id: int, item_id: int, quantity: int = 1) -> Purchase:
+    """Buy ``quantity`` bundles of a shop item with credits."""
+    _check_quantity(quantity)
+    agent = _lock_agent(agent_id)
+    item = ShopItem.objects.select_related("resource_type").filter(pk=item_id).first() if _is_whole(item_id) else None
+    if item is None:
+        raise NotFound("item_not_found", _("商品 #%(id)s 不存在") % {"id": item_id}, field="item_id")
+    if not item.is_available:
+        raise Conflict("item_unavailable", _("「%(item)s」暂不出售") % {"item": item.name})
+    total_price = item.price * quantity
+    received = item.quantity * quantity
+    if total_price > MAX_AMOUNT or received > MAX_AMOUNT:
+        raise ApplicationError("invalid_quantity", _("一次购买的数量过多"), field="quantity")
+    _take_credits(agent_id, total_price)
+    _give_resource(agent_id, item.resource_type, received)
+    record = Purchase.objects.create(
+        agent_id=agent_id,
+        item=item,
+        count=quantity,
+        total_price=total_price,
+        resource_type=item.resource_type,
+        quantity=received,
+    )
+    broadcast(
+        "purchase",
+        agent_id=agent.pk,
+        agent_name=agent.name,
+        item_id=item.pk,
+        item_name=item.name,
+        count=quantity,
+        price=total_price,
+    )
+    return record
+
+
+# ---------------------------------------------------------------------------- market
+
+
+def market_order_event_data(order: MarketOrder) -> dict[str, Any]:
+    return {
+        "order_id": order.pk,
+        "status": order.status,
+        "seller_id": order.seller_id,
+        "seller_name": order.seller.name,
+        "buyer_id": order.buyer_id,
+        "buyer_name": order.buyer.name if order.buyer_id else None,
+        "resource_type": order.resource_type.slug,
+        "quantity": order.quantity,
+        "price": order.price,
+    }
+
+
+@transaction.atomic
+def create_market_order(*, agent_id: int, resource_type: str, quantity: int, price: int) -> MarketOrder:
+    """Offer goods for sale for a total price; the goods leave the seller's stock until the order closes."""
+    _check_quantity(quantity)
+    _check_price(price)
+    _lock_agent(agent_id)
+    kind = _resource_type(resource_type)
+    _take_resource(agent_id, kind, quantity)
+    order = MarketOrder.objects.create(seller_id=agent_id, resource_type=kind, quantity=quantity, price=price)
+    order = MarketOrder.objects.select_related("seller", "resource_type").get(pk=order.pk)
+    broadcast("market_order_created", **market_order_event_data(order))
+    return order
+
+
+def _market_order(order_id: Any) -> MarketOrder:
+    order = MarketOrder.objects.filter(pk=order_id).first() if _is_whole(order_id) else None
+    if order is None:
+        raise order_not_found(order_id)
+    return order
+
+
+def _order_not_open() -> Conflict:
+    return Conflict("order_not_open", _("该挂单已成交或已取消"))
+
+
+@transaction.atomic
+def accept_market_order(*, agent_id: int, order_id: int, user: Any = None) -> MarketOrder:
+    """Buy an open order whole: the buyer's credits go to the seller, the reserved goods to the buyer.
+
+    Checks in order: order_not_found, agent_not_found, cannot_accept_own_order,
+    order_not_open, insufficient_credits.
+    """
+    order = _market_order(order_id)
+    agents = _lock_agents(agent_id, order.seller_id)
+    if agent_id not in agents:
+        raise _agent_not_found(agent_id)
+    if order.seller_id == agent_id:
+        raise ApplicationError("cannot_accept_own_order", _("不能接受自己的挂单"), field="order_id")
+    won = MarketOrder.objects.filter(pk=order.pk, status=MarketOrder.Status.OPEN).update(
+        status=MarketOrder.Status.FILLED, buyer_id=agent_id, closed_by=_staff(user), closed_at=timezone.now()
+    )
+    if not won:
+        raise _order_not_open()
+    _take_credits(agent_id, order.price)
+    _give_credits(order.seller_id, order.price)
+    _give_resource(agent_id, order.resource_type, order.quantity)
+    order = MarketOrder.objects.select_related("seller", "buyer", "resource_type").get(pk=order.pk)
+    broadcast("market_order_filled", **market_order_event_data(order))
+    return order
+
+
+@transaction.atomic
+def cancel_market_order(*, agent_id: int, order_id: int, user: Any = None) -> MarketOrder:
+    """The seller withdraws an open order; the reserved goods go back to its stock."""
+    order = _market_order(order_id)
+    _lock_agent(agent_id)
+    if order.seller_id != agent_id:
+        raise ApplicationError("not_order_seller", _("只有卖方可以取消该挂单"), field="order_id")
+    cancelled = MarketOrder.objects.filter(pk=order.pk, status=MarketOrder.Status.OPEN).update(
+        status=MarketOrder.Status.CANCELLED, closed_by=_staff(user), closed_at=timezone.now()
+    )
+    if not cancelled:
+        raise _order_not_open()
+    _give_resource(agent_id, order.resource_type, order.quantity)
+    order = MarketOrder.objects.select_related("seller", "resource_type").get(pk=order.pk)
+    broadcast("market_order_cancelled", **market_order_event_data(order))
+    return order
+
+
+# ---------------------------------------------------------------------------- construction
+
+
+def _take_materials(agent_id: int, materials: Iterable[tuple[ResourceType, int]]) -> None:
+    for kind, quantity in sorted(materials, key=lambda line: line[0].pk):
+        _take_resource(agent_id, kind, quantity)
+
+
+@transaction.atomic
+def construct_building(*, agent_id: int, kind: str, name: str) -> Building:
+    """Build a new building of a kind: pays its credits and materials, the builder becomes its owner."""
+    cleaned_name = name.strip() if isinstance(name, str) else ""
+    if not cleaned_name or len(cleaned_name) > BUILDING_NAME_MAX_LENGTH:
+        raise ApplicationError(
+            "invalid_name", _("建筑名称必须是 1 到 %(max)s 个字") % {"max": BUILDING_NAME_MAX_LENGTH}, field="name"
+        )
+    agent = _lock_agent(agent_id)
+    slug = kind.strip().lower() if isinstance(kind, str) else ""
+    blueprint = BuildingKind.objects.select_related("produces").filter(slug=slug).first() if slug else None
+    if blueprint is None:
+        raise NotFound("unknown_building_kind", _("未知建筑类型：%(kind)s") % {"kind": kind}, field="kind")
+    if Building.objects.filter(name=cleaned_name).exists():
+        raise Conflict("building_name_taken", _("已有名为「%(name)s」的建筑") % {"name": cleaned_name}, field="name")
+    materials = [(line.resource_type, line.quantity) for line in blueprint.materials.select_related("resource_type")]
+    _take_credits(agent_id, blueprint.credit_cost)
+    _take_materials(agent_id, materials)
+    try:
+        # A savepoint: a concurrent builder may take the name between the check and the insert.
+        with transaction.atomic():
+            building = Building.objects.create(
+                name=cleaned_name,
+                kind=blueprint,
+                job_slots=blueprint.job_slots,
+                wage=blueprint.wage,
+                produces=blueprint.produces,
+                produces_quantity=blueprint.produces_quantity,
+                owner_id=agent_id,
+                construction_cost={
+                    "credits": blueprint.credit_cost,
+                    "materials": {kind.slug: quantity for kind, quantity in materials},
+                },
+            )
+    except IntegrityError:
+        raise Conflict(
+            "building_name_taken", _("已有名为「%(name)s」的建筑") % {"name": cleaned_name}, field="name"
+        ) from None
+    broadcast(
+        "building_constructed",
+        agent_id=agent.pk,
+        agent_name=agent.name,
+        building_id=building.pk,
+        building_name=building.name,
+        kind=blueprint.slug,
+    )
+    return building
+
+
+# ---------------------------------------------------------------------------- city channel
+
+
+@transaction.atomic
+def post_city_chat(*, agent_id: int, content: str) -> CityChatMessage:
+    """Say one line in the city channel."""
+    text = content.strip() if isinstance(content, str) else ""
+    if not text:
+        raise ApplicationError("empty_content", _("消息内容不能为空"), field="content")
+    if len(text) > CHAT_MAX_LENGTH:
+        raise ApplicationError(
+            "content_too_long", _("消息最多 %(max)s 个字") % {"max": CHAT_MAX_LENGTH}, field="content"
+        )
+    agent = Agent.objects.filter(pk=agent_id).first() if _is_whole(agent_id) else None
+    if agent is None:
+        raise _agent_not_found(agent_id)
+    message = CityChatMessage.objects.create(agent=agent, content=text)
+    broadcast("city_chat", agent_id=agent.pk, agent_name=agent.name, message_id=message.pk, content=text)
+    return message
