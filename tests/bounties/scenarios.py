@@ -1,0 +1,295 @@
+"""Concurrency scenarios, run in a child Django process on a fresh migrated database
+(file SQLite or PostgreSQL) by ``tests.support.django_process.run_django``.
+
+Every worker thread has its own database connection and runs each operation in its own
+transaction, as the API views and the tool executor do. Results come back as JSON.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+
+from django.db import connection, transaction
+from django.db.models import Count, Sum
+
+from agents.errors import ApplicationError
+from agents.models import Agent
+from bounties.models import Bounty
+from bounties.services import cancel_bounty, claim_bounty, complete_bounty, create_bounty
+
+START_CREDITS = 100
+
+
+def attempt(operation: Callable[[], object]) -> str:
+    """Run one service call in its own transaction: "success", the error code, or "unexpected: ..."."""
+    try:
+        with transaction.atomic():
+            operation()
+        return "success"
+    except ApplicationError as exc:
+        return exc.code
+    except Exception as exc:  # what the test is looking for: anything that would be a 500
+        return f"unexpected: {exc!r}"
+
+
+def run_threads(count: int, target: Callable[[int], None]) -> None:
+    def body(index: int) -> None:
+        try:
+            target(index)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=body, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def make_agents(count: int, prefix: str) -> list[int]:
+    return [Agent.objects.create(name=f"{prefix}-{i}", credits=START_CREDITS).pk for i in range(count)]
+
+
+def race_for_one_bounty(agents: int = 20, rounds: int = 50) -> dict:
+    """Each round, ``agents`` threads claim the same new bounty at the same instant."""
+    agent_ids = make_agents(agents, "racer")
+    start, finish = threading.Barrier(agents + 1), threading.Barrier(agents + 1)
+    current: dict[str, int] = {}
+    outcomes: list[list[str]] = [[""] * agents for _ in range(rounds)]
+
+    def racer(index: int) -> None:
+        for round_no in range(rounds):
+            start.wait()
+            bounty_id = current["bounty_id"]
+            outcomes[round_no][index] = attempt(lambda: claim_bounty(agent_id=agent_ids[index], bounty_id=bounty_id))
+            finish.wait()
+
+    winners = []
+    coordinator_errors = []
+
+    def coordinate() -> None:
+        for round_no in range(rounds):
+            with transaction.atomic():
+                current["bounty_id"] = create_bounty(title=f"round {round_no}", reward=10).pk
+            start.wait()
+            finish.wait()
+            bounty = Bounty.objects.get(pk=current["bounty_id"])
+            winners.append(bounty.claimed_by_id)
+            # Completing frees the winner, so every round starts with 20 idle agents.
+            outcome = attempt(lambda: complete_bounty(agent_id=bounty.claimed_by_id, bounty_id=bounty.pk))
+            if outcome != "success":
+                coordinator_errors.append(outcome)
+
+    coordinator = threading.Thread(target=coordinate)
+    coordinator.start()
+    run_threads(agents, racer)
+    coordinator.join()
+    return {
+        "rounds": [dict(Counter(row)) for row in outcomes],
+        "winner_matches_success": [
+            outcomes[r][agent_ids.index(winners[r])] == "success" if winners[r] in agent_ids else False
+            for r in range(rounds)
+        ],
+        "coordinator_errors": coordinator_errors,
+        "completed": Bounty.objects.filter(status="completed").count(),
+        "credits_paid": Agent.objects.aggregate(total=Sum("credits"))["total"] - START_CREDITS * agents,
+    }
+
+
+def one_agent_two_bounties(rounds: int = 50) -> dict:
+    """Each round, one agent claims two different open bounties from two threads at once."""
+    (agent_id,) = make_agents(1, "greedy")
+    start, finish = threading.Barrier(3), threading.Barrier(3)
+    current: dict[str, list[int]] = {}
+    outcomes: list[list[str]] = [["", ""] for _ in range(rounds)]
+    max_claimed_seen = []
+
+    def claimer(index: int) -> None:
+        for round_no in range(rounds):
+            start.wait()
+            bounty_id = current["bounty_ids"][index]
+            outcomes[round_no][index] = attempt(lambda: claim_bounty(agent_id=agent_id, bounty_id=bounty_id))
+            finish.wait()
+
+    def coordinate() -> None:
+        for round_no in range(rounds):
+            with transaction.atomic():
+                current["bounty_ids"] = [create_bounty(title=f"r{round_no}-{i}", reward=5).pk for i in range(2)]
+            start.wait()
+            finish.wait()
+            claimed = list(Bounty.objects.filter(claimed_by_id=agent_id, status="claimed").values_list("pk", flat=True))
+            max_claimed_seen.append(len(claimed))
+            for pk in claimed:
+                attempt(lambda pk=pk: complete_bounty(agent_id=agent_id, bounty_id=pk))
+
+    coordinator = threading.Thread(target=coordinate)
+    coordinator.start()
+    run_threads(2, claimer)
+    coordinator.join()
+    return {"rounds": [sorted(row) for row in outcomes], "claimed_after_round": max_claimed_seen}
+
+
+def claim_racing_the_constraint() -> dict:
+    """Two claims by one agent where the second cannot see the first's uncommitted claim.
+
+    On PostgreSQL (READ COMMITTED) the second claim passes the "active bounty?" check and
+    its UPDATE waits on the partial unique index until the first commits, then hits the
+    constraint; on SQLite the second transaction waits at BEGIN IMMEDIATE instead. Either
+    way it must end as active_bounty_exists with the caller's transaction still usable.
+    """
+    (agent_id,) = make_agents(1, "twice")
+    with transaction.atomic():
+        first, second, witness = (create_bounty(title=t, reward=7).pk for t in ("first", "second", "witness"))
+    first_claimed, second_started = threading.Event(), threading.Event()
+    result: dict = {}
+
+    def hold_first_claim(_: int) -> None:
+        with transaction.atomic():
+            result["first"] = attempt(lambda: claim_bounty(agent_id=agent_id, bounty_id=first))
+            first_claimed.set()
+            second_started.wait(timeout=30)
+            time.sleep(0.5)  # let the second claim reach its blocking point before we commit
+
+    def claim_second(_: int) -> None:
+        first_claimed.wait(timeout=30)
+        second_started.set()
+        began = time.monotonic()
+        with transaction.atomic():
+            try:
+                claim_bounty(agent_id=agent_id, bounty_id=second)
+                result["second"] = "success"
+            except ApplicationError as exc:
+                result["second"] = exc.code
+            result["second_waited"] = time.monotonic() - began
+            # The same transaction goes on after the refusal.
+            Bounty.objects.filter(pk=witness).update(description="written after the refusal")
+
+    workers = [hold_first_claim, claim_second]
+    run_threads(2, lambda i: workers[i](i))
+    result["witness_description"] = Bounty.objects.get(pk=witness).description
+    result["statuses"] = dict(Bounty.objects.values_list("title", "status"))
+    return result
+
+
+def random_operations(operations: int = 1000, agents: int = 12, threads: int = 8, seed: int = 20260301) -> dict:
+    """``operations`` random create/claim/complete/cancel calls from ``threads`` threads."""
+    agent_ids = make_agents(agents, "worker")
+    with transaction.atomic():
+        bounty_ids = [create_bounty(title=f"initial {i}", reward=random.Random(seed + i).randint(1, 100)).pk for i in range(10)]
+    lock = threading.Lock()
+    log: list[tuple[str, str, int, int]] = []  # (operation, outcome, agent_id, reward paid)
+    missing_bounty = 10**9
+
+    def worker(index: int) -> None:
+        rng = random.Random(seed * 100 + index)
+        for _ in range(operations // threads):
+            agent_id = rng.choice(agent_ids)
+            with lock:
+                known = list(bounty_ids)
+            target = missing_bounty if rng.random() < 0.03 else rng.choice(known)
+            roll = rng.random()
+            paid = 0
+            if roll < 0.45:
+                operation, outcome = "claim", attempt(lambda: claim_bounty(agent_id=agent_id, bounty_id=target))
+            elif roll < 0.75:
+                if rng.random() < 0.8:  # mostly the agent's own bounty, sometimes somebody else's
+                    own = Bounty.objects.filter(claimed_by_id=agent_id, status="claimed").values_list("pk", flat=True).first()
+                    target = own or target
+                done: list[Bounty] = []
+                outcome = attempt(lambda: done.append(complete_bounty(agent_id=agent_id, bounty_id=target)))
+                operation, paid = "complete", (done[0].reward if done else 0)
+            elif roll < 0.95:
+                created: list[Bounty] = []
+                outcome = attempt(
+                    lambda: created.append(create_bounty(title=f"t{index}", reward=rng.randint(1, 100)))
+                )
+                operation = "create"
+                if created:
+                    with lock:
+                        bounty_ids.append(created[0].pk)
+            else:
+                operation, outcome = "cancel", attempt(lambda: cancel_bounty(bounty_id=target))
+            with lock:
+                log.append((operation, outcome, agent_id, paid))
+
+    run_threads(threads, worker)
+
+    successes = Counter(op for op, outcome, _, _ in log if outcome == "success")
+    paid_by_log = Counter()
+    for op, outcome, agent_id, paid in log:
+        if op == "complete" and outcome == "success":
+            paid_by_log[agent_id] += paid
+    earned_in_db = dict(
+        Bounty.objects.filter(status="completed").values("claimed_by").annotate(total=Sum("reward")).values_list("claimed_by", "total")
+    )
+    credits = dict(Agent.objects.filter(pk__in=agent_ids).values_list("pk", "credits"))
+    statuses = Counter(Bounty.objects.values_list("status", flat=True))
+    return {
+        "operations": len(log),
+        "outcomes": {f"{op}:{outcome}": n for (op, outcome), n in Counter((op, o) for op, o, _, _ in log).items()},
+        "unexpected": sorted({o for _, o, _, _ in log if o.startswith("unexpected")}),
+        "agents_with_two_claims": list(
+            Bounty.objects.filter(status="claimed").values("claimed_by").annotate(n=Count("id")).filter(n__gt=1).values_list("claimed_by", flat=True)
+        ),
+        "credits_mismatch_db": {
+            str(pk): [credits[pk], START_CREDITS + earned_in_db.get(pk, 0)]
+            for pk in agent_ids
+            if credits[pk] != START_CREDITS + earned_in_db.get(pk, 0)
+        },
+        "credits_mismatch_log": {
+            str(pk): [credits[pk], START_CREDITS + paid_by_log[pk]]
+            for pk in agent_ids
+            if credits[pk] != START_CREDITS + paid_by_log[pk]
+        },
+        "total_credits": sum(credits.values()),
+        "successes": dict(successes),
+        "statuses": dict(statuses),
+        "bounties": Bounty.objects.count(),
+    }
+
+
+def api_race_for_one_bounty(agents: int = 20, rounds: int = 10) -> dict:
+    """Each round, ``agents`` threads POST /api/bounties/{id}/claim/ for the same bounty at once."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    agent_ids = make_agents(agents, "api-racer")
+    staff = get_user_model().objects.create_user("api-racer-staff", password="unused-pw-123", is_staff=True)
+    token = Token.objects.create(user=staff).key
+    start, finish = threading.Barrier(agents + 1), threading.Barrier(agents + 1)
+    current: dict[str, int] = {}
+    outcomes: list[list[str]] = [[""] * agents for _ in range(rounds)]
+
+    def racer(index: int) -> None:
+        client = APIClient(SERVER_NAME="localhost", raise_request_exception=False)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        for round_no in range(rounds):
+            start.wait()
+            response = client.post(f"/api/bounties/{current['bounty_id']}/claim/?agent_id={agent_ids[index]}")
+            try:
+                code = response.json().get("code", "")
+            except ValueError:
+                code = "not-json"
+            outcomes[round_no][index] = f"{response.status_code} {code}".strip()
+            finish.wait()
+
+    def coordinate() -> None:
+        for round_no in range(rounds):
+            with transaction.atomic():
+                current["bounty_id"] = create_bounty(title=f"api round {round_no}", reward=3).pk
+            start.wait()
+            finish.wait()
+            bounty = Bounty.objects.get(pk=current["bounty_id"])
+            if bounty.claimed_by_id:
+                attempt(lambda: complete_bounty(agent_id=bounty.claimed_by_id, bounty_id=bounty.pk))
+
+    coordinator = threading.Thread(target=coordinate)
+    coordinator.start()
+    run_threads(agents, racer)
+    coordinator.join()
+    return {"rounds": [dict(Counter(row)) for row in outcomes]}
