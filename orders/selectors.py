@@ -41,11 +41,13 @@ def order_dict(order: Order) -> dict:
     }
 
 
+def order_with_refund(*, order_no: str) -> Order:
+    return order_list().get(pk=order_get(order_no=order_no).pk)
+
+
 def order_detail(*, order_no: str) -> dict:
     """The whole order, its supplier order number and its refund (or ``order_not_found``)."""
-    order = order_get(order_no=order_no)
-    order = Order.objects.select_related("refund").get(pk=order.pk)
-    return order_dict(order)
+    return order_dict(order_with_refund(order_no=order_no))
 
 
 def order_list() -> QuerySet[Order]:
