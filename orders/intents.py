@@ -8,9 +8,11 @@
     round 4  refund(order_no) + message_send(downstream)  tells the guest
     then     the final reply (the runner's last call, offered no tools)
 
-The chat runner allows AGENT_MAX_TOOL_ROUNDS (default 4) tool rounds, so the refund and the
-guest's message share the last round. The guest is only told after the order showed no
-refund yet in round 1, which is what makes ``refund`` fail; the refund runs first.
+The chat runner allows AGENT_MAX_TOOL_ROUNDS (default 4) tool rounds before its final call,
+so the refund and the guest's message share round 4, the refund first. Writing to the guest
+before the refund's result is back is safe enough: round 1 already ended the flow if the
+order had a refund, the one way ``refund`` fails here; if another desk refunds the order in
+between, the final reply says the guest's message needs correcting.
 """
 
 from __future__ import annotations

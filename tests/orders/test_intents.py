@@ -55,3 +55,66 @@ def test_an_agent_without_the_desk_tools_says_so_instead_of_calling(make_agent, 
 def test_a_sentence_without_an_order_number_is_not_an_order_request(desk):
     completion = first_step(desk, "客人要提前离店")
     assert completion.tool_calls == []
+
+
+ORDER = {
+    "order_no": "HT20260301001", "supplier_order_no": "SUP-88901", "guest_name": "张三", "hotel_name": "杭州西湖大酒店",
+    "check_in": "2026-03-01", "check_out": "2026-03-05", "room_type": "大床房", "status": "confirmed", "refund": None,
+}
+
+
+def history(text, *rounds):
+    """OpenAI-format messages: the user's text, then rounds of (name, arguments, result) calls."""
+    messages = [{"role": "user", "content": text}]
+    ids = iter(range(1, 100))
+    for calls in rounds:
+        numbered = [(f"call_{next(ids)}", call) for call in calls]
+        messages.append({
+            "role": "assistant", "content": None,
+            "tool_calls": [
+                {"id": i, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+                for i, (name, args, _) in numbered
+            ],
+        })
+        messages += [{"role": "tool", "tool_call_id": i, "content": json.dumps(result)} for i, (_, _, result) in numbered]
+    return messages
+
+
+def ok(data):
+    return {"status": "success", "data": data}
+
+
+def failed(code, message):
+    return {"status": "error", "error": {"code": code, "message": message}}
+
+
+def until_supplier_answers(answer):
+    asked = ("message_send", {"channel": "upstream", "order_no": "HT20260301001", "content": "…"}, ok({"message_id": 7}))
+    reply = {"message_id": 8, "sender": "supplier", "content": answer}
+    read = ("message_list", {"channel": "upstream", "order_no": "HT20260301001"}, ok({"messages": [reply]}))
+    return [("order_query", {"order_no": "HT20260301001"}, ok(ORDER))], [asked], [read]
+
+
+def test_a_supplier_that_does_not_agree_gets_no_refund(desk):
+    messages = history("客人要提前离店，订单 HT20260301001", *until_supplier_answers("房间已入住，无法退款"))
+    completion = RulesChatPolicy().decide(messages, openai_tools(desk))
+    assert completion.tool_calls == []
+    assert "未同意退款" in completion.content and "无法退款" in completion.content
+
+
+def test_a_refund_lost_to_another_desk_says_the_guest_needs_correcting(desk):
+    refund = ("refund", {"order_no": "HT20260301001"}, failed("refund_exists", "订单 HT20260301001 已登记退款，不能重复登记"))
+    told = ("message_send", {"channel": "downstream", "order_no": "HT20260301001", "content": "…"}, ok({"message_id": 9}))
+    messages = history("客人要提前离店，订单 HT20260301001", *until_supplier_answers("已处理完成，可以办理退款"), [refund, told])
+    completion = RulesChatPolicy().decide(messages, [])
+    assert completion.tool_calls == []
+    assert "退款登记失败" in completion.content and "人工更正" in completion.content
+
+
+def test_a_supplier_message_older_than_the_question_is_not_its_answer(desk):
+    first, asked, _ = until_supplier_answers("")
+    stale = {"message_id": 3, "sender": "supplier", "content": "已处理完成，可以办理退款"}
+    read = ("message_list", {"channel": "upstream", "order_no": "HT20260301001"}, ok({"messages": [stale]}))
+    completion = RulesChatPolicy().decide(history("客人要提前离店，订单 HT20260301001", first, asked, [read]), openai_tools(desk))
+    assert completion.tool_calls == []
+    assert "供应商尚未回复" in completion.content

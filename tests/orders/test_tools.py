@@ -1,4 +1,19 @@
-"""The desk's tools through the audited executor: schema, discovery, success and errors (seed 003)."""
+"""The desk's tools through the audited executor: schema, discovery, success and errors.
+
+Seed 003's acceptance criteria in Django form:
+  AC1 one tool interface (name, description, schema, run)  test_tools_are_discovered_and_found_by_name, test_schemas_name_the_parameters
+  AC2 HT20260301001 → SUP-88901                             test_order_query_returns_the_whole_order_with_its_supplier_order_number
+  AC3 unknown order → 订单不存在                            test_order_query_of_an_unknown_order_says_it_does_not_exist
+  AC4 message stored in its channel, unread                 test_message_send_stores_the_message_in_its_channel_unread
+  AC5 refund registered                                     test_refund_registers_the_refund
+  AC6 at least three hard orders                            tests/orders/test_demo.py
+  AC7 the supplier answers upstream                         test_the_supplier_answers_an_upstream_message
+  AC8 discovery, look-up by name, definitions               test_tools_are_discovered_and_found_by_name, test_migrate_synced_...
+Its review findings: refund refused for an unknown order (test_refund_of_an_unknown_order_is_refused),
+empty content refused (test_message_send_refuses_empty_content), the whole order returned
+(AC2's test checks every field), no invented supplier answer (test_nothing_is_invented_when_the_
+supplier_simulator_is_off), discovery after import (the registry and the synced Tool rows).
+"""
 
 import pytest
 from django.utils import translation
@@ -22,6 +37,8 @@ def test_tools_are_discovered_and_found_by_name():
     for name in DESK_TOOLS:
         spec = registry.get(name)
         assert spec.name == name and spec.source.startswith("orders.tools.")
+        assert spec.description and spec.description_en and callable(spec.func)
+        assert spec.input_schema["type"] == "object"
 
 
 def test_migrate_synced_the_tools_with_both_descriptions():
