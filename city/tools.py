@@ -1,0 +1,352 @@
+"""City tools: what an agent can look up and do in the city, named as DESIGN §5's actions.
+
+The acting agent is always ``ctx.agent``; no tool takes the actor's id as an argument.
+Each returns a plain dict with a human-readable ``message``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from django.utils.translation import gettext as _
+
+from agents.models import Agent
+from agents.registry import Param, Proposal, ToolContext, tool
+
+from . import selectors, services
+from .models import ResourceTransfer
+
+MAX = services.MAX_AMOUNT
+
+ReceiverId = Annotated[int, Param(ge=1, description="接收方居民 ID", description_en="id of the receiving resident")]
+ResourceSlug = Annotated[
+    str, Param(min_length=1, max_length=50, description="资源标识，如 flour", description_en="resource slug, e.g. flour")
+]
+Quantity = Annotated[int, Param(ge=1, le=MAX, description="数量（正整数）", description_en="quantity (a whole number ≥ 1)")]
+OrderId = Annotated[int, Param(ge=1, description="挂单 ID", description_en="market order id")]
+
+
+def ledger_source(ctx: ToolContext) -> str:
+    """How a tool call is written in the transfer ledger: the autonomy tick, or a tool (chat, API, MCP)."""
+    if ctx.source == "autonomy":
+        return ResourceTransfer.Source.AUTONOMY
+    return ResourceTransfer.Source.TOOL
+
+
+def _stock_line(resources: dict[str, int]) -> str:
+    return "，".join(f"{slug} {quantity}" for slug, quantity in resources.items()) or _("（无）")
+
+
+# ---------------------------------------------------------------------------- queries
+
+
+@tool(
+    description="按名字查找居民，得到其 ID（转赠等操作需要 ID）",
+    description_en="Find a resident by name and get their id (transfers need the id)",
+)
+def find_agent(
+    ctx: ToolContext,
+    name: Annotated[str, Param(min_length=1, max_length=100, description="居民名字", description_en="resident name")],
+) -> dict:
+    agent = selectors.agent_by_name(name=name)
+    return {
+        "agent_id": agent.pk,
+        "name": agent.name,
+        "message": _("%(name)s 的 ID 是 %(id)s") % {"name": agent.name, "id": agent.pk},
+    }
+
+
+@tool(description="查看自己持有的资源", description_en="Show the resources I hold")
+def get_my_resources(ctx: ToolContext) -> dict:
+    resources = selectors.agent_resources(agent_id=ctx.agent.pk)
+    return {"resources": resources, "message": _("我的资源：%(stock)s") % {"stock": _stock_line(resources)}}
+
+
+@tool(description="查看商店在售商品与价格", description_en="List the shop's items and prices")
+def list_shop_items(ctx: ToolContext) -> dict:
+    items = [
+        {
+            "item_id": item.pk,
+            "name": item.name,
+            "price": item.price,
+            "resource_type": item.resource_type.slug,
+            "quantity": item.quantity,
+        }
+        for item in selectors.shop_items()
+    ]
+    lines = [
+        _("#%(item_id)s %(name)s：%(price)s 信用点，得 %(quantity)s %(resource_type)s") % item for item in items
+    ]
+    return {"items": items, "message": "\n".join(lines) or _("商店暂无商品")}
+
+
+@tool(
+    description="查看城市里的建筑（岗位、工资、产出）和可建造的建筑类型（花费）",
+    description_en="List the city's buildings (slots, wage, output) and the kinds that can be built (costs)",
+)
+def list_buildings(ctx: ToolContext) -> dict:
+    buildings = [
+        {
+            "building_id": building.pk,
+            "name": building.name,
+            "kind": building.kind.slug,
+            "job_slots": building.job_slots,
+            "workers": building.workers,
+            "wage": building.wage,
+            "produces": building.produces.slug if building.produces else None,
+            "produces_quantity": building.produces_quantity,
+        }
+        for building in selectors.buildings()
+    ]
+    kinds = [
+        {
+            "kind": kind.slug,
+            "name": kind.name,
+            "credit_cost": kind.credit_cost,
+            "materials": {line.resource_type.slug: line.quantity for line in kind.materials.all()},
+        }
+        for kind in selectors.building_kinds()
+    ]
+    lines = [
+        _("#%(building_id)s %(name)s：岗位 %(workers)s/%(job_slots)s，日薪 %(wage)s") % building for building in buildings
+    ]
+    return {"buildings": buildings, "kinds": kinds, "message": "\n".join(lines) or _("城市里还没有建筑")}
+
+
+@tool(description="查看交易市场上的挂单", description_en="List the open orders on the market")
+def list_market_orders(ctx: ToolContext) -> dict:
+    orders = [
+        {
+            "order_id": order.pk,
+            "seller_id": order.seller_id,
+            "seller_name": order.seller.name,
+            "resource_type": order.resource_type.slug,
+            "quantity": order.quantity,
+            "price": order.price,
+        }
+        for order in selectors.market_orders()
+    ]
+    lines = [
+        _("#%(order_id)s %(seller_name)s 出售 %(quantity)s %(resource_type)s，总价 %(price)s") % order
+        for order in orders
+    ]
+    return {"orders": orders, "message": "\n".join(lines) or _("市场上没有挂单")}
+
+
+# ---------------------------------------------------------------------------- actions
+
+
+def propose_transfer(ctx: ToolContext, to_agent_id: int, resource_type: str, quantity: int) -> Proposal:
+    """What staff see when they require confirmation for transfers."""
+    receiver = Agent.objects.filter(pk=to_agent_id).values_list("name", flat=True).first() or f"#{to_agent_id}"
+    return Proposal(
+        message=_("即将把 %(quantity)s %(resource)s 从 %(sender)s 转给 %(receiver)s，请确认是否继续？")
+        % {"quantity": quantity, "resource": resource_type, "sender": ctx.agent.name, "receiver": receiver},
+        form_data={
+            "from_agent_id": ctx.agent.pk,
+            "to_agent_id": to_agent_id,
+            "resource_type": resource_type,
+            "quantity": quantity,
+        },
+    )
+
+
+@tool(
+    description="将自己的资源转赠给另一个居民",
+    description_en="Give some of my own resources to another resident",
+    category="action",
+    propose=propose_transfer,
+)
+def transfer_resource(ctx: ToolContext, to_agent_id: ReceiverId, resource_type: ResourceSlug, quantity: Quantity) -> dict:
+    transfer = services.transfer_resource(
+        from_agent_id=ctx.agent.pk,
+        to_agent_id=to_agent_id,
+        resource_type=resource_type,
+        quantity=quantity,
+        source=ledger_source(ctx),
+        user=ctx.user,
+    )
+    return {
+        "transfer_id": transfer.pk,
+        "to_agent_id": transfer.to_agent_id,
+        "resource_type": transfer.resource_type.slug,
+        "quantity": transfer.quantity,
+        "message": services.transfer_message(transfer),
+    }
+
+
+@tool(
+    description="上班打卡（每天一次）：领取工资并获得所在建筑的产出，消耗精力",
+    description_en="Check in at work (once a day): get the wage and the building's output; costs energy",
+    category="action",
+)
+def checkin(ctx: ToolContext) -> dict:
+    record = services.checkin(agent_id=ctx.agent.pk)
+    message = _("打卡成功，获得工资 %(wage)s 信用点") % {"wage": record.wage}
+    if record.produced_type_id:
+        message += _("，产出 %(quantity)s %(resource)s") % {
+            "quantity": record.produced_quantity,
+            "resource": record.produced_type.slug,
+        }
+    return {
+        "wage": record.wage,
+        "produced_type": record.produced_type.slug if record.produced_type_id else None,
+        "produced_quantity": record.produced_quantity,
+        "message": message,
+    }
+
+
+@tool(description="在商店用信用点购买商品", description_en="Buy an item from the shop with credits", category="action")
+def purchase(
+    ctx: ToolContext,
+    item_id: Annotated[int, Param(ge=1, description="商品 ID", description_en="shop item id")],
+    quantity: Annotated[int, Param(ge=1, le=MAX, description="购买份数", description_en="how many to buy")] = 1,
+) -> dict:
+    record = services.purchase(agent_id=ctx.agent.pk, item_id=item_id, quantity=quantity)
+    return {
+        "purchase_id": record.pk,
+        "total_price": record.total_price,
+        "resource_type": record.resource_type.slug,
+        "quantity": record.quantity,
+        "message": _("购买成功：花费 %(price)s 信用点，获得 %(quantity)s %(resource)s")
+        % {"price": record.total_price, "quantity": record.quantity, "resource": record.resource_type.slug},
+    }
+
+
+@tool(description="在城市频道说一句话", description_en="Say something in the city channel", category="action")
+def chat(
+    ctx: ToolContext,
+    content: Annotated[
+        str, Param(min_length=1, max_length=services.CHAT_MAX_LENGTH, description="要说的话", description_en="what to say")
+    ],
+) -> dict:
+    message = services.post_city_chat(agent_id=ctx.agent.pk, content=content)
+    return {"message_id": message.pk, "message": _("已在城市频道发言：%(content)s") % {"content": message.content}}
+
+
+@tool(description="休息，恢复精力", description_en="Rest to recover energy", category="action")
+def rest(ctx: ToolContext) -> dict:
+    agent = services.rest(agent_id=ctx.agent.pk)
+    return {"energy": agent.energy, "message": _("休息好了，精力 %(energy)s") % {"energy": agent.energy}}
+
+
+@tool(
+    description="吃一份食物，提高饱食度；不指定则吃最顶饱的",
+    description_en="Eat one unit of food to raise satiety; without a resource, the most filling one held",
+    category="action",
+)
+def eat(
+    ctx: ToolContext,
+    resource_type: Annotated[
+        str, Param(min_length=1, max_length=50, description="食物资源标识，如 bread", description_en="food slug, e.g. bread")
+    ]
+    | None = None,
+) -> dict:
+    agent, food = services.eat(agent_id=ctx.agent.pk, resource_type=resource_type)
+    return {
+        "resource_type": food.slug,
+        "satiety": agent.satiety,
+        "message": _("吃了 1 %(resource)s，饱食度 %(satiety)s") % {"resource": food.slug, "satiety": agent.satiety},
+    }
+
+
+@tool(
+    description="应聘某个建筑的工作（每人只能有一份工作）",
+    description_en="Take a job in a building (one job per resident)",
+    category="action",
+)
+def assign_building(
+    ctx: ToolContext,
+    building_id: Annotated[int, Param(ge=1, description="建筑 ID", description_en="building id")],
+) -> dict:
+    employment = services.assign_building(agent_id=ctx.agent.pk, building_id=building_id)
+    building = employment.building
+    return {
+        "building_id": building.pk,
+        "building_name": building.name,
+        "wage": building.wage,
+        "message": _("已入职「%(building)s」，日薪 %(wage)s") % {"building": building.name, "wage": building.wage},
+    }
+
+
+@tool(description="辞去当前工作", description_en="Leave my current job", category="action")
+def unassign_building(ctx: ToolContext) -> dict:
+    building = services.unassign_building(agent_id=ctx.agent.pk)
+    return {
+        "building_id": building.pk,
+        "message": _("已从「%(building)s」离职") % {"building": building.name},
+    }
+
+
+@tool(
+    description="在市场挂单出售自己的资源（总价，挂单期间资源被冻结）",
+    description_en="Put my own resources up for sale on the market for a total price (reserved while open)",
+    category="action",
+)
+def create_market_order(
+    ctx: ToolContext,
+    resource_type: ResourceSlug,
+    quantity: Quantity,
+    price: Annotated[int, Param(ge=1, le=MAX, description="整批总价（信用点）", description_en="total price in credits")],
+) -> dict:
+    order = services.create_market_order(
+        agent_id=ctx.agent.pk, resource_type=resource_type, quantity=quantity, price=price
+    )
+    return {
+        "order_id": order.pk,
+        "message": _("已挂单 #%(id)s：出售 %(quantity)s %(resource)s，总价 %(price)s")
+        % {"id": order.pk, "quantity": order.quantity, "resource": order.resource_type.slug, "price": order.price},
+    }
+
+
+@tool(
+    description="买下市场上别人的挂单（支付总价，获得全部资源）",
+    description_en="Buy someone else's market order whole (pay its price, get its goods)",
+    category="action",
+)
+def accept_market_order(ctx: ToolContext, order_id: OrderId) -> dict:
+    order = services.accept_market_order(agent_id=ctx.agent.pk, order_id=order_id, user=ctx.user)
+    return {
+        "order_id": order.pk,
+        "message": _("成交：以 %(price)s 信用点买下 %(seller)s 的 %(quantity)s %(resource)s")
+        % {"price": order.price, "seller": order.seller.name, "quantity": order.quantity, "resource": order.resource_type.slug},
+    }
+
+
+@tool(
+    description="取消自己的挂单，冻结的资源退回",
+    description_en="Cancel my own market order; the reserved goods come back",
+    category="action",
+)
+def cancel_market_order(ctx: ToolContext, order_id: OrderId) -> dict:
+    order = services.cancel_market_order(agent_id=ctx.agent.pk, order_id=order_id, user=ctx.user)
+    return {
+        "order_id": order.pk,
+        "message": _("已取消挂单 #%(id)s，%(quantity)s %(resource)s 已退回")
+        % {"id": order.pk, "quantity": order.quantity, "resource": order.resource_type.slug},
+    }
+
+
+@tool(
+    description="花费信用点和材料建造一座新建筑（建筑类型见 list_buildings）",
+    description_en="Spend credits and materials to build a new building (kinds in list_buildings)",
+    category="action",
+)
+def construct_building(
+    ctx: ToolContext,
+    kind: Annotated[str, Param(min_length=1, max_length=50, description="建筑类型标识，如 mill", description_en="building kind slug, e.g. mill")],
+    name: Annotated[
+        str,
+        Param(
+            min_length=1,
+            max_length=services.BUILDING_NAME_MAX_LENGTH,
+            description="新建筑的名称",
+            description_en="name of the new building",
+        ),
+    ],
+) -> dict:
+    building = services.construct_building(agent_id=ctx.agent.pk, kind=kind, name=name)
+    return {
+        "building_id": building.pk,
+        "message": _("建造完成：「%(name)s」（#%(id)s）") % {"name": building.name, "id": building.pk},
+    }
