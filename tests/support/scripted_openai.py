@@ -1,0 +1,255 @@
+"""A local OpenAI-compatible chat completions server for tests and benchmarks.
+
+Use it with the real SDK::
+
+    with ScriptedOpenAI() as server:
+        server.tool_calls([("create_bounty", {"title": "x"})]).reply("done")
+        client = AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0)
+
+Scripted entries answer requests in order; an empty script answers 500 "script exhausted".
+``respond_with`` switches to a responder callable that answers every request instead.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+JSON = dict[str, Any]
+# (name, arguments): a dict is sent as its JSON, a string as it is (to simulate malformed JSON).
+ToolCall = tuple[str, JSON | str]
+Responder = Callable[[JSON], JSON]
+
+COMPLETIONS_PATH = "/v1/chat/completions"
+
+
+def openai_error(
+    message: str, type_: str = "invalid_request_error", param: str | None = None, code: str | None = None
+) -> JSON:
+    """An error body in the shape the OpenAI API sends."""
+    return {"error": {"message": message, "type": type_, "param": param, "code": code}}
+
+
+def tool_call(name: str, arguments: JSON | str, call_id: str | None = None) -> JSON:
+    """One assistant tool call in the OpenAI shape; a dict of arguments is sent as its JSON."""
+    encoded = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    call_id = call_id or f"call_{uuid.uuid4().hex[:24]}"
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": encoded}}
+
+
+def _estimate_tokens(text: str) -> int:
+    # About four characters a token, like OpenAI's rule of thumb; deterministic for tests.
+    return max(1, len(text) // 4)
+
+
+def assistant_message(content: str | None, calls: Sequence[ToolCall | JSON] = ()) -> JSON:
+    """An assistant message in the OpenAI shape; calls are (name, arguments) or OpenAI dicts."""
+    message: JSON = {"role": "assistant", "content": content, "refusal": None}
+    if calls:
+        message["tool_calls"] = [
+            tool_call(*call)
+            if isinstance(call, tuple)
+            else tool_call(call["function"]["name"], call["function"]["arguments"], call.get("id"))
+            for call in calls
+        ]
+    return message
+
+
+@dataclass
+class _Entry:
+    status: int
+    body: JSON | str
+    delay: float
+    usage: tuple[int, int] | None = None
+
+
+class ScriptedOpenAI:
+    """``POST /v1/chat/completions`` on a free 127.0.0.1 port, answered from a script."""
+
+    def __init__(self) -> None:
+        self.port = 0
+        self._lock = threading.Lock()
+        self._script: deque[_Entry] = deque()
+        self._requests: list[JSON] = []
+        self._reject_tools = False
+        self._responder: Responder | None = None
+        self._responder_delay = 0.0
+        self._stopping = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def requests(self) -> list[JSON]:
+        """The JSON bodies received so far, oldest first."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def unconsumed(self) -> int:
+        """How many scripted entries no request has taken yet."""
+        with self._lock:
+            return len(self._script)
+
+    def _add(self, entry: _Entry) -> ScriptedOpenAI:
+        with self._lock:
+            self._script.append(entry)
+        return self
+
+    def reply(self, content: str, *, delay: float = 0.0, usage: tuple[int, int] | None = None) -> ScriptedOpenAI:
+        """Script an assistant text answer (finish_reason "stop")."""
+        return self._add(_Entry(200, assistant_message(content), delay, usage))
+
+    def tool_calls(
+        self,
+        calls: Sequence[ToolCall],
+        content: str | None = None,
+        *,
+        delay: float = 0.0,
+        usage: tuple[int, int] | None = None,
+    ) -> ScriptedOpenAI:
+        """Script an answer with tool calls (finish_reason "tool_calls")."""
+        return self._add(_Entry(200, assistant_message(content, calls), delay, usage))
+
+    def error(self, status: int, body: JSON | str | None = None, *, delay: float = 0.0) -> ScriptedOpenAI:
+        """Script an HTTP error; the default body is an OpenAI error JSON."""
+        if body is None:
+            kind = "server_error" if status >= 500 else "invalid_request_error"
+            body = openai_error(f"scripted error {status}", kind)
+        return self._add(_Entry(status, body, delay))
+
+    def reject_tools(self, reject: bool = True) -> ScriptedOpenAI:
+        """Answer 400 to every request that offers ``tools``, without using the script."""
+        self._reject_tools = reject
+        return self
+
+    def respond_with(self, responder: Responder, delay: float = 0.2) -> ScriptedOpenAI:
+        """Answer every request with ``responder(request_json)``, each after ``delay`` s.
+
+        The responder returns a message dict: ``{"content": ...}`` and/or ``{"tool_calls": [...]}``
+        with calls as (name, arguments) tuples or OpenAI dicts. It runs on the server's request
+        threads, concurrently.
+        """
+        with self._lock:
+            self._responder, self._responder_delay = responder, delay
+        return self
+
+    def _answer(self, request: JSON) -> _Entry:
+        with self._lock:
+            self._requests.append(request)
+            responder, responder_delay = self._responder, self._responder_delay
+            if request.get("stream"):
+                return _Entry(400, openai_error("ScriptedOpenAI does not support stream=true", param="stream"), 0.0)
+            if self._reject_tools and request.get("tools"):
+                message = "tools is not supported with this model"
+                return _Entry(400, openai_error(message, param="tools", code="unsupported_parameter"), 0.0)
+            if responder is None:
+                if not self._script:
+                    return _Entry(500, openai_error("ScriptedOpenAI: script exhausted", "server_error"), 0.0)
+                return self._script.popleft()
+        try:
+            answer = responder(request)
+        except Exception as exc:
+            # A clear 500 instead of a dropped connection, so the failing test says why.
+            return _Entry(500, openai_error(f"ScriptedOpenAI responder raised {exc!r}", "server_error"), 0.0)
+        return _Entry(200, assistant_message(answer.get("content"), answer.get("tool_calls") or ()), responder_delay)
+
+    def _completion(self, request: JSON, entry: _Entry) -> JSON:
+        message = entry.body if isinstance(entry.body, dict) else {}
+        if entry.usage is not None:
+            prompt_tokens, completion_tokens = entry.usage
+        else:
+            prompt_tokens = _estimate_tokens(json.dumps([request.get("messages"), request.get("tools")]))
+            calls = [call["function"] for call in message.get("tool_calls", [])]
+            completion_tokens = _estimate_tokens((message.get("content") or "") + json.dumps(calls))
+        return {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.get("model", "scripted"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "logprobs": None,
+                    "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+
+    def _handle(self, path: str, raw: bytes) -> tuple[int, JSON | str, float]:
+        if path.split("?")[0].rstrip("/") != COMPLETIONS_PATH:
+            return 404, openai_error(f"ScriptedOpenAI serves only POST {COMPLETIONS_PATH}, not {path}"), 0.0
+        try:
+            request = json.loads(raw)
+        except ValueError:
+            return 400, openai_error("request body is not JSON"), 0.0
+        entry = self._answer(request)
+        body = self._completion(request, entry) if entry.status == 200 else entry.body
+        return entry.status, body, entry.delay
+
+    def __enter__(self) -> ScriptedOpenAI:
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            # Keep-alive, as the SDK's connection pool expects.
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                status, body, delay = owner._handle(self.path, raw)
+                # Wakes early when the server stops, so shutdown never waits on a delay.
+                if delay and owner._stopping.wait(delay):
+                    self.close_connection = True
+                    return
+                payload = body if isinstance(body, str) else json.dumps(body)
+                data = payload.encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "text/plain" if isinstance(body, str) else "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    # The client gave up (its timeout); nothing to answer.
+                    self.close_connection = True
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+            # Benchmarks open many connections at once; the default backlog of 5 drops some.
+            request_queue_size = 256
+
+        self._httpd = Server(("127.0.0.1", 0), Handler)
+        self.port = self._httpd.server_address[1]
+        # A short poll interval keeps shutdown (once per test) quick.
+        serve = partial(self._httpd.serve_forever, poll_interval=0.05)
+        self._thread = threading.Thread(target=serve, name="scripted-openai", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
