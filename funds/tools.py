@@ -29,6 +29,8 @@ from .services import (
 FUNDS_PAGE = "/funds/"
 FUND_FORM = "fund-form"
 LIST_LIMIT = 50
+# The tools whose proposals the /funds/ page lists and opens in its form.
+WRITE_TOOLS = ("create_fund", "update_fund", "enable_fund", "disable_fund")
 
 FundId = Annotated[int, Param(ge=1, description="基金 ID", description_en="fund ID")]
 FundName = Annotated[

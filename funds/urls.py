@@ -1,5 +1,10 @@
 from django.urls import path
 
+from . import views
+
 app_name = "funds"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("funds/", views.fund_page, name="page"),
+    path("funds/chat/", views.fund_chat, name="chat"),
+]
