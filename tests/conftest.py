@@ -29,3 +29,13 @@ def make_agent(db):
         return agent
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def default_language():
+    """A request in English leaves English active in the thread; start every test in zh-hans."""
+    from django.utils import translation
+
+    translation.activate("zh-hans")
+    yield
+    translation.deactivate()
