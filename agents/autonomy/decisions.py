@@ -1,0 +1,107 @@
+"""Reading the model's decisions: repair what is unambiguous, validate each one.
+
+Model output is untrusted. ``parse_decisions`` accepts prose around the JSON, code
+fences, trailing commas, a single object instead of an array, and ``{"decisions": [...]}``;
+anything else raises ``DecisionFormatError`` (the batch's residents then rest).
+``validate_decisions`` keeps one decision per resident of the batch: an unknown action
+becomes ``rest``, params that are not an object make the decision fail, a resident the
+model forgot rests, and decisions for anyone outside the batch are ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.providers.lenient_json import NoJSON, find_json
+
+from .prompt import ACTIONS
+
+REST = "rest"
+MAX_REASON = 300
+
+
+class DecisionFormatError(ValueError):
+    """The answer holds no usable decision list."""
+
+
+@dataclass
+class Decision:
+    agent_id: int
+    action: str
+    params: dict = field(default_factory=dict)
+    reason: str = ""
+    # Set when the decision is refused before execution; it then counts as failed.
+    error_code: str = ""
+    error: str = ""
+
+    def as_json(self) -> dict:
+        return {"agent_id": self.agent_id, "action": self.action, "params": self.params, "reason": self.reason}
+
+
+@dataclass
+class BatchDecisions:
+    decisions: dict[int, Decision]
+    ignored: int = 0  # items for residents outside the batch, duplicates, or unreadable items
+
+
+def parse_decisions(text: str) -> list[Any]:
+    try:
+        value = find_json(text)
+    except NoJSON as exc:
+        raise DecisionFormatError(str(exc)) from exc
+    if isinstance(value, dict):
+        lists = [v for v in value.values() if isinstance(v, list)]
+        if "agent_id" in value or "action" in value:
+            value = [value]  # a single decision instead of an array
+        elif len(lists) == 1:
+            value = lists[0]  # {"decisions": [...]}
+        else:
+            raise DecisionFormatError("a JSON object that is neither a decision nor holds one list of decisions")
+    return value
+
+
+def _agent_id(raw: Any) -> int | None:
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, float) and raw.is_integer():
+        return int(raw)
+    if isinstance(raw, str) and raw.strip().isdigit():
+        return int(raw.strip())
+    return None
+
+
+def validate_decisions(items: list[Any], batch: list[int]) -> BatchDecisions:
+    members = set(batch)
+    chosen: dict[int, Decision] = {}
+    ignored = 0
+    for item in items:
+        agent_id = _agent_id(item.get("agent_id")) if isinstance(item, dict) else None
+        if agent_id is None or agent_id not in members or agent_id in chosen:
+            ignored += 1
+            continue
+        reason = item.get("reason")
+        reason = reason.strip()[:MAX_REASON] if isinstance(reason, str) else ""
+        action = item.get("action")
+        params = item.get("params")
+        if not isinstance(action, str) or action not in ACTIONS:
+            shown = str(action)[:40]
+            chosen[agent_id] = Decision(agent_id, REST, {}, f"未知行为「{shown}」，改为休息" + (f"（{reason}）" if reason else ""))
+            continue
+        if params is None:
+            params = {}
+        decision = Decision(agent_id, action, params if isinstance(params, dict) else {}, reason)
+        if not isinstance(params, dict):
+            decision.error_code, decision.error = "invalid_arguments", "params 必须是 JSON 对象"
+        chosen[agent_id] = decision
+    for agent_id in batch:
+        if agent_id not in chosen:
+            chosen[agent_id] = Decision(agent_id, REST, {}, "模型没有给出决定，默认休息")
+    return BatchDecisions({agent_id: chosen[agent_id] for agent_id in batch}, ignored)
+
+
+def resting(batch: list[int], reason: str) -> BatchDecisions:
+    """Every resident of a batch rests (its model call failed or was not made)."""
+    return BatchDecisions({agent_id: Decision(agent_id, REST, {}, reason) for agent_id in batch})

@@ -1,0 +1,253 @@
+"""One autonomy tick (DESIGN §5): snapshot → decisions → validation → execution → round log → events.
+
+The snapshot is read once. Residents are split into batches; batches are sent to the
+policy concurrently (at most ``concurrency`` at a time), and each batch's decisions are
+executed as soon as they arrive, one batch at a time, on this thread (the one holding the
+database connection) while other batches are still with the model. No transaction is
+open while a model is awaited: every tool runs in its own short transaction through the
+audited executor (source ``autonomy``), as chat does. A batch whose model call fails,
+times out, or answers garbage makes its residents rest; the tick always finishes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from asgiref.sync import async_to_sync, sync_to_async
+from django.conf import settings
+from django.utils import timezone
+
+from agents.events import broadcast
+from agents.executor import execute
+from agents.models import AgentActionLog, AutonomyRound
+from agents.providers import ModelError
+from agents.registry import ToolContext
+
+from .decisions import BatchDecisions, Decision, DecisionFormatError, parse_decisions, resting, validate_decisions
+from .policy import ModelPolicy, RulesPolicy, policy_from_settings
+from .prompt import batch_prompt, system_prompt
+from .world import World, build_world, render_snapshot
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class TickResult:
+    round_id: int | None
+    provider: str
+    stats: dict
+    decisions: list[Decision] = field(default_factory=list)
+    errors: list[dict] = field(default_factory=list)
+    # The system prompt and each batch's prompt, when asked for (``--show-prompt``).
+    prompts: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        s = self.stats
+        actions = ", ".join(f"{name} {count}" for name, count in sorted(s["by_action"].items(), key=lambda kv: (-kv[1], kv[0])))
+        parts = [
+            f"tick {'#' + str(self.round_id) if self.round_id else '(dry run)'} [{self.provider}]",
+            f"{s['agents']} agents in {s['batches']} batches",
+            f"decided {s['decided']} · success {s['success']} · failed {s['failed']} · pending {s['pending']}",
+            actions or "no actions",
+            f"tokens {s['tokens']}",
+            f"{s['duration_s']:.2f}s",
+        ]
+        if s["failed_batches"]:
+            parts.append(f"{s['failed_batches']} batches failed (their residents rested)")
+        if s["budget_exhausted"]:
+            parts.append(f"token budget spent: {s['skipped_batches']} batches not asked")
+        return " | ".join(parts)
+
+
+def _empty_stats(agents: int, batches: int) -> dict:
+    return {
+        "agents": agents,
+        "batches": batches,
+        "decided": 0,
+        "success": 0,
+        "failed": 0,
+        "pending": 0,
+        "ignored": 0,
+        "failed_batches": 0,
+        "skipped_batches": 0,
+        "budget_exhausted": False,
+        "tokens": 0,
+        "by_action": {},
+        "by_status": {},
+        "duration_s": 0.0,
+    }
+
+
+class _Tick:
+    def __init__(self, world: World, policy, *, round_: AutonomyRound | None, show_prompt: bool, progress: Progress | None, total: int):
+        self.world = world
+        self.policy = policy
+        self.round = round_
+        self.show_prompt = show_prompt
+        self.progress = progress
+        self.total = total
+        self.done = 0
+        self.budget = settings.AUTONOMY_TOKEN_BUDGET  # 0: no limit
+        self.batch_timeout = settings.AGENT_MODEL_TIMEOUT * 2 + 5  # the provider retries once
+        self.stats = _empty_stats(len(world.residents), total)
+        self.by_action: Counter = Counter()
+        self.by_status: dict[str, Counter] = defaultdict(Counter)
+        self.decisions: list[Decision] = []
+        self.errors: list[dict] = []
+        self.prompts: dict[int, str] = {}
+
+    async def run(self, batches: list[list[int]], concurrency: int) -> None:
+        gate = asyncio.Semaphore(concurrency)
+        await asyncio.gather(*(self.run_batch(index, batch, gate) for index, batch in enumerate(batches)))
+
+    def budget_spent(self) -> bool:
+        return bool(self.budget) and self.stats["tokens"] >= self.budget
+
+    async def run_batch(self, index: int, batch: list[int], gate: asyncio.Semaphore) -> None:
+        async with gate:
+            decided = await self.ask(index, batch)
+        # Executed outside the gate: the next batch's model call starts meanwhile.
+        await sync_to_async(self.execute_batch)(decided)
+        self.done += 1
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+    async def ask(self, index: int, batch: list[int]) -> BatchDecisions:
+        prompt = ""
+        if self.policy.uses_prompt or self.show_prompt:
+            prompt = batch_prompt(render_snapshot(self.world, batch), batch)
+            if self.show_prompt:
+                self.prompts[index] = prompt
+        if self.budget_spent():
+            self.stats["budget_exhausted"] = True
+            self.stats["skipped_batches"] += 1
+            return resting(batch, "本轮 token 预算已用完，未询问模型，默认休息")
+        try:
+            answer = await asyncio.wait_for(self.policy.answer(self.world, batch, prompt), self.batch_timeout)
+            self.stats["tokens"] += int(answer.usage.get("total_tokens", 0) or 0)
+            decided = validate_decisions(parse_decisions(answer.text), batch)
+        except (ModelError, DecisionFormatError, TimeoutError) as exc:
+            reason = str(exc) or type(exc).__name__
+            return self.batch_failed(index, batch, reason)
+        except Exception as exc:  # a bug must not stop the other batches
+            logger.exception("autonomy batch %s failed", index)
+            return self.batch_failed(index, batch, type(exc).__name__)
+        self.stats["ignored"] += decided.ignored
+        return decided
+
+    def batch_failed(self, index: int, batch: list[int], reason: str) -> BatchDecisions:
+        logger.warning("autonomy batch %s (%s residents) failed: %s; they rest this tick", index, len(batch), reason)
+        self.stats["failed_batches"] += 1
+        self.errors.append({"batch": index, "agent_ids": batch, "error": reason[:500]})
+        return resting(batch, f"本轮决策失败（{reason[:120]}），默认休息")
+
+    def execute_batch(self, decided: BatchDecisions) -> None:
+        """Run a batch's decisions (sync, on the thread that owns the database connection)."""
+        logs = []
+        for decision in decided.decisions.values():
+            self.decisions.append(decision)
+            self.stats["decided"] += 1
+            self.by_action[decision.action] += 1
+            if self.round is None:
+                continue  # dry run: decide, never act
+            status, message, code = self.execute_one(decision)
+            self.by_status[decision.action][status] += 1
+            self.stats[{"success": "success", "failed": "failed", "pending_confirmation": "pending"}[status]] += 1
+            logs.append(
+                AgentActionLog(
+                    round=self.round, agent_id=decision.agent_id, action=decision.action, params=decision.params,
+                    reason=decision.reason, status=status, message=message[:2000], error_code=code,
+                )
+            )
+        if logs:
+            AgentActionLog.objects.bulk_create(logs)
+
+    def execute_one(self, decision: Decision) -> tuple[str, str, str]:
+        if decision.error_code:
+            return AgentActionLog.Status.FAILED, decision.error, decision.error_code
+        agent = self.world.agents[decision.agent_id]
+        result = execute(decision.action, decision.params, ToolContext(agent=agent, source="autonomy"))
+        if result["status"] == "error":
+            error = result.get("error", {})
+            return AgentActionLog.Status.FAILED, str(error.get("message", "")), str(error.get("code", ""))
+        if result["status"] == "pending_confirmation":
+            status, message = AgentActionLog.Status.PENDING_CONFIRMATION, str(result.get("message", ""))
+        else:
+            data = result.get("data")
+            status, message = AgentActionLog.Status.SUCCESS, str(data.get("message", "")) if isinstance(data, dict) else ""
+        broadcast(
+            "agent_action",
+            agent_id=agent.pk,
+            agent_name=agent.name,
+            action=decision.action,
+            reason=decision.reason,
+            status=status,
+            message=message,
+        )
+        return status, message, ""
+
+
+def run_tick(
+    *,
+    agent_ids: list[int] | None = None,
+    batch_size: int | None = None,
+    concurrency: int | None = None,
+    dry_run: bool = False,
+    show_prompt: bool = False,
+    progress: Progress | None = None,
+    policy: RulesPolicy | ModelPolicy | None = None,
+    seed: int = 0,
+) -> TickResult:
+    """Run one tick for every active agent (or the given ones) and return its stats."""
+    started = time.monotonic()
+    batch_size = max(1, batch_size or settings.AUTONOMY_BATCH_SIZE)
+    concurrency = max(1, concurrency or settings.AUTONOMY_CONCURRENCY)
+    world = build_world(agent_ids)
+    ids = list(world.residents)
+    batches = [ids[i : i + batch_size] for i in range(0, len(ids), batch_size)]
+    policy = policy or policy_from_settings(seed)
+    round_ = None
+    if not dry_run:
+        round_ = AutonomyRound.objects.create(provider=policy.name, model=policy.model or "", agent_count=len(ids))
+    tick = _Tick(world, policy, round_=round_, show_prompt=show_prompt, progress=progress, total=len(batches))
+    if batches:
+        async_to_sync(tick.run)(batches, concurrency)
+    stats = tick.stats
+    stats["by_action"] = dict(tick.by_action)
+    stats["by_status"] = {action: dict(counts) for action, counts in tick.by_status.items()}
+    stats["duration_s"] = round(time.monotonic() - started, 3)
+    if round_ is not None:
+        round_.finished_at = timezone.now()
+        round_.stats, round_.errors = stats, tick.errors
+        round_.save(update_fields=["finished_at", "stats", "errors"])
+        prune_rounds()
+    prompts = [system_prompt(), *(tick.prompts[i] for i in sorted(tick.prompts))] if show_prompt else []
+    return TickResult(
+        round_id=round_.pk if round_ else None,
+        provider=policy.name,
+        stats=stats,
+        decisions=tick.decisions,
+        errors=tick.errors,
+        prompts=prompts,
+    )
+
+
+def prune_rounds() -> int:
+    """Round logs are kept as long as the event log (``EVENT_LOG_RETENTION_DAYS``)."""
+    cutoff = timezone.now() - timedelta(days=settings.EVENT_LOG_RETENTION_DAYS)
+    deleted, _ = AutonomyRound.objects.filter(started_at__lt=cutoff).delete()
+    return deleted
+
+
+def ideal_duration(agents: int, batch_size: int, concurrency: int, latency: float) -> float:
+    """The benchmark's yardstick: ``ceil(N / batch) / concurrency × latency``."""
+    return math.ceil(agents / batch_size) / concurrency * latency

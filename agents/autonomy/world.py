@@ -1,0 +1,313 @@
+"""The world snapshot of an autonomy tick: read once, in a fixed number of queries.
+
+``build_world`` loads everything a decision needs into plain dataclasses (no lazy ORM
+access afterwards, so rendering prompts and running the rules policy cost no queries).
+``render_snapshot`` writes the text sections of DESIGN §5 for one batch: the shared world
+(buildings, shop, market, bounties) and only that batch's residents. Long shared lists
+are capped, so a prompt does not grow with the size of the city.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date
+from functools import cached_property
+
+from django.db.models import Count, Max, Q
+from django.utils import timezone
+
+from agents.models import Agent, AgentActionLog
+
+from .prompt import ACTIONS
+
+# Caps of the shared lists in every batch prompt (the rest is summarised as a count).
+MAX_BUILDINGS = 30
+MAX_MARKET_ORDERS = 30
+MAX_OPEN_BOUNTIES = 30
+MAX_NEEDY = 10
+
+
+@dataclass(frozen=True)
+class ResourceKind:
+    slug: str
+    name: str
+    edible: bool
+    satiety_gain: int
+
+
+@dataclass(frozen=True)
+class BuildingInfo:
+    id: int
+    name: str
+    kind: str
+    job_slots: int
+    employed: int
+    wage: int
+    produces: str | None
+    produces_quantity: int
+
+    @property
+    def vacancies(self) -> int:
+        return max(0, self.job_slots - self.employed)
+
+
+@dataclass(frozen=True)
+class BlueprintInfo:
+    slug: str
+    name: str
+    credit_cost: int
+    job_slots: int
+    wage: int
+    materials: dict[str, int]
+
+
+@dataclass(frozen=True)
+class ShopInfo:
+    id: int
+    name: str
+    price: int
+    resource: str
+    quantity: int
+
+
+@dataclass(frozen=True)
+class OrderInfo:
+    id: int
+    seller_id: int
+    seller_name: str
+    resource: str
+    quantity: int
+    price: int
+
+
+@dataclass(frozen=True)
+class BountyInfo:
+    id: int
+    title: str
+    reward: int
+    claimed_by: int | None = None
+
+
+@dataclass(frozen=True)
+class LastAction:
+    action: str
+    status: str
+    message: str
+    reason: str
+
+
+@dataclass
+class Resident:
+    id: int
+    name: str
+    persona: str
+    credits: int
+    satiety: int
+    energy: int
+    job: BuildingInfo | None = None
+    checked_in_today: bool = False
+    bounty: BountyInfo | None = None
+    holdings: dict[str, int] = field(default_factory=dict)
+    granted: frozenset[str] = frozenset()
+    open_orders: list[OrderInfo] = field(default_factory=list)
+    last: LastAction | None = None
+
+
+@dataclass
+class World:
+    day: date
+    residents: dict[int, Resident]
+    resources: dict[str, ResourceKind]
+    buildings: list[BuildingInfo]
+    blueprints: list[BlueprintInfo]
+    shop: list[ShopInfo]
+    market: list[OrderInfo]
+    market_total: int
+    open_bounties: list[BountyInfo]
+    open_bounty_total: int
+    # The Agent rows the residents were read from: the identity tools act as.
+    agents: dict[int, Agent] = field(default_factory=dict, repr=False)
+
+    def food(self, holdings: dict[str, int]) -> dict[str, int]:
+        return {slug: qty for slug, qty in holdings.items() if qty > 0 and slug in self.resources and self.resources[slug].edible}
+
+    @cached_property
+    def needy(self) -> list[Resident]:
+        """Residents holding no food at all, hungriest first (who a generous neighbour could help)."""
+        hungry = [r for r in self.residents.values() if not self.food(r.holdings)]
+        return sorted(hungry, key=lambda r: (r.satiety, r.id))[:MAX_NEEDY]
+
+
+def tick_agents(agent_ids: list[int] | None = None):
+    """The residents a tick decides for: active agents granted at least one of the actions
+    (a desk assistant with only query tools is no resident), all of them or the chosen ones."""
+    granted = Agent.tools.through.objects.filter(tool__name__in=ACTIONS, tool__is_active=True).values("agent_id")
+    agents = Agent.objects.filter(is_active=True, pk__in=granted)
+    return agents.filter(pk__in=agent_ids) if agent_ids is not None else agents
+
+
+def build_world(agent_ids: list[int] | None = None) -> World:
+    """Read the world for a tick. The number of queries is the same for 10 or 10,000 agents."""
+    from bounties.models import Bounty
+    from city.models import AgentResource, Building, BuildingKind, CheckIn, Employment, MarketOrder, ResourceType, ShopItem
+
+    agents = tick_agents(agent_ids)
+    in_tick = Q(agent__in=agents)
+    resources = {
+        row.slug: ResourceKind(row.slug, row.name, row.edible, row.satiety_gain)
+        for row in ResourceType.objects.order_by("slug")
+    }
+    buildings = [
+        BuildingInfo(
+            id=b.pk, name=b.name, kind=b.kind.slug, job_slots=b.job_slots, employed=b.employed, wage=b.wage,
+            produces=b.produces.slug if b.produces_id else None, produces_quantity=b.produces_quantity,
+        )
+        for b in Building.objects.select_related("kind", "produces").annotate(employed=Count("employments")).order_by("id")
+    ]
+    by_building = {b.id: b for b in buildings}
+    blueprints = [
+        BlueprintInfo(
+            slug=k.slug, name=k.name, credit_cost=k.credit_cost, job_slots=k.job_slots, wage=k.wage,
+            materials={m.resource_type.slug: m.quantity for m in k.materials.all()},
+        )
+        for k in BuildingKind.objects.prefetch_related("materials__resource_type").order_by("slug")
+    ]
+    shop = [
+        ShopInfo(item.pk, item.name, item.price, item.resource_type.slug, item.quantity)
+        for item in ShopItem.objects.filter(is_available=True).select_related("resource_type").order_by("id")
+    ]
+    open_orders = MarketOrder.objects.filter(status=MarketOrder.Status.OPEN)
+    market = [_order(o) for o in open_orders.select_related("seller", "resource_type").order_by("-id")[:MAX_MARKET_ORDERS]]
+    market_total = open_orders.count()
+    open_bounties = Bounty.objects.filter(status=Bounty.Status.OPEN)
+    bounties_shown = [BountyInfo(b.pk, b.title, b.reward) for b in open_bounties.order_by("id")[:MAX_OPEN_BOUNTIES]]
+    open_bounty_total = open_bounties.count()
+
+    rows = {agent.pk: agent for agent in agents.order_by("id")}
+    residents = {
+        agent.pk: Resident(agent.pk, agent.name, agent.persona, agent.credits, agent.satiety, agent.energy)
+        for agent in rows.values()
+    }
+    for agent_id, building_id in Employment.objects.filter(in_tick).values_list("agent_id", "building_id"):
+        if agent_id in residents:
+            residents[agent_id].job = by_building.get(building_id)
+    today = timezone.localdate()
+    for agent_id in CheckIn.objects.filter(in_tick, day=today).values_list("agent_id", flat=True):
+        if agent_id in residents:
+            residents[agent_id].checked_in_today = True
+    holdings = AgentResource.objects.filter(in_tick, quantity__gt=0).values_list("agent_id", "resource_type__slug", "quantity")
+    for agent_id, slug, quantity in holdings.order_by("agent_id", "resource_type__slug"):
+        if agent_id in residents:
+            residents[agent_id].holdings[slug] = quantity
+    claimed = Bounty.objects.filter(status=Bounty.Status.CLAIMED, claimed_by__in=agents).values_list("pk", "title", "reward", "claimed_by_id")
+    for pk, title, reward, claimer in claimed:
+        if claimer in residents:
+            residents[claimer].bounty = BountyInfo(pk, title, reward, claimer)
+    granted: dict[int, set[str]] = defaultdict(set)
+    for agent_id, name in Agent.tools.through.objects.filter(in_tick, tool__is_active=True).values_list("agent_id", "tool__name"):
+        granted[agent_id].add(name)
+    for agent_id, names in granted.items():
+        if agent_id in residents:
+            residents[agent_id].granted = frozenset(names)
+    own_orders = open_orders.filter(seller__in=agents).select_related("seller", "resource_type").order_by("id")
+    for order in own_orders:
+        residents[order.seller_id].open_orders.append(_order(order))
+    latest = AgentActionLog.objects.filter(in_tick).values("agent_id").annotate(latest=Max("id")).values("latest")
+    for log in AgentActionLog.objects.filter(id__in=latest).only("agent_id", "action", "status", "message", "reason"):
+        if log.agent_id in residents:
+            residents[log.agent_id].last = LastAction(log.action, log.status, log.message, log.reason)
+    return World(
+        day=today,
+        residents=residents,
+        resources=resources,
+        buildings=buildings,
+        blueprints=blueprints,
+        shop=shop,
+        market=market,
+        market_total=market_total,
+        open_bounties=bounties_shown,
+        open_bounty_total=open_bounty_total,
+        agents=rows,
+    )
+
+
+def _order(order) -> OrderInfo:
+    return OrderInfo(order.pk, order.seller_id, order.seller.name, order.resource_type.slug, order.quantity, order.price)
+
+
+def _stock(holdings: dict[str, int]) -> str:
+    return ", ".join(f"{slug}×{qty}" for slug, qty in holdings.items()) or "无"
+
+
+def _more(shown: int, total: int) -> list[str]:
+    return [f"(另有 {total - shown} 项未列出)"] if total > shown else []
+
+
+def bounty_line(bounty: BountyInfo) -> str:
+    if bounty.claimed_by is None:
+        return f"- 悬赏#{bounty.id}: {bounty.title} | 奖励={bounty.reward}信用点 | 状态=开放"
+    return f"- 悬赏#{bounty.id}: {bounty.title} | 奖励={bounty.reward}信用点 | 状态=进行中(接取者ID={bounty.claimed_by})"
+
+
+def render_snapshot(world: World, batch: list[int]) -> str:
+    """The snapshot text of one batch: shared world sections and only these residents."""
+    residents = [world.residents[agent_id] for agent_id in batch if agent_id in world.residents]
+    lines = ["== 居民状态 =="]
+    for r in residents:
+        job = "无"
+        if r.job is not None:
+            job = f"{r.job.name}#{r.job.id}(日薪{r.job.wage}, {'今日已打卡' if r.checked_in_today else '今日未打卡'})"
+        bounty = f"#{r.bounty.id} {r.bounty.title}" if r.bounty else "无"
+        persona = f" | 人设: {r.persona.strip()[:120]}" if r.persona.strip() else ""
+        lines.append(
+            f"- ID={r.id} {r.name} | 信用点={r.credits} | 饱食度={r.satiety} | 精力={r.energy} | 工作={job} | "
+            f"进行中悬赏={bounty}{persona}"
+        )
+    lines.append("== 资源 ==")
+    for r in residents:
+        orders = "".join(f" | 自己的挂单#{o.id}: {o.resource}×{o.quantity} 总价{o.price}" for o in r.open_orders[:5])
+        lines.append(f"- ID={r.id} {r.name}: {_stock(r.holdings)}{orders}")
+    foods = [k for k in world.resources.values() if k.edible]
+    if foods:
+        lines.append("- 食物: " + ", ".join(f"{k.slug}({k.name}, 饱食度+{k.satiety_gain})" for k in foods))
+    needy = world.needy
+    if needy:
+        lines.append("- 没有食物的居民: " + ", ".join(f"ID={r.id} {r.name}(饱食度{r.satiety})" for r in needy))
+    lines.append("== 建筑与工作 ==")
+    for b in world.buildings[:MAX_BUILDINGS]:
+        produces = f" | 打卡产出={b.produces}×{b.produces_quantity}" if b.produces else ""
+        lines.append(f"- 建筑#{b.id} {b.name}({b.kind}) | 岗位={b.employed}/{b.job_slots} | 日薪={b.wage}{produces}")
+    lines.extend(_more(min(len(world.buildings), MAX_BUILDINGS), len(world.buildings)))
+    if not world.buildings:
+        lines.append("(无建筑)")
+    for k in world.blueprints:
+        materials = "".join(f" + {slug}×{qty}" for slug, qty in k.materials.items())
+        lines.append(f"- 可建造 {k.slug}({k.name}) | 花费={k.credit_cost}信用点{materials} | 岗位={k.job_slots} | 日薪={k.wage}")
+    lines.append("== 商店 ==")
+    for item in world.shop:
+        lines.append(f"- 商品#{item.id} {item.name} | 价格={item.price}信用点 | 获得 {item.resource}×{item.quantity}")
+    if not world.shop:
+        lines.append("(商店无商品)")
+    lines.append("== 交易市场 ==")
+    for o in world.market:
+        lines.append(f"- 挂单#{o.id}: {o.seller_name}(ID={o.seller_id}) 出售 {o.resource}×{o.quantity} | 总价={o.price}信用点")
+    lines.extend(_more(len(world.market), world.market_total))
+    if not world.market_total:
+        lines.append("(无挂单)")
+    lines.append("== 悬赏任务 ==")
+    claimed = [r.bounty for r in residents if r.bounty is not None]
+    shown = [*world.open_bounties, *sorted(claimed, key=lambda b: b.id)]
+    lines.extend(bounty_line(b) for b in shown)
+    lines.extend(_more(len(world.open_bounties), world.open_bounty_total))
+    if not shown and not world.open_bounty_total:
+        lines.append("(无悬赏)")
+    lines.append("== 上一轮行为 ==")
+    previous = [r for r in residents if r.last is not None]
+    for r in previous:
+        outcome = {"success": "成功", "failed": "失败", "pending_confirmation": "待员工确认"}.get(r.last.status, r.last.status)
+        detail = f"：{r.last.message}" if r.last.message else ""
+        lines.append(f"- ID={r.id} {r.name}: {r.last.action} {outcome}{detail}")
+    if not previous:
+        lines.append("(无)")
+    return "\n".join(lines)

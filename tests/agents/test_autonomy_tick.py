@@ -1,0 +1,314 @@
+"""The autonomy tick end to end, with the real ``openai`` SDK against the scripted server."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from django.db import connection
+
+from agents.autonomy.tick import run_tick
+from agents.models import AgentActionLog, AutonomyRound, EventLog, ToolCall
+from bounties.models import Bounty
+from tests.agents.autonomy_fixtures import city, decisions, endpoint, prompt_ids, resident  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.django_db
+
+
+def events(name):
+    return [row.data for row in EventLog.objects.filter(event=name).order_by("seq")]
+
+
+def test_execute_claim_bounty_success(endpoint, resident, django_capture_on_commit_callbacks):
+    alice = resident("Alice")
+    bounty = Bounty.objects.create(title="收集100小麦", reward=50)
+    endpoint.reply(decisions({"agent_id": alice.pk, "action": "claim_bounty", "params": {"bounty_id": bounty.pk}, "reason": "测试"}))
+    with django_capture_on_commit_callbacks(execute=True):
+        result = run_tick()
+
+    bounty.refresh_from_db()
+    assert (bounty.status, bounty.claimed_by) == ("claimed", alice)
+    assert result.stats["success"] == 1 and result.stats["by_action"] == {"claim_bounty": 1}
+    [action] = events("agent_action")
+    assert (action["agent_id"], action["agent_name"], action["action"], action["reason"]) == (alice.pk, "Alice", "claim_bounty", "测试")
+    [claimed] = events("bounty_claimed")
+    assert (claimed["bounty_id"], claimed["claimed_by"], claimed["claimed_by_name"]) == (bounty.pk, alice.pk, "Alice")
+    call = ToolCall.objects.get()
+    assert (call.tool_name, call.source, call.status) == ("claim_bounty", "autonomy", "success")
+    log = AgentActionLog.objects.get()
+    assert (log.agent, log.action, log.status, log.reason) == (alice, "claim_bounty", "success", "测试")
+    assert AutonomyRound.objects.get().stats["success"] == 1
+
+
+def test_execute_claim_bounty_failure_consumes_tick(endpoint, resident, django_capture_on_commit_callbacks):
+    alice, bob = resident("Alice"), resident("Bob")
+    bounty = Bounty.objects.create(title="修路", reward=20, status="claimed", claimed_by=bob)
+    endpoint.reply(decisions({"agent_id": alice.pk, "action": "claim_bounty", "params": {"bounty_id": bounty.pk}}))
+    with django_capture_on_commit_callbacks(execute=True):
+        result = run_tick(agent_ids=[alice.pk])
+
+    assert result.stats["failed"] == 1 and result.stats["success"] == 0
+    assert events("bounty_claimed") == [] and events("agent_action") == []
+    log = AgentActionLog.objects.get()
+    assert (log.status, log.error_code) == ("failed", "bounty_not_open")
+
+
+def test_execute_claim_bounty_missing_params(endpoint, resident):
+    alice = resident("Alice")
+    endpoint.reply(decisions({"agent_id": alice.pk, "action": "claim_bounty", "params": {}}))
+    result = run_tick()
+    assert result.stats["failed"] == 1
+    assert AgentActionLog.objects.get().error_code == "invalid_arguments"
+
+
+def test_failure_reason_appears_in_the_next_rounds_prompt(endpoint, resident):
+    alice = resident("Alice")
+    endpoint.reply(decisions({"agent_id": alice.pk, "action": "claim_bounty", "params": {"bounty_id": 999}}))
+    endpoint.reply(decisions({"agent_id": alice.pk, "action": "rest"}))
+    run_tick()
+    run_tick()
+    second_prompt = endpoint.requests[1]["messages"][-1]["content"]
+    previous = second_prompt.split("== 上一轮行为 ==")[1]
+    assert f"ID={alice.pk} Alice: claim_bounty 失败：悬赏不存在" in previous
+
+
+def test_unknown_action_becomes_rest(endpoint, resident):
+    alice = resident("Alice", energy=50)
+    endpoint.reply(decisions({"agent_id": alice.pk, "action": "fly_to_moon", "params": {"speed": 9}}))
+    result = run_tick()
+    alice.refresh_from_db()
+    assert alice.energy == 70
+    assert result.stats["by_action"] == {"rest": 1} and result.stats["success"] == 1
+
+
+@pytest.mark.parametrize(
+    ("params", "code"),
+    [
+        ({"item_id": "abc"}, "invalid_arguments"),
+        ({"item_id": 1, "from_agent_id": 2}, "invalid_arguments"),
+        ({"item_id": 99999}, "item_not_found"),
+        ([1, 2], "invalid_arguments"),
+    ],
+)
+def test_bad_params_fail_without_writing(endpoint, resident, params, code):
+    alice = resident("Alice", credits=100)
+    endpoint.reply(decisions({"agent_id": alice.pk, "action": "purchase", "params": params}))
+    result = run_tick()
+    alice.refresh_from_db()
+    assert alice.credits == 100
+    assert result.stats["failed"] == 1
+    log = AgentActionLog.objects.get()
+    assert log.error_code == code and log.message
+
+
+def test_an_action_the_agent_was_not_granted_fails(endpoint, resident):
+    alice = resident("Alice", tools=("rest",))
+    bounty = Bounty.objects.create(title="修路", reward=20)
+    endpoint.reply(decisions({"agent_id": alice.pk, "action": "claim_bounty", "params": {"bounty_id": bounty.pk}}))
+    run_tick()
+    bounty.refresh_from_db()
+    assert bounty.status == "open"
+    assert AgentActionLog.objects.get().error_code == "tool_not_allowed"
+
+
+def test_autonomy_transfer_resource_success(endpoint, resident, django_capture_on_commit_callbacks):
+    """Seed 000 AC-07: the tick decides transfer_resource and it runs from the deciding agent."""
+    from city.models import AgentResource, ResourceTransfer
+
+    alice = resident("Alice", holdings={"flour": 10})
+    bob = resident("Bob")
+    endpoint.reply(decisions({
+        "agent_id": alice.pk, "action": "transfer_resource",
+        "params": {"to_agent_id": bob.pk, "resource_type": "flour", "quantity": 3}, "reason": "Bob 没有面粉，分一些给他",
+    }, {"agent_id": bob.pk, "action": "rest"}))
+    with django_capture_on_commit_callbacks(execute=True):
+        result = run_tick()
+
+    assert result.stats["success"] == 2
+    assert AgentResource.objects.get(agent=alice).quantity == 7
+    assert AgentResource.objects.get(agent=bob).quantity == 3
+    transfer = ResourceTransfer.objects.get()
+    assert (transfer.from_agent, transfer.to_agent, transfer.source) == (alice, bob, "autonomy")
+    assert [e["action"] for e in events("agent_action")] == ["transfer_resource", "rest"]
+    assert len(events("resource_transferred")) == 1
+
+
+def test_autonomy_transfer_resource_missing_params(endpoint, resident):
+    from city.models import AgentResource
+
+    alice = resident("Alice", holdings={"flour": 10})
+    endpoint.reply(decisions({"agent_id": alice.pk, "action": "transfer_resource", "params": {"resource_type": "flour"}}))
+    result = run_tick()
+    assert result.stats["failed"] == 1
+    assert AgentResource.objects.get(agent=alice).quantity == 10
+
+
+def test_a_decision_cannot_move_another_residents_goods(endpoint, resident):
+    from city.models import AgentResource
+
+    alice = resident("Alice")
+    bob = resident("Bob", holdings={"flour": 10})
+    endpoint.reply(decisions({
+        "agent_id": alice.pk, "action": "transfer_resource",
+        "params": {"from_agent_id": bob.pk, "to_agent_id": alice.pk, "resource_type": "flour", "quantity": 5},
+    }, {"agent_id": bob.pk, "action": "rest"}))
+    run_tick()
+    assert AgentResource.objects.get(agent=bob).quantity == 10
+    assert not AgentResource.objects.filter(agent=alice).exists()
+
+
+def test_batches_are_sent_concurrently_each_with_only_its_residents(endpoint, resident):
+    residents = [resident(f"R{i}") for i in range(5)]
+
+    def answer(request):
+        return {"content": decisions(*({"agent_id": i, "action": "rest"} for i in prompt_ids(request)))}
+
+    endpoint.respond_with(answer, delay=0.3)
+    result = run_tick(batch_size=2, concurrency=3)
+
+    asked = sorted(prompt_ids(r) for r in endpoint.requests)
+    assert asked == [[residents[0].pk, residents[1].pk], [residents[2].pk, residents[3].pk], [residents[4].pk]]
+    assert result.stats["batches"] == 3 and result.stats["success"] == 5
+    assert result.stats["duration_s"] < 0.3 * 3 * 0.8  # overlapping, not one after the other
+
+
+def test_a_decision_for_a_resident_of_another_batch_is_ignored(endpoint, resident):
+    alice, bob = resident("Alice", energy=50), resident("Bob", energy=50)
+    bounty = Bounty.objects.create(title="修路", reward=20)
+
+    def answer(request):
+        [asked] = prompt_ids(request)
+        if asked == alice.pk:  # also tries to decide for Bob, who is in the other batch
+            return {"content": decisions({"agent_id": alice.pk, "action": "rest"},
+                                         {"agent_id": bob.pk, "action": "claim_bounty", "params": {"bounty_id": bounty.pk}})}
+        return {"content": decisions({"agent_id": bob.pk, "action": "rest"})}
+
+    endpoint.respond_with(answer, delay=0)
+    result = run_tick(batch_size=1)
+    bounty.refresh_from_db()
+    assert bounty.status == "open"
+    assert result.stats["ignored"] == 1 and result.stats["by_action"] == {"rest": 2}
+
+
+def test_a_failed_batch_rests_and_the_tick_finishes(endpoint, resident):
+    alice, bob = resident("Alice", energy=50), resident("Bob", energy=50)
+    endpoint.error(500).error(500).reply(decisions({"agent_id": bob.pk, "action": "rest"}))
+    result = run_tick(batch_size=1, concurrency=1)
+
+    assert result.stats["failed_batches"] == 1
+    assert result.stats["by_action"] == {"rest": 2} and result.stats["success"] == 2
+    [error] = result.errors
+    assert error["agent_ids"] == [alice.pk] and "500" in error["error"]
+    alice_log = AgentActionLog.objects.get(agent=alice)
+    assert alice_log.action == "rest" and "本轮决策失败" in alice_log.reason
+    assert AutonomyRound.objects.get().errors == result.errors
+    assert "1 batches failed" in result.line()
+
+
+def test_a_timed_out_batch_rests(endpoint, resident, settings):
+    settings.AGENT_MODEL_TIMEOUT = 0.3
+    alice = resident("Alice")
+    endpoint.reply("[]", delay=2).reply("[]", delay=2)
+    result = run_tick()
+    assert result.stats["failed_batches"] == 1
+    assert "超时" in result.errors[0]["error"]
+    assert AgentActionLog.objects.get(agent=alice).action == "rest"
+
+
+def test_a_garbage_answer_rests_the_batch(endpoint, resident):
+    resident("Alice")
+    endpoint.reply("今天大家都很开心！")
+    result = run_tick()
+    assert result.stats["failed_batches"] == 1 and result.stats["by_action"] == {"rest": 1}
+
+
+def test_a_repairable_answer_is_used(endpoint, resident):
+    alice = resident("Alice", energy=50)
+    endpoint.reply(f'好的：\n```json\n{{"agent_id": {alice.pk}, "action": "rest", "params": {{}}, "reason": "累了",}}\n```')
+    result = run_tick()
+    assert result.stats["failed_batches"] == 0 and result.stats["success"] == 1
+    assert AgentActionLog.objects.get().reason == "累了"
+
+
+def test_token_budget_stops_asking_the_model_and_says_so(endpoint, resident, settings):
+    settings.AUTONOMY_TOKEN_BUDGET = 100
+    alice, bob = resident("Alice"), resident("Bob")
+    endpoint.reply(decisions({"agent_id": alice.pk, "action": "rest"}), usage=(90, 20))
+    endpoint.reply(decisions({"agent_id": bob.pk, "action": "rest"}), usage=(90, 20))
+    result = run_tick(batch_size=1, concurrency=1)
+
+    assert len(endpoint.requests) == 1
+    assert result.stats["tokens"] == 110
+    assert result.stats["budget_exhausted"] is True and result.stats["skipped_batches"] == 1
+    assert "token budget spent" in result.line()
+    assert "预算" in AgentActionLog.objects.get(agent=bob).reason
+
+
+def test_dry_run_decides_but_changes_nothing(endpoint, resident):
+    alice = resident("Alice", energy=50)
+    endpoint.reply(decisions({"agent_id": alice.pk, "action": "rest"}))
+    result = run_tick(dry_run=True, show_prompt=True)
+    alice.refresh_from_db()
+    assert alice.energy == 50
+    assert [d.action for d in result.decisions] == ["rest"]
+    assert not AutonomyRound.objects.exists() and not ToolCall.objects.exists()
+    system, batch = result.prompts
+    assert "claim_bounty（接取悬赏）" in system and f"ID={alice.pk} Alice" in batch
+    assert "tick (dry run)" in result.line()
+
+
+def test_the_model_gets_the_system_prompt_and_no_tools(endpoint, resident):
+    resident("Alice")
+    endpoint.reply("[]")
+    run_tick()
+    request = endpoint.requests[0]
+    assert "tools" not in request
+    assert request["messages"][0]["role"] == "system"
+    assert "行为：checkin（打卡）" in request["messages"][0]["content"]
+
+
+def test_a_tick_with_no_residents_does_nothing(endpoint):
+    result = run_tick()
+    assert result.stats["agents"] == 0 and endpoint.requests == []
+
+
+def test_old_rounds_are_pruned(endpoint, resident, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    alice = resident("Alice")
+    old = AutonomyRound.objects.create(provider="rules")
+    AgentActionLog.objects.create(round=old, agent=alice, action="rest", status="success")
+    AutonomyRound.objects.filter(pk=old.pk).update(started_at=timezone.now() - timedelta(days=settings.EVENT_LOG_RETENTION_DAYS + 1))
+    endpoint.reply("[]")
+    run_tick()
+    assert not AutonomyRound.objects.filter(pk=old.pk).exists()
+    assert AgentActionLog.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_no_transaction_is_open_while_the_model_decides(endpoint, resident):
+    if connection.vendor != "sqlite":
+        pytest.skip("the probe uses SQLite's write lock")
+    residents = [resident(f"R{i}", energy=50) for i in range(4)]
+    path = connection.settings_dict["NAME"]
+    outcomes: list[str] = []
+
+    def answer(request):
+        probe = sqlite3.connect(path, timeout=0.5, isolation_level=None)
+        try:
+            probe.execute("BEGIN IMMEDIATE")
+            probe.execute("UPDATE agents_agent SET persona = persona")
+            probe.execute("COMMIT")
+            outcomes.append("wrote")
+        except sqlite3.OperationalError as exc:
+            outcomes.append(str(exc))
+        finally:
+            probe.close()
+        return {"content": decisions(*({"agent_id": i, "action": "rest"} for i in prompt_ids(request)))}
+
+    endpoint.respond_with(answer, delay=0.05)
+    result = run_tick(batch_size=1, concurrency=2)
+    assert outcomes == ["wrote"] * 4
+    assert result.stats["success"] == len(residents)

@@ -1,0 +1,161 @@
+"""The autonomy world snapshot: sections, seed line formats, per-batch prompts, fixed query cost."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from agents.autonomy.world import MAX_OPEN_BOUNTIES, build_world, render_snapshot
+from agents.models import Agent, AgentActionLog, AutonomyRound
+from bounties.models import Bounty
+from tests.agents.autonomy_fixtures import city, resident  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.django_db
+
+SECTIONS = ["== 居民状态 ==", "== 资源 ==", "== 建筑与工作 ==", "== 商店 ==", "== 交易市场 ==", "== 悬赏任务 ==", "== 上一轮行为 =="]
+
+
+def snapshot(batch=None):
+    world = build_world()
+    return world, render_snapshot(world, batch if batch is not None else list(world.residents))
+
+
+def test_snapshot_has_every_section_in_order(resident):
+    resident("Alice")
+    _, text = snapshot()
+    positions = [text.index(section) for section in SECTIONS]
+    assert positions == sorted(positions)
+
+
+def test_world_snapshot_contains_bounties(resident):
+    resident("Alice")
+    bounty = Bounty.objects.create(title="收集100小麦", reward=50)
+    _, text = snapshot()
+    assert "== 悬赏任务 ==" in text
+    assert f"- 悬赏#{bounty.pk}: 收集100小麦 | 奖励=50信用点 | 状态=开放" in text
+
+
+def test_world_snapshot_shows_claimed_bounty(resident):
+    carol = resident("Carol")
+    bounty = Bounty.objects.create(title="建造磨坊", reward=80, status="claimed", claimed_by=carol)
+    _, text = snapshot()
+    assert f"- 悬赏#{bounty.pk}: 建造磨坊 | 奖励=80信用点 | 状态=进行中(接取者ID={carol.pk})" in text
+    assert f"进行中悬赏=#{bounty.pk} 建造磨坊" in text
+
+
+def test_no_bounty_line_when_there_are_none(resident):
+    resident("Alice")
+    Bounty.objects.create(title="旧的", reward=5, status="cancelled")
+    _, text = snapshot()
+    assert text.split("== 悬赏任务 ==\n")[1].startswith("(无悬赏)")
+
+
+def test_resident_lines_show_needs_job_and_holdings(resident, city):
+    alice = resident("Alice", holdings={"bread": 3, "flour": 10}, job=city.mill, credits=120, satiety=35, energy=60)
+    _, text = snapshot()
+    assert f"- ID={alice.pk} Alice | 信用点=120 | 饱食度=35 | 精力=60 | 工作=西市磨坊#{city.mill.pk}(日薪15, 今日未打卡)" in text
+    assert f"- ID={alice.pk} Alice: bread×3, flour×10" in text
+    assert f"- 建筑#{city.mill.pk} 西市磨坊(mill) | 岗位=1/2 | 日薪=15 | 打卡产出=flour×4" in text
+    assert "- 可建造 mill(磨坊) | 花费=80信用点 + wood×20" in text
+    assert f"- 商品#{city.bread_item.pk} 面包 | 价格=8信用点 | 获得 bread×1" in text
+
+
+def test_market_orders_and_residents_without_food_are_listed(resident):
+    from city.services import create_market_order
+
+    alice = resident("Alice", holdings={"flour": 10})
+    bob = resident("Bob", holdings={"bread": 1}, satiety=20)
+    order = create_market_order(agent_id=alice.pk, resource_type="flour", quantity=4, price=12)
+    _, text = snapshot()
+    assert f"- 挂单#{order.pk}: Alice(ID={alice.pk}) 出售 flour×4 | 总价=12信用点" in text
+    assert f"自己的挂单#{order.pk}: flour×4 总价12" in text
+    assert f"没有食物的居民: ID={alice.pk} Alice" in text
+    assert f"ID={bob.pk} Bob(" not in text.split("没有食物的居民")[1].split("\n")[0]
+
+
+def test_previous_round_section_shows_the_outcome_and_failure_reason(resident):
+    alice = resident("Alice")
+    bob = resident("Bob")
+    old = AutonomyRound.objects.create(provider="rules")
+    AgentActionLog.objects.create(round=old, agent=alice, action="rest", status="success", message="休息好了")
+    latest = AutonomyRound.objects.create(provider="rules")
+    AgentActionLog.objects.create(
+        round=latest, agent=alice, action="claim_bounty", status="failed", message="该悬赏已被接取或不再开放",
+        error_code="bounty_not_open",
+    )
+    _, text = snapshot()
+    section = text.split("== 上一轮行为 ==\n")[1]
+    assert f"- ID={alice.pk} Alice: claim_bounty 失败：该悬赏已被接取或不再开放" in section
+    assert "休息好了" not in section
+    assert f"ID={bob.pk}" not in section
+
+
+def test_batch_snapshot_holds_only_its_residents_and_the_shared_world(resident):
+    alice, bob, carol = resident("Alice"), resident("Bob"), resident("Carol")
+    bounty = Bounty.objects.create(title="修路", reward=20)
+    world, text = snapshot()
+    only_bob = render_snapshot(world, [bob.pk])
+    assert f"ID={bob.pk} Bob" in only_bob
+    assert f"ID={alice.pk} Alice |" not in only_bob and f"ID={carol.pk} Carol |" not in only_bob
+    assert f"悬赏#{bounty.pk}: 修路" in only_bob and "== 商店 ==" in only_bob
+
+
+def test_shared_lists_are_capped_so_prompts_do_not_grow(resident):
+    resident("Alice")
+    Bounty.objects.bulk_create(Bounty(title=f"任务{i}", reward=10) for i in range(MAX_OPEN_BOUNTIES + 12))
+    _, text = snapshot()
+    section = text.split("== 悬赏任务 ==\n")[1].split("==")[0]
+    assert section.count("状态=开放") == MAX_OPEN_BOUNTIES
+    assert "(另有 12 项未列出)" in section
+
+
+def test_inactive_agents_and_agents_without_actions_are_not_residents(resident, make_agent):
+    alice = resident("Alice")
+    resident("Sleeper", is_active=False)
+    desk = make_agent("Desk", tools=("get_my_status",))
+    world = build_world()
+    assert list(world.residents) == [alice.pk]
+    assert desk.pk not in world.agents
+
+
+def test_a_tick_can_be_limited_to_chosen_agents(resident):
+    alice, bob = resident("Alice"), resident("Bob")
+    assert list(build_world([bob.pk]).residents) == [bob.pk]
+
+
+def make_residents(count: int) -> None:
+    from city.models import AgentResource, Building, Employment, ResourceType
+    from agents.models import Tool
+
+    start = Agent.objects.count()
+    agents = Agent.objects.bulk_create(Agent(name=f"R{start + i}") for i in range(count))
+    tools = list(Tool.objects.filter(name__in=["rest", "eat", "claim_bounty"]))
+    Agent.tools.through.objects.bulk_create(Agent.tools.through(agent=a, tool=t) for a in agents for t in tools)
+    bread = ResourceType.objects.get(slug="bread")
+    AgentResource.objects.bulk_create(AgentResource(agent=a, resource_type=bread, quantity=2) for a in agents)
+    mill = Building.objects.get(name="西市磨坊")
+    Employment.objects.bulk_create(Employment(agent=a, building=mill) for a in agents[:2])
+    Bounty.objects.bulk_create(Bounty(title="任务", reward=5, status="claimed", claimed_by=a) for a in agents[2:6])
+    round_ = AutonomyRound.objects.create(provider="rules")
+    AgentActionLog.objects.bulk_create(AgentActionLog(round=round_, agent=a, action="rest", status="success") for a in agents)
+
+
+def queries_for_snapshot() -> tuple[int, int]:
+    with CaptureQueriesContext(connection) as captured:
+        world = build_world()
+        for batch_start in range(0, len(world.residents), 20):
+            render_snapshot(world, list(world.residents)[batch_start : batch_start + 20])
+    return len(captured.captured_queries), len(world.residents)
+
+
+def test_snapshot_costs_the_same_number_of_queries_for_10_and_1000_agents(city):
+    Bounty.objects.create(title="开放的", reward=10)
+    make_residents(10)
+    small, residents = queries_for_snapshot()
+    assert residents == 10
+    make_residents(990)
+    large, residents = queries_for_snapshot()
+    assert residents == 1000
+    assert small == large
+    assert large <= 20
