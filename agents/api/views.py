@@ -7,6 +7,7 @@ from rest_framework.views import APIView
 from agents.chat import run_chat
 from agents.errors import NotFound
 from agents.models import Agent, Tool
+from city.selectors import with_city_state
 
 from .serializers import AgentSerializer, ChatInputSerializer, ChatOutputSerializer, ToolSerializer
 
@@ -22,13 +23,13 @@ class ToolList(generics.ListAPIView):
 
 @extend_schema(tags=["agents"])
 class AgentList(generics.ListAPIView):
-    queryset = Agent.objects.prefetch_related("tools").order_by("id")
+    queryset = with_city_state(Agent.objects.prefetch_related("tools").order_by("id"))
     serializer_class = AgentSerializer
 
 
 @extend_schema(tags=["agents"])
 class AgentDetail(generics.RetrieveAPIView):
-    queryset = Agent.objects.prefetch_related("tools")
+    queryset = with_city_state(Agent.objects.prefetch_related("tools"))
     serializer_class = AgentSerializer
 
 

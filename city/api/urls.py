@@ -1,3 +1,11 @@
 from django.urls import path
 
-urlpatterns: list = []
+from . import views
+
+urlpatterns = [
+    path("agents/transfer-resource/", views.TransferResource.as_view(), name="api-transfer-resource"),
+    path("transfers/", views.TransferList.as_view(), name="api-transfers"),
+    path("market-orders/", views.MarketOrderList.as_view(), name="api-market-orders"),
+    path("market-orders/<int:pk>/accept/", views.MarketOrderAccept.as_view(), name="api-market-order-accept"),
+    path("market-orders/<int:pk>/cancel/", views.MarketOrderCancel.as_view(), name="api-market-order-cancel"),
+]

@@ -1,0 +1,94 @@
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from city.models import MarketOrder, ResourceTransfer
+from city.services import MAX_AMOUNT
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class WholeNumberField(serializers.Field):
+    """A JSON number. 5.0 is read as 5; 2.5 or 0 go on to the service, which owns the quantity
+    rule (``invalid_quantity``); strings and booleans are not numbers (``invalid_input``)."""
+
+    default_error_messages = {"invalid": _("必须是数字")}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, (int, float)):
+            self.fail("invalid")
+        return int(data) if isinstance(data, float) and data.is_integer() else data
+
+    def to_representation(self, value):
+        return value
+
+
+class TransferInputSerializer(serializers.Serializer):
+    from_agent_id = serializers.IntegerField(help_text="sending agent")
+    to_agent_id = serializers.IntegerField(help_text="receiving agent")
+    resource_type = serializers.CharField(max_length=50, help_text="resource slug, e.g. flour")
+    quantity = WholeNumberField(help_text=f"a whole number, 1 – {MAX_AMOUNT}")
+
+
+class TransferResultSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    reason = serializers.CharField(help_text="e.g. 转移 5 flour 成功")
+    transfer_id = serializers.IntegerField()
+
+
+class TransferSerializer(serializers.ModelSerializer):
+    from_agent_name = serializers.CharField(source="from_agent.name")
+    to_agent_name = serializers.CharField(source="to_agent.name")
+    resource_type = serializers.CharField(source="resource_type.slug")
+    user = serializers.CharField(source="user.get_username", allow_null=True, default=None)
+
+    class Meta:
+        model = ResourceTransfer
+        fields = [
+            "id", "from_agent_id", "from_agent_name", "to_agent_id", "to_agent_name",
+            "resource_type", "quantity", "source", "user", "created_at",
+        ]
+        read_only_fields = fields
+
+
+class TransferFilterSerializer(serializers.Serializer):
+    agent_id = serializers.IntegerField(min_value=1, required=False, help_text="only transfers it sent or received")
+
+
+class MarketOrderSerializer(serializers.ModelSerializer):
+    seller_name = serializers.CharField(source="seller.name")
+    buyer_name = serializers.CharField(source="buyer.name", allow_null=True, default=None)
+    resource_type = serializers.CharField(source="resource_type.slug")
+
+    class Meta:
+        model = MarketOrder
+        fields = [
+            "id", "seller_id", "seller_name", "resource_type", "quantity", "price", "status",
+            "buyer_id", "buyer_name", "created_at", "closed_at",
+        ]
+        read_only_fields = fields
+
+
+class MarketOrderFilterSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=[*MarketOrder.Status.values, "all"], required=False, default="open")
+
+
+class AcceptOrderInputSerializer(serializers.Serializer):
+    agent_id = serializers.IntegerField(help_text="the buying agent")
+
+
+class CancelOrderInputSerializer(serializers.Serializer):
+    agent_id = serializers.IntegerField(required=False, help_text="the seller (default: the order's seller)")
+
+
+class JobSerializer(serializers.Serializer):
+    building_id = serializers.IntegerField()
+    building_name = serializers.CharField()
+    wage = serializers.IntegerField()
+
+
+class CityErrorSerializer(serializers.Serializer):
+    ok = serializers.BooleanField(default=False)
+    code = serializers.CharField()
+    reason = serializers.CharField()
+    field = serializers.CharField(required=False)

@@ -1,0 +1,116 @@
+"""City API (DESIGN §11): staff move resources between agents, read the ledger, work the market.
+
+Views parse input with explicit serializers, call a service or selector and render;
+``ApplicationError`` becomes ``{"ok": false, "code", "reason"}`` with its status:
+invalid_quantity / same_agent 400, agent_not_found / unknown_resource 404,
+insufficient_resource 409 (and likewise for the market's codes).
+"""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from city import selectors, services
+from city.models import MarketOrder, ResourceTransfer
+
+from .serializers import (
+    AcceptOrderInputSerializer,
+    CancelOrderInputSerializer,
+    CityErrorSerializer,
+    MarketOrderFilterSerializer,
+    MarketOrderSerializer,
+    TransferFilterSerializer,
+    TransferInputSerializer,
+    TransferResultSerializer,
+    TransferSerializer,
+)
+
+ERRORS = {400: CityErrorSerializer, 404: CityErrorSerializer, 409: CityErrorSerializer}
+
+
+def _valid(serializer_class, data) -> dict:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+@extend_schema(
+    tags=["city"],
+    summary="Transfer resources from one agent to another (audited as the calling staff member)",
+    request=TransferInputSerializer,
+    responses={200: TransferResultSerializer, **ERRORS},
+)
+class TransferResource(GenericAPIView):
+    serializer_class = TransferInputSerializer
+
+    def post(self, request: Request) -> Response:
+        data = _valid(TransferInputSerializer, request.data)
+        transfer = services.transfer_resource(
+            **data, source=ResourceTransfer.Source.API, user=request.user
+        )
+        return Response({"ok": True, "reason": services.transfer_message(transfer), "transfer_id": transfer.pk})
+
+
+@extend_schema(
+    tags=["city"],
+    summary="The transfer ledger, newest first",
+    parameters=[OpenApiParameter("agent_id", OpenApiTypes.INT, description="only transfers this agent sent or received")],
+    responses={200: TransferSerializer(many=True), 400: CityErrorSerializer},
+)
+class TransferList(GenericAPIView):
+    serializer_class = TransferSerializer
+
+    def get(self, request: Request) -> Response:
+        filters = _valid(TransferFilterSerializer, request.query_params)
+        page = self.paginate_queryset(selectors.transfer_history(agent_id=filters.get("agent_id")))
+        return self.get_paginated_response(TransferSerializer(page, many=True).data)
+
+
+@extend_schema(
+    tags=["city"],
+    summary="Market orders, newest first",
+    parameters=[
+        OpenApiParameter("status", OpenApiTypes.STR, enum=[*MarketOrder.Status.values, "all"], description="default open")
+    ],
+    responses={200: MarketOrderSerializer(many=True), 400: CityErrorSerializer},
+)
+class MarketOrderList(GenericAPIView):
+    serializer_class = MarketOrderSerializer
+
+    def get(self, request: Request) -> Response:
+        status = _valid(MarketOrderFilterSerializer, request.query_params)["status"]
+        page = self.paginate_queryset(selectors.market_orders(status=None if status == "all" else status))
+        return self.get_paginated_response(MarketOrderSerializer(page, many=True).data)
+
+
+@extend_schema(
+    tags=["city"],
+    summary="Accept an open market order for a buying agent (exactly one of concurrent accepts wins)",
+    request=AcceptOrderInputSerializer,
+    responses={200: MarketOrderSerializer, **ERRORS},
+)
+class MarketOrderAccept(GenericAPIView):
+    serializer_class = MarketOrderSerializer
+
+    def post(self, request: Request, pk: int) -> Response:
+        data = _valid(AcceptOrderInputSerializer, request.data)
+        order = services.accept_market_order(agent_id=data["agent_id"], order_id=pk, user=request.user)
+        return Response(MarketOrderSerializer(order).data)
+
+
+@extend_schema(
+    tags=["city"],
+    summary="Cancel an open market order; the reserved goods go back to the seller",
+    request=CancelOrderInputSerializer,
+    responses={200: MarketOrderSerializer, **ERRORS},
+)
+class MarketOrderCancel(GenericAPIView):
+    serializer_class = MarketOrderSerializer
+
+    def post(self, request: Request, pk: int) -> Response:
+        data = _valid(CancelOrderInputSerializer, request.data)
+        agent_id = data.get("agent_id") or selectors.market_order_seller_id(order_id=pk)
+        order = services.cancel_market_order(agent_id=agent_id, order_id=pk, user=request.user)
+        return Response(MarketOrderSerializer(order).data)
