@@ -2,6 +2,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 FUND_NAME_MAX_LENGTH = 100
 REMARKS_MAX_LENGTH = 500
@@ -11,8 +12,8 @@ class Fund(models.Model):
     """Fund master data. Never deleted: disabling is the soft delete."""
 
     class ActiveStatus(models.TextChoices):
-        ENABLE = "ENABLE", _("启用")
-        DISABLE = "DISABLE", _("停用")
+        ENABLE = "ENABLE", pgettext_lazy("fund status", "启用")
+        DISABLE = "DISABLE", pgettext_lazy("fund status", "停用")
 
     fund_name = models.CharField(_("基金名称"), max_length=FUND_NAME_MAX_LENGTH)
     active_status = models.CharField(

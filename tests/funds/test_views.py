@@ -176,3 +176,10 @@ def test_model_text_is_escaped_in_the_chat_panel(staff_client, fund_agent):
     chat(staff_client, "<script>alert(1)</script>")
     log = staff_client.get("/funds/?part=chat", **HTMX).content.decode()
     assert "<script>alert(1)</script>" not in log and "&lt;script&gt;" in log
+
+
+def test_the_page_speaks_english_too(staff_client):
+    fund_create(fund_name="Alpha")
+    html = staff_client.get("/funds/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "New fund" in html and "Enabled" in html and "Agent proposals" in html
+    assert "新建基金" not in html
