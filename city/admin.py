@@ -1,3 +1,193 @@
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.db.models import Count
+from django.utils.translation import gettext_lazy as _
 
-# Register your models here.
+from agents.admin import ReadOnlyAdmin
+from agents.errors import ApplicationError
+from agents.models import Agent
+
+from . import services
+from .models import (
+    AgentResource,
+    Building,
+    BuildingKind,
+    BuildingMaterial,
+    CheckIn,
+    CityChatMessage,
+    Employment,
+    MarketOrder,
+    Purchase,
+    ResourceTransfer,
+    ResourceType,
+    ShopItem,
+)
+
+
+class AgentResourceInline(admin.TabularInline):
+    """Staff set an agent's stock here (data entry, logged in the admin history); agents move
+    goods only through the services."""
+
+    model = AgentResource
+    fields = ["resource_type", "quantity"]
+    extra = 0
+    can_delete = False
+
+
+class EmploymentInline(admin.TabularInline):
+    """Read-only: jobs are taken and left through the services, which enforce the slots."""
+
+    model = Employment
+    fields = ["building", "started_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+# The agents app owns AgentAdmin; the city adds its inlines to the registered instance.
+_agent_admin = admin.site.get_model_admin(Agent)
+_agent_admin.inlines = [*_agent_admin.inlines, AgentResourceInline, EmploymentInline]
+
+
+@admin.register(ResourceType)
+class ResourceTypeAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "edible", "satiety_gain"]
+    list_filter = ["edible"]
+    search_fields = ["slug", "name"]
+
+
+class BuildingMaterialInline(admin.TabularInline):
+    model = BuildingMaterial
+    extra = 1
+
+
+@admin.register(BuildingKind)
+class BuildingKindAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "credit_cost", "job_slots", "wage", "produces", "produces_quantity"]
+    search_fields = ["slug", "name"]
+    inlines = [BuildingMaterialInline]
+
+
+class WorkerInline(EmploymentInline):
+    fields = ["agent", "started_at"]
+    readonly_fields = fields
+
+
+@admin.register(Building)
+class BuildingAdmin(admin.ModelAdmin):
+    list_display = ["name", "kind", "workers", "job_slots", "wage", "produces", "produces_quantity", "owner"]
+    list_filter = ["kind"]
+    search_fields = ["name"]
+    list_select_related = ["kind", "produces", "owner"]
+    readonly_fields = ["owner", "construction_cost", "created_at"]
+    inlines = [WorkerInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(worker_count=Count("employments"))
+
+    @admin.display(description=_("在岗人数"), ordering="worker_count")
+    def workers(self, building):
+        return building.worker_count
+
+
+@admin.register(ShopItem)
+class ShopItemAdmin(admin.ModelAdmin):
+    list_display = ["name", "price", "resource_type", "quantity", "is_available"]
+    list_filter = ["is_available", "resource_type"]
+    list_editable = ["is_available"]
+    search_fields = ["name"]
+
+
+@admin.register(MarketOrder)
+class MarketOrderAdmin(ReadOnlyAdmin):
+    """Orders come from agents (their goods are reserved by the service); staff may cancel them."""
+
+    list_display = ["id", "seller", "resource_type", "quantity", "price", "status", "buyer", "created_at", "closed_at"]
+    list_filter = ["status", "resource_type"]
+    search_fields = ["seller__name", "buyer__name"]
+    list_select_related = ["seller", "buyer", "resource_type"]
+    actions = ["cancel_orders"]
+
+    @admin.action(description=_("取消所选挂单（资源退回卖方）"))
+    def cancel_orders(self, request, queryset):
+        for order in queryset:
+            try:
+                services.cancel_market_order(agent_id=order.seller_id, order_id=order.pk, user=request.user)
+            except ApplicationError as exc:
+                self.message_user(request, f"#{order.pk}: {exc.message}", messages.WARNING)
+            else:
+                self.message_user(request, _("挂单 #%(id)s 已取消") % {"id": order.pk}, messages.SUCCESS)
+
+
+class AdminTransferForm(forms.ModelForm):
+    """The admin's "add" of a ledger row is a real transfer, through the service (source admin)."""
+
+    user = None  # the staff member, set per request by ResourceTransferAdmin.get_form
+
+    class Meta:
+        model = ResourceTransfer
+        fields = ["from_agent", "to_agent", "resource_type", "quantity"]
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            # Inside the admin's request transaction: a later failure rolls the transfer back too.
+            self.instance = services.transfer_resource(
+                from_agent_id=data["from_agent"].pk,
+                to_agent_id=data["to_agent"].pk,
+                resource_type=data["resource_type"].slug,
+                quantity=data["quantity"],
+                source=ResourceTransfer.Source.ADMIN,
+                user=self.user,
+            )
+        except ApplicationError as exc:
+            field = {"from_agent_id": "from_agent", "to_agent_id": "to_agent"}.get(exc.field, exc.field)
+            raise ValidationError({field if field in self.fields else NON_FIELD_ERRORS: exc.message}) from None
+        return data
+
+
+@admin.register(ResourceTransfer)
+class ResourceTransferAdmin(ReadOnlyAdmin):
+    list_display = ["id", "created_at", "from_agent", "to_agent", "resource_type", "quantity", "source", "user"]
+    list_filter = ["source", "resource_type", "from_agent", "to_agent", "created_at"]
+    search_fields = ["from_agent__name", "to_agent__name", "resource_type__slug"]
+    date_hierarchy = "created_at"
+    list_select_related = ["from_agent", "to_agent", "resource_type", "user"]
+
+    def has_add_permission(self, request):
+        return admin.ModelAdmin.has_add_permission(self, request)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is not None:
+            return super().get_form(request, obj, change=change, **kwargs)
+        return type("AdminTransferFormForRequest", (AdminTransferForm,), {"user": request.user})
+
+    def save_model(self, request, obj, form, change):
+        pass  # the service already wrote the row in AdminTransferForm.clean
+
+
+@admin.register(Purchase)
+class PurchaseAdmin(ReadOnlyAdmin):
+    list_display = ["id", "created_at", "agent", "item", "count", "total_price", "resource_type", "quantity"]
+    list_filter = ["item"]
+    list_select_related = ["agent", "item", "resource_type"]
+
+
+@admin.register(CheckIn)
+class CheckInAdmin(ReadOnlyAdmin):
+    list_display = ["day", "agent", "building", "wage", "produced_type", "produced_quantity"]
+    list_filter = ["day", "building"]
+    list_select_related = ["agent", "building", "produced_type"]
+
+
+@admin.register(CityChatMessage)
+class CityChatMessageAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "agent", "content"]
+    list_filter = ["agent"]
+    search_fields = ["content", "agent__name"]

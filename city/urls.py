@@ -1,5 +1,9 @@
 from django.urls import path
 
+from . import views
+
 app_name = "city"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("trade/", views.trade, name="trade"),
+]
