@@ -4,7 +4,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from .errors import ApplicationError
-from .models import Agent, Conversation, EventLog, Message, PendingAction, Tool, ToolCall
+from .autonomy.tick import run_tick
+from .models import Agent, AgentActionLog, AutonomyRound, Conversation, EventLog, Message, PendingAction, Tool, ToolCall
 from .selectors import pending_action_review
 from .services import confirm_pending_action, expire_pending_actions, outcome_message, reject_pending_action
 from .sync import sync_tools
@@ -29,6 +30,16 @@ class AgentAdmin(admin.ModelAdmin):
     list_filter = ["is_active"]
     search_fields = ["name", "persona"]
     filter_horizontal = ["tools"]
+    actions = ["run_autonomy_tick"]
+
+    @admin.action(description=_("为所选居民运行一次自主回合"))
+    def run_autonomy_tick(self, request, queryset):
+        result = run_tick(agent_ids=list(queryset.values_list("pk", flat=True)))
+        if not result.stats["agents"]:
+            self.message_user(request, _("所选居民都没有被授予自主行为（或已停用），未运行。"), messages.WARNING)
+            return
+        level = messages.WARNING if result.stats["failed_batches"] else messages.SUCCESS
+        self.message_user(request, result.line(), level)
 
 
 @admin.register(Tool)
@@ -158,3 +169,38 @@ class PendingActionAdmin(ReadOnlyAdmin):
 
 def _display(value) -> str:
     return "—" if value is None else str(value)
+
+
+class AgentActionLogInline(admin.TabularInline):
+    model = AgentActionLog
+    fields = ["agent", "action", "params", "reason", "status", "message", "error_code"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(AutonomyRound)
+class AutonomyRoundAdmin(ReadOnlyAdmin):
+    list_display = ["id", "started_at", "finished_at", "provider", "model", "agent_count", "summary"]
+    list_filter = ["provider"]
+    date_hierarchy = "started_at"
+    inlines = [AgentActionLogInline]
+
+    @admin.display(description=_("结果"))
+    def summary(self, round_):
+        stats = round_.stats or {}
+        return _("成功 %(success)s / 失败 %(failed)s / 待确认 %(pending)s") % {
+            "success": stats.get("success", 0), "failed": stats.get("failed", 0), "pending": stats.get("pending", 0),
+        }
+
+
+@admin.register(AgentActionLog)
+class AgentActionLogAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "round", "agent", "action", "status", "error_code", "reason"]
+    list_filter = ["status", "action", "error_code"]
+    search_fields = ["agent__name", "reason", "message"]
+    list_select_related = ["agent", "round"]

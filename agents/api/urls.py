@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import pending_actions, views
+from . import autonomy, pending_actions, views
 
 urlpatterns = [
     path("tools/", views.ToolList.as_view(), name="api-tools"),
@@ -11,4 +11,5 @@ urlpatterns = [
     path("pending-actions/<int:pk>/confirm/", pending_actions.PendingActionConfirm.as_view(), name="api-pending-action-confirm"),
     path("pending-actions/<int:pk>/reject/", pending_actions.PendingActionReject.as_view(), name="api-pending-action-reject"),
     path("agents/<int:pk>/chat/", views.AgentChat.as_view(), name="api-agent-chat"),
+    path("autonomy/tick/", autonomy.AutonomyTick.as_view(), name="api-autonomy-tick"),
 ]

@@ -42,9 +42,10 @@ Progress = Callable[[int, int], None]
 
 @dataclass
 class TickResult:
-    round_id: int | None
+    round_id: int | None  # None for a dry run, or when there was nobody to decide for
     provider: str
     stats: dict
+    dry_run: bool = False
     decisions: list[Decision] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)
     # The system prompt and each batch's prompt, when asked for (``--show-prompt``).
@@ -54,7 +55,7 @@ class TickResult:
         s = self.stats
         actions = ", ".join(f"{name} {count}" for name, count in sorted(s["by_action"].items(), key=lambda kv: (-kv[1], kv[0])))
         parts = [
-            f"tick {'#' + str(self.round_id) if self.round_id else '(dry run)'} [{self.provider}]",
+            f"tick {'(dry run)' if self.dry_run else '#' + str(self.round_id) if self.round_id else '(no residents)'} [{self.provider}]",
             f"{s['agents']} agents in {s['batches']} batches",
             f"decided {s['decided']} · success {s['success']} · failed {s['failed']} · pending {s['pending']}",
             actions or "no actions",
@@ -216,7 +217,7 @@ def run_tick(
     batches = [ids[i : i + batch_size] for i in range(0, len(ids), batch_size)]
     policy = policy or policy_from_settings(seed)
     round_ = None
-    if not dry_run:
+    if ids and not dry_run:
         round_ = AutonomyRound.objects.create(provider=policy.name, model=policy.model or "", agent_count=len(ids))
     tick = _Tick(world, policy, round_=round_, show_prompt=show_prompt, progress=progress, total=len(batches))
     if batches:
@@ -235,6 +236,7 @@ def run_tick(
         round_id=round_.pk if round_ else None,
         provider=policy.name,
         stats=stats,
+        dry_run=dry_run,
         decisions=tick.decisions,
         errors=tick.errors,
         prompts=prompts,

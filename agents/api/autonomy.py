@@ -1,0 +1,61 @@
+"""Autonomy API (DESIGN §11): ``POST /api/autonomy/tick/`` runs one tick now and returns its stats."""
+
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agents.autonomy.tick import run_tick
+from agents.errors import NotFound
+from agents.models import Agent
+
+
+class TickInputSerializer(serializers.Serializer):
+    agent_ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), required=False, allow_empty=False, max_length=10_000,
+        help_text="only these agents (default: every active resident)",
+    )
+    dry_run = serializers.BooleanField(required=False, default=False, help_text="decide, change nothing")
+
+
+class TickDecisionSerializer(serializers.Serializer):
+    agent_id = serializers.IntegerField()
+    action = serializers.CharField()
+    params = serializers.JSONField()
+    reason = serializers.CharField(allow_blank=True)
+
+
+class TickOutputSerializer(serializers.Serializer):
+    round_id = serializers.IntegerField(allow_null=True)
+    provider = serializers.CharField()
+    stats = serializers.JSONField(help_text="agents, batches, decided, success, failed, pending, by_action, tokens, …")
+    errors = serializers.JSONField(help_text="failed batches: {batch, agent_ids, error}")
+    summary = serializers.CharField(help_text="the stats line the command prints")
+    decisions = TickDecisionSerializer(many=True, required=False, help_text="dry run only")
+
+
+@extend_schema(tags=["autonomy"], request=TickInputSerializer, responses={200: TickOutputSerializer})
+class AutonomyTick(APIView):
+    """Run one autonomy tick now (every active resident, or the given agents)."""
+
+    def post(self, request):
+        serializer = TickInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        agent_ids = serializer.validated_data.get("agent_ids")
+        if agent_ids is not None:
+            missing = set(agent_ids) - set(Agent.objects.filter(pk__in=agent_ids).values_list("pk", flat=True))
+            if missing:
+                keys = ", ".join(map(str, sorted(missing)))
+                raise NotFound("agent_not_found", _("居民不存在：%(key)s") % {"key": keys}, field="agent_ids")
+        result = run_tick(agent_ids=agent_ids, dry_run=serializer.validated_data["dry_run"])
+        body = {
+            "round_id": result.round_id,
+            "provider": result.provider,
+            "stats": result.stats,
+            "errors": result.errors,
+            "summary": result.line(),
+        }
+        if result.dry_run:
+            body["decisions"] = [decision.as_json() for decision in result.decisions]
+        return Response(TickOutputSerializer(body).data)

@@ -1,0 +1,117 @@
+import json
+import signal
+import sys
+import threading
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import close_old_connections, connection
+
+from agents.autonomy.tick import run_tick
+from agents.errors import ApplicationError
+from agents.selectors import agents_by_keys
+
+
+class ProgressBar:
+    """``[#######.......] 7/15 batches`` on one terminal line, redrawn in place."""
+
+    def __init__(self, stream, width: int = 30):
+        self.stream, self.width = stream, width
+
+    def __call__(self, done: int, total: int) -> None:
+        filled = self.width * done // max(total, 1)
+        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} batches")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        self.stream.write("\r" + " " * (self.width + 30) + "\r")
+        self.stream.flush()
+
+
+class Command(BaseCommand):
+    help = (
+        "Run the autonomy tick: every active resident decides one action, executed through the tool registry. "
+        "One stats line per tick; Ctrl-C stops cleanly between ticks (a second Ctrl-C interrupts)."
+    )
+
+    def add_arguments(self, parser):
+        runs = parser.add_mutually_exclusive_group()
+        runs.add_argument("--count", type=int, default=1, help="number of ticks (default 1)")
+        runs.add_argument("--loop", action="store_true", help="tick until stopped")
+        parser.add_argument("--interval", type=float, default=30.0, help="seconds between ticks (default 30)")
+        parser.add_argument("--agents", default="", help="only these agents: comma-separated ids or names")
+        parser.add_argument("--dry-run", action="store_true", help="decide and print, change nothing")
+        parser.add_argument("--show-prompt", action="store_true", help="print the system prompt and every batch prompt")
+        parser.add_argument("--batch-size", type=int, default=None, help="residents per model call (AUTONOMY_BATCH_SIZE)")
+        parser.add_argument("--concurrency", type=int, default=None, help="model calls at once (AUTONOMY_CONCURRENCY)")
+        parser.add_argument("--seed", type=int, default=0, help="seed of the offline rules policy")
+
+    def handle(self, *args, count, loop, interval, agents, dry_run, show_prompt, batch_size, concurrency, seed, **options):
+        for name, value, minimum in (("--count", count, 1), ("--batch-size", batch_size, 1), ("--concurrency", concurrency, 1)):
+            if value is not None and value < minimum:
+                raise CommandError(f"{name} must be at least {minimum}")
+        if interval < 0:
+            raise CommandError("--interval must not be negative")
+        agent_ids = None
+        if agents.strip():
+            try:
+                agent_ids = [agent.pk for agent in agents_by_keys(agents.split(","))]
+            except ApplicationError as exc:
+                raise CommandError(f"{exc.code}: {exc.message}") from exc
+        stop = threading.Event()
+        previous = self._catch_stop_signals(stop)
+        try:
+            self._run(stop, count, loop, interval, agent_ids, dry_run, show_prompt, batch_size, concurrency, seed)
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+
+    def _run(self, stop, count, loop, interval, agent_ids, dry_run, show_prompt, batch_size, concurrency, seed) -> None:
+        progress = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+        done = 0
+        while not stop.is_set():
+            if not connection.in_atomic_block:  # a long loop outlives connections (server restarts, timeouts)
+                close_old_connections()
+            try:
+                result = run_tick(
+                    agent_ids=agent_ids, batch_size=batch_size, concurrency=concurrency, dry_run=dry_run,
+                    show_prompt=show_prompt, progress=progress, seed=seed,
+                )
+            except Exception as exc:
+                if not loop:
+                    raise
+                self.stderr.write(f"tick failed: {type(exc).__name__}: {exc}")
+            else:
+                if progress is not None:
+                    progress.clear()
+                self._report(result, dry_run, show_prompt)
+            done += 1
+            if not loop and done >= count:
+                break
+            if stop.wait(interval):
+                break
+
+    def _report(self, result, dry_run: bool, show_prompt: bool) -> None:
+        if show_prompt:
+            for prompt in result.prompts:
+                self.stdout.write(prompt)
+                self.stdout.write("-" * 60)
+        if dry_run:
+            for decision in result.decisions:
+                params = json.dumps(decision.params, ensure_ascii=False)
+                self.stdout.write(f"  #{decision.agent_id} {decision.action} {params} — {decision.reason}")
+        for error in result.errors:
+            self.stderr.write(f"batch {error['batch']} failed ({len(error['agent_ids'])} residents rested): {error['error']}")
+        self.stdout.write(result.line())
+
+    def _catch_stop_signals(self, stop: threading.Event) -> dict:
+        """First SIGINT/SIGTERM: finish the running tick, then stop. Returns the handlers replaced."""
+        if threading.current_thread() is not threading.main_thread():
+            return {}  # signals can only be handled on the main thread (call_command in a worker)
+
+        def request_stop(signum, frame):
+            if stop.is_set():
+                raise KeyboardInterrupt
+            stop.set()
+            self.stderr.write("\nstopping after this tick (Ctrl-C again to interrupt)")
+
+        return {signum: signal.signal(signum, request_stop) for signum in (signal.SIGINT, signal.SIGTERM)}
