@@ -56,16 +56,3 @@ def bounty_board() -> dict[str, list[Bounty]]:
         ),
     }
 
-
-def bounty_snapshot_lines() -> list[str]:
-    """The 悬赏任务 section of the autonomy world snapshot (DESIGN §5), one query."""
-    lines = []
-    for bounty in Bounty.objects.filter(status__in=[Bounty.Status.OPEN, Bounty.Status.CLAIMED]).order_by("id"):
-        if bounty.status == Bounty.Status.OPEN:
-            lines.append(f"- 悬赏#{bounty.pk}: {bounty.title} | 奖励={bounty.reward}信用点 | 状态=开放")
-        else:
-            lines.append(
-                f"- 悬赏#{bounty.pk}: {bounty.title} | 奖励={bounty.reward}信用点 | "
-                f"状态=进行中(接取者ID={bounty.claimed_by_id})"
-            )
-    return lines or ["(无悬赏)"]

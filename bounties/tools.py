@@ -15,6 +15,10 @@ BountyId = Annotated[int, Param(ge=1, description="悬赏任务 ID", description
 LIST_LIMIT = 50
 
 
+def _with_message(bounty: Bounty, template: str) -> dict:
+    return {**bounty_data(bounty), "message": template % {"id": bounty.pk, "title": bounty.title, "reward": bounty.reward}}
+
+
 def bounty_data(bounty: Bounty) -> dict:
     return {
         "bounty_id": bounty.pk,
@@ -33,12 +37,7 @@ def bounty_data(bounty: Bounty) -> dict:
 )
 def claim_bounty(ctx: ToolContext, bounty_id: BountyId) -> dict:
     bounty = services.claim_bounty(agent_id=ctx.agent.pk, bounty_id=bounty_id)
-    message = _("已接取悬赏#%(id)s「%(title)s」，完成后可获得 %(reward)s 信用点") % {
-        "id": bounty.pk,
-        "title": bounty.title,
-        "reward": bounty.reward,
-    }
-    return {**bounty_data(bounty), "message": message}
+    return _with_message(bounty, _("已接取悬赏#%(id)s「%(title)s」，完成后可获得 %(reward)s 信用点"))
 
 
 @tool(
@@ -86,9 +85,4 @@ def _propose_completion(ctx: ToolContext, bounty_id: int) -> Proposal:
 )
 def complete_bounty(ctx: ToolContext, bounty_id: BountyId) -> dict:
     bounty = services.complete_bounty(agent_id=ctx.agent.pk, bounty_id=bounty_id)
-    message = _("悬赏#%(id)s「%(title)s」已完成，获得 %(reward)s 信用点") % {
-        "id": bounty.pk,
-        "title": bounty.title,
-        "reward": bounty.reward,
-    }
-    return {**bounty_data(bounty), "message": message}
+    return _with_message(bounty, _("悬赏#%(id)s「%(title)s」已完成，获得 %(reward)s 信用点"))

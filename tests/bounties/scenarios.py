@@ -54,47 +54,64 @@ def make_agents(count: int, prefix: str) -> list[int]:
     return [Agent.objects.create(name=f"{prefix}-{i}", credits=START_CREDITS).pk for i in range(count)]
 
 
-def race_for_one_bounty(agents: int = 20, rounds: int = 50) -> dict:
-    """Each round, ``agents`` threads claim the same new bounty at the same instant."""
-    agent_ids = make_agents(agents, "racer")
-    start, finish = threading.Barrier(agents + 1), threading.Barrier(agents + 1)
-    current: dict[str, int] = {}
-    outcomes: list[list[str]] = [[""] * agents for _ in range(rounds)]
+def race_rounds(
+    *, racers: int, rounds: int, bounties_per_round: int, claim: Callable[[int, int], str]
+) -> dict:
+    """Each round: create bounties, release ``racers`` threads at the same instant (racer i
+    calls ``claim(i, bounty i % bounties_per_round)``), then complete every claimed bounty
+    so the next round starts with idle agents."""
+    start, finish = threading.Barrier(racers + 1), threading.Barrier(racers + 1)
+    current: dict[str, list[int]] = {}
+    outcomes: list[list[str]] = [[""] * racers for _ in range(rounds)]
+    claimers: list[list[int | None]] = []
+    coordinator_errors: list[str] = []
 
     def racer(index: int) -> None:
         for round_no in range(rounds):
             start.wait()
-            bounty_id = current["bounty_id"]
-            outcomes[round_no][index] = attempt(lambda: claim_bounty(agent_id=agent_ids[index], bounty_id=bounty_id))
+            bounty_ids = current["bounty_ids"]
+            outcomes[round_no][index] = claim(index, bounty_ids[index % len(bounty_ids)])
             finish.wait()
-
-    winners = []
-    coordinator_errors = []
 
     def coordinate() -> None:
         for round_no in range(rounds):
             with transaction.atomic():
-                current["bounty_id"] = create_bounty(title=f"round {round_no}", reward=10).pk
+                current["bounty_ids"] = [
+                    create_bounty(title=f"round {round_no}.{i}", reward=10).pk for i in range(bounties_per_round)
+                ]
             start.wait()
             finish.wait()
-            bounty = Bounty.objects.get(pk=current["bounty_id"])
-            winners.append(bounty.claimed_by_id)
-            # Completing frees the winner, so every round starts with 20 idle agents.
-            outcome = attempt(lambda: complete_bounty(agent_id=bounty.claimed_by_id, bounty_id=bounty.pk))
-            if outcome != "success":
-                coordinator_errors.append(outcome)
+            bounties = list(Bounty.objects.filter(pk__in=current["bounty_ids"]).order_by("pk"))
+            claimers.append([b.claimed_by_id for b in bounties])
+            for bounty in bounties:
+                if bounty.claimed_by_id:
+                    outcome = attempt(lambda: complete_bounty(agent_id=bounty.claimed_by_id, bounty_id=bounty.pk))
+                    if outcome != "success":
+                        coordinator_errors.append(outcome)
 
     coordinator = threading.Thread(target=coordinate)
     coordinator.start()
-    run_threads(agents, racer)
+    run_threads(racers, racer)
     coordinator.join()
+    return {"outcomes": outcomes, "claimers": claimers, "coordinator_errors": coordinator_errors}
+
+
+def race_for_one_bounty(agents: int = 20, rounds: int = 50) -> dict:
+    """Each round, ``agents`` threads claim the same new bounty at the same instant."""
+    agent_ids = make_agents(agents, "racer")
+    race = race_rounds(
+        racers=agents,
+        rounds=rounds,
+        bounties_per_round=1,
+        claim=lambda i, bounty_id: attempt(lambda: claim_bounty(agent_id=agent_ids[i], bounty_id=bounty_id)),
+    )
     return {
-        "rounds": [dict(Counter(row)) for row in outcomes],
+        "rounds": [dict(Counter(row)) for row in race["outcomes"]],
         "winner_matches_success": [
-            outcomes[r][agent_ids.index(winners[r])] == "success" if winners[r] in agent_ids else False
-            for r in range(rounds)
+            winner in agent_ids and row[agent_ids.index(winner)] == "success"
+            for row, (winner,) in zip(race["outcomes"], race["claimers"])
         ],
-        "coordinator_errors": coordinator_errors,
+        "coordinator_errors": race["coordinator_errors"],
         "completed": Bounty.objects.filter(status="completed").count(),
         "credits_paid": Agent.objects.aggregate(total=Sum("credits"))["total"] - START_CREDITS * agents,
     }
@@ -103,34 +120,17 @@ def race_for_one_bounty(agents: int = 20, rounds: int = 50) -> dict:
 def one_agent_two_bounties(rounds: int = 50) -> dict:
     """Each round, one agent claims two different open bounties from two threads at once."""
     (agent_id,) = make_agents(1, "greedy")
-    start, finish = threading.Barrier(3), threading.Barrier(3)
-    current: dict[str, list[int]] = {}
-    outcomes: list[list[str]] = [["", ""] for _ in range(rounds)]
-    max_claimed_seen = []
-
-    def claimer(index: int) -> None:
-        for round_no in range(rounds):
-            start.wait()
-            bounty_id = current["bounty_ids"][index]
-            outcomes[round_no][index] = attempt(lambda: claim_bounty(agent_id=agent_id, bounty_id=bounty_id))
-            finish.wait()
-
-    def coordinate() -> None:
-        for round_no in range(rounds):
-            with transaction.atomic():
-                current["bounty_ids"] = [create_bounty(title=f"r{round_no}-{i}", reward=5).pk for i in range(2)]
-            start.wait()
-            finish.wait()
-            claimed = list(Bounty.objects.filter(claimed_by_id=agent_id, status="claimed").values_list("pk", flat=True))
-            max_claimed_seen.append(len(claimed))
-            for pk in claimed:
-                attempt(lambda pk=pk: complete_bounty(agent_id=agent_id, bounty_id=pk))
-
-    coordinator = threading.Thread(target=coordinate)
-    coordinator.start()
-    run_threads(2, claimer)
-    coordinator.join()
-    return {"rounds": [sorted(row) for row in outcomes], "claimed_after_round": max_claimed_seen}
+    race = race_rounds(
+        racers=2,
+        rounds=rounds,
+        bounties_per_round=2,
+        claim=lambda i, bounty_id: attempt(lambda: claim_bounty(agent_id=agent_id, bounty_id=bounty_id)),
+    )
+    return {
+        "rounds": [sorted(row) for row in race["outcomes"]],
+        "claimed_after_round": [sum(1 for c in row if c) for row in race["claimers"]],
+        "coordinator_errors": race["coordinator_errors"],
+    }
 
 
 def claim_racing_the_constraint() -> dict:
@@ -261,35 +261,18 @@ def api_race_for_one_bounty(agents: int = 20, rounds: int = 10) -> dict:
     agent_ids = make_agents(agents, "api-racer")
     staff = get_user_model().objects.create_user("api-racer-staff", password="unused-pw-123", is_staff=True)
     token = Token.objects.create(user=staff).key
-    start, finish = threading.Barrier(agents + 1), threading.Barrier(agents + 1)
-    current: dict[str, int] = {}
-    outcomes: list[list[str]] = [[""] * agents for _ in range(rounds)]
+    clients: dict[int, APIClient] = {}
 
-    def racer(index: int) -> None:
-        client = APIClient(SERVER_NAME="localhost", raise_request_exception=False)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-        for round_no in range(rounds):
-            start.wait()
-            response = client.post(f"/api/bounties/{current['bounty_id']}/claim/?agent_id={agent_ids[index]}")
-            try:
-                code = response.json().get("code", "")
-            except ValueError:
-                code = "not-json"
-            outcomes[round_no][index] = f"{response.status_code} {code}".strip()
-            finish.wait()
+    def claim_over_http(index: int, bounty_id: int) -> str:
+        if index not in clients:
+            clients[index] = APIClient(SERVER_NAME="localhost", raise_request_exception=False)
+            clients[index].credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        response = clients[index].post(f"/api/bounties/{bounty_id}/claim/?agent_id={agent_ids[index]}")
+        try:
+            code = response.json().get("code", "")
+        except ValueError:
+            code = "not-json"
+        return f"{response.status_code} {code}".strip()
 
-    def coordinate() -> None:
-        for round_no in range(rounds):
-            with transaction.atomic():
-                current["bounty_id"] = create_bounty(title=f"api round {round_no}", reward=3).pk
-            start.wait()
-            finish.wait()
-            bounty = Bounty.objects.get(pk=current["bounty_id"])
-            if bounty.claimed_by_id:
-                attempt(lambda: complete_bounty(agent_id=bounty.claimed_by_id, bounty_id=bounty.pk))
-
-    coordinator = threading.Thread(target=coordinate)
-    coordinator.start()
-    run_threads(agents, racer)
-    coordinator.join()
-    return {"rounds": [dict(Counter(row)) for row in outcomes]}
+    race = race_rounds(racers=agents, rounds=rounds, bounties_per_round=1, claim=claim_over_http)
+    return {"rounds": [dict(Counter(row)) for row in race["outcomes"]]}

@@ -24,6 +24,7 @@ def test_one_agent_claiming_two_bounties_at_once_gets_at_most_one(django_child, 
     for outcome in result["rounds"]:
         assert outcome == ["active_bounty_exists", "success"]
     assert result["claimed_after_round"] == [1] * 50
+    assert result["coordinator_errors"] == []
 
 
 def test_claim_hitting_the_unique_constraint_is_active_bounty_exists(django_child, database_kind):

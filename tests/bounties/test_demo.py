@@ -6,17 +6,20 @@ import pytest
 
 from bounties import demo
 from bounties.models import Bounty
+from city.demo import RESIDENTS
 
 pytestmark = pytest.mark.django_db
 
 
-def test_seed_puts_open_bounties_on_the_board_and_grants_the_tools(make_agent):
-    alice = make_agent("Alice")
+def test_seed_puts_open_bounties_on_the_board_and_grants_the_tools_to_residents(make_agent):
+    resident = make_agent(next(iter(RESIDENTS)))
+    desk_agent = make_agent("前台助理")
     demo.seed(io.StringIO())
     assert Bounty.objects.get(title="收集100小麦").reward == 50
     assert Bounty.objects.get(title="建造磨坊").reward == 80
     assert set(Bounty.objects.values_list("status", flat=True)) == {"open"}
-    assert {"claim_bounty", "list_bounties", "complete_bounty"} <= set(alice.tools.values_list("name", flat=True))
+    assert {"claim_bounty", "list_bounties", "complete_bounty"} <= set(resident.tools.values_list("name", flat=True))
+    assert not desk_agent.tools.exists()
 
 
 def test_seed_twice_changes_nothing(alice):
