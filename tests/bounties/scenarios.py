@@ -37,9 +37,14 @@ def attempt(operation: Callable[[], object]) -> str:
 
 
 def run_threads(count: int, target: Callable[[int], None]) -> None:
+    """Run ``target(i)`` in ``count`` threads; a crashed thread fails the scenario."""
+    errors: list[BaseException] = []
+
     def body(index: int) -> None:
         try:
             target(index)
+        except BaseException as exc:
+            errors.append(exc)
         finally:
             connection.close()
 
@@ -48,6 +53,8 @@ def run_threads(count: int, target: Callable[[int], None]) -> None:
         thread.start()
     for thread in threads:
         thread.join()
+    if errors:
+        raise errors[0]
 
 
 def make_agents(count: int, prefix: str) -> list[int]:
@@ -60,7 +67,8 @@ def race_rounds(
     """Each round: create bounties, release ``racers`` threads at the same instant (racer i
     calls ``claim(i, bounty i % bounties_per_round)``), then complete every claimed bounty
     so the next round starts with idle agents."""
-    start, finish = threading.Barrier(racers + 1), threading.Barrier(racers + 1)
+    # A timeout turns a crashed thread into BrokenBarrierError everywhere instead of a hang.
+    start, finish = threading.Barrier(racers + 1, timeout=120), threading.Barrier(racers + 1, timeout=120)
     current: dict[str, list[int]] = {}
     outcomes: list[list[str]] = [[""] * racers for _ in range(rounds)]
     claimers: list[list[int | None]] = []
@@ -89,10 +97,7 @@ def race_rounds(
                     if outcome != "success":
                         coordinator_errors.append(outcome)
 
-    coordinator = threading.Thread(target=coordinate)
-    coordinator.start()
-    run_threads(racers, racer)
-    coordinator.join()
+    run_threads(racers + 1, lambda i: coordinate() if i == racers else racer(i))
     return {"outcomes": outcomes, "claimers": claimers, "coordinator_errors": coordinator_errors}
 
 
