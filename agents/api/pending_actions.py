@@ -73,9 +73,11 @@ class PendingActionList(GenericAPIView):
     serializer_class = PendingActionSerializer
 
     @extend_schema(
+        operation_id="pending_actions_list",
         parameters=[
             OpenApiParameter("status", OpenApiTypes.STR, enum=PendingAction.Status.values, description="only this status"),
         ],
+        responses={200: PendingActionSerializer(many=True), 400: DecisionErrorSerializer},
     )
     def get(self, request: Request) -> Response:
         status = request.query_params.get("status") or None

@@ -60,7 +60,7 @@ class FundBatchResultSerializer(serializers.Serializer):
     funds = FundSerializer(many=True)
 
 
-class ErrorSerializer(serializers.Serializer):
+class FundErrorSerializer(serializers.Serializer):
     ok = serializers.BooleanField(default=False)
     code = serializers.CharField()
     reason = serializers.CharField()

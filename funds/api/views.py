@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from funds import selectors, services
 
 from .serializers import (
-    ErrorSerializer,
+    FundErrorSerializer,
     FundBatchResultSerializer,
     FundBatchRowSerializer,
     FundCreateSerializer,
@@ -24,7 +24,7 @@ from .serializers import (
     VersionSerializer,
 )
 
-ERRORS = {400: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer}
+ERRORS = {400: FundErrorSerializer, 404: FundErrorSerializer, 409: FundErrorSerializer}
 
 
 class _Filters(serializers.Serializer):
@@ -42,7 +42,7 @@ class FundListCreate(GenericAPIView):
             OpenApiParameter("active_only", OpenApiTypes.BOOL, description="only ENABLE funds"),
             OpenApiParameter("page", OpenApiTypes.INT, description="page number"),
         ],
-        responses={200: FundSerializer(many=True), 400: ErrorSerializer},
+        responses={200: FundSerializer(many=True), 400: FundErrorSerializer},
     )
     def get(self, request: Request) -> Response:
         filters = _Filters(data=request.query_params)
@@ -51,7 +51,7 @@ class FundListCreate(GenericAPIView):
         page = self.paginate_queryset(funds.select_related("created_by", "updated_by"))
         return self.get_paginated_response(FundSerializer(page, many=True).data)
 
-    @extend_schema(request=FundCreateSerializer, responses={201: FundSerializer, 400: ErrorSerializer})
+    @extend_schema(request=FundCreateSerializer, responses={201: FundSerializer, 400: FundErrorSerializer})
     def post(self, request: Request) -> Response:
         serializer = FundCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -63,7 +63,7 @@ class FundListCreate(GenericAPIView):
 class FundDetail(GenericAPIView):
     serializer_class = FundSerializer
 
-    @extend_schema(responses={200: FundSerializer, 404: ErrorSerializer})
+    @extend_schema(responses={200: FundSerializer, 404: FundErrorSerializer})
     def get(self, request: Request, pk: int) -> Response:
         return Response(FundSerializer(selectors.fund_get(fund_id=pk)).data)
 
@@ -76,32 +76,30 @@ class FundDetail(GenericAPIView):
 
 
 @extend_schema(tags=["funds"], request=VersionSerializer, responses={200: FundSerializer, **ERRORS})
-class FundEnable(GenericAPIView):
+class _FundStatusChange(GenericAPIView):
     serializer_class = FundSerializer
+    operation = staticmethod(services.fund_enable)
 
     def post(self, request: Request, pk: int) -> Response:
         serializer = VersionSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        fund = services.fund_enable(fund_id=pk, version=serializer.validated_data["version"], user=request.user)
+        fund = self.operation(fund_id=pk, version=serializer.validated_data["version"], user=request.user)
         return Response(FundSerializer(fund).data)
 
 
-@extend_schema(tags=["funds"], request=VersionSerializer, responses={200: FundSerializer, **ERRORS})
-class FundDisable(GenericAPIView):
-    serializer_class = FundSerializer
+class FundEnable(_FundStatusChange):
+    operation = staticmethod(services.fund_enable)
 
-    def post(self, request: Request, pk: int) -> Response:
-        serializer = VersionSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        fund = services.fund_disable(fund_id=pk, version=serializer.validated_data["version"], user=request.user)
-        return Response(FundSerializer(fund).data)
+
+class FundDisable(_FundStatusChange):
+    operation = staticmethod(services.fund_disable)
 
 
 @extend_schema(
     tags=["funds"],
     summary="Check a draft without saving",
     request=FundDraftSerializer,
-    responses={200: FundValidationSerializer, 400: ErrorSerializer},
+    responses={200: FundValidationSerializer, 400: FundErrorSerializer},
 )
 class FundValidate(GenericAPIView):
     serializer_class = FundValidationSerializer
