@@ -222,3 +222,18 @@ def test_a_confirm_answer_from_a_non_staff_user_is_refused_in_the_reply(agent, s
     assert "员工" in answer.reply
     assert PendingAction.objects.get().status == "pending" and not Fund.objects.exists()
     assert Message.objects.filter(conversation=first.conversation, content=answer.reply).exists()
+
+
+def test_manage_py_chat_answers_a_proposal_as_the_named_staff_member(agent, staff_user):
+    import io
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("chat", agent.name, "帮我创建一个叫 Alpha 的基金", "--user", "staff", stdout=out)
+    assert "即将创建基金「Alpha」，请确认是否继续？" in out.getvalue()
+    conversation = PendingAction.objects.get().conversation
+    out = io.StringIO()
+    call_command("chat", agent.name, "确认", "--conversation", str(conversation.pk), "--user", "staff", stdout=out)
+    fund = Fund.objects.get()
+    assert f"基金「Alpha」创建成功，ID 为 {fund.pk}" in out.getvalue() and fund.created_by == staff_user
