@@ -14,7 +14,9 @@ class BountyAdminForm(admin.ModelAdmin.form):
         cleaned = super().clean()
         if self.instance.pk is None:
             try:
-                services.validate_bounty_draft(title=cleaned.get("title"), reward=cleaned.get("reward"))
+                services.validate_bounty_draft(
+                    title=cleaned.get("title"), reward=cleaned.get("reward"), description=cleaned.get("description")
+                )
             except ApplicationError as exc:
                 self.add_error(exc.field, exc.message)
         return cleaned

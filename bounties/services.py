@@ -22,6 +22,7 @@ from .models import MAX_REWARD, Bounty
 from .selectors import bounty_not_found
 
 TITLE_MAX_LENGTH = Bounty._meta.get_field("title").max_length
+DESCRIPTION_MAX_LENGTH = 5000
 
 
 def _agent_not_found() -> NotFound:
@@ -49,9 +50,10 @@ def bounty_event_data(bounty: Bounty) -> dict[str, Any]:
     }
 
 
-def validate_bounty_draft(*, title: Any, reward: Any) -> tuple[str, int]:
-    """The cleaned (title, reward) of a new bounty, or ApplicationError naming the bad field."""
+def validate_bounty_draft(*, title: Any, reward: Any, description: Any = "") -> tuple[str, int, str]:
+    """The cleaned (title, reward, description) of a new bounty, or ApplicationError naming the bad field."""
     title = title.strip() if isinstance(title, str) else ""
+    description = description.strip() if isinstance(description, str) else ""
     if not title:
         raise ApplicationError("title_required", _("请填写悬赏标题"), field="title")
     if len(title) > TITLE_MAX_LENGTH:
@@ -65,15 +67,21 @@ def validate_bounty_draft(*, title: Any, reward: Any) -> tuple[str, int]:
             _("奖励必须是 1 到 %(max)s 之间的整数") % {"max": MAX_REWARD},
             field="reward",
         )
-    return title, reward
+    if len(description) > DESCRIPTION_MAX_LENGTH:
+        raise ApplicationError(
+            "description_too_long",
+            _("描述最多 %(n)s 个字") % {"n": DESCRIPTION_MAX_LENGTH},
+            field="description",
+        )
+    return title, reward, description
 
 
 def create_bounty(*, title: str, reward: int, description: str = "", created_by: Any = None) -> Bounty:
     """Publish an open bounty."""
-    title, reward = validate_bounty_draft(title=title, reward=reward)
+    title, reward, description = validate_bounty_draft(title=title, reward=reward, description=description)
     bounty = Bounty.objects.create(
         title=title,
-        description=(description or "").strip(),
+        description=description,
         reward=reward,
         created_by=created_by if getattr(created_by, "is_authenticated", False) else None,
     )

@@ -193,6 +193,11 @@ def test_create_refuses_a_title_over_200_characters():
     assert (error.code, error.field) == ("title_too_long", "title")
 
 
+def test_create_refuses_a_description_over_5000_characters():
+    error = error_of(services.create_bounty, title="修路", reward=5, description="字" * 5001)
+    assert (error.code, error.field) == ("description_too_long", "description")
+
+
 @pytest.mark.parametrize("reward", [0, -5, None, "50", 2.5, True, 1_000_001])
 def test_create_needs_a_positive_whole_reward(reward):
     error = error_of(services.create_bounty, title="修路", reward=reward)
