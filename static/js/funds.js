@@ -5,6 +5,7 @@
 // - "desk:ui_action" open_form for "fund-form" (the agent's proposal, sent over the
 //   WebSocket to this staff member, or in the chat panel's response) loads that proposal
 //   from the server, pre-filled, and opens it.
+// - A shown proposal decided elsewhere ("desk:pending_action") is reloaded to show its outcome.
 // - [data-close-dialog] closes it (without JavaScript it is a link back to the page).
 (function () {
   "use strict";
@@ -17,6 +18,7 @@
     return;
   }
   var page = dialog.dataset.page || "/funds/";
+  var submitting = null; // the dialog's own form while its confirm / reject / save is on its way
 
   function openDialog() {
     if (!dialog.open) {
@@ -35,10 +37,7 @@
     return dialog.open && form ? form.dataset.pendingActionId : "";
   }
 
-  function openProposal(id) {
-    if (String(id) === shownProposal()) {
-      return; // already in front of the staff member, perhaps half edited
-    }
+  function loadProposal(id) {
     window.htmx.ajax("GET", page + "?part=form&proposal=" + encodeURIComponent(id), {
       target: "#fund-form-slot",
       swap: "innerHTML",
@@ -57,6 +56,17 @@
 
   body.addEventListener("fund-form-done", closeDialog);
 
+  body.addEventListener("htmx:beforeRequest", function (event) {
+    if (event.detail.elt.closest && event.detail.elt.closest("#fund-form-slot form")) {
+      submitting = event.detail.elt;
+    }
+  });
+  body.addEventListener("htmx:afterRequest", function (event) {
+    if (event.detail.elt === submitting) {
+      submitting = null; // by now the form may have been swapped out of the page
+    }
+  });
+
   body.addEventListener("click", function (event) {
     var closer = event.target.closest("[data-close-dialog]");
     if (closer && dialog.contains(closer)) {
@@ -74,7 +84,17 @@
       window.location.assign(data.url + "?proposal=" + encodeURIComponent(data.pending_action_id));
       return;
     }
-    openProposal(data.pending_action_id);
+    if (String(data.pending_action_id) !== shownProposal()) {
+      loadProposal(data.pending_action_id); // unless already in front of the staff member, perhaps half edited
+    }
+  });
+
+  // Decided elsewhere (chat answer, admin, API, another staff member): show its outcome.
+  body.addEventListener("desk:pending_action", function (event) {
+    var data = event.detail || {};
+    if (data.status !== "pending" && submitting === null && String(data.id) === shownProposal()) {
+      loadProposal(data.id);
+    }
   });
 
   // Rendered open by the server (no-JS fallback, or ?proposal=): make it a real modal.

@@ -100,3 +100,27 @@ def test_a_proposal_made_elsewhere_opens_over_the_websocket_and_survives_a_reloa
     expect(dialog).to_be_hidden()
     expect(page.locator(f"#proposal-{action.pk}")).to_have_count(0)
     assert PendingAction.objects.get().status == "rejected" and not Fund.objects.exists()
+
+
+def test_a_shown_proposal_decided_elsewhere_shows_its_outcome(fund_agent, staff_page, live_server_url):
+    from agents.models import PendingAction
+    from funds.models import Fund
+
+    page = staff_page
+    page.goto("/funds/")
+    expect(page.locator("#live-status")).to_have_attribute("data-state", "open")
+    page.locator("#fund-chat-form textarea[name=message]").fill("帮我创建一个叫 Gamma 的基金")
+    page.locator("#fund-chat-form button[type=submit]").first.click()
+    dialog = page.locator("#fund-dialog")
+    expect(dialog.locator("input[name=fund_name]")).to_have_value("Gamma")
+
+    action = PendingAction.objects.get()
+    csrf = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    response = page.request.post(
+        f"{live_server_url}/api/pending-actions/{action.pk}/confirm/", data={}, headers={"X-CSRFToken": csrf}
+    )
+    assert response.status == 200, response.text()
+    fund = Fund.objects.get()
+    expect(dialog.locator("[data-outcome]")).to_contain_text(f"基金「Gamma」创建成功，ID 为 {fund.pk}")
+    expect(dialog.locator("button[value=confirm]")).to_have_count(0)
+    expect(page.locator("#fund-list")).to_contain_text("Gamma")
