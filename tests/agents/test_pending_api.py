@@ -106,3 +106,16 @@ def test_non_staff_cannot_confirm(propose, django_user_model):
     response = client.post(f"/api/pending-actions/{action.pk}/confirm/", {}, format="json")
     assert response.status_code == 403 and response.json()["code"] == "permission_denied"
     assert PendingAction.objects.get().status == "pending" and not Fund.objects.exists()
+
+
+def test_the_chat_api_takes_a_confirm_answer_in_the_same_conversation(api_client, make_agent):
+    agent = make_agent("基金助理", tools=FUND_TOOLS)
+    first = api_client.post(f"/api/agents/{agent.pk}/chat/", {"message": "帮我创建一个叫 Alpha 的基金"}, format="json").json()
+    assert first["reply"] == "即将创建基金「Alpha」，请确认是否继续？"
+    assert first["tool_calls"][0]["result"]["status"] == "pending_confirmation"
+    answer = api_client.post(
+        f"/api/agents/{agent.pk}/chat/", {"message": "confirm", "conversation_id": first["conversation_id"]}, format="json"
+    ).json()
+    fund = Fund.objects.get()
+    assert answer["reply"] == f"基金「Alpha」创建成功，ID 为 {fund.pk}"
+    assert answer["tool_calls"][0]["name"] == "create_fund"
