@@ -78,8 +78,9 @@ def confirm_pending_action(*, action_id: int, user: Any, arguments: dict | None 
 
     ``arguments`` (optional) are staff edits, merged over the proposed arguments. Returns the
     decided action: ``confirmed`` with the tool's result, or ``failed`` (e.g. a stale version:
-    ``version_conflict`` with the current values in ``result``). An input error in the edits
-    (one naming a ``field``) is raised and the action stays pending, so staff can fix it.
+    ``version_conflict`` with the current values in ``result``). An input error (one naming a
+    ``field``: a bad edit, or a name taken meanwhile) is raised and everything is rolled back:
+    the action stays pending, so staff can edit and confirm again, or reject it.
     Raises ``Conflict`` unless the action is pending (``pending_action_expired`` once expired).
     """
     _require_staff(user)
