@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -85,6 +84,9 @@ def _empty_stats(agents: int, batches: int) -> dict:
         "by_action": {},
         "by_status": {},
         "duration_s": 0.0,
+        "snapshot_s": 0.0,  # reading the world
+        "decide_s": 0.0,  # from the first batch sent to the last answer received
+        "execute_s": 0.0,  # running the decisions (overlaps with deciding)
     }
 
 
@@ -97,6 +99,7 @@ class _Tick:
         self.progress = progress
         self.total = total
         self.done = 0
+        self.started = time.monotonic()
         self.budget = settings.AUTONOMY_TOKEN_BUDGET  # 0: no limit
         self.batch_timeout = settings.AGENT_MODEL_TIMEOUT * 2 + 5  # the provider retries once
         self.stats = _empty_stats(len(world.residents), total)
@@ -108,6 +111,7 @@ class _Tick:
 
     async def run(self, batches: list[list[int]], concurrency: int) -> None:
         gate = asyncio.Semaphore(concurrency)
+        self.started = time.monotonic()
         await asyncio.gather(*(self.run_batch(index, batch, gate) for index, batch in enumerate(batches)))
 
     def budget_spent(self) -> bool:
@@ -116,6 +120,7 @@ class _Tick:
     async def run_batch(self, index: int, batch: list[int], gate: asyncio.Semaphore) -> None:
         async with gate:
             decided = await self.ask(index, batch)
+        self.stats["decide_s"] = round(max(self.stats["decide_s"], time.monotonic() - self.started), 3)
         # Executed outside the gate: the next batch's model call starts meanwhile.
         await sync_to_async(self.execute_batch)(decided)
         self.done += 1
@@ -153,6 +158,7 @@ class _Tick:
 
     def execute_batch(self, decided: BatchDecisions) -> None:
         """Run a batch's decisions (sync, on the thread that owns the database connection)."""
+        began = time.monotonic()
         logs = []
         for decision in decided.decisions.values():
             self.decisions.append(decision)
@@ -171,6 +177,7 @@ class _Tick:
             )
         if logs:
             AgentActionLog.objects.bulk_create(logs)
+        self.stats["execute_s"] = round(self.stats["execute_s"] + time.monotonic() - began, 3)
 
     def execute_one(self, decision: Decision) -> tuple[str, str, str]:
         if decision.error_code:
@@ -213,6 +220,7 @@ def run_tick(
     batch_size = max(1, batch_size or settings.AUTONOMY_BATCH_SIZE)
     concurrency = max(1, concurrency or settings.AUTONOMY_CONCURRENCY)
     world = build_world(agent_ids)
+    snapshot_s = time.monotonic() - started
     ids = list(world.residents)
     batches = [ids[i : i + batch_size] for i in range(0, len(ids), batch_size)]
     policy = policy or policy_from_settings(seed)
@@ -220,6 +228,7 @@ def run_tick(
     if ids and not dry_run:
         round_ = AutonomyRound.objects.create(provider=policy.name, model=policy.model or "", agent_count=len(ids))
     tick = _Tick(world, policy, round_=round_, show_prompt=show_prompt, progress=progress, total=len(batches))
+    tick.stats["snapshot_s"] = round(snapshot_s, 3)
     if batches:
         async_to_sync(tick.run)(batches, concurrency)
     stats = tick.stats
@@ -249,7 +258,3 @@ def prune_rounds() -> int:
     deleted, _ = AutonomyRound.objects.filter(started_at__lt=cutoff).delete()
     return deleted
 
-
-def ideal_duration(agents: int, batch_size: int, concurrency: int, latency: float) -> float:
-    """The benchmark's yardstick: ``ceil(N / batch) / concurrency × latency``."""
-    return math.ceil(agents / batch_size) / concurrency * latency

@@ -1,0 +1,143 @@
+"""Autonomy tick throughput, each run in a child Django process on a fresh migrated SQLite file.
+
+    .venv/bin/python -m bench.autonomy_tick [--agents 1000] [--latency 0.2] [--batch-size 20]
+                                            [--concurrency 8] [--rules-agents 10000]
+
+1. Model: a tick of ``--agents`` residents against the local scripted OpenAI-compatible
+   server answering every batch after ``--latency`` s, through the real ``openai`` SDK.
+   Wall time against the ideal ``ceil(N / batch) / concurrency × latency`` (target ≤ 1.5).
+   Baseline in the same run: one batch alone (one model round trip + its execution).
+2. Rules: a tick of ``--rules-agents`` residents with the offline ``rules`` provider
+   (target ≤ 10 s). Baseline in the same run: a tick of a tenth as many residents.
+
+Every decision really runs: executor, tool, audit row, action log, ``agent_action`` event.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import tempfile
+import time
+
+RESIDENT_TOOLS = ("rest", "chat", "eat", "checkin", "claim_bounty", "assign_building", "transfer_resource", "purchase")
+
+
+def ideal_duration(agents: int, batch_size: int, concurrency: int, latency: float) -> float:
+    """The yardstick of the issue: ``ceil(N / batch) / concurrency × latency``."""
+    return math.ceil(agents / batch_size) / concurrency * latency
+
+
+def populate(*, agents: int) -> None:
+    """A city of ``agents`` residents, made with bulk inserts (not part of the measured time)."""
+    from agents.models import Agent, Tool
+    from bounties.models import Bounty
+    from city.models import AgentResource, Building, BuildingKind, ResourceType, ShopItem
+
+    bread = ResourceType.objects.create(slug="bread", name="面包", edible=True, satiety_gain=30)
+    flour = ResourceType.objects.create(slug="flour", name="面粉")
+    kind = BuildingKind.objects.create(slug="mill", name="磨坊", credit_cost=80, job_slots=50, wage=15, produces=flour, produces_quantity=4)
+    for i in range(20):
+        Building.objects.create(name=f"磨坊{i}", kind=kind, job_slots=50, wage=10 + i, produces=flour, produces_quantity=4)
+    ShopItem.objects.create(name="面包", price=8, resource_type=bread, quantity=1)
+    Bounty.objects.bulk_create(Bounty(title=f"任务{i}", reward=10 + i) for i in range(100))
+    rows = Agent.objects.bulk_create(
+        Agent(name=f"bench-{i}", satiety=20 + (i * 37) % 80, energy=10 + (i * 53) % 90, credits=(i * 11) % 120)
+        for i in range(agents)
+    )
+    tools = list(Tool.objects.filter(name__in=RESIDENT_TOOLS))
+    Agent.tools.through.objects.bulk_create(Agent.tools.through(agent=a, tool=t) for a in rows for t in tools)
+    AgentResource.objects.bulk_create(
+        AgentResource(agent=a, resource_type=bread if i % 2 else flour, quantity=(i * 7) % 12) for i, a in enumerate(rows)
+    )
+
+
+def tick_with_model(*, agents: int, batch_size: int, concurrency: int) -> dict:
+    """Child process: one tick of ``agents`` residents against the scripted server (env OPENAI_BASE_URL)."""
+    from agents.autonomy.tick import run_tick
+
+    populate(agents=agents)
+    single = run_tick(agent_ids=list(range(1, batch_size + 1)), batch_size=batch_size, concurrency=1)
+    result = run_tick(batch_size=batch_size, concurrency=concurrency)
+    return {"baseline_s": single.stats["duration_s"], "stats": result.stats, "line": result.line()}
+
+
+def tick_with_rules(*, agents: int) -> dict:
+    """Child process: a tick of a tenth of the residents (baseline), then of all of them."""
+    from agents.autonomy.tick import run_tick
+
+    populate(agents=agents)
+    baseline = run_tick(agent_ids=list(range(1, agents // 10 + 1)))
+    started = time.perf_counter()
+    result = run_tick()
+    wall = time.perf_counter() - started
+    return {"baseline_s": baseline.stats["duration_s"], "wall_s": wall, "stats": result.stats, "line": result.line()}
+
+
+def decide_rest_or_chat(request: dict) -> dict:
+    """The scripted model: one decision per resident of the batch prompt (rest or chat)."""
+    text = request["messages"][-1]["content"].split("== 资源 ==")[0]
+    ids = [int(i) for i in re.findall(r"^- ID=(\d+) ", text, re.MULTILINE)]
+    items = [
+        {"agent_id": i, "action": "rest", "params": {}, "reason": "累了"} if i % 2
+        else {"agent_id": i, "action": "chat", "params": {"content": "大家好"}, "reason": "打个招呼"}
+        for i in ids
+    ]
+    return {"content": json.dumps(items, ensure_ascii=False)}
+
+
+def main() -> None:
+    from tests.support.django_process import migrated_database, run_django
+    from tests.support.scripted_openai import ScriptedOpenAI
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--agents", type=int, default=1000)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--batch-size", type=int, default=20)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--rules-agents", type=int, default=10_000)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="bench-autonomy-") as workdir, ScriptedOpenAI() as server:
+        server.respond_with(decide_rest_or_chat, delay=args.latency)
+        env = {
+            "AGENT_PROVIDER": "openai", "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "bench",
+            "AUTONOMY_TOKEN_BUDGET": "0", "AGENT_TOOL_CALLS_PER_MINUTE": "1000",
+        }
+        model = run_django(
+            migrated_database("sqlite", workdir), "bench.autonomy_tick:tick_with_model", env=env, timeout=1800,
+            agents=args.agents, batch_size=args.batch_size, concurrency=args.concurrency,
+        )
+        ideal = ideal_duration(args.agents, args.batch_size, args.concurrency, args.latency)
+        stats = model["stats"]
+        wall = stats["duration_s"]
+        print(f"model tick: {args.agents} agents, batch {args.batch_size}, concurrency {args.concurrency}, "
+              f"scripted server answering after {args.latency * 1000:.0f} ms (real openai SDK, SQLite file)")
+        print(f"  {model['line']}")
+        print(f"  baseline (one batch alone): {model['baseline_s']:.3f} s")
+        print(f"  ideal ceil(N/batch)/concurrency×latency = {ideal:.3f} s")
+        print(f"  whole tick   {wall:.3f} s  ratio {wall / ideal:.2f} (target ≤ 1.5)")
+        print(f"  deciding     {stats['decide_s']:.3f} s  ratio {stats['decide_s'] / ideal:.2f} "
+              f"(first batch sent → last answer in, executions overlapping)")
+        print(f"  snapshot {stats['snapshot_s']:.3f} s, executing {stats['execute_s']:.3f} s for {stats['decided']} decisions "
+              f"({1000 * stats['execute_s'] / max(stats['decided'], 1):.2f} ms each)")
+
+    with tempfile.TemporaryDirectory(prefix="bench-autonomy-") as workdir:
+        rules = run_django(
+            migrated_database("sqlite", workdir), "bench.autonomy_tick:tick_with_rules",
+            env={"AGENT_PROVIDER": "rules", "AGENT_TOOL_CALLS_PER_MINUTE": "1000"}, timeout=1800, agents=args.rules_agents,
+        )
+        print(f"rules tick: {args.rules_agents} agents (offline rules provider, SQLite file)")
+        print(f"  {rules['line']}")
+        print(f"  baseline ({args.rules_agents // 10} agents): {rules['baseline_s']:.2f} s")
+        stats = rules["stats"]
+        print(f"  wall {rules['wall_s']:.2f} s (target ≤ 10 s)   ×{rules['wall_s'] / rules['baseline_s']:.1f} the baseline "
+              f"for ×10 the agents   {stats['agents'] / rules['wall_s']:.0f} agents/s")
+        print(f"  snapshot {stats['snapshot_s']:.2f} s, deciding {stats['decide_s']:.2f} s, executing {stats['execute_s']:.2f} s "
+              f"({1000 * stats['execute_s'] / max(stats['decided'], 1):.2f} ms per decision)")
+
+
+if __name__ == "__main__":
+    main()
