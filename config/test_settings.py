@@ -5,3 +5,6 @@ import os
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key")
 
 from .settings import *  # noqa: E402,F401,F403
+
+# Hashing a password at full strength costs ~0.5 s per user created; tests need no strength.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
