@@ -1,0 +1,114 @@
+"""The offline rules provider as a model: the issue's phrases (zh and en) through the async interface
+and through the chat runner, tool calls only among the tools offered, text for what it does not know."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import async_to_sync
+
+from agents.chat import run_chat
+from agents.executor import openai_tools
+from agents.models import ToolCall
+from agents.providers.rules import RulesProvider
+from bounties.models import Bounty
+from city.demo import CITY_TOOLS
+from tests.agents.autonomy_fixtures import city  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def rules(settings):
+    settings.AGENT_PROVIDER = "rules"
+
+
+@pytest.fixture
+def alice(make_agent, city):
+    from city.models import AgentResource
+
+    agent = make_agent("Alice", tools=(*CITY_TOOLS, "claim_bounty", "list_bounties"))
+    AgentResource.objects.create(agent=agent, resource_type=city.flour, quantity=10)
+    return agent
+
+
+@pytest.fixture
+def bob(make_agent, city):
+    return make_agent("Bob", tools=CITY_TOOLS)
+
+
+def first_step(agent, text):
+    messages = [{"role": "system", "content": "x"}, {"role": "user", "content": text}]
+    return async_to_sync(RulesProvider().complete)(messages, openai_tools(agent))
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "arguments"),
+    [
+        ("把 5 flour 给 Bob", "find_agent", {"name": "Bob"}),
+        ("give 5 flour to Bob", "find_agent", {"name": "Bob"}),
+        ("接取悬赏 3", "claim_bounty", {"bounty_id": 3}),
+        ("claim bounty #3", "claim_bounty", {"bounty_id": 3}),
+        ("我的状态", "get_my_status", {}),
+        ("my status", "get_my_status", {}),
+    ],
+)
+def test_phrases_become_tool_calls(alice, text, tool, arguments):
+    completion = first_step(alice, text)
+    assert [(c.name, json.loads(c.arguments)) for c in completion.tool_calls] == [(tool, arguments)]
+
+
+@pytest.mark.parametrize("text", ["去农田工作", "今天天气怎么样", "tell me a joke"])
+def test_sentences_it_does_not_understand_get_text_only(alice, text):
+    completion = first_step(alice, text)
+    assert completion.tool_calls == [] and completion.content
+
+
+def test_the_answer_is_in_the_users_language(alice):
+    assert "Noted" in first_step(alice, "tell me a joke").content
+    assert "收到" in first_step(alice, "讲个笑话").content
+
+
+def test_a_tool_that_was_not_offered_is_never_called(make_agent, city):
+    carol = make_agent("Carol", tools=("get_my_status",))
+    completion = first_step(carol, "接取悬赏 3")
+    assert completion.tool_calls == []
+    assert "claim_bounty" in completion.content
+
+
+@pytest.mark.parametrize("text", ["把 5 flour 给 Bob", "give 5 flour to Bob"])
+def test_giving_runs_to_the_end_through_the_runner(alice, bob, text):
+    from city.models import AgentResource
+
+    result = run_chat(agent=alice, message=text)
+    assert [c["name"] for c in result.tool_calls] == ["find_agent", "transfer_resource"]
+    assert AgentResource.objects.get(agent=bob).quantity == 5
+
+
+@pytest.mark.parametrize("text", ["接取悬赏 {id}", "claim bounty #{id}"])
+def test_claiming_a_bounty_through_the_runner(alice, text):
+    bounty = Bounty.objects.create(title="修城墙", reward=120)
+    result = run_chat(agent=alice, message=text.format(id=bounty.pk))
+    assert [c["name"] for c in result.tool_calls] == ["claim_bounty"]
+    bounty.refresh_from_db()
+    assert (bounty.status, bounty.claimed_by) == ("claimed", alice)
+
+
+def test_claiming_a_bounty_that_does_not_exist_is_a_clear_reply(alice):
+    result = run_chat(agent=alice, message="接取悬赏 999")
+    assert "悬赏不存在" in result.reply
+    assert ToolCall.objects.get().error_code == "bounty_not_found"
+
+
+@pytest.mark.parametrize("text", ["把 Bob 的 flour 给我", "give me Bob's flour"])
+def test_another_residents_goods_are_refused_without_a_tool_call(alice, bob, text):
+    result = run_chat(agent=alice, message=text)
+    assert result.tool_calls == [] and "Bob" in result.reply
+    assert not ToolCall.objects.exists()
+
+
+def test_html_in_the_message_comes_back_as_plain_text(alice):
+    result = run_chat(agent=alice, message="<script>alert(1)</script>")
+    assert result.tool_calls == []
+    assert "<script>alert(1)</script>" in result.reply  # stored as text; pages escape it (test_chat_surfaces)
