@@ -8,6 +8,9 @@ from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
+# Generous: the suite shares two cores with other test runs; a missing live update still fails.
+LIVE_TIMEOUT_MS = 15_000
+
 
 def api_post(base_url: str, path: str, token: str) -> tuple[int, dict]:
     request = urllib.request.Request(
@@ -36,7 +39,7 @@ def test_claim_through_the_api_moves_the_card_to_in_progress_live(board_data, st
     token = Token.objects.create(user=get_user_model().objects.get(username="browser-staff")).key
     page = staff_page
     page.goto("/bounties/")
-    expect(page.locator("#live-status")).to_have_attribute("data-state", "open")
+    expect(page.locator("#live-status")).to_have_attribute("data-state", "open", timeout=LIVE_TIMEOUT_MS)
     card = f"#bounty-{bounty.pk}"
     expect(page.locator(f"#column-open {card}")).to_be_visible()
     page.evaluate("window.__sameDocument = true")  # gone if the page reloads
@@ -44,13 +47,13 @@ def test_claim_through_the_api_moves_the_card_to_in_progress_live(board_data, st
     status, body = api_post(live_server_url, f"/api/bounties/{bounty.pk}/claim/?agent_id={alice.pk}", token)
     assert (status, body["status"]) == (200, "claimed")
 
-    expect(page.locator(f"#column-claimed {card}")).to_contain_text("收集100小麦")
+    expect(page.locator(f"#column-claimed {card}")).to_contain_text("收集100小麦", timeout=LIVE_TIMEOUT_MS)
     expect(page.locator(f"#column-claimed {card}")).to_contain_text("Alice")
     expect(page.locator(f"#column-open {card}")).to_have_count(0)
     expect(page.locator("#column-claimed h2")).to_contain_text("进行中")
 
     api_post(live_server_url, f"/api/bounties/{bounty.pk}/complete/?agent_id={alice.pk}", token)
-    expect(page.locator(f"#column-completed {card}")).to_be_visible()
+    expect(page.locator(f"#column-completed {card}")).to_be_visible(timeout=LIVE_TIMEOUT_MS)
     assert page.evaluate("window.__sameDocument") is True
 
 
