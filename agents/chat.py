@@ -214,6 +214,12 @@ def _pretty(value: Any) -> str:
 def conversation_transcript(conversation: Conversation) -> list[dict]:
     """The stored messages as people read them: text, the calls an answer made, each result."""
     entries = []
+    decisions = {
+        pk: (status, label)
+        for pk, status, label in (
+            (a.pk, a.status, a.get_status_display()) for a in conversation.pending_actions.only("id", "status")
+        )
+    }
     for row in conversation.messages.order_by("id"):
         entry: dict[str, Any] = {"role": row.role, "text": row.content, "created_at": row.created_at}
         if row.role == Message.Role.ASSISTANT and row.tool_calls:
@@ -236,11 +242,15 @@ def conversation_transcript(conversation: Conversation) -> list[dict]:
                 or result.get("message", "")
                 or (result.get("error") or {}).get("message", "")
             ) if isinstance(result, dict) else ""
+            pending_id = result.get("pending_action_id") if isinstance(result, dict) else None
+            decision = decisions.get(pending_id, ("", ""))
             entry.update(
                 name=row.name,
                 status=status,
                 summary=summary,
-                pending_action_id=result.get("pending_action_id") if isinstance(result, dict) else None,
+                pending_action_id=pending_id,
+                pending_status=decision[0],  # what became of the proposal: pending, confirmed, …
+                pending_label=decision[1],
                 raw=_pretty(result if result else row.content),
             )
         entries.append(entry)

@@ -5,8 +5,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from .chat import MAX_MESSAGE_LENGTH, conversation_transcript, run_chat
-from .errors import ApplicationError
+from .errors import ApplicationError, NotFound
 from .models import Agent, Conversation
+from .services import confirm_pending_action, reject_pending_action
 
 
 @require_GET
@@ -19,27 +20,27 @@ def home(request):
 @staff_member_required
 @require_http_methods(["GET", "POST"])
 def agent_chat(request, pk: int):
-    """Standalone chat with one agent: the conversation with its tool calls, and a message form."""
+    """Standalone chat with one agent: the conversation with its tool calls and their results, a
+    message form, and confirm / reject on the agent's pending proposals. Buttons tell actions apart."""
     agent = get_object_or_404(Agent, pk=pk)
-    conversation, error, draft = None, "", ""
+    raw_conversation = request.POST.get("conversation_id") if request.method == "POST" else request.GET.get("conversation")
+    conversation = _conversation(agent, raw_conversation)
+    error, draft = "", ""
     if request.method == "POST":
-        draft = request.POST.get("message", "")
         try:
-            result = run_chat(
-                agent=agent,
-                message=draft,
-                user=request.user,
-                conversation_id=_conversation_id(request.POST.get("conversation_id")),
-            )
+            if "decide" in request.POST:
+                _decide(request, conversation)
+            else:
+                draft = request.POST.get("message", "")
+                result = run_chat(
+                    agent=agent, message=draft, user=request.user, conversation_id=_conversation_id(raw_conversation)
+                )
+                conversation, draft = result.conversation, ""
         except ApplicationError as exc:
             error = exc.message
-            conversation = _conversation(agent, request.POST.get("conversation_id"))
         else:
-            conversation, draft = result.conversation, ""
             if not request.htmx:
-                return redirect(f"{reverse('agents:chat', args=[agent.pk])}?conversation={conversation.pk}")
-    else:
-        conversation = _conversation(agent, request.GET.get("conversation"))
+                return redirect(_chat_url(agent, conversation))
     context = {
         "agent": agent,
         "conversation": conversation,
@@ -51,10 +52,28 @@ def agent_chat(request, pk: int):
     }
     if request.htmx and request.method == "POST":
         response = render(request, "agents/chat.html#chat-panel", context)
-        if conversation is not None:
-            response["HX-Push-Url"] = f"{reverse('agents:chat', args=[agent.pk])}?conversation={conversation.pk}"
+        response["HX-Push-Url"] = _chat_url(agent, conversation)
         return response
     return render(request, "agents/chat.html", context)
+
+
+def _chat_url(agent: Agent, conversation: Conversation | None) -> str:
+    url = reverse("agents:chat", args=[agent.pk])
+    return f"{url}?conversation={conversation.pk}" if conversation is not None else url
+
+
+def _decide(request, conversation: Conversation | None) -> None:
+    """Confirm or reject one pending action proposed in this conversation (never another's)."""
+    raw = request.POST.get("pending_action_id", "")
+    action = None
+    if conversation is not None and raw.isdigit():
+        action = conversation.pending_actions.filter(pk=int(raw)).first()
+    if action is None:
+        raise NotFound("pending_action_not_found", _("待确认操作不存在"))
+    if request.POST["decide"] == "confirm":
+        confirm_pending_action(action_id=action.pk, user=request.user)
+    else:
+        reject_pending_action(action_id=action.pk, user=request.user)
 
 
 def _conversation_id(raw: str | None) -> int | None:

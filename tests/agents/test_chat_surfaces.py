@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import json
 from io import StringIO
+from typing import Annotated
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db.models import F
 
-from agents.models import Conversation, Message, ToolCall
+from agents.chat import run_chat
+from agents.models import Agent, Conversation, Message, PendingAction, ToolCall
+from agents.registry import Param, ToolContext, registry, tool
+from agents.sync import sync_tools
+from tests.agents.autonomy_fixtures import endpoint  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -211,3 +217,69 @@ def test_chat_page_needs_staff(client, alice, django_user_model):
 def test_chat_page_of_unknown_agent_is_404(client, staff_user):
     client.force_login(staff_user)
     assert client.get("/agents/999999/chat/").status_code == 404
+
+
+@tool(description="给自己加信用点（需确认）", category="action", requires_confirmation=True, register_to=None)
+def grant_me_credits(ctx: ToolContext, amount: Annotated[int, Param(ge=1, le=50)]) -> dict:
+    Agent.objects.filter(pk=ctx.agent.pk).update(credits=F("credits") + amount)
+    return {"message": f"已加 {amount} 信用点"}
+
+
+@pytest.fixture
+def proposal(endpoint, make_agent, staff_user):
+    """A conversation in which the agent proposed a write that waits for staff."""
+    with registry.register_temporarily(grant_me_credits):
+        sync_tools()
+        agent = make_agent("Carol", tools=("grant_me_credits",), credits=10)
+        endpoint.tool_calls([("grant_me_credits", {"amount": 5})]).reply("请确认。")
+        result = run_chat(agent=agent, message="给我加 5 信用点", user=staff_user)
+        yield agent, result.conversation, PendingAction.objects.get()
+
+
+def test_chat_page_shows_confirm_and_reject_for_a_pending_proposal(client, staff_user, proposal):
+    agent, conversation, action = proposal
+    client.force_login(staff_user)
+    html = client.get(f"{page_url(agent)}?conversation={conversation.pk}").content.decode()
+    assert f'name="pending_action_id" value="{action.pk}"' in html
+    assert 'name="decide" value="confirm"' in html and 'name="decide" value="reject"' in html
+    agent.refresh_from_db()
+    assert agent.credits == 10  # nothing written before a human decides
+
+
+def test_chat_page_confirm_runs_the_action_once(client, staff_user, proposal):
+    agent, conversation, action = proposal
+    client.force_login(staff_user)
+    data = {"decide": "confirm", "pending_action_id": action.pk, "conversation_id": conversation.pk}
+    response = client.post(page_url(agent), data, HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    action.refresh_from_db()
+    agent.refresh_from_db()
+    assert (action.status, action.decided_by, agent.credits) == ("confirmed", staff_user, 15)
+    assert "已加 5 信用点" in html and 'name="decide"' not in html
+    again = client.post(page_url(agent), data, HTTP_HX_REQUEST="true").content.decode()
+    assert 'class="errorlist"' in again
+    agent.refresh_from_db()
+    assert agent.credits == 15
+
+
+def test_chat_page_reject_without_js_redirects_back(client, staff_user, proposal):
+    agent, conversation, action = proposal
+    client.force_login(staff_user)
+    response = client.post(page_url(agent), {"decide": "reject", "pending_action_id": action.pk, "conversation_id": conversation.pk})
+    assert response.status_code == 302 and response["Location"].endswith(f"?conversation={conversation.pk}")
+    action.refresh_from_db()
+    agent.refresh_from_db()
+    assert (action.status, agent.credits) == ("rejected", 10)
+    assert "已拒绝" in client.get(response["Location"]).content.decode()
+
+
+def test_chat_page_cannot_decide_an_action_of_another_conversation(client, staff_user, proposal):
+    agent, conversation, action = proposal
+    other = Conversation.objects.create(agent=agent)
+    client.force_login(staff_user)
+    response = client.post(
+        page_url(agent), {"decide": "confirm", "pending_action_id": action.pk, "conversation_id": other.pk}, HTTP_HX_REQUEST="true"
+    )
+    assert "待确认操作不存在" in response.content.decode()
+    action.refresh_from_db()
+    assert action.status == "pending"
