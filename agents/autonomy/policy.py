@@ -95,7 +95,10 @@ class RulesPolicy:
         return self._plan
 
     def decide(self, r: Resident, world: World, claims: _Claims) -> dict:
-        rng = random.Random(f"{self.seed}:{r.id}")
+        # A pure function of the seed and the resident's state: the same world gives the same
+        # plan, and the plan still varies from tick to tick as the state changes.
+        last = r.last.action if r.last else ""
+        rng = random.Random(f"{self.seed}:{r.id}:{r.credits}:{r.satiety}:{r.energy}:{last}")
         options: list[tuple[float, str, dict, str, Any]] = []
 
         def offer(utility: float, action: str, params: dict, reason: str, claim: Any = None) -> None:
@@ -106,8 +109,9 @@ class RulesPolicy:
         self._work(r, world, claims, offer)
         self._bounty(r, world, claims, offer)
         self._share_and_trade(r, world, claims, offer)
-        offer(15 + rng.random() * 10, "chat", {"content": rng.choice(CHAT_LINES)}, "和邻居聊聊天")
-        offer(10 + (100 - r.energy) / 10 + rng.random() * 5, "rest", {}, "没有要紧的事，休息一下")
+        # With nothing pressing, chatting and resting compete; which wins varies with the state.
+        offer(12 + rng.random() * 10, "chat", {"content": rng.choice(CHAT_LINES)}, "和邻居聊聊天")
+        offer(12 + (100 - r.energy) / 8 + rng.random() * 8, "rest", {}, "没有要紧的事，休息一下")
         if not options:
             return {"agent_id": r.id, "action": "rest", "params": {}, "reason": "没有可做的事"}
         utility, action, params, reason, claim = max(options, key=lambda option: option[0])

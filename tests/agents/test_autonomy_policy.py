@@ -174,3 +174,11 @@ def test_rules_ticks_keep_the_city_moving(resident, city):
     failures = list(AgentActionLog.objects.filter(status="failed").values_list("action", "error_code"))
     assert failures == []
     assert Bounty.objects.filter(status="claimed").count() == 3
+
+
+def test_an_idle_resident_does_not_repeat_itself_forever(resident):
+    alice = resident("Alice", tools=("chat", "rest"))
+    for _ in range(8):
+        run_tick()
+    actions = list(AgentActionLog.objects.filter(agent=alice).order_by("id").values_list("action", flat=True))
+    assert set(actions) == {"chat", "rest"}
