@@ -11,7 +11,7 @@ from agents.autonomy.tick import run_tick
 from agents.autonomy.world import build_world
 from agents.models import AgentActionLog
 from bounties.models import Bounty
-from tests.agents.autonomy_fixtures import city, resident  # noqa: F401  (fixtures)
+from tests.agents.fixtures import city, resident  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from agents.models import AgentActionLog, AutonomyRound
-from tests.agents.autonomy_fixtures import city, resident  # noqa: F401  (fixtures)
+from tests.agents.fixtures import city, resident  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.django_db
 PROJECT = Path(__file__).resolve().parents[2]

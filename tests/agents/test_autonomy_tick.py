@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 from django.db import connection
 
 from agents.autonomy.tick import run_tick
 from agents.models import AgentActionLog, AutonomyRound, EventLog, ToolCall
 from bounties.models import Bounty
-from tests.agents.autonomy_fixtures import city, decisions, endpoint, prompt_ids, resident  # noqa: F401  (fixtures)
+from tests.agents.fixtures import (  # noqa: F401  (fixtures)
+    city,
+    decisions,
+    endpoint,
+    prompt_ids,
+    resident,
+    write_from_another_connection,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -296,16 +301,7 @@ def test_no_transaction_is_open_while_the_model_decides(endpoint, resident):
     outcomes: list[str] = []
 
     def answer(request):
-        probe = sqlite3.connect(path, timeout=0.5, isolation_level=None)
-        try:
-            probe.execute("BEGIN IMMEDIATE")
-            probe.execute("UPDATE agents_agent SET persona = persona")
-            probe.execute("COMMIT")
-            outcomes.append("wrote")
-        except sqlite3.OperationalError as exc:
-            outcomes.append(str(exc))
-        finally:
-            probe.close()
+        outcomes.append(write_from_another_connection(path))
         return {"content": decisions(*({"agent_id": i, "action": "rest"} for i in prompt_ids(request)))}
 
     endpoint.respond_with(answer, delay=0.05)

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from agents.autonomy.world import MAX_OPEN_BOUNTIES, build_world, render_snapshot
 from agents.models import Agent, AgentActionLog, AutonomyRound
 from bounties.models import Bounty
-from tests.agents.autonomy_fixtures import city, resident  # noqa: F401  (fixtures)
+from tests.agents.fixtures import city, resident  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.django_db
 

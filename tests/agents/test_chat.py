@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Annotated
 
 import pytest
@@ -14,6 +13,7 @@ from agents.errors import ApplicationError, NotFound
 from agents.models import Agent, Conversation, Message, ToolCall
 from agents.registry import Param, ToolContext, registry, tool
 from agents.sync import sync_tools
+from tests.agents.fixtures import endpoint, write_from_another_connection  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -22,17 +22,6 @@ pytestmark = pytest.mark.django_db
 def add_my_credits(ctx: ToolContext, amount: Annotated[int, Param(ge=1, le=50)]) -> dict:
     Agent.objects.filter(pk=ctx.agent.pk).update(credits=ctx.agent.credits + amount)
     return {"message": f"加了 {amount}", "amount": amount}
-
-
-@pytest.fixture
-def endpoint(settings, scripted_openai):
-    settings.AGENT_PROVIDER = "openai"
-    settings.OPENAI_BASE_URL = scripted_openai.base_url
-    settings.OPENAI_API_KEY = "test-key"
-    settings.AGENT_MODEL = "scripted-model"
-    settings.AGENT_MODEL_TIMEOUT = 5.0
-    settings.AGENT_MAX_TOOL_ROUNDS = 4
-    return scripted_openai
 
 
 @pytest.fixture
@@ -281,16 +270,7 @@ def test_no_transaction_is_open_while_the_model_thinks(endpoint, alice):
     outcomes: list[str] = []
 
     def responder(request):
-        probe = sqlite3.connect(path, timeout=0.5, isolation_level=None)
-        try:
-            probe.execute("BEGIN IMMEDIATE")
-            probe.execute("UPDATE agents_agent SET persona = persona WHERE id = ?", (alice.pk,))
-            probe.execute("COMMIT")
-            outcomes.append("wrote")
-        except sqlite3.OperationalError as exc:
-            outcomes.append(str(exc))
-        finally:
-            probe.close()
+        outcomes.append(write_from_another_connection(path))
         if len(outcomes) == 1:
             return {"tool_calls": [("add_my_credits", {"amount": 1})]}
         return {"content": "完成"}

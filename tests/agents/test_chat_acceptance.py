@@ -13,7 +13,7 @@ import pytest
 from agents.chat import run_chat
 from agents.models import EventLog, ToolCall
 from city.demo import CITY_TOOLS
-from tests.agents.autonomy_fixtures import city, endpoint  # noqa: F401  (fixtures)
+from tests.agents.fixtures import city, endpoint  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from agents.chat import run_chat
 from agents.models import Agent, Conversation, Message, PendingAction, ToolCall
 from agents.registry import Param, ToolContext, registry, tool
 from agents.sync import sync_tools
-from tests.agents.autonomy_fixtures import endpoint  # noqa: F401  (fixture)
+from tests.agents.fixtures import endpoint  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 

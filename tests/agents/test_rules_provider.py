@@ -14,7 +14,7 @@ from agents.models import ToolCall
 from agents.providers.rules import RulesProvider
 from bounties.models import Bounty
 from city.demo import CITY_TOOLS
-from tests.agents.autonomy_fixtures import city  # noqa: F401  (fixture)
+from tests.agents.fixtures import city  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 

@@ -1,9 +1,12 @@
-"""A small city for the autonomy tests (import the fixtures into a test module)."""
+"""Shared fixtures of the agents tests: a small city, the scripted model endpoint, a write probe.
+
+Import the fixtures into a test module (``from tests.agents.fixtures import city  # noqa``)."""
 
 from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from types import SimpleNamespace
 
 import pytest
@@ -47,7 +50,7 @@ def resident(make_agent, city):
 
 @pytest.fixture
 def endpoint(settings, scripted_openai):
-    """The tick talks to the scripted OpenAI-compatible server through the real SDK."""
+    """Chat and the tick talk to the scripted OpenAI-compatible server through the real SDK."""
     settings.AGENT_PROVIDER = "openai"
     settings.OPENAI_BASE_URL = scripted_openai.base_url
     settings.OPENAI_API_KEY = "test-key"
@@ -65,3 +68,18 @@ def prompt_ids(request: dict) -> list[int]:
 
 def decisions(*items: dict) -> str:
     return json.dumps(list(items), ensure_ascii=False)
+
+
+def write_from_another_connection(path: str) -> str:
+    """Try a write on the SQLite file from a second connection: "wrote", or the error if a
+    transaction elsewhere holds the write lock (IMMEDIATE transactions take it at BEGIN)."""
+    probe = sqlite3.connect(path, timeout=0.5, isolation_level=None)
+    try:
+        probe.execute("BEGIN IMMEDIATE")
+        probe.execute("UPDATE agents_agent SET persona = persona")
+        probe.execute("COMMIT")
+        return "wrote"
+    except sqlite3.OperationalError as exc:
+        return str(exc)
+    finally:
+        probe.close()
