@@ -201,3 +201,13 @@ def test_admin_shows_rounds_and_action_logs_read_only(client, django_user_model,
     assert client.get(f"/admin/agents/autonomyround/{round_.pk}/change/").status_code == 200
     assert client.get("/admin/agents/agentactionlog/").status_code == 200
     assert client.get("/admin/agents/autonomyround/add/").status_code == 403
+
+
+def test_progress_bar_redraws_one_line():
+    from agents.management.commands.autonomy_tick import ProgressBar
+
+    stream = StringIO()
+    bar = ProgressBar(stream, width=10)
+    bar(3, 10)
+    bar(10, 10)
+    assert stream.getvalue() == "\r[###.......] 3/10 batches\r[##########] 10/10 batches"

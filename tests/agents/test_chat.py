@@ -278,3 +278,20 @@ def test_no_transaction_is_open_while_the_model_thinks(endpoint, alice):
     endpoint.respond_with(responder, delay=0)
     assert run_chat(agent=alice, message="加 1").reply == "完成"
     assert outcomes == ["wrote", "wrote"]
+
+
+def test_the_agents_own_model_name_is_asked_for(endpoint, make_agent):
+    agent = make_agent("Qwen", model="qwen2.5-7b-instruct")
+    endpoint.reply("你好")
+    run_chat(agent=agent, message="hi")
+    assert endpoint.requests[0]["model"] == "qwen2.5-7b-instruct"
+
+
+def test_tool_calls_beyond_the_per_minute_limit_are_refused(endpoint, alice, settings):
+    settings.AGENT_TOOL_CALLS_PER_MINUTE = 1
+    endpoint.tool_calls([("add_my_credits", {"amount": 1}), ("add_my_credits", {"amount": 1})]).reply("只加了一次")
+    result = run_chat(agent=alice, message="加两次")
+    assert [c["result"]["status"] for c in result.tool_calls] == ["success", "error"]
+    assert result.tool_calls[1]["result"]["error"]["code"] == "rate_limited"
+    alice.refresh_from_db()
+    assert alice.credits == 101
