@@ -57,6 +57,19 @@ def _resident_then(turn: Turn, name: str, then: str, **arguments) -> Step:
     return _once(turn, then, to_agent_id=found.data["agent_id"], **arguments)
 
 
+def _listed(turn: Turn, listing: str, key: str, matches) -> tuple[Step | None, dict | None]:
+    """Call ``listing`` once, then pick the first row of its ``key`` list that ``matches``.
+
+    Returns (the step to take now, None) until the listing is known, then (None, row or None).
+    """
+    listed = turn.last(listing)
+    if listed is None:
+        return _once(turn, listing), None
+    if not listed.ok:
+        return Step.say(_result(listed)), None
+    return None, next((row for row in listed.data[key] if matches(row)), None)
+
+
 # ---------------------------------------------------------------------------- transfers
 
 
@@ -151,13 +164,10 @@ def apply_by_id(turn: Turn, match: re.Match) -> Step:
 @intent(r"应聘\s*(?P<name>[^\s，。,]+)", r"\bapply\s+(?:for\s+a\s+job\s+)?(?:at|to)\s+(?:the\s+)?(?P<name>.+?)[.!]?$", priority=1)
 def apply_by_name(turn: Turn, match: re.Match) -> Step:
     name = match["name"].strip()
-    listed = turn.last("list_buildings")
-    if listed is None:
-        return _once(turn, "list_buildings")
-    if not listed.ok:
-        return Step.say(_result(listed))
     wanted = name.lower()
-    building = next((b for b in listed.data["buildings"] if b["name"].lower() == wanted or b["kind"] == wanted), None)
+    step, building = _listed(turn, "list_buildings", "buildings", lambda b: wanted in (b["name"].lower(), b["kind"]))
+    if step is not None:
+        return step
     if building is None:
         return Step.say(turn.say(f"没有找到名为「{name}」的建筑。", f"There is no building called “{name}”."))
     return _once(turn, "assign_building", building_id=building["building_id"])
@@ -198,14 +208,9 @@ def shop(turn: Turn, match: re.Match) -> Step:
 )
 def buy(turn: Turn, match: re.Match) -> Step:
     wanted = match["item"].lower()
-    listed = turn.last("list_shop_items")
-    if listed is None:
-        return _once(turn, "list_shop_items")
-    if not listed.ok:
-        return Step.say(_result(listed))
-    item = next(
-        (i for i in listed.data["items"] if i["name"].lower() == wanted or i["resource_type"] == wanted), None
-    )
+    step, item = _listed(turn, "list_shop_items", "items", lambda i: wanted in (i["name"].lower(), i["resource_type"]))
+    if step is not None:
+        return step
     if item is None:
         return Step.say(turn.say(f"商店里没有「{match['item']}」。", f"The shop has no “{match['item']}”."))
     return _once(turn, "purchase", item_id=item["item_id"], quantity=int(match["qty"] or 1))

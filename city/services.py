@@ -77,15 +77,15 @@ def _agent_not_found(agent_id: Any, *, field: str = "agent_id") -> NotFound:
     return NotFound("agent_not_found", _("居民 #%(id)s 不存在") % {"id": agent_id}, field=field)
 
 
-def _lock_agents(*agent_ids: int) -> dict[int, Agent]:
-    """Lock the agents' rows in ascending id order; the ones that exist, by id."""
+def _lock_agents(*agent_ids: int) -> dict[int, str]:
+    """Lock the agents' rows in ascending id order; the names of those that exist, by id."""
     wanted = sorted({agent_id for agent_id in agent_ids if _is_whole(agent_id)})
-    rows = Agent.objects.select_for_update(no_key=True).filter(pk__in=wanted).order_by("pk")
-    return {agent.pk: agent for agent in rows}
+    rows = Agent.objects.select_for_update(no_key=True).filter(pk__in=wanted).order_by("pk").values_list("pk", "name")
+    return dict(rows)
 
 
 def _lock_agent(agent_id: int, *, field: str = "agent_id") -> Agent:
-    agent = _lock_agents(agent_id).get(agent_id)
+    agent = Agent.objects.select_for_update(no_key=True).filter(pk=agent_id).first() if _is_whole(agent_id) else None
     if agent is None:
         raise _agent_not_found(agent_id, field=field)
     return agent
@@ -203,13 +203,12 @@ def transfer_resource(
         source=source,
         user=_staff(user),
     )
-    sender, receiver = agents[from_agent_id], agents[to_agent_id]
     broadcast(
         "resource_transferred",
-        from_agent_id=sender.pk,
-        from_agent_name=sender.name,
-        to_agent_id=receiver.pk,
-        to_agent_name=receiver.name,
+        from_agent_id=from_agent_id,
+        from_agent_name=agents[from_agent_id],
+        to_agent_id=to_agent_id,
+        to_agent_name=agents[to_agent_id],
         resource_type=kind.slug,
         quantity=quantity,
         transfer_id=transfer.pk,
