@@ -113,7 +113,10 @@ def history(conversation: Conversation) -> list[dict]:
     A turn interrupted between a call and its result (a crash) leaves an unpaired call; it
     is dropped here, since endpoints refuse an assistant tool call without its answer.
     """
-    rows = list(reversed(conversation.messages.order_by("-id")[:HISTORY_LIMIT]))
+    recent = conversation.messages.order_by("-id").values_list("id", flat=True)[:HISTORY_LIMIT]
+    last_question = conversation.messages.filter(role=Message.Role.USER).order_by("-id").values_list("id", flat=True)[:1]
+    floor = min([*recent, *last_question], default=0)  # the current turn is always sent whole
+    rows = list(conversation.messages.filter(id__gte=floor).order_by("id"))
     while rows and rows[0].role != Message.Role.USER:
         rows.pop(0)  # never start in the middle of a turn
     answered = {row.tool_call_id for row in rows if row.role == Message.Role.TOOL}

@@ -295,3 +295,15 @@ def test_tool_calls_beyond_the_per_minute_limit_are_refused(endpoint, alice, set
     assert result.tool_calls[1]["result"]["error"]["code"] == "rate_limited"
     alice.refresh_from_db()
     assert alice.credits == 101
+
+
+def test_a_long_turn_still_sends_the_users_question(endpoint, alice, settings, monkeypatch):
+    settings.AGENT_MAX_TOOL_ROUNDS = 3
+    settings.AGENT_TOOL_CALLS_PER_MINUTE = 100
+    monkeypatch.setattr("agents.chat.HISTORY_LIMIT", 10)
+    many = [("get_my_status", {})] * 8
+    endpoint.tool_calls(many).tool_calls(many).tool_calls(many).reply("好")
+    run_chat(agent=alice, message="查很多次")
+    last = endpoint.requests[-1]["messages"]
+    assert last[1] == {"role": "user", "content": "查很多次"}
+    assert len([m for m in last if m["role"] == "tool"]) == 24
