@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from agents.models import PendingAction
 from agents.selectors import pending_action_get
+from agents.api.schema import ErrorSerializer
 from agents.services import confirm_pending_action, expire_pending_actions, outcome_message, reject_pending_action
 
 
@@ -45,10 +46,7 @@ class DecisionSerializer(serializers.Serializer):
     pending_action = PendingActionSerializer()
 
 
-class DecisionErrorSerializer(serializers.Serializer):
-    ok = serializers.BooleanField(default=False)
-    code = serializers.CharField()
-    reason = serializers.CharField()
+class DecisionErrorSerializer(ErrorSerializer):
     pending_action = PendingActionSerializer(required=False, help_text="a failed action: its recorded result")
 
 

@@ -32,8 +32,3 @@ class AgentIdSerializer(serializers.Serializer):
     agent_id = serializers.IntegerField(min_value=1, help_text="ID of the acting agent (also accepted as ?agent_id=)")
 
 
-class ErrorSerializer(serializers.Serializer):
-    ok = serializers.BooleanField(default=False)
-    code = serializers.CharField()
-    reason = serializers.CharField()
-    field = serializers.CharField(required=False)

@@ -10,12 +10,12 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from agents.api.schema import ERROR_RESPONSES as ERRORS, ErrorSerializer
 from bounties import selectors, services
 from bounties.models import Bounty
 
-from .serializers import AgentIdSerializer, BountyCreateSerializer, BountySerializer, ErrorSerializer
+from .serializers import AgentIdSerializer, BountyCreateSerializer, BountySerializer
 
-ERRORS = {400: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer}
 AGENT_ID_PARAMETER = OpenApiParameter(
     "agent_id", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
     description="acting agent; may be given in the JSON body instead",

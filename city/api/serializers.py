@@ -87,8 +87,3 @@ class JobSerializer(serializers.Serializer):
     wage = serializers.IntegerField()
 
 
-class CityErrorSerializer(serializers.Serializer):
-    ok = serializers.BooleanField(default=False)
-    code = serializers.CharField()
-    reason = serializers.CharField()
-    field = serializers.CharField(required=False)

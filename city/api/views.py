@@ -12,13 +12,13 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from agents.api.schema import ERROR_RESPONSES as ERRORS, ErrorSerializer
 from city import selectors, services
 from city.models import MarketOrder, ResourceTransfer
 
 from .serializers import (
     AcceptOrderInputSerializer,
     CancelOrderInputSerializer,
-    CityErrorSerializer,
     MarketOrderFilterSerializer,
     MarketOrderSerializer,
     TransferFilterSerializer,
@@ -27,7 +27,6 @@ from .serializers import (
     TransferSerializer,
 )
 
-ERRORS = {400: CityErrorSerializer, 404: CityErrorSerializer, 409: CityErrorSerializer}
 
 
 def _valid(serializer_class, data) -> dict:
@@ -57,7 +56,7 @@ class TransferResource(GenericAPIView):
     tags=["city"],
     summary="The transfer ledger, newest first",
     parameters=[OpenApiParameter("agent_id", OpenApiTypes.INT, description="only transfers this agent sent or received")],
-    responses={200: TransferSerializer(many=True), 400: CityErrorSerializer},
+    responses={200: TransferSerializer(many=True), 400: ErrorSerializer},
 )
 class TransferList(GenericAPIView):
     serializer_class = TransferSerializer
@@ -74,7 +73,7 @@ class TransferList(GenericAPIView):
     parameters=[
         OpenApiParameter("status", OpenApiTypes.STR, enum=[*MarketOrder.Status.values, "all"], description="default open")
     ],
-    responses={200: MarketOrderSerializer(many=True), 400: CityErrorSerializer},
+    responses={200: MarketOrderSerializer(many=True), 400: ErrorSerializer},
 )
 class MarketOrderList(GenericAPIView):
     serializer_class = MarketOrderSerializer

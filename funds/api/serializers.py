@@ -1,6 +1,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from agents.api.schema import ErrorSerializer
 from funds.models import Fund
 
 
@@ -60,11 +61,7 @@ class FundBatchResultSerializer(serializers.Serializer):
     funds = FundSerializer(many=True)
 
 
-class FundErrorSerializer(serializers.Serializer):
-    ok = serializers.BooleanField(default=False)
-    code = serializers.CharField()
-    reason = serializers.CharField()
-    field = serializers.CharField(required=False)
+class FundErrorSerializer(ErrorSerializer):
     row = serializers.IntegerField(required=False, help_text="batch-upsert: the 1-based row that failed")
     current = serializers.SerializerMethodField(help_text="version_conflict: the fund's current values")
 
