@@ -170,7 +170,9 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
+            # redis-py 8 times reads out after 5 s by default, exactly when channels-redis's
+            # blocking 5 s BZPOPMIN answers on an idle channel: that would kill idle consumers.
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}], "capacity": 1500, "expiry": 30},
         }
     }
 else:
