@@ -1,13 +1,32 @@
-"""``/ws/events/``: the live event stream of staff pages and scripts (DESIGN §10)."""
+"""``/ws/events/``: the live event stream of staff pages and scripts (DESIGN §10).
+
+Events reach a process once: an ``EventHub`` per process (per event loop) is the only
+member of the ``events`` group there and offers each event to every connected consumer.
+With one channel-layer member per process instead of one per page, an event costs one
+layer message per process, not one per client (see ``bench/event_fanout.py``). UI
+actions still travel through each consumer's own channel (group ``user.<id>``): they are
+rare and meant for one person.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from urllib.parse import parse_qs
+from weakref import WeakKeyDictionary
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from .events import EVENTS_GROUP, stored_events, user_group
+from .events import EVENTS_GROUP, REPLAY_LIMIT, stored_events, user_group
+
+logger = logging.getLogger(__name__)
+
+# Events a consumer may have waiting; beyond that its copies are dropped and the next
+# event it does get pulls the missing ones from the log.
+BACKLOG_SIZE = REPLAY_LIMIT
+# Channel layers forget a group member after a day (group_expiry); the hub rejoins well before.
+REJOIN_SECONDS = 3600
 
 
 def is_staff(user) -> bool:
@@ -25,17 +44,91 @@ def replay_start(scope) -> int | None:
     return since
 
 
+class EventHub:
+    """This process's single subscription to the ``events`` group, offered to every consumer."""
+
+    def __init__(self, layer) -> None:
+        self.layer = layer
+        self.consumers: set[EventsConsumer] = set()
+        self.lock = asyncio.Lock()
+        self.channel = ""
+        self.tasks: list[asyncio.Task] = []
+
+    async def subscribe(self, consumer: EventsConsumer) -> None:
+        """From now on every event reaching this process is offered to ``consumer``."""
+        async with self.lock:
+            if not self.tasks:
+                # The default prefix: channels-redis receives all of a process's specific
+                # channels through one shared queue named after it.
+                self.channel = await self.layer.new_channel()
+                await self.layer.group_add(EVENTS_GROUP, self.channel)
+                self.tasks = [asyncio.create_task(self.pump()), asyncio.create_task(self.stay_joined())]
+            self.consumers.add(consumer)
+
+    async def unsubscribe(self, consumer: EventsConsumer) -> None:
+        async with self.lock:
+            self.consumers.discard(consumer)
+            if self.consumers or not self.tasks:
+                return
+            for task in self.tasks:
+                task.cancel()
+            self.tasks = []
+            await self.layer.group_discard(EVENTS_GROUP, self.channel)
+
+    async def pump(self) -> None:
+        while True:
+            try:
+                message = await self.layer.receive(self.channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("the event hub could not receive from the channel layer; retrying in 1 s")
+                await asyncio.sleep(1)
+                continue
+            for consumer in list(self.consumers):
+                try:
+                    await consumer.offer(message)
+                except Exception:
+                    logger.exception("could not offer event %s to a consumer", message.get("seq"))
+
+    async def stay_joined(self) -> None:
+        while True:
+            await asyncio.sleep(REJOIN_SECONDS)
+            try:
+                await self.layer.group_add(EVENTS_GROUP, self.channel)
+            except Exception:
+                logger.exception("the event hub could not rejoin the events group")
+
+
+_hubs: WeakKeyDictionary[asyncio.AbstractEventLoop, EventHub] = WeakKeyDictionary()
+
+
+def hub_for(layer) -> EventHub:
+    loop = asyncio.get_running_loop()
+    hub = _hubs.get(loop)
+    if hub is None or hub.layer is not layer:
+        hub = _hubs[loop] = EventHub(layer)
+    return hub
+
+
 class EventsConsumer(AsyncWebsocketConsumer):
     """Sends every event once, in seq order: replay after ``since``, then live.
 
-    The consumer joins its groups before reading the log, so an event committed during the
-    replay arrives live too; ``last_seq`` drops such a copy, and a live event that skips
-    seqs (a message lost by the channel layer, or two writers' sends crossing) first pulls
-    the missing ones from the log.
+    The consumer subscribes before reading the log, so an event committed during the
+    replay waits in its backlog; ``last_seq`` then drops that copy. A live event that
+    skips seqs (a copy dropped by the channel layer or a full backlog, or two writers'
+    sends crossing) first pulls the missing ones from the log, which holds every seq
+    below it (see ``agents.events``). An event that needs no log read and finds nothing
+    waiting is sent at once, by the hub; anything else goes through the backlog, in order.
     """
 
-    groups_joined: tuple[str, ...] = ()
+    hub: EventHub | None = None
+    backlog: asyncio.Queue | None = None
+    delivery: asyncio.Task | None = None
+    own_group = ""
     last_seq: int | None = None
+    live = False  # the replay is done and the backlog task runs
+    busy = False  # the backlog task is handling an event
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -47,26 +140,65 @@ class EventsConsumer(AsyncWebsocketConsumer):
         if not is_staff(user):
             await self.close()  # before accept: the handshake is refused (HTTP 403)
             return
-        self.groups_joined = (EVENTS_GROUP, user_group(user.pk))
-        for group in self.groups_joined:
-            await self.channel_layer.group_add(group, self.channel_name)
+        self.own_group = user_group(user.pk)
+        await self.channel_layer.group_add(self.own_group, self.channel_name)
+        self.backlog = asyncio.Queue(maxsize=BACKLOG_SIZE)
+        self.hub = hub_for(self.channel_layer)
+        await self.hub.subscribe(self)
         await self.accept()
         if since is not None:
             self.last_seq = since
             await self.send_stored(after=since)
+        self.delivery = asyncio.create_task(self.deliver_backlog())
+        self.live = True
 
     async def disconnect(self, code: int) -> None:
-        for group in self.groups_joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
+        self.live = False
+        if self.delivery is not None:
+            self.delivery.cancel()
+        if self.hub is not None:
+            await self.hub.unsubscribe(self)
+        if self.own_group:
+            await self.channel_layer.group_discard(self.own_group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Clients only listen; whatever they send is ignored."""
 
     async def event_send(self, message: dict) -> None:
+        """A ui_action for this staff member (not part of the seq stream)."""
+        await self.send(text_data=message["text"])
+
+    async def offer(self, message: dict) -> None:
+        """Called by the hub for every event; must not wait on the database."""
+        assert self.backlog is not None
         seq = message["seq"]
-        if seq is None:  # a ui_action: not part of the seq stream
-            await self.send(text_data=message["text"])
+        next_in_line = self.last_seq is None or seq <= self.last_seq + 1
+        if self.live and not self.busy and self.backlog.empty() and next_in_line:
+            await self.send_event(message)
             return
+        try:
+            self.backlog.put_nowait(message)
+        except asyncio.QueueFull:
+            pass  # it is in the log: the next event this consumer sends pulls it from there
+
+    async def deliver_backlog(self) -> None:
+        assert self.backlog is not None
+        try:
+            while True:
+                message = await self.backlog.get()
+                self.busy = True
+                await self.send_event(message)
+                self.busy = False
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # The client reconnects with ?since= and misses nothing.
+            logger.exception("live event delivery failed; closing the connection")
+            self.live = False
+            await self.close(code=1011)
+
+    async def send_event(self, message: dict) -> None:
+        seq = message["seq"]
         if self.last_seq is not None:
             if seq <= self.last_seq:
                 return

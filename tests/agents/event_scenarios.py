@@ -1,0 +1,84 @@
+"""Live-event scenarios that tests run in Django child processes via ``run_django``."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+
+def create_staff_token(username: str) -> str:
+    """A staff user with a DRF token; returns the key for ``Authorization: Token <key>``."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    user = get_user_model().objects.create_user(username, password="pw-staff-123", is_staff=True)
+    return Token.objects.create(user=user).key
+
+
+def broadcast_events(count: int, interval: float = 0.0, first: int = 1) -> list[int]:
+    """Broadcast ``count`` bounty_created events, each from its own committed transaction."""
+    from django.db import transaction
+
+    from agents.events import broadcast
+    from agents.models import EventLog
+
+    for number in range(first, first + count):
+        with transaction.atomic():
+            broadcast("bounty_created", bounty_id=number, title=f"悬赏 {number}")
+        if interval:
+            time.sleep(interval)
+    return list(EventLog.objects.order_by("seq").values_list("seq", flat=True))
+
+
+def event_log_commit_order(writers: int, events_per_writer: int) -> dict:
+    """Writers broadcast concurrently while a reader keeps listing the stored seqs.
+
+    A replay reads "every seq after N" once; that read is only complete if no smaller seq
+    can still appear later, i.e. if every snapshot of the log is gap-free.
+    """
+    from django.db import connection, transaction
+
+    from agents.events import broadcast
+    from agents.models import EventLog
+
+    start = threading.Barrier(writers + 1)
+    writing = threading.Event()
+    writing.set()
+    snapshots_with_gaps: list[list[int]] = []
+    snapshot_count = 0
+
+    def write(writer: int) -> None:
+        try:
+            start.wait()
+            for number in range(events_per_writer):
+                with transaction.atomic():
+                    broadcast("agent_action", agent_id=writer, action=f"step {number}")
+        finally:
+            connection.close()
+
+    def read() -> None:
+        nonlocal snapshot_count
+        try:
+            start.wait()
+            while writing.is_set():
+                seqs = list(EventLog.objects.order_by("seq").values_list("seq", flat=True))
+                snapshot_count += 1
+                if seqs != list(range(1, len(seqs) + 1)):
+                    snapshots_with_gaps.append(seqs)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=write, args=(writer,)) for writer in range(writers)]
+    reader = threading.Thread(target=read)
+    for thread in [reader, *threads]:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    writing.clear()
+    reader.join()
+    return {
+        "stored": EventLog.objects.count(),
+        "snapshots": snapshot_count,
+        "snapshots_with_gaps": len(snapshots_with_gaps),
+        "first_gap": snapshots_with_gaps[0][-5:] if snapshots_with_gaps else None,
+    }
