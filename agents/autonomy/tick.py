@@ -3,10 +3,11 @@
 The snapshot is read once. Residents are split into batches; batches are sent to the
 policy concurrently (at most ``concurrency`` at a time), and each batch's decisions are
 executed as soon as they arrive, one batch at a time, on this thread (the one holding the
-database connection) while other batches are still with the model. No transaction is
-open while a model is awaited: every tool runs in its own short transaction through the
-audited executor (source ``autonomy``), as chat does. A batch whose model call fails,
-times out, or answers garbage makes its residents rest; the tick always finishes.
+database connection) while other batches are still with the model. A batch executes in
+one short transaction (each tool in its own savepoint, through the audited executor,
+source ``autonomy``, as chat does); no transaction ever waits on a model. A batch whose
+model call fails, times out, or answers garbage makes its residents rest; the tick always
+finishes.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from datetime import timedelta
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from agents.events import broadcast
@@ -157,27 +159,42 @@ class _Tick:
         return resting(batch, f"本轮决策失败（{reason[:120]}），默认休息")
 
     def execute_batch(self, decided: BatchDecisions) -> None:
-        """Run a batch's decisions (sync, on the thread that owns the database connection)."""
+        """Run a batch's decisions (sync, on the thread that owns the database connection).
+
+        One short transaction per batch (each tool still in its own savepoint, so a failed
+        action undoes only itself): it never spans a model call, and it saves a commit per
+        action. Events go out after it commits. Should the database refuse the batch as a
+        whole (busy beyond its timeout), nothing of it happened and its actions count as failed.
+        """
         began = time.monotonic()
-        logs = []
-        for decision in decided.decisions.values():
-            self.decisions.append(decision)
-            self.stats["decided"] += 1
-            self.by_action[decision.action] += 1
-            if self.round is None:
-                continue  # dry run: decide, never act
-            status, message, code = self.execute_one(decision)
+        decisions = list(decided.decisions.values())
+        self.decisions.extend(decisions)
+        self.stats["decided"] += len(decisions)
+        self.by_action.update(d.action for d in decisions)
+        if self.round is None:
+            return  # dry run: decide, never act
+        try:
+            with transaction.atomic():
+                outcomes = [(decision, *self.execute_one(decision)) for decision in decisions]
+                AgentActionLog.objects.bulk_create(self.log(*outcome) for outcome in outcomes)
+        except DatabaseError as exc:
+            logger.exception("autonomy batch of %s residents rolled back", len(decisions))
+            message = f"数据库错误，本轮行为未执行：{type(exc).__name__}"
+            outcomes = [(decision, AgentActionLog.Status.FAILED, message, "database_error") for decision in decisions]
+            try:
+                AgentActionLog.objects.bulk_create(self.log(*outcome) for outcome in outcomes)
+            except DatabaseError:
+                logger.exception("could not log the rolled-back autonomy batch")
+        for decision, status, _message, _code in outcomes:
             self.by_status[decision.action][status] += 1
             self.stats[{"success": "success", "failed": "failed", "pending_confirmation": "pending"}[status]] += 1
-            logs.append(
-                AgentActionLog(
-                    round=self.round, agent_id=decision.agent_id, action=decision.action, params=decision.params,
-                    reason=decision.reason, status=status, message=message[:2000], error_code=code,
-                )
-            )
-        if logs:
-            AgentActionLog.objects.bulk_create(logs)
         self.stats["execute_s"] = round(self.stats["execute_s"] + time.monotonic() - began, 3)
+
+    def log(self, decision: Decision, status: str, message: str, code: str) -> AgentActionLog:
+        return AgentActionLog(
+            round=self.round, agent_id=decision.agent_id, action=decision.action, params=decision.params,
+            reason=decision.reason, status=status, message=message[:2000], error_code=code,
+        )
 
     def execute_one(self, decision: Decision) -> tuple[str, str, str]:
         if decision.error_code:
