@@ -81,7 +81,7 @@ class RulesPolicy:
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
-        self._plan: dict[int, dict] | None = None
+        self._planned: tuple[World, dict[int, dict]] | None = None  # the last tick's world and plan
 
     async def answer(self, world: World, batch: list[int], prompt: str) -> Answer:
         plan = self.plan(world)
@@ -89,10 +89,10 @@ class RulesPolicy:
 
     def plan(self, world: World) -> dict[int, dict]:
         """Every resident's decision, decided once in resident order (whatever order batches run in)."""
-        if self._plan is None:
+        if self._planned is None or self._planned[0] is not world:
             claims = _Claims()
-            self._plan = {r.id: self.decide(r, world, claims) for r in world.residents.values()}
-        return self._plan
+            self._planned = (world, {r.id: self.decide(r, world, claims) for r in world.residents.values()})
+        return self._planned[1]
 
     def decide(self, r: Resident, world: World, claims: _Claims) -> dict:
         # A pure function of the seed and the resident's state: the same world gives the same

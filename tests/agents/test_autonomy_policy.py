@@ -182,3 +182,11 @@ def test_an_idle_resident_does_not_repeat_itself_forever(resident):
         run_tick()
     actions = list(AgentActionLog.objects.filter(agent=alice).order_by("id").values_list("action", flat=True))
     assert set(actions) == {"chat", "rest"}
+
+
+def test_one_policy_instance_plans_each_tick_afresh(resident):
+    alice = resident("Alice", holdings={"bread": 2}, satiety=20, tools=("eat", "rest"))
+    policy = RulesPolicy()
+    run_tick(policy=policy)
+    run_tick(policy=policy)
+    assert list(AgentActionLog.objects.filter(agent=alice).order_by("id").values_list("action", flat=True)) == ["eat", "rest"]
