@@ -212,7 +212,8 @@ def build_world(agent_ids: list[int] | None = None) -> World:
             residents[agent_id].granted = frozenset(names)
     own_orders = open_orders.filter(seller__in=agents).select_related("seller", "resource_type").order_by("id")
     for order in own_orders:
-        residents[order.seller_id].open_orders.append(_order(order))
+        if order.seller_id in residents:  # the reads are not one snapshot: a resident may be newer
+            residents[order.seller_id].open_orders.append(_order(order))
     latest = AgentActionLog.objects.filter(in_tick).values("agent_id").annotate(latest=Max("id")).values("latest")
     for log in AgentActionLog.objects.filter(id__in=latest).only("agent_id", "action", "status", "message", "reason"):
         if log.agent_id in residents:
