@@ -13,13 +13,14 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Count, Sum
 
 from agents.errors import ApplicationError
 from agents.models import Agent
 from bounties.models import Bounty
 from bounties.services import cancel_bounty, claim_bounty, complete_bounty, create_bounty
+from tests.support.threads import run_threads
 
 START_CREDITS = 100
 
@@ -34,27 +35,6 @@ def attempt(operation: Callable[[], object]) -> str:
         return exc.code
     except Exception as exc:  # what the test is looking for: anything that would be a 500
         return f"unexpected: {exc!r}"
-
-
-def run_threads(count: int, target: Callable[[int], None]) -> None:
-    """Run ``target(i)`` in ``count`` threads; a crashed thread fails the scenario."""
-    errors: list[BaseException] = []
-
-    def body(index: int) -> None:
-        try:
-            target(index)
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=body, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
 
 
 def make_agents(count: int, prefix: str) -> list[int]:

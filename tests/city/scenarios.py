@@ -10,32 +10,19 @@ from __future__ import annotations
 import random
 import threading
 from collections import Counter
-from collections.abc import Callable
 
 from django.contrib.auth import get_user_model
-from django.db import connection
+
 from django.db.models import Min, Sum
 from rest_framework.test import APIClient
 
-from agents.errors import ApplicationError
 from agents.models import Agent
 from city import services
 from city.models import AgentResource, MarketOrder, Purchase, ResourceTransfer, ResourceType, ShopItem
+from tests.support.threads import outcome as attempt, run_threads
 
 START_CREDITS = 1000
 START_STOCK = {"flour": 60, "wood": 40, "bread": 10}
-
-
-def attempt(operation: Callable[[], object]) -> str:
-    """Run one service call: "success", the business error code, or "unexpected: …" (a would-be 500)."""
-    try:
-        operation()
-        return "success"
-    except ApplicationError as exc:
-        return exc.code
-    except Exception as exc:
-        return f"unexpected: {exc!r}"
-
 
 def api_attempt(client: APIClient, url: str, body: dict) -> str:
     """The same through the HTTP API (in-process): "success", "<status> <code>", or "unexpected: …"."""
@@ -49,33 +36,11 @@ def api_attempt(client: APIClient, url: str, body: dict) -> str:
         return f"unexpected: HTTP {response.status_code}"
     return response.json()["code"]
 
-
-def run_threads(count: int, target: Callable[[int], None]) -> None:
-    errors: list[BaseException] = []
-
-    def body(index: int) -> None:
-        try:
-            target(index)
-        except BaseException as exc:  # a crashed worker must fail the scenario, not vanish
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=body, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-
-
 def staff_client(username: str) -> APIClient:
     user = get_user_model().objects.create_user(username, is_staff=True)
     client = APIClient(HTTP_HOST="localhost")
     client.force_authenticate(user)
     return client
-
 
 def make_world(agent_count: int) -> tuple[list[int], dict[str, ResourceType], list[int]]:
     kinds = {
@@ -94,7 +59,6 @@ def make_world(agent_count: int) -> tuple[list[int], dict[str, ResourceType], li
         ShopItem.objects.create(name="wood bundle", price=7, resource_type=kinds["wood"], quantity=2).pk,
     ]
     return agent_ids, kinds, items
-
 
 def expected_balances(agent_ids: list[int]) -> tuple[dict, dict]:
     """Each agent's stock and credits rebuilt from the records alone (ledger, purchases, orders)."""
@@ -118,7 +82,6 @@ def expected_balances(agent_ids: list[int]) -> tuple[dict, dict]:
             credits[seller] += price
             credits[buyer] -= price
     return stock, credits
-
 
 def invariants(agent_ids: list[int]) -> dict:
     """Conservation, no negative balance, and every balance equal to what the records say."""
@@ -147,7 +110,6 @@ def invariants(agent_ids: list[int]) -> dict:
         },
         "credits_mismatch": {str(a): [actual_credits[a], c] for a, c in expected_credits.items() if actual_credits[a] != c},
     }
-
 
 def random_economy(agents: int = 10, threads: int = 8, operations: int = 400, seed: int = 7) -> dict:
     """``threads`` workers make ``operations`` random transfers (service and API), market orders,
@@ -210,7 +172,6 @@ def random_economy(agents: int = 10, threads: int = 8, operations: int = 400, se
         **invariants(agent_ids),
     }
 
-
 def hot_pair(threads: int = 8, per_thread: int = 60) -> dict:
     """Every thread moves flour back and forth between the same two agents: the hottest rows."""
     agent_ids, _, _ = make_world(2)
@@ -238,7 +199,6 @@ def hot_pair(threads: int = 8, per_thread: int = 60) -> dict:
         "ledger_quantity": ResourceTransfer.objects.aggregate(s=Sum("quantity"))["s"] or 0,
         "moved": moved[f"{a}->{b}"] + moved[f"{b}->{a}"],
     }
-
 
 def two_staff_accept_one_order(rounds: int = 25) -> dict:
     """Each round, two staff members accept the same new order for two different buyers at once (API)."""
