@@ -12,7 +12,6 @@ import threading
 from collections import Counter
 
 from django.contrib.auth import get_user_model
-
 from django.db.models import Min, Sum
 from rest_framework.test import APIClient
 
