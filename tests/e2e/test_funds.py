@@ -26,12 +26,12 @@ def test_standalone_chat_asks_then_creates_the_fund_on_confirm(fund_agent, staff
     page.goto(f"/agents/{fund_agent.pk}/chat/")
     panel = page.locator("#chat-panel")
     panel.locator("textarea[name=message]").fill("帮我创建一个叫 Alpha 的基金")
-    panel.locator("button[type=submit]").click()
+    panel.locator("form.chat-compose button[type=submit]").click()
     expect(page.locator("#chat-log")).to_contain_text("即将创建基金「Alpha」，请确认是否继续？")
     assert not Fund.objects.exists()
 
     page.locator("#chat-panel textarea[name=message]").fill("确认")
-    page.locator("#chat-panel button[type=submit]").click()
+    page.locator("#chat-panel form.chat-compose button[type=submit]").click()
     expect(page.locator("#chat-log")).to_contain_text("基金「Alpha」创建成功，ID 为")
     fund = Fund.objects.get()
     assert fund.fund_name == "Alpha" and fund.created_by.username == "browser-staff"
