@@ -170,9 +170,14 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            # redis-py 8 times reads out after 5 s by default, exactly when channels-redis's
-            # blocking 5 s BZPOPMIN answers on an idle channel: that would kill idle consumers.
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}], "capacity": 1500, "expiry": 30},
+            # redis-py 8 defaults: reads time out after 5 s, exactly when channels-redis's
+            # blocking 5 s BZPOPMIN answers on an idle channel (that would kill idle
+            # consumers), and a pool refuses its 101st connection (200 pages reconnecting).
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 15, "max_connections": 1000}],
+                "capacity": 1500,
+                "expiry": 30,
+            },
         }
     }
 else:

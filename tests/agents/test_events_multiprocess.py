@@ -100,3 +100,27 @@ def test_client_joining_mid_stream_gets_every_event_once_in_order(
     assert len(stored) == total
     assert joined == stored
     assert seen == stored
+
+
+def test_many_pages_connecting_and_leaving_at_once_on_redis(redis_server: RedisServer, django_child: ChildDatabase):
+    # Each page joins and leaves its user group: a burst of more Redis commands than
+    # redis-py's default pool (100 connections) allows at once.
+    database = django_child("sqlite")
+    env = {"REDIS_URL": redis_database(redis_server, 3)}
+    key = run_django(database, "tests.agents.event_scenarios:create_staff_token", username="script")
+    headers = {"Authorization": f"Token {key}"}
+    pages = 150
+
+    with DaphneServer(database, env) as server:
+
+        async def scenario() -> list[int]:
+            connections = await asyncio.gather(*(websockets.connect(stream_url(server), additional_headers=headers, open_timeout=60) for _ in range(pages)))
+            await asyncio.gather(*(connection.close() for connection in connections))
+            async with websockets.connect(stream_url(server), additional_headers=headers) as survivor:
+                seqs = await asyncio.to_thread(run_django, database, "tests.agents.event_scenarios:broadcast_events", env=env, count=1)
+                return [(await next_event(survivor))["seq"], seqs[-1]]
+
+        received, stored = asyncio.run(scenario())
+        output = server.output()
+    assert received == stored
+    assert "Exception inside application" not in output, output[-3000:]
