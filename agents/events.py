@@ -91,8 +91,13 @@ def latest_event_seq() -> int:
 
 
 def prune_event_log(*, older_than: timedelta) -> int:
-    """Delete stored events older than ``older_than``; returns how many were deleted."""
-    deleted, _ = EventLog.objects.filter(created_at__lt=timezone.now() - older_than).delete()
+    """Delete stored events older than ``older_than``; returns how many were deleted.
+
+    The newest event always stays: ``latest_event_seq`` must not fall back below a seq
+    that pages have already seen.
+    """
+    old = EventLog.objects.filter(created_at__lt=timezone.now() - older_than).exclude(seq=latest_event_seq())
+    deleted, _ = old.delete()
     return deleted
 
 

@@ -23,7 +23,7 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from agents.events import EVENTS_GROUP, REPLAY_LIMIT, broadcast, event_text, send_ui_action
+from agents.events import EVENTS_GROUP, REPLAY_LIMIT, broadcast, event_text, latest_event_seq, send_ui_action
 from agents.models import Agent, EventLog
 from config.asgi import application
 from tests.support.services import free_port
@@ -365,11 +365,13 @@ def test_prune_events_days_option_overrides_the_setting():
     assert list(EventLog.objects.values_list("seq", flat=True)) == [new]
 
 
-def test_seq_keeps_growing_after_the_log_is_pruned():
-    before = commit_event("bounty_created", bounty_id=1)
+def test_prune_keeps_the_newest_event_so_pages_resume_where_the_stream_is():
+    first, newest = commit_event("bounty_created", bounty_id=1), commit_event("bounty_created", bounty_id=2)
+    age_events(30, first, newest)
     call_command_output("prune_events", "--days", "0")
-    assert not EventLog.objects.exists()
-    assert commit_event("bounty_created", bounty_id=2) > before  # a client's ?since= stays meaningful
+    assert list(EventLog.objects.values_list("seq", flat=True)) == [newest]
+    assert latest_event_seq() == newest
+    assert commit_event("bounty_created", bounty_id=3) == newest + 1
 
 
 def call_command_output(*args: str) -> str:

@@ -9,7 +9,8 @@ from agents.events import prune_event_log
 class Command(BaseCommand):
     help = (
         "Delete stored live events older than the retention (EVENT_LOG_RETENTION_DAYS, default 7 days). "
-        "A client reconnecting with ?since= older than that gets no replay of them and re-syncs its page."
+        "A client reconnecting with ?since= older than that gets no replay of them and re-syncs its page. "
+        "The newest event is always kept: it marks where the stream is."
     )
 
     def add_arguments(self, parser):
@@ -17,7 +18,7 @@ class Command(BaseCommand):
             "--days",
             type=int,
             default=None,
-            help="keep this many days of events instead of EVENT_LOG_RETENTION_DAYS (0 deletes every stored event)",
+            help="keep this many days of events instead of EVENT_LOG_RETENTION_DAYS (0 keeps only the newest event)",
         )
 
     def handle(self, *args, days: int | None = None, **options):
