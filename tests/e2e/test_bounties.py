@@ -79,3 +79,27 @@ def test_staff_create_and_claim_on_the_board_without_reloading(board_data, staff
     expect(page.locator("#column-claimed article", has_text="建造磨坊")).to_contain_text("Alice")
     expect(page.locator("#bounty-board .notices")).to_contain_text("Alice 接取了悬赏「建造磨坊」")
     assert page.evaluate("window.__sameDocument") is True
+
+
+def test_live_refresh_keeps_the_resident_staff_are_picking(board_data, staff_page, live_server_url):
+    import urllib.request
+
+    from rest_framework.authtoken.models import Token
+
+    alice, _ = board_data
+    page = staff_page
+    page.goto("/bounties/")
+    card = page.locator("#column-open article").first
+    card.locator("select[name=agent_id]").select_option(label="Alice")
+
+    from django.contrib.auth import get_user_model
+
+    token = Token.objects.create(user=get_user_model().objects.get(username="browser-staff"))
+    request = urllib.request.Request(
+        f"{live_server_url}/api/bounties/", method="POST",
+        data=b'{"title": "\\u4fee\\u6865", "description": "", "reward": 30}',
+        headers={"Authorization": f"Token {token.key}", "Content-Type": "application/json"},
+    )
+    assert urllib.request.urlopen(request).status == 201
+    expect(page.locator("#column-open article", has_text="修桥")).to_be_visible(timeout=15_000)
+    assert card.locator("select[name=agent_id] option:checked").inner_text() == "Alice"
