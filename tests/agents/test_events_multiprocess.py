@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import urllib.request
 from collections.abc import Callable
 
 import pytest
@@ -42,7 +43,21 @@ def test_commit_order_follows_seq_order_under_concurrent_writers(django_child: C
     assert result["snapshots_with_gaps"] == 0, result["first_gap"]
 
 
-def test_event_from_another_process_reaches_a_real_client_on_server_b(redis_server: RedisServer, django_child: ChildDatabase):
+def create_bounty(server: DaphneServer, token: str, title: str) -> dict:
+    request = urllib.request.Request(
+        f"{server.url}/api/bounties/",
+        data=json.dumps({"title": title, "description": "", "reward": 5}).encode(),
+        method="POST",
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 201
+        return json.loads(response.read())
+
+
+def test_event_caused_by_a_request_to_server_a_reaches_a_real_client_on_server_b(
+    redis_server: RedisServer, django_child: ChildDatabase
+):
     database = django_child("sqlite")
     env = {"REDIS_URL": redis_database(redis_server, 1)}
     key = run_django(database, "tests.agents.event_scenarios:create_staff_token", username="script")
@@ -50,21 +65,35 @@ def test_event_from_another_process_reaches_a_real_client_on_server_b(redis_serv
 
     with DaphneServer(database, env) as server_a, DaphneServer(database, env) as server_b:
 
-        async def scenario() -> tuple[dict, dict]:
+        async def scenario() -> tuple[dict, dict, dict]:
             async with websockets.connect(stream_url(server_a), additional_headers=headers) as on_a, websockets.connect(
                 stream_url(server_b), additional_headers=headers
             ) as on_b:
                 # Idle past the Redis layer's 5 s blocking read: connections must survive it.
                 await asyncio.sleep(6)
-                # Caused by a third process writing the shared database, as a service would.
-                seqs = await asyncio.to_thread(run_django, database, "tests.agents.event_scenarios:broadcast_events", env=env, count=1)
-                received_b, received_a = await next_event(on_b), await next_event(on_a)
-                assert received_b["seq"] == seqs[-1]
-                return received_a, received_b
+                bounty = await asyncio.to_thread(create_bounty, server_a, key, "修路")
+                return bounty, await next_event(on_b), await next_event(on_a)
 
-        received_a, received_b = asyncio.run(scenario())
+        bounty, received_b, received_a = asyncio.run(scenario())
     assert received_a == received_b
-    assert (received_b["event"], received_b["bounty_id"], received_b["title"]) == ("bounty_created", 1, "悬赏 1")
+    assert (received_b["event"], received_b["bounty_id"], received_b["title"]) == ("bounty_created", bounty["id"], "修路")
+
+
+def test_event_from_a_process_without_a_server_reaches_clients(redis_server: RedisServer, django_child: ChildDatabase):
+    # The autonomy loop and management commands broadcast from processes that serve nothing.
+    database = django_child("sqlite")
+    env = {"REDIS_URL": redis_database(redis_server, 4)}
+    key = run_django(database, "tests.agents.event_scenarios:create_staff_token", username="script")
+
+    with DaphneServer(database, env) as server:
+
+        async def scenario() -> tuple[list[int], dict]:
+            async with websockets.connect(stream_url(server), additional_headers={"Authorization": f"Token {key}"}) as ws:
+                seqs = await asyncio.to_thread(run_django, database, "tests.agents.event_scenarios:broadcast_events", env=env, count=1)
+                return seqs, await next_event(ws)
+
+        seqs, received = asyncio.run(scenario())
+    assert (received["seq"], received["event"], received["title"]) == (seqs[-1], "bounty_created", "悬赏 1")
 
 
 def test_client_joining_mid_stream_gets_every_event_once_in_order(
