@@ -23,7 +23,6 @@ import asyncio
 import json
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,7 +30,10 @@ import urllib.request
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tests.support.django_process import DaphneServer
 
 BENCH_APPLICATION = "bench.event_fanout:application"
 EMIT_PATH = "/bench/emit/"
@@ -129,46 +131,6 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-class Daphne:
-    """``daphne bench.event_fanout:application`` on a free loopback port."""
-
-    def __init__(self, database_url: str, env: dict[str, str]) -> None:
-        self.database_url = database_url
-        self.env = env
-        self.process: subprocess.Popen[bytes] | None = None
-        self.log = tempfile.TemporaryFile()
-        self.port = 0
-
-    def __enter__(self) -> Daphne:
-        from tests.support.django_process import PROJECT_ROOT, django_environment
-        from tests.support.services import free_port, wait_for_port
-
-        self.port = free_port()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), BENCH_APPLICATION],
-            cwd=PROJECT_ROOT,
-            env=django_environment(self.database_url, {"DJANGO_ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING", **self.env}),
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        wait_for_port("127.0.0.1", self.port, timeout=60)
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.log.seek(0)
-        errors = [line for line in self.log.read().decode(errors="replace").splitlines() if "Traceback" in line or "ERROR" in line]
-        if errors:
-            print(f"Daphne logged {len(errors)} error lines, first: {errors[0]}", file=sys.stderr)
-        self.log.close()
-
-
 async def listen(url: str, headers: dict[str, str], client: Client, wanted: range, connected: asyncio.Event) -> None:
     """Record the latency of every wanted event until all arrived (or the task is cancelled)."""
     import websockets
@@ -200,7 +162,7 @@ async def replay_missing(url: str, headers: dict[str, str], client: Client, want
             client.replayed.add(data["seq"])
 
 
-async def run_phase(server: Daphne, token: str, clients: int, events: int, rate: float, timeout: float) -> PhaseResult:
+async def run_phase(server: DaphneServer, token: str, clients: int, events: int, rate: float, timeout: float) -> PhaseResult:
     url = f"ws://127.0.0.1:{server.port}/ws/events/"
     headers = {"Authorization": f"Token {token}"}
     deadline = time.monotonic() + timeout
@@ -248,13 +210,13 @@ async def run_phase(server: Daphne, token: str, clients: int, events: int, rate:
     )
 
 
-def emit(server: Daphne, count: int, rate: float, timeout: float) -> dict[str, Any]:
+def emit(server: DaphneServer, count: int, rate: float, timeout: float) -> dict[str, Any]:
     request = urllib.request.Request(f"http://127.0.0.1:{server.port}{EMIT_PATH}?count={count}&rate={rate}", method="POST")
     with urllib.request.urlopen(request, timeout=timeout) as response:
         return json.load(response)
 
 
-def latest_seq(server: Daphne) -> int:
+def latest_seq(server: DaphneServer) -> int:
     return emit(server, 0, 1, 30)["first"] - 1
 
 
@@ -280,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from contextlib import ExitStack
 
-    from tests.support.django_process import migrated_database, run_django
+    from tests.support.django_process import DaphneServer, migrated_database, run_django
     from tests.support.services import RedisServer
 
     workdir = Path(tempfile.mkdtemp(prefix="agentdesk-bench-"))
@@ -292,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
                 env["REDIS_URL"] = stack.enter_context(RedisServer()).url
             database = migrated_database("sqlite", workdir)
             token = run_django(database, "bench.event_fanout:create_staff_token")
-            server = stack.enter_context(Daphne(database, env))
+            server = stack.enter_context(DaphneServer(database, {"LOG_LEVEL": "WARNING", **env}, application=BENCH_APPLICATION))
             print(f"command: {' '.join([Path(sys.executable).name, '-m', 'bench.event_fanout', *(argv if argv is not None else sys.argv[1:])])}")
             print(f"setup: one Daphne process, {args.layer} channel layer, SQLite event log, rate {args.rate:g} events/s")
             baseline = asyncio.run(run_phase(server, token, 1, args.baseline_events, args.rate, args.timeout))
@@ -303,7 +265,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"ratio fan-out/baseline: p50 {fanout.p50_ms / baseline.p50_ms:.1f}x, p95 {fanout.p95_ms / baseline.p95_ms:.1f}x; "
                 f"target p95 <= 100 ms: {'met' if fanout.p95_ms <= 100 else 'NOT met'}; total {time.monotonic() - started:.0f} s"
             )
-            return 0 if fanout.delivered_with_replay == fanout.expected else 1
+            errors = [line for line in server.output().splitlines() if "ERROR" in line or "Traceback" in line]
+            if errors:
+                print(f"Daphne logged {len(errors)} error lines, the first: {errors[0]}")
+            return 0 if fanout.delivered_with_replay == fanout.expected and not errors else 1
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

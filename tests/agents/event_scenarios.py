@@ -1,9 +1,27 @@
-"""Live-event scenarios that tests run in Django child processes via ``run_django``."""
+"""Live-event scenarios that tests run in Django child processes via ``run_django``, and
+the HTTP call that causes an event on a running server."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
+import urllib.request
+
+from tests.support.threads import run_threads
+
+
+def create_bounty_over_http(base_url: str, token: str, title: str) -> dict:
+    """``POST /api/bounties/`` as a script would; the server broadcasts ``bounty_created``."""
+    request = urllib.request.Request(
+        f"{base_url}/api/bounties/",
+        data=json.dumps({"title": title, "description": "", "reward": 5}).encode(),
+        method="POST",
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 201
+        return json.loads(response.read())
 
 
 def create_staff_token(username: str) -> str:
@@ -36,46 +54,42 @@ def event_log_commit_order(writers: int, events_per_writer: int) -> dict:
     A replay reads "every seq after N" once; that read is only complete if no smaller seq
     can still appear later, i.e. if every snapshot of the log is gap-free.
     """
-    from django.db import connection, transaction
+    from django.db import transaction
 
     from agents.events import broadcast
     from agents.models import EventLog
 
     start = threading.Barrier(writers + 1)
-    writing = threading.Event()
-    writing.set()
+    writers_left = [writers]
+    lock = threading.Lock()
     snapshots_with_gaps: list[list[int]] = []
     snapshot_count = 0
 
     def write(writer: int) -> None:
         try:
-            start.wait()
             for number in range(events_per_writer):
                 with transaction.atomic():
                     broadcast("agent_action", agent_id=writer, action=f"step {number}")
         finally:
-            connection.close()
+            with lock:
+                writers_left[0] -= 1  # a crashed writer must not keep the reader looping
 
     def read() -> None:
         nonlocal snapshot_count
-        try:
-            start.wait()
-            while writing.is_set():
-                seqs = list(EventLog.objects.order_by("seq").values_list("seq", flat=True))
-                snapshot_count += 1
-                if seqs != list(range(1, len(seqs) + 1)):
-                    snapshots_with_gaps.append(seqs)
-        finally:
-            connection.close()
+        while writers_left[0]:
+            seqs = list(EventLog.objects.order_by("seq").values_list("seq", flat=True))
+            snapshot_count += 1
+            if seqs != list(range(1, len(seqs) + 1)):
+                snapshots_with_gaps.append(seqs)
 
-    threads = [threading.Thread(target=write, args=(writer,)) for writer in range(writers)]
-    reader = threading.Thread(target=read)
-    for thread in [reader, *threads]:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    writing.clear()
-    reader.join()
+    def role(index: int) -> None:
+        start.wait()
+        if index < writers:
+            write(index)
+        else:
+            read()
+
+    run_threads(writers + 1, role)
     return {
         "stored": EventLog.objects.count(),
         "snapshots": snapshot_count,

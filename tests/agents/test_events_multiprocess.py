@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import urllib.request
 from collections.abc import Callable
 
 import pytest
 import websockets
 
+from tests.agents.event_scenarios import create_bounty_over_http
 from tests.support.django_process import DaphneServer, DatabaseKind, run_django
 from tests.support.services import RedisServer
 
@@ -43,18 +43,6 @@ def test_commit_order_follows_seq_order_under_concurrent_writers(django_child: C
     assert result["snapshots_with_gaps"] == 0, result["first_gap"]
 
 
-def create_bounty(server: DaphneServer, token: str, title: str) -> dict:
-    request = urllib.request.Request(
-        f"{server.url}/api/bounties/",
-        data=json.dumps({"title": title, "description": "", "reward": 5}).encode(),
-        method="POST",
-        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(request, timeout=30) as response:
-        assert response.status == 201
-        return json.loads(response.read())
-
-
 def test_event_caused_by_a_request_to_server_a_reaches_a_real_client_on_server_b(
     redis_server: RedisServer, django_child: ChildDatabase
 ):
@@ -71,7 +59,7 @@ def test_event_caused_by_a_request_to_server_a_reaches_a_real_client_on_server_b
             ) as on_b:
                 # Idle past the Redis layer's 5 s blocking read: connections must survive it.
                 await asyncio.sleep(6)
-                bounty = await asyncio.to_thread(create_bounty, server_a, key, "修路")
+                bounty = await asyncio.to_thread(create_bounty_over_http, server_a.url, key, "修路")
                 return bounty, await next_event(on_b), await next_event(on_a)
 
         bounty, received_b, received_a = asyncio.run(scenario())

@@ -7,13 +7,13 @@ the connection and hold the reconnect while events happen.
 
 from __future__ import annotations
 
-import json
 import re
 import time
-import urllib.request
 
 import pytest
 from playwright.sync_api import Page, WebSocketRoute, expect
+
+from tests.agents.event_scenarios import create_bounty_over_http
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -35,18 +35,6 @@ def api_token(staff_page: Page) -> str:
     return Token.objects.create(user=get_user_model().objects.get(username="browser-staff")).key
 
 
-def create_bounty(base_url: str, token: str, title: str) -> dict:
-    request = urllib.request.Request(
-        f"{base_url}/api/bounties/",
-        data=json.dumps({"title": title, "description": "", "reward": 5}).encode(),
-        method="POST",
-        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(request, timeout=30) as response:
-        assert response.status == 201
-        return json.loads(response.read())
-
-
 def desk_events(page: Page, count: int) -> list[list]:
     """The first ``count`` recorded DOM events, waiting for them to happen."""
     page.wait_for_function("(count) => window.__desk.length >= count", arg=count, timeout=LIVE_TIMEOUT_MS)
@@ -63,12 +51,12 @@ def wait_for_connection(page: Page, connections: list[WebSocketRoute], count: in
 
 def test_an_event_is_dispatched_on_body_as_its_own_and_the_generic_dom_event(staff_page: Page, live_server_url: str, api_token: str):
     page = staff_page
-    create_bounty(live_server_url, api_token, "开张")  # the page renders at this seq
+    create_bounty_over_http(live_server_url, api_token, "开张")  # the page renders at this seq
     page.goto("/")
     expect(page.locator("#live-status")).to_have_attribute("data-state", "open", timeout=LIVE_TIMEOUT_MS)
     page.evaluate(RECORD_DESK_EVENTS)
 
-    bounty = create_bounty(live_server_url, api_token, "修路")
+    bounty = create_bounty_over_http(live_server_url, api_token, "修路")
 
     (specific, specific_detail), (generic, generic_detail) = desk_events(page, 2)
     assert (specific, generic) == ("desk:bounty_created", "desk:event")
@@ -89,17 +77,17 @@ def test_after_a_dropped_connection_the_page_resumes_after_the_last_seq_it_saw(
             ws.connect_to_server()  # later ones wait until the test connects them
 
     page.route_web_socket(STREAM, route)
-    create_bounty(live_server_url, api_token, "开张")  # the page renders at this seq
+    create_bounty_over_http(live_server_url, api_token, "开张")  # the page renders at this seq
     page.goto("/")
     expect(page.locator("#live-status")).to_have_attribute("data-state", "open", timeout=LIVE_TIMEOUT_MS)
     page.evaluate(RECORD_DESK_EVENTS)
-    create_bounty(live_server_url, api_token, "第一")
+    create_bounty_over_http(live_server_url, api_token, "第一")
     seen = desk_events(page, 2)[0][1]["seq"]
 
     connections[0].close()  # the connection drops
     reconnect = wait_for_connection(page, connections, 2)
     assert f"since={seen}" in reconnect.url
-    missed = [create_bounty(live_server_url, api_token, title)["id"] for title in ("第二", "第三")]
+    missed = [create_bounty_over_http(live_server_url, api_token, title)["id"] for title in ("第二", "第三")]
     reconnect.connect_to_server()
 
     events = desk_events(page, 6)
@@ -120,17 +108,17 @@ def test_a_gap_in_the_replay_asks_the_page_to_resync(staff_page: Page, live_serv
             ws.connect_to_server()
 
     page.route_web_socket(STREAM, route)
-    create_bounty(live_server_url, api_token, "开张")  # the page renders at this seq
+    create_bounty_over_http(live_server_url, api_token, "开张")  # the page renders at this seq
     page.goto("/")
     expect(page.locator("#live-status")).to_have_attribute("data-state", "open", timeout=LIVE_TIMEOUT_MS)
     page.evaluate(RECORD_DESK_EVENTS)
-    create_bounty(live_server_url, api_token, "第一")
+    create_bounty_over_http(live_server_url, api_token, "第一")
     seen = desk_events(page, 2)[0][1]["seq"]
 
     connections[0].close()
     reconnect = wait_for_connection(page, connections, 2)
-    create_bounty(live_server_url, api_token, "已清理")
-    latest = create_bounty(live_server_url, api_token, "第三")
+    create_bounty_over_http(live_server_url, api_token, "已清理")
+    latest = create_bounty_over_http(live_server_url, api_token, "第三")
     EventLog.objects.filter(seq=seen + 1).delete()  # pruned before the page came back
     reconnect.connect_to_server()
 

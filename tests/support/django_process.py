@@ -160,12 +160,19 @@ def run_django(
 
 
 class DaphneServer:
-    """``daphne config.asgi:application`` in a child process on a free 127.0.0.1 port."""
+    """``daphne config.asgi:application`` (or ``application``) in a child process on a free 127.0.0.1 port."""
 
-    def __init__(self, database_url: str, env: dict[str, str] | None = None, startup_timeout: float = 60) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        env: dict[str, str] | None = None,
+        startup_timeout: float = 60,
+        application: str = "config.asgi:application",
+    ) -> None:
         self.database_url = database_url
         self.env = env or {}
         self.startup_timeout = startup_timeout
+        self.application = application
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.log: IO[bytes] | None = None
@@ -187,7 +194,7 @@ class DaphneServer:
         # A file, not a pipe: nobody reads the log while the server runs.
         self.log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"],
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), self.application],
             cwd=PROJECT_ROOT,
             env=env,
             stdout=self.log,
