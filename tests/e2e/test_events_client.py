@@ -65,41 +65,9 @@ def test_an_event_is_dispatched_on_body_as_its_own_and_the_generic_dom_event(sta
     assert isinstance(specific_detail["seq"], int) and specific_detail["timestamp"]
 
 
-def test_after_a_dropped_connection_the_page_resumes_after_the_last_seq_it_saw(
-    staff_page: Page, live_server_url: str, api_token: str
-):
-    page = staff_page
-    connections: list[WebSocketRoute] = []
-
-    def route(ws: WebSocketRoute) -> None:
-        connections.append(ws)
-        if len(connections) == 1:
-            ws.connect_to_server()  # later ones wait until the test connects them
-
-    page.route_web_socket(STREAM, route)
-    create_bounty_over_http(live_server_url, api_token, "开张")  # the page renders at this seq
-    page.goto("/")
-    expect(page.locator("#live-status")).to_have_attribute("data-state", "open", timeout=LIVE_TIMEOUT_MS)
-    page.evaluate(RECORD_DESK_EVENTS)
-    create_bounty_over_http(live_server_url, api_token, "第一")
-    seen = desk_events(page, 2)[0][1]["seq"]
-
-    connections[0].close()  # the connection drops
-    reconnect = wait_for_connection(page, connections, 2)
-    assert f"since={seen}" in reconnect.url
-    missed = [create_bounty_over_http(live_server_url, api_token, title)["id"] for title in ("第二", "第三")]
-    reconnect.connect_to_server()
-
-    events = desk_events(page, 6)
-    assert [name for name, _ in events[2:]] == ["desk:bounty_created", "desk:event"] * 2
-    assert [detail["bounty_id"] for _, detail in events[2::2]] == missed
-    assert [detail["seq"] for _, detail in events[2::2]] == [seen + 1, seen + 2]
-
-
-def test_a_gap_in_the_replay_asks_the_page_to_resync(staff_page: Page, live_server_url: str, api_token: str):
-    from agents.models import EventLog
-
-    page = staff_page
+def drop_after_one_event(page: Page, live_server_url: str, api_token: str) -> tuple[int, WebSocketRoute]:
+    """Open the page, let one event arrive, drop the connection; returns that event's seq and
+    the page's reconnect, held (not yet connected to the server) until the test connects it."""
     connections: list[WebSocketRoute] = []
 
     def route(ws: WebSocketRoute) -> None:
@@ -114,9 +82,30 @@ def test_a_gap_in_the_replay_asks_the_page_to_resync(staff_page: Page, live_serv
     page.evaluate(RECORD_DESK_EVENTS)
     create_bounty_over_http(live_server_url, api_token, "第一")
     seen = desk_events(page, 2)[0][1]["seq"]
-
     connections[0].close()
-    reconnect = wait_for_connection(page, connections, 2)
+    return seen, wait_for_connection(page, connections, 2)
+
+
+def test_after_a_dropped_connection_the_page_resumes_after_the_last_seq_it_saw(
+    staff_page: Page, live_server_url: str, api_token: str
+):
+    page = staff_page
+    seen, reconnect = drop_after_one_event(page, live_server_url, api_token)
+    assert f"since={seen}" in reconnect.url
+    missed = [create_bounty_over_http(live_server_url, api_token, title)["id"] for title in ("第二", "第三")]
+    reconnect.connect_to_server()
+
+    events = desk_events(page, 6)
+    assert [name for name, _ in events[2:]] == ["desk:bounty_created", "desk:event"] * 2
+    assert [detail["bounty_id"] for _, detail in events[2::2]] == missed
+    assert [detail["seq"] for _, detail in events[2::2]] == [seen + 1, seen + 2]
+
+
+def test_a_gap_in_the_replay_asks_the_page_to_resync(staff_page: Page, live_server_url: str, api_token: str):
+    from agents.models import EventLog
+
+    page = staff_page
+    seen, reconnect = drop_after_one_event(page, live_server_url, api_token)
     create_bounty_over_http(live_server_url, api_token, "已清理")
     latest = create_bounty_over_http(live_server_url, api_token, "第三")
     EventLog.objects.filter(seq=seen + 1).delete()  # pruned before the page came back
