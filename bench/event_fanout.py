@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.event_fanout", description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--events", type=int, default=1000)
-    parser.add_argument("--rate", type=float, default=10.0, help="events per second (default 10)")
+    parser.add_argument("--rate", type=float, default=20.0, help="events per second (default 20)")
     parser.add_argument("--layer", choices=["memory", "redis"], default="memory", help="channel layer (default: in-memory)")
     parser.add_argument("--baseline-events", type=int, default=100, help="events of the one-client baseline")
     parser.add_argument("--timeout", type=float, default=240, help="upper bound of each phase, seconds")
