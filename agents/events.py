@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from functools import partial
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.db.models import Max
@@ -101,29 +104,69 @@ def prune_event_log(*, older_than: timedelta) -> int:
     return deleted
 
 
-def _store_and_send(event: str, data: dict) -> None:
-    try:
-        row = _store(event, data)
-    except Exception:
-        logger.exception("could not store event %s", event)
+_collecting = threading.local()
+
+
+@contextmanager
+def collect_events() -> Iterator[None]:
+    """Store the events committed inside the block in one write, then send them.
+
+    For loops that commit many events (the autonomy tick): the same guarantees as one
+    ``broadcast`` at a time (only committed events, seq in commit order), one transaction
+    for the lot instead of one per event. Nested blocks join the outermost.
+    """
+    if getattr(_collecting, "events", None) is not None:
+        yield
         return
-    _group_send(EVENTS_GROUP, {"type": "event.send", "seq": row.seq, "text": event_text(row)})
+    _collecting.events = []
+    try:
+        yield
+    finally:
+        events, _collecting.events = _collecting.events, None
+        if events:
+            _store_and_send_all(events)
 
 
-def _store(event: str, data: dict) -> EventLog:
+def _store_and_send(event: str, data: dict) -> None:
+    collected = getattr(_collecting, "events", None)
+    if collected is not None:
+        collected.append((event, data))
+        return
+    _store_and_send_all([(event, data)])
+
+
+def _store_and_send_all(events: list[tuple[str, dict]]) -> None:
+    try:
+        rows = _store(events)
+    except Exception:
+        logger.exception("could not store events %s", ", ".join(sorted({event for event, _ in events})))
+        return
+    for row in rows:
+        _group_send(EVENTS_GROUP, {"type": "event.send", "seq": row.seq, "text": event_text(row)})
+
+
+def _store(events: list[tuple[str, dict]]) -> list[EventLog]:
     with transaction.atomic():
         if connection.vendor == "postgresql":
             # Without it two writers could commit seq 11 before seq 10, and a replay
             # reading between the two commits would skip 10 for good.
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_xact_lock(%s)", [EVENT_LOG_LOCK_KEY])
-        return EventLog.objects.create(event=event, data=data)
+        if len(events) == 1:
+            return [EventLog.objects.create(event=events[0][0], data=events[0][1])]
+        return EventLog.objects.bulk_create(EventLog(event=event, data=data) for event, data in events)
+
+
+def _has_listeners(layer, group: str) -> bool:
+    """An in-memory layer only reaches this process: with nobody here in the group, a send
+    would only cost an event loop. Any other layer may have listeners elsewhere."""
+    return not isinstance(layer, InMemoryChannelLayer) or bool(layer.groups.get(group))
 
 
 def _group_send(group: str, message: dict) -> None:
     try:
         layer = get_channel_layer()
-        if layer is not None:
+        if layer is not None and _has_listeners(layer, group):
             async_to_sync(layer.group_send)(group, message)
     except Exception:
         logger.exception("could not send to channel group %s", group)

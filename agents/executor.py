@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from .errors import ApplicationError
-from .models import Agent, Tool, ToolCall
+from .models import Agent, ToolCall
 from .registry import ToolContext, ToolSpec, registry
 
 logger = logging.getLogger(__name__)
@@ -127,16 +127,18 @@ def _check_rate(agent: Agent) -> None:
         )
 
 
-def _resolve(name: str, agent: Agent | None) -> tuple[ToolSpec, Tool]:
+def _resolve(name: str, agent: Agent | None) -> tuple[ToolSpec, bool]:
+    """The tool's spec and whether it needs confirmation; one query for grant and state."""
     spec = registry.get(name)
-    row = Tool.objects.filter(name=name).first() if spec else None
-    if spec is None or row is None:
+    if spec is None:
         raise ApplicationError("unknown_tool", _("未知工具：%(name)s") % {"name": name})
-    if not row.is_active:
-        raise ApplicationError("tool_inactive", _("工具已停用：%(name)s") % {"name": name})
-    if agent is None or not agent.tools.filter(pk=row.pk).exists():
+    grant = agent.tools.filter(name=name).values_list("is_active", "requires_confirmation").first() if agent else None
+    if grant is None:
         raise ApplicationError("tool_not_allowed", _("未授权使用该工具：%(name)s") % {"name": name})
-    return spec, row
+    is_active, requires_confirmation = grant
+    if not is_active:
+        raise ApplicationError("tool_inactive", _("工具已停用：%(name)s") % {"name": name})
+    return spec, requires_confirmation
 
 
 def execute(name: str, arguments: Any, context: ToolContext) -> dict:
@@ -144,12 +146,14 @@ def execute(name: str, arguments: Any, context: ToolContext) -> dict:
     started = time.perf_counter()
     audited_args = arguments if isinstance(arguments, dict) else {"_raw": str(arguments)[:2000]}
     try:
-        spec, row = _resolve(name, context.agent)
+        spec, requires_confirmation = _resolve(name, context.agent)
         cleaned = validate_arguments(spec.input_schema, parse_arguments(arguments))
         audited_args = cleaned
-        if context.pending_action is None:
+        # A confirmed proposal was counted when proposed; the autonomy tick is bounded by
+        # construction (one action per resident per tick), so the count is spared there.
+        if context.pending_action is None and context.source != ToolCall.Source.AUTONOMY:
             _check_rate(context.agent)
-        if row.requires_confirmation and context.pending_action is None:
+        if requires_confirmation and context.pending_action is None:
             from .services import propose_action  # the confirmation flow lives with PendingAction
 
             result = propose_action(spec=spec, arguments=cleaned, ctx=context)

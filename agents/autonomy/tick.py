@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from agents.events import broadcast
+from agents.events import broadcast, collect_events
 from agents.executor import execute
 from agents.models import AgentActionLog, AutonomyRound
 from agents.providers import ModelError
@@ -163,7 +163,7 @@ class _Tick:
 
         One short transaction per batch (each tool still in its own savepoint, so a failed
         action undoes only itself): it never spans a model call, and it saves a commit per
-        action. Events go out after it commits. Should the database refuse the batch as a
+        action. Events go out after it commits, stored in one write. Should the database refuse the batch as a
         whole (busy beyond its timeout), nothing of it happened and its actions count as failed.
         """
         began = time.monotonic()
@@ -174,7 +174,7 @@ class _Tick:
         if self.round is None:
             return  # dry run: decide, never act
         try:
-            with transaction.atomic():
+            with collect_events(), transaction.atomic():
                 outcomes = [(decision, *self.execute_one(decision)) for decision in decisions]
                 AgentActionLog.objects.bulk_create(self.log(*outcome) for outcome in outcomes)
         except DatabaseError as exc:

@@ -1,0 +1,84 @@
+"""collect_events: many committed events stored in one write, with broadcast's guarantees."""
+
+from __future__ import annotations
+
+from contextlib import suppress
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.layers import InMemoryChannelLayer
+from channels.testing import WebsocketCommunicator
+from django.db import transaction
+
+from agents.events import _group_send, broadcast, collect_events
+from agents.models import EventLog
+from config.asgi import application
+from tests.agents.test_events import session_headers
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def fresh_channel_layer(settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+def test_events_committed_inside_are_stored_in_order_and_rolled_back_ones_never():
+    with collect_events():
+        for step in range(3):
+            with suppress(RuntimeError), transaction.atomic():
+                broadcast("agent_action", step=step)
+                if step == 1:
+                    raise RuntimeError("this action failed")
+        assert EventLog.objects.count() == 0  # stored when the block ends, not before
+    assert list(EventLog.objects.order_by("seq").values_list("data__step", flat=True)) == [0, 2]
+
+
+def test_many_events_cost_one_write():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def commit_fifty(collected: bool) -> int:
+        with CaptureQueriesContext(connection) as queries:
+            with collect_events() if collected else suppress(), transaction.atomic():
+                for step in range(50):
+                    broadcast("agent_action", step=step)
+        return len(queries)
+
+    assert commit_fifty(collected=False) >= 50  # one insert per event
+    assert commit_fifty(collected=True) <= 5  # two BEGIN/COMMIT pairs and one insert for the lot
+    steps = list(EventLog.objects.order_by("seq").values_list("data__step", flat=True))
+    assert steps == list(range(50)) * 2
+
+
+def test_collected_events_reach_connected_clients_in_seq_order(staff_user):
+    headers = session_headers(staff_user)
+
+    def commit_three():
+        with collect_events(), transaction.atomic():
+            for step in range(3):
+                broadcast("agent_action", step=step)
+
+    async def scenario():
+        communicator = WebsocketCommunicator(application, "/ws/events/", headers=headers)
+        assert (await communicator.connect())[0]
+        await database_sync_to_async(commit_three)()
+        messages = [await communicator.receive_json_from(timeout=3) for _ in range(3)]
+        await communicator.disconnect()
+        return messages
+
+    messages = async_to_sync(scenario)()
+    assert [m["data"]["step"] for m in messages] == [0, 1, 2]
+    assert [m["data"]["seq"] for m in messages] == sorted(m["data"]["seq"] for m in messages)
+
+
+def test_in_memory_send_is_skipped_when_nobody_in_this_process_listens(monkeypatch):
+    sent = []
+
+    async def record(self, group, message):
+        sent.append(group)
+
+    monkeypatch.setattr(InMemoryChannelLayer, "group_send", record)
+    _group_send("events", {"type": "event.send"})
+    assert sent == []
