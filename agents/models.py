@@ -2,6 +2,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class Tool(models.Model):
@@ -27,7 +28,7 @@ class Tool(models.Model):
     class Meta:
         ordering = ["name"]
         verbose_name = _("工具")
-        verbose_name_plural = _("工具")
+        verbose_name_plural = pgettext_lazy("plural", "工具")
 
     def __str__(self) -> str:
         return self.name
@@ -49,7 +50,7 @@ class Agent(models.Model):
     class Meta:
         ordering = ["id"]
         verbose_name = _("居民")
-        verbose_name_plural = _("居民")
+        verbose_name_plural = pgettext_lazy("plural", "居民")
         constraints = [
             models.CheckConstraint(condition=Q(credits__gte=0), name="agent_credits_non_negative"),
             models.CheckConstraint(condition=Q(satiety__gte=0, satiety__lte=100), name="agent_satiety_0_100"),
@@ -94,7 +95,7 @@ class ToolCall(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         verbose_name = _("工具调用")
-        verbose_name_plural = _("工具调用")
+        verbose_name_plural = pgettext_lazy("plural", "工具调用")
         indexes = [models.Index(fields=["agent", "created_at"], name="toolcall_agent_time")]
 
     def __str__(self) -> str:
@@ -118,7 +119,7 @@ class Conversation(models.Model):
     class Meta:
         ordering = ["-updated_at"]
         verbose_name = _("对话")
-        verbose_name_plural = _("对话")
+        verbose_name_plural = pgettext_lazy("plural", "对话")
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.agent}"
@@ -143,7 +144,7 @@ class Message(models.Model):
     class Meta:
         ordering = ["id"]
         verbose_name = _("消息")
-        verbose_name_plural = _("消息")
+        verbose_name_plural = pgettext_lazy("plural", "消息")
 
     def __str__(self) -> str:
         return f"{self.role}: {self.content[:40]}"
@@ -193,7 +194,7 @@ class PendingAction(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         verbose_name = _("待确认操作")
-        verbose_name_plural = _("待确认操作")
+        verbose_name_plural = pgettext_lazy("plural", "待确认操作")
         indexes = [models.Index(fields=["status", "expires_at"], name="pending_status_expiry")]
 
     def __str__(self) -> str:
@@ -211,7 +212,7 @@ class EventLog(models.Model):
     class Meta:
         ordering = ["seq"]
         verbose_name = _("事件日志")
-        verbose_name_plural = _("事件日志")
+        verbose_name_plural = pgettext_lazy("plural", "事件日志")
 
     def __str__(self) -> str:
         return f"{self.seq} {self.event}"
@@ -232,7 +233,7 @@ class AutonomyRound(models.Model):
     class Meta:
         ordering = ["-started_at", "-id"]
         verbose_name = _("自主回合")
-        verbose_name_plural = _("自主回合")
+        verbose_name_plural = pgettext_lazy("plural", "自主回合")
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.started_at:%Y-%m-%d %H:%M:%S}"
@@ -259,7 +260,7 @@ class AgentActionLog(models.Model):
     class Meta:
         ordering = ["-id"]
         verbose_name = _("自主行为记录")
-        verbose_name_plural = _("自主行为记录")
+        verbose_name_plural = pgettext_lazy("plural", "自主行为记录")
         indexes = [models.Index(fields=["agent", "-id"], name="actionlog_agent_latest")]
 
     def __str__(self) -> str:

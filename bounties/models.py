@@ -2,6 +2,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from agents.models import Agent
 
@@ -48,8 +49,8 @@ class Bounty(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        verbose_name = _("悬赏")
-        verbose_name_plural = _("悬赏")
+        verbose_name = pgettext_lazy("singular", "悬赏")
+        verbose_name_plural = pgettext_lazy("plural", "悬赏")
         constraints = [
             models.CheckConstraint(
                 condition=Q(reward__gt=0, reward__lte=MAX_REWARD), name="bounty_reward_in_range"

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from agents.models import Agent
 
@@ -23,7 +24,7 @@ class ResourceType(models.Model):
     class Meta:
         ordering = ["slug"]
         verbose_name = _("资源类型")
-        verbose_name_plural = _("资源类型")
+        verbose_name_plural = pgettext_lazy("plural", "资源类型")
         constraints = [
             models.CheckConstraint(condition=Q(satiety_gain__lte=100), name="resourcetype_satiety_gain_le_100"),
         ]
@@ -44,7 +45,7 @@ class AgentResource(models.Model):
     class Meta:
         ordering = ["agent_id", "resource_type__slug"]
         verbose_name = _("居民资源")
-        verbose_name_plural = _("居民资源")
+        verbose_name_plural = pgettext_lazy("plural", "居民资源")
         constraints = [
             models.UniqueConstraint(fields=["agent", "resource_type"], name="agentresource_unique_pair"),
             models.CheckConstraint(condition=Q(quantity__gte=0), name="agentresource_quantity_non_negative"),
@@ -82,7 +83,7 @@ class ResourceTransfer(models.Model):
     class Meta:
         ordering = ["-id"]
         verbose_name = _("资源转赠记录")
-        verbose_name_plural = _("资源转赠记录")
+        verbose_name_plural = pgettext_lazy("plural", "资源转赠记录")
         constraints = [
             models.CheckConstraint(condition=Q(quantity__gte=1), name="resourcetransfer_quantity_positive"),
             models.CheckConstraint(
@@ -115,7 +116,7 @@ class BuildingKind(models.Model):
     class Meta:
         ordering = ["slug"]
         verbose_name = _("建筑类型")
-        verbose_name_plural = _("建筑类型")
+        verbose_name_plural = pgettext_lazy("plural", "建筑类型")
 
     def __str__(self) -> str:
         return f"{self.name} ({self.slug})"
@@ -131,7 +132,7 @@ class BuildingMaterial(models.Model):
     class Meta:
         ordering = ["resource_type__slug"]
         verbose_name = _("建筑材料")
-        verbose_name_plural = _("建筑材料")
+        verbose_name_plural = pgettext_lazy("plural", "建筑材料")
         constraints = [
             models.UniqueConstraint(fields=["kind", "resource_type"], name="buildingmaterial_unique_line"),
             models.CheckConstraint(condition=Q(quantity__gte=1), name="buildingmaterial_quantity_positive"),
@@ -167,7 +168,7 @@ class Building(models.Model):
     class Meta:
         ordering = ["id"]
         verbose_name = _("建筑")
-        verbose_name_plural = _("建筑")
+        verbose_name_plural = pgettext_lazy("plural", "建筑")
 
     def __str__(self) -> str:
         return self.name
@@ -183,7 +184,7 @@ class Employment(models.Model):
     class Meta:
         ordering = ["building_id", "agent_id"]
         verbose_name = _("雇佣")
-        verbose_name_plural = _("雇佣")
+        verbose_name_plural = pgettext_lazy("plural", "雇佣")
 
     def __str__(self) -> str:
         return f"{self.agent_id} @ {self.building_id}"
@@ -207,7 +208,7 @@ class CheckIn(models.Model):
     class Meta:
         ordering = ["-day", "-id"]
         verbose_name = _("打卡")
-        verbose_name_plural = _("打卡")
+        verbose_name_plural = pgettext_lazy("plural", "打卡")
         constraints = [models.UniqueConstraint(fields=["agent", "day"], name="checkin_once_per_day")]
 
     def __str__(self) -> str:
@@ -226,7 +227,7 @@ class ShopItem(models.Model):
     class Meta:
         ordering = ["id"]
         verbose_name = _("商店商品")
-        verbose_name_plural = _("商店商品")
+        verbose_name_plural = pgettext_lazy("plural", "商店商品")
         constraints = [
             models.CheckConstraint(condition=Q(price__gte=1), name="shopitem_price_positive"),
             models.CheckConstraint(condition=Q(quantity__gte=1), name="shopitem_quantity_positive"),
@@ -250,7 +251,7 @@ class Purchase(models.Model):
     class Meta:
         ordering = ["-id"]
         verbose_name = _("购买记录")
-        verbose_name_plural = _("购买记录")
+        verbose_name_plural = pgettext_lazy("plural", "购买记录")
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.agent_id} {self.item_id} x{self.count}"
@@ -282,7 +283,7 @@ class MarketOrder(models.Model):
     class Meta:
         ordering = ["-id"]
         verbose_name = _("市场挂单")
-        verbose_name_plural = _("市场挂单")
+        verbose_name_plural = pgettext_lazy("plural", "市场挂单")
         constraints = [
             models.CheckConstraint(condition=Q(quantity__gte=1), name="marketorder_quantity_positive"),
             models.CheckConstraint(condition=Q(price__gte=1), name="marketorder_price_positive"),
@@ -308,7 +309,7 @@ class CityChatMessage(models.Model):
     class Meta:
         ordering = ["-id"]
         verbose_name = _("城市频道消息")
-        verbose_name_plural = _("城市频道消息")
+        verbose_name_plural = pgettext_lazy("plural", "城市频道消息")
 
     def __str__(self) -> str:
         return f"{self.agent_id}: {self.content[:40]}"

@@ -43,8 +43,8 @@ class Fund(models.Model):
 
     class Meta:
         ordering = ["id"]
-        verbose_name = _("基金")
-        verbose_name_plural = _("基金")
+        verbose_name = pgettext_lazy("singular", "基金")
+        verbose_name_plural = pgettext_lazy("plural", "基金")
         constraints = [
             # "Alpha" and "alpha" are the same fund to a person reading the list.
             models.UniqueConstraint(Lower("fund_name"), name="fund_name_unique_ci"),

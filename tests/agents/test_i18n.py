@@ -122,3 +122,34 @@ def test_pages_without_a_language_header_speak_chinese(staff_client, pages):
         for label in ("交易", "悬赏", "基金", "订单", "管理后台"):
             assert f">{label}</a>" in html, (url, label)
         assert 'title="实时连接"' in html, url
+
+
+@pytest.mark.parametrize(
+    ("model_path", "singular", "plural"),
+    [
+        ("agents.models.Agent", "Agent", "Agents"),
+        ("bounties.models.Bounty", "Bounty", "Bounties"),
+        ("funds.models.Fund", "Fund", "Funds"),
+        ("city.models.ResourceTransfer", "Resource transfer", "Resource transfers"),
+    ],
+)
+def test_model_plural_names_are_english_plurals(model_path, singular, plural):
+    """Chinese says 居民 for one agent and for many, so the plural has its own "plural" context."""
+    from django.utils import translation
+    from django.utils.module_loading import import_string
+
+    model = import_string(model_path)
+    with translation.override("en"):
+        assert str(model._meta.verbose_name) == singular
+        assert str(model._meta.verbose_name_plural) == plural
+        assert str(model._meta.verbose_name_plural) != str(model._meta.verbose_name)
+
+
+def test_agent_admin_changelist_names_the_list_agents(admin_client):
+    html = admin_client.get("/admin/agents/agent/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    # The last crumb and the sidebar entry are the model's verbose_name_plural.
+    breadcrumbs = re.search(r'<div class="breadcrumbs">(.*?)</div>', html, re.S).group(1)
+    assert breadcrumbs.split("&rsaquo;")[-1].strip() == "Agents"
+    assert '<a href="/admin/agents/agent/" aria-current="page">Agents</a>' in html
+    # Django titles a changelist with the singular; the add button stays singular too.
+    assert "<title>Select Agent to change" in html and "Add Agent" in html
