@@ -19,6 +19,9 @@
   }
   var page = dialog.dataset.page || "/funds/";
   var submitting = null; // the dialog's own form while its confirm / reject / save is on its way
+  // The proposal being loaded: the same open_form arrives twice (chat response and WebSocket),
+  // and a second load landing after staff started editing would wipe their edit.
+  var loading = "";
 
   function openDialog() {
     if (!dialog.open) {
@@ -38,9 +41,12 @@
   }
 
   function loadProposal(id) {
+    loading = String(id);
     window.htmx.ajax("GET", page + "?part=form&proposal=" + encodeURIComponent(id), {
       target: "#fund-form-slot",
       swap: "innerHTML",
+    }).finally(function () {
+      loading = "";
     });
   }
 
@@ -84,8 +90,9 @@
       window.location.assign(data.url + "?proposal=" + encodeURIComponent(data.pending_action_id));
       return;
     }
-    if (String(data.pending_action_id) !== shownProposal()) {
-      loadProposal(data.pending_action_id); // unless already in front of the staff member, perhaps half edited
+    var id = String(data.pending_action_id);
+    if (id !== shownProposal() && id !== loading) {
+      loadProposal(id); // unless already in front of the staff member (perhaps half edited) or on its way
     }
   });
 

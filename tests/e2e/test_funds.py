@@ -46,6 +46,8 @@ def test_embedded_chat_opens_the_prefilled_form_and_staff_confirm_their_edit(fun
     page.goto("/funds/")
     expect(page.locator("#live-status")).to_have_attribute("data-state", "open")
     page.evaluate("window.__sameDocument = true")  # gone if the page reloads
+    form_loads = []
+    page.on("request", lambda request: form_loads.append(request.url) if "part=form" in request.url else None)
 
     page.locator("#fund-chat-form textarea[name=message]").fill("帮我创建一个叫 Alpha 的基金")
     page.locator("#fund-chat-form button[type=submit]").first.click()
@@ -56,6 +58,10 @@ def test_embedded_chat_opens_the_prefilled_form_and_staff_confirm_their_edit(fun
     expect(page.locator("#chat-log")).to_contain_text("表单已预填，请确认后点击提交按钮")
     assert not Fund.objects.exists()
 
+    # The proposal arrives twice (the chat response and the WebSocket): loaded once, so a
+    # late second load can never wipe what staff are typing.
+    page.wait_for_timeout(500)
+    assert len(form_loads) == 1, form_loads
     dialog.locator("textarea[name=remarks]").fill("员工补充的备注")
     dialog.locator("button[value=confirm]").click()
     expect(dialog).to_be_hidden()
