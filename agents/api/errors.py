@@ -1,6 +1,6 @@
 """One error shape for the whole API: ``{"ok": false, "code": ..., "reason": ...}``."""
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, SuspiciousOperation
 from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -42,6 +42,11 @@ def exception_handler(exc, context):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
+    elif isinstance(exc, SuspiciousOperation):
+        # Django raises these while parsing a hostile request (TooManyFieldsSent,
+        # RequestDataTooBig, TooManyFilesSent); left alone they become
+        # Django's HTML "Bad Request (400)" page instead of the API's error shape.
+        exc = exceptions.ParseError()
     response = drf_exception_handler(exc, context)
     if response is None:
         return None  # a real bug: let Django log it and answer 500

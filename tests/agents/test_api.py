@@ -82,3 +82,23 @@ def test_openapi_schema_and_local_docs(api_client, client, staff_user):
     html = docs.content.decode()
     assert "swagger-ui" in html
     assert "cdn" not in html.lower()  # assets are served locally: the product works offline
+
+
+def test_too_many_form_fields_is_a_json_400(api_client, settings):
+    # Django raises TooManyFieldsSent (a SuspiciousOperation) while DRF parses the body;
+    # it must come back in the API's error shape, not Django's HTML "Bad Request (400)".
+    settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 3
+    body = "&".join(f"f{i}=x" for i in range(10))
+    response = api_client.post("/api/autonomy/tick/", body, content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["ok"] is False
+    assert response.json()["code"] == "malformed_request"
+    assert response.json()["reason"]
+
+
+def test_too_many_query_params_is_a_json_400(api_client, settings):
+    settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 3
+    response = api_client.get("/api/agents/?" + "&".join(f"f{i}=x" for i in range(10)))
+    assert response.status_code == 400
+    assert response.json()["code"] == "malformed_request"
