@@ -50,6 +50,7 @@ class ChannelMessageList(GenericAPIView):
     """The channel's latest 50 messages, oldest first (what the desk page shows)."""
 
     serializer_class = ChannelMessageSerializer
+    pagination_class = None  # a plain list, not a page: the schema must say so
 
     def get(self, request: Request) -> Response:
         query = ChannelMessageQuerySerializer(data=request.query_params)

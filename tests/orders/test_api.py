@@ -55,3 +55,11 @@ def test_the_desk_api_is_staff_only(client, desk):
 def test_the_schema_documents_the_desk_api(api_client):
     schema = api_client.get("/api/schema/", {"format": "json"}).json()
     assert {"/api/orders/", "/api/orders/{order_no}/", "/api/order-messages/"} <= set(schema["paths"])
+
+
+def test_the_schema_documents_channel_messages_as_the_plain_list_they_are(api_client, desk):
+    # The view answers a plain list (latest 50), so the schema must not promise a page object.
+    operation = api_client.get("/api/schema/", {"format": "json"}).json()["paths"]["/api/order-messages/"]["get"]
+    assert "page" not in {p["name"] for p in operation["parameters"]}
+    assert operation["responses"]["200"]["content"]["application/json"]["schema"]["type"] == "array"
+    assert isinstance(api_client.get("/api/order-messages/", {"channel": "downstream"}).json(), list)
