@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
@@ -176,9 +179,31 @@ def _is_result(data: Any) -> bool:
     return isinstance(data, dict) and data.get("status") in {"success", "error", "pending_confirmation"}
 
 
+_collecting = threading.local()
+
+
+@contextmanager
+def collect_audit() -> Iterator[None]:
+    """Write the audit rows of the calls made inside the block in one insert when it ends.
+
+    For loops that run many tool calls in one transaction (the autonomy tick): open the
+    block inside that transaction, so the rows commit, or roll back, with the calls.
+    """
+    if getattr(_collecting, "rows", None) is not None:
+        yield
+        return
+    _collecting.rows = []
+    try:
+        yield
+    finally:
+        rows, _collecting.rows = _collecting.rows, None
+        if rows:
+            ToolCall.objects.bulk_create(rows)
+
+
 def _audit(name: str, arguments: dict, result: dict, context: ToolContext, started: float) -> None:
     try:
-        ToolCall.objects.create(
+        row = ToolCall(
             agent=context.agent if isinstance(context.agent, Agent) else None,
             tool_name=name[:100],
             arguments=arguments,
@@ -190,5 +215,10 @@ def _audit(name: str, arguments: dict, result: dict, context: ToolContext, start
             user=context.user if getattr(context.user, "is_authenticated", False) else None,
             duration_ms=int((time.perf_counter() - started) * 1000),
         )
+        collected = getattr(_collecting, "rows", None)
+        if collected is not None:
+            collected.append(row)
+        else:
+            row.save(force_insert=True)
     except Exception:
         logger.exception("could not audit tool call %s", name)

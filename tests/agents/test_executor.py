@@ -159,3 +159,30 @@ def test_agent_constraints_are_enforced_by_the_database(db):
 def test_needs_stay_between_0_and_100(db, field):
     with pytest.raises(IntegrityError):
         Agent.objects.create(name="Over", **{field: 101})
+
+
+def test_collect_audit_writes_the_rows_in_one_insert_when_the_block_ends(agent):
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    from agents.executor import collect_audit
+
+    with transaction.atomic():
+        with CaptureQueriesContext(connection) as queries, collect_audit():
+            for n in range(1, 6):
+                assert run(agent, "add_numbers", {"a": n}, source="autonomy")["status"] == "success"
+            assert ToolCall.objects.count() == 0  # still collected
+    inserts = [q["sql"] for q in queries if q["sql"].startswith('INSERT INTO "agents_toolcall"')]
+    assert len(inserts) == 1
+    assert list(ToolCall.objects.order_by("id").values_list("arguments__a", flat=True)) == [1, 2, 3, 4, 5]
+
+
+def test_collected_audit_rows_roll_back_with_their_transaction(agent):
+    from django.db import transaction
+
+    from agents.executor import collect_audit
+
+    with pytest.raises(RuntimeError), transaction.atomic(), collect_audit():
+        run(agent, "add_numbers", {"a": 1}, source="autonomy")
+        raise RuntimeError("the batch failed")
+    assert ToolCall.objects.count() == 0
