@@ -1,4 +1,3 @@
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from agents.api.schema import ErrorSerializer
@@ -6,8 +5,9 @@ from funds.models import Fund
 
 
 class FundSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    updated_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    # null for a fund made by the demo seed, a tool run without a user, or a deleted user
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    updated_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
 
     class Meta:
         model = Fund
@@ -63,8 +63,4 @@ class FundBatchResultSerializer(serializers.Serializer):
 
 class FundErrorSerializer(ErrorSerializer):
     row = serializers.IntegerField(required=False, help_text="batch-upsert: the 1-based row that failed")
-    current = serializers.SerializerMethodField(help_text="version_conflict: the fund's current values")
-
-    @extend_schema_field(FundSerializer)
-    def get_current(self, error) -> dict | None:
-        return error.get("current")
+    current = FundSerializer(required=False, help_text="version_conflict: the fund's current values")

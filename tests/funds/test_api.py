@@ -112,3 +112,16 @@ def test_non_staff_are_refused(django_user_model):
     assert client.get("/api/funds/").status_code == 403
     assert client.post("/api/funds/", {"fund_name": "Alpha"}, format="json").status_code == 403
     assert not Fund.objects.exists()
+
+
+def test_the_schema_matches_what_the_api_answers(api_client):
+    # A fund made without a user has null created_by/updated_by, and only a version_conflict
+    # carries "current": the schema said otherwise, so clients validating responses broke.
+    fund_create(fund_name="Alpha")
+    assert api_client.get("/api/funds/").json()["results"][0]["created_by"] is None
+    assert "current" not in api_client.post("/api/funds/", {}, format="json").json()
+    components = api_client.get("/api/schema/", {"format": "json"}).json()["components"]["schemas"]
+    assert components["Fund"]["properties"]["created_by"]["nullable"] is True
+    assert components["Fund"]["properties"]["updated_by"]["nullable"] is True
+    assert "current" not in components["FundError"]["required"]
+    assert components["FundError"]["properties"]["current"]
