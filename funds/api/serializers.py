@@ -61,6 +61,18 @@ class FundBatchResultSerializer(serializers.Serializer):
     funds = FundSerializer(many=True)
 
 
+class FundCurrentSerializer(serializers.Serializer):
+    """Schema only: a fund as ``selectors.fund_data`` gives it (no created_by/updated_by)."""
+
+    id = serializers.IntegerField()
+    fund_name = serializers.CharField()
+    active_status = serializers.ChoiceField(choices=Fund.ActiveStatus.choices)
+    remarks = serializers.CharField(allow_blank=True)
+    version = serializers.IntegerField()
+    created_at = serializers.DateTimeField(allow_null=True)
+    updated_at = serializers.DateTimeField(allow_null=True)
+
+
 class FundErrorSerializer(ErrorSerializer):
     row = serializers.IntegerField(required=False, help_text="batch-upsert: the 1-based row that failed")
-    current = FundSerializer(required=False, help_text="version_conflict: the fund's current values")
+    current = FundCurrentSerializer(required=False, help_text="version_conflict: the fund's current values")

@@ -125,3 +125,13 @@ def test_the_schema_matches_what_the_api_answers(api_client):
     assert components["Fund"]["properties"]["updated_by"]["nullable"] is True
     assert "current" not in components["FundError"]["required"]
     assert components["FundError"]["properties"]["current"]
+
+
+def test_the_schema_documents_the_conflict_current_as_sent(api_client):
+    fund = fund_create(fund_name="Alpha")
+    response = api_client.patch(f"/api/funds/{fund.pk}/", {"version": 9, "remarks": "x"}, format="json")
+    assert response.status_code == 409
+    components = api_client.get("/api/schema/", {"format": "json"}).json()["components"]["schemas"]
+    current_ref = components["FundError"]["properties"]["current"]
+    name = (current_ref.get("$ref") or current_ref["allOf"][0]["$ref"]).rsplit("/", 1)[1]
+    assert set(components[name]["required"]) <= set(response.json()["current"])
