@@ -2,6 +2,7 @@ from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.db import transaction
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
@@ -30,7 +31,7 @@ def board(request):
                 if not request.htmx:
                     return redirect("bounties:board")
                 form = BountyForm()
-                return _render(request, "create-form", form, card_errors, changed=True)
+                return _render(request, "create-form", form, card_errors, changed=True, notices=True)
             if request.htmx:
                 return _render(request, "create-form", form, card_errors)
         else:
@@ -38,7 +39,7 @@ def board(request):
             if changed and not request.htmx:
                 return redirect("bounties:board")
             if request.htmx:
-                return _render(request, "board", form, card_errors)
+                return _render(request, "board", form, card_errors, notices=True)
     elif request.htmx and request.GET.get("part") == "board":
         return _render(request, "board", form, card_errors)
     return _render(request, None, form, card_errors)
@@ -85,7 +86,10 @@ def _card_action(request, card_errors: dict[int, str]) -> bool:
     return True
 
 
-def _render(request, part: str | None, form: BountyForm, card_errors: dict[int, str], *, changed: bool = False):
+def _render(
+    request, part: str | None, form: BountyForm, card_errors: dict[int, str], *, changed: bool = False, notices: bool = False
+):
+    """The page, or one of its parts for HTMX; ``notices`` adds the action's outcome out of band."""
     context = {
         "form": form,
         "columns": selectors.bounty_board(),
@@ -95,6 +99,8 @@ def _render(request, part: str | None, form: BountyForm, card_errors: dict[int, 
     }
     template = f"{TEMPLATE}#{part}" if part else TEMPLATE
     response = render(request, template, context)
+    if notices:
+        response.write(render_to_string(f"{TEMPLATE}#notices", {"oob": True}, request=request))
     if changed:
         response["HX-Trigger"] = CHANGED_TRIGGER
     return response

@@ -92,6 +92,9 @@ def test_htmx_create_returns_a_fresh_form_and_asks_the_board_to_refresh(staff_cl
     assert 'id="bounty-create"' in html and 'id="bounty-board"' not in html
     assert 'value="建造磨坊"' not in html
     assert Bounty.objects.filter(title="建造磨坊").exists()
+    # The outcome rides along out of band, so the board refresh it triggers cannot take it.
+    assert '<div id="bounty-notices" aria-live="polite" hx-swap-oob="true">' in html
+    assert "已发布悬赏#" in html
 
 
 def test_htmx_create_with_errors_returns_only_the_form(staff_client):
@@ -124,7 +127,17 @@ def test_htmx_claim_returns_the_board_with_the_card_moved(staff_client, alice, m
     response = staff_client.post("/bounties/", {"claim": "1", "bounty_id": bounty.pk, "agent_id": alice.pk}, **HTMX)
     html = response.content.decode()
     assert "收集100小麦" in column(html, "claimed")
-    assert "Alice 接取了悬赏「收集100小麦」" in html
+    notices = html[html.index('<div id="bounty-notices"'):]
+    assert 'hx-swap-oob="true"' in notices and "Alice 接取了悬赏「收集100小麦」" in notices
+
+
+def test_live_refresh_leaves_the_action_outcome_alone(staff_client, alice, make_bounty):
+    bounty = make_bounty()
+    staff_client.post("/bounties/", {"claim": "1", "bounty_id": bounty.pk, "agent_id": alice.pk})  # no JS: a message waits
+    refresh = staff_client.get("/bounties/?part=board", **HTMX).content.decode()
+    assert "bounty-notices" not in refresh and "接取了悬赏" not in refresh
+    page = staff_client.get("/bounties/").content.decode()
+    assert "Alice 接取了悬赏「收集100小麦」" in page  # still there for the page the redirect leads to
 
 
 def test_claim_refusal_is_shown_on_the_card(staff_client, alice, make_bounty):

@@ -77,7 +77,7 @@ def test_staff_create_and_claim_on_the_board_without_reloading(board_data, staff
     new_card.locator("select[name=agent_id]").select_option(label="Alice")
     new_card.locator("button[name=claim]").click()
     expect(page.locator("#column-claimed article", has_text="建造磨坊")).to_contain_text("Alice")
-    expect(page.locator("#bounty-board .notices")).to_contain_text("Alice 接取了悬赏「建造磨坊」")
+    expect(page.locator("#bounty-notices")).to_contain_text("Alice 接取了悬赏「建造磨坊」")
     assert page.evaluate("window.__sameDocument") is True
 
 
