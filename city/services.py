@@ -32,6 +32,7 @@ from agents.errors import ApplicationError, Conflict, NotFound
 from agents.events import broadcast
 from agents.models import Agent
 
+from . import stock
 from .selectors import order_not_found
 from .models import (
     AgentResource,
@@ -79,9 +80,7 @@ def _agent_not_found(agent_id: Any, *, field: str = "agent_id") -> NotFound:
 
 def _lock_agents(*agent_ids: int) -> dict[int, str]:
     """Lock the agents' rows in ascending id order; the names of those that exist, by id."""
-    wanted = sorted({agent_id for agent_id in agent_ids if _is_whole(agent_id)})
-    rows = Agent.objects.select_for_update(no_key=True).filter(pk__in=wanted).order_by("pk").values_list("pk", "name")
-    return dict(rows)
+    return stock.lock_agents([agent_id for agent_id in agent_ids if _is_whole(agent_id)])
 
 
 def _lock_agent(agent_id: int, *, field: str = "agent_id") -> Agent:
@@ -93,7 +92,7 @@ def _lock_agent(agent_id: int, *, field: str = "agent_id") -> Agent:
 
 def _resource_type(slug: Any, *, field: str = "resource_type") -> ResourceType:
     cleaned = slug.strip().lower() if isinstance(slug, str) else ""
-    resource_type = ResourceType.objects.filter(slug=cleaned).first() if cleaned else None
+    resource_type = stock.resource_type(cleaned) if cleaned else None
     if resource_type is None:
         raise NotFound("unknown_resource", _("未知资源：%(slug)s") % {"slug": slug}, field=field)
     return resource_type
@@ -117,20 +116,13 @@ def _insufficient_resource(agent_id: int, resource_type: ResourceType, need: int
 
 def _take_resource(agent_id: int, resource_type: ResourceType, quantity: int) -> None:
     """Remove goods from an agent's stock, or raise insufficient_resource (nothing changed)."""
-    taken = AgentResource.objects.filter(
-        agent_id=agent_id, resource_type=resource_type, quantity__gte=quantity
-    ).update(quantity=F("quantity") - quantity)
-    if not taken:
+    if not stock.take(agent_id, resource_type.pk, quantity):
         raise _insufficient_resource(agent_id, resource_type, quantity)
 
 
 def _give_resource(agent_id: int, resource_type: ResourceType, quantity: int) -> None:
     """Add goods to an agent's stock (the caller holds the agent's lock, so the insert cannot race)."""
-    added = AgentResource.objects.filter(agent_id=agent_id, resource_type=resource_type).update(
-        quantity=F("quantity") + quantity
-    )
-    if not added:
-        AgentResource.objects.create(agent_id=agent_id, resource_type=resource_type, quantity=quantity)
+    stock.give(agent_id, resource_type.pk, quantity)
 
 
 def _insufficient_credits(agent_id: int, need: int) -> Conflict:
@@ -195,7 +187,7 @@ def transfer_resource(
     kind = _resource_type(resource_type)
     _take_resource(from_agent_id, kind, quantity)
     _give_resource(to_agent_id, kind, quantity)
-    transfer = ResourceTransfer.objects.create(
+    transfer = stock.record_transfer(
         from_agent_id=from_agent_id,
         to_agent_id=to_agent_id,
         resource_type=kind,

@@ -1,0 +1,50 @@
+"""city.stock writes SQL by hand: what it returns must be what the ORM would have read."""
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from city import stock as statements
+from city.models import ResourceTransfer, ResourceType
+from tests.city.conftest import holding
+
+
+def test_a_resource_type_read_by_slug_equals_the_orm_row(kinds):
+    bread = statements.resource_type("bread")
+    assert bread == ResourceType.objects.get(slug="bread")
+    assert (bread.slug, bread.name, bread.edible, bread.satiety_gain) == ("bread", "面包", True, 30)
+    assert statements.resource_type("flour").edible is False
+    assert statements.resource_type("nothing") is None
+
+
+def test_lock_agents_names_only_those_that_exist_once_each(alice, bob):
+    assert statements.lock_agents([bob.pk, alice.pk, bob.pk, 999_999]) == {alice.pk: "Alice", bob.pk: "Bob"}
+    assert statements.lock_agents([]) == {}
+
+
+def test_take_refuses_more_than_the_stock_and_changes_nothing(alice, kinds, stock):
+    stock(alice, flour=5)
+    assert statements.take(alice.pk, kinds["flour"].pk, 6) is False
+    assert holding(alice, "flour") == 5
+    assert statements.take(alice.pk, kinds["flour"].pk, 5) is True
+    assert holding(alice, "flour") == 0
+    assert statements.take(alice.pk, kinds["wood"].pk, 1) is False  # no holding at all
+
+
+def test_give_adds_to_a_holding_or_creates_it(alice, kinds, stock):
+    stock(alice, flour=5)
+    statements.give(alice.pk, kinds["flour"].pk, 3)
+    statements.give(alice.pk, kinds["wood"].pk, 2)
+    assert (holding(alice, "flour"), holding(alice, "wood")) == (8, 2)
+
+
+def test_a_recorded_transfer_equals_the_ledger_row_read_back(alice, bob, kinds, staff_user):
+    with CaptureQueriesContext(connection) as queries:
+        transfer = statements.record_transfer(
+            from_agent_id=alice.pk, to_agent_id=bob.pk, resource_type=kinds["flour"], quantity=4, source="api", user=staff_user
+        )
+    assert len(queries) == 1
+    stored = ResourceTransfer.objects.get(pk=transfer.pk)
+    fields = ["id", "from_agent_id", "to_agent_id", "resource_type_id", "quantity", "source", "user_id", "created_at"]
+    assert [getattr(transfer, f) for f in fields] == [getattr(stored, f) for f in fields]
+    assert transfer.created_at.tzinfo is not None
+    assert not transfer._state.adding
