@@ -10,7 +10,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
@@ -135,7 +135,13 @@ def _resolve(name: str, agent: Agent | None) -> tuple[ToolSpec, bool]:
     spec = registry.get(name)
     if spec is None:
         raise ApplicationError("unknown_tool", _("未知工具：%(name)s") % {"name": name})
-    grant = agent.tools.filter(name=name).values_list("is_active", "requires_confirmation").first() if agent else None
+    known = getattr(_batch, "grants", None)
+    if agent is None:
+        grant = None
+    elif known is not None and agent.pk in known:
+        grant = known[agent.pk].get(name)
+    else:
+        grant = agent.tools.filter(name=name).values_list("is_active", "requires_confirmation").first()
     if grant is None:
         raise ApplicationError("tool_not_allowed", _("未授权使用该工具：%(name)s") % {"name": name})
     is_active, requires_confirmation = grant
@@ -180,6 +186,33 @@ def _is_result(data: Any) -> bool:
 
 
 _collecting = threading.local()
+_batch = threading.local()
+
+
+@contextmanager
+def known_grants(agent_ids: Iterable[int]) -> Iterator[None]:
+    """Read these agents' grants (and their tools' state) in one query for the calls made inside the block.
+
+    For loops that run many agents' calls in one transaction (the autonomy tick): open the
+    block inside that transaction. On SQLite the transaction holds the write lock, so no
+    grant can change while it runs; on PostgreSQL a grant staff change meanwhile (a batch
+    lasts milliseconds) applies from the next block.
+    """
+    if getattr(_batch, "grants", None) is not None:
+        yield
+        return
+    ids = list(agent_ids)
+    grants: dict[int, dict[str, tuple[bool, bool]]] = {agent_id: {} for agent_id in ids}
+    rows = Agent.tools.through.objects.filter(agent_id__in=ids).values_list(
+        "agent_id", "tool__name", "tool__is_active", "tool__requires_confirmation"
+    )
+    for agent_id, name, is_active, requires_confirmation in rows:
+        grants[agent_id][name] = (is_active, requires_confirmation)
+    _batch.grants = grants
+    try:
+        yield
+    finally:
+        _batch.grants = None
 
 
 @contextmanager

@@ -26,7 +26,7 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from agents.events import broadcast, collect_events
-from agents.executor import collect_audit, execute
+from agents.executor import collect_audit, execute, known_grants
 from agents.models import AgentActionLog, AutonomyRound
 from agents.providers import ModelError
 from agents.registry import ToolContext
@@ -175,7 +175,7 @@ class _Tick:
             return  # dry run: decide, never act
         try:
             with collect_events(), transaction.atomic():
-                with collect_audit():
+                with collect_audit(), known_grants(decided.decisions):
                     outcomes = [(decision, *self.execute_one(decision)) for decision in decisions]
                 AgentActionLog.objects.bulk_create(self.log(*outcome) for outcome in outcomes)
         except DatabaseError as exc:

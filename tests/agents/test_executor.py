@@ -186,3 +186,32 @@ def test_collected_audit_rows_roll_back_with_their_transaction(agent):
         run(agent, "add_numbers", {"a": 1}, source="autonomy")
         raise RuntimeError("the batch failed")
     assert ToolCall.objects.count() == 0
+
+
+def test_known_grants_are_read_once_for_every_call_in_the_block(agent, tools, make_agent):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from agents.executor import known_grants
+
+    bob = make_agent("Bob", tools=("get_my_status",))
+    Tool.objects.filter(name="rename_then_refuse").update(is_active=False)
+    with CaptureQueriesContext(connection) as queries, known_grants([agent.pk, bob.pk]):
+        assert run(agent, "add_numbers", {"a": 1})["status"] == "success"
+        assert run(agent, "add_numbers", {"a": 2})["status"] == "success"
+        assert run(bob, "add_numbers", {"a": 1})["error"]["code"] == "tool_not_allowed"
+        assert run(agent, "rename_then_refuse", {"name": "x"})["error"]["code"] == "tool_inactive"
+        assert run(bob, "get_my_status", {})["status"] == "success"
+    grant_reads = [q["sql"] for q in queries if '"agents_agent_tools"' in q["sql"]]
+    assert len(grant_reads) == 1
+
+
+def test_an_agent_outside_the_known_grants_is_looked_up_as_usual(agent, tools, make_agent):
+    from agents.executor import known_grants
+
+    bob = make_agent("Bob", tools=("get_my_status",))
+    with known_grants([bob.pk]):
+        assert run(agent, "add_numbers", {"a": 1})["status"] == "success"
+        assert run(bob, "add_numbers", {"a": 1})["error"]["code"] == "tool_not_allowed"
+    Agent.tools.through.objects.filter(agent=agent).delete()
+    assert run(agent, "add_numbers", {"a": 1})["error"]["code"] == "tool_not_allowed"  # the block is over
