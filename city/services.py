@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Value
+from django.db.models import F, QuerySet, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -74,6 +74,15 @@ def _check_quantity(quantity: Any, *, field: str = "quantity") -> int:
     return quantity
 
 
+def _one(queryset: QuerySet, **unique: Any) -> Any:
+    """The row matching a unique lookup, or None. Like ``first()``, without an ORDER BY to build:
+    these lookups sit on every hot path."""
+    try:
+        return queryset.get(**unique)
+    except queryset.model.DoesNotExist:
+        return None
+
+
 def _agent_not_found(agent_id: Any, *, field: str = "agent_id") -> NotFound:
     return NotFound("agent_not_found", _("居民 #%(id)s 不存在") % {"id": agent_id}, field=field)
 
@@ -84,7 +93,7 @@ def _lock_agents(*agent_ids: int) -> dict[int, str]:
 
 
 def _lock_agent(agent_id: int, *, field: str = "agent_id") -> Agent:
-    agent = Agent.objects.select_for_update(no_key=True).filter(pk=agent_id).first() if _is_whole(agent_id) else None
+    agent = stock.lock_agent(agent_id) if _is_whole(agent_id) else None
     if agent is None:
         raise _agent_not_found(agent_id, field=field)
     return agent
@@ -99,12 +108,7 @@ def _resource_type(slug: Any, *, field: str = "resource_type") -> ResourceType:
 
 
 def _insufficient_resource(agent_id: int, resource_type: ResourceType, need: int) -> Conflict:
-    have = (
-        AgentResource.objects.filter(agent_id=agent_id, resource_type=resource_type)
-        .values_list("quantity", flat=True)
-        .first()
-        or 0
-    )
+    have = _one(AgentResource.objects.values_list("quantity", flat=True), agent_id=agent_id, resource_type=resource_type) or 0
     return Conflict(
         "insufficient_resource",
         _("%(resource)s 不足，当前 %(have)s，需要 %(need)s")
@@ -126,7 +130,7 @@ def _give_resource(agent_id: int, resource_type: ResourceType, quantity: int) ->
 
 
 def _insufficient_credits(agent_id: int, need: int) -> Conflict:
-    have = Agent.objects.filter(pk=agent_id).values_list("credits", flat=True).first() or 0
+    have = _one(Agent.objects.values_list("credits", flat=True), pk=agent_id) or 0
     return Conflict(
         "insufficient_credits",
         _("信用点不足，当前 %(have)s，需要 %(need)s") % {"have": have, "need": need},
@@ -263,8 +267,8 @@ def eat(*, agent_id: int, resource_type: str | None = None) -> tuple[Agent, Reso
 # ---------------------------------------------------------------------------- jobs
 
 
-def _building(building_id: Any) -> Building:
-    building = Building.objects.filter(pk=building_id).first() if _is_whole(building_id) else None
+def _lock_building(building_id: Any) -> Building:
+    building = _one(Building.objects.select_for_update(no_key=True), pk=building_id) if _is_whole(building_id) else None
     if building is None:
         raise NotFound("building_not_found", _("建筑 #%(id)s 不存在") % {"id": building_id}, field="building_id")
     return building
@@ -274,15 +278,11 @@ def _building(building_id: Any) -> Building:
 def assign_building(*, agent_id: int, building_id: int) -> Employment:
     """Take a job in a building that has a free slot; one job per agent."""
     _lock_agent(agent_id)
-    building = _building(building_id)
-    current = Employment.objects.select_related("building").filter(agent_id=agent_id).first()
+    # The building is locked after the agent (the global order), so that its slots are counted once.
+    building = _lock_building(building_id)
+    current = _one(Employment.objects.values_list("building__name", flat=True), agent_id=agent_id)
     if current is not None:
-        raise Conflict(
-            "already_employed",
-            _("你已在「%(building)s」工作，请先离职") % {"building": current.building.name},
-        )
-    # Lock the building after the agent (the global order) so that slots are counted once.
-    Building.objects.select_for_update(no_key=True).filter(pk=building.pk).first()
+        raise Conflict("already_employed", _("你已在「%(building)s」工作，请先离职") % {"building": current})
     if Employment.objects.filter(building=building).count() >= building.job_slots:
         raise Conflict("no_vacancy", _("「%(building)s」没有空缺岗位") % {"building": building.name})
     return Employment.objects.create(agent_id=agent_id, building=building)
@@ -292,7 +292,7 @@ def assign_building(*, agent_id: int, building_id: int) -> Employment:
 def unassign_building(*, agent_id: int) -> Building:
     """Leave the current job; returns the building left."""
     _lock_agent(agent_id)
-    employment = Employment.objects.select_related("building").filter(agent_id=agent_id).first()
+    employment = _one(Employment.objects.select_related("building"), agent_id=agent_id)
     if employment is None:
         raise Conflict("not_employed", _("你目前没有工作"))
     employment.delete()
@@ -303,7 +303,7 @@ def unassign_building(*, agent_id: int) -> Building:
 def checkin(*, agent_id: int) -> CheckIn:
     """A day's work: once a day, costs energy and satiety, pays the wage and yields the building's output."""
     agent = _lock_agent(agent_id)
-    employment = Employment.objects.select_related("building__produces").filter(agent_id=agent_id).first()
+    employment = _one(Employment.objects.select_related("building__produces"), agent_id=agent_id)
     if employment is None:
         raise Conflict("not_employed", _("你还没有工作，无法打卡"))
     today = timezone.localdate()
@@ -352,7 +352,7 @@ def purchase(*, agent_id: int, item_id: int, quantity: int = 1) -> Purchase:
     """Buy ``quantity`` bundles of a shop item with credits."""
     _check_quantity(quantity)
     agent = _lock_agent(agent_id)
-    item = ShopItem.objects.select_related("resource_type").filter(pk=item_id).first() if _is_whole(item_id) else None
+    item = _one(ShopItem.objects.select_related("resource_type"), pk=item_id) if _is_whole(item_id) else None
     if item is None:
         raise NotFound("item_not_found", _("商品 #%(id)s 不存在") % {"id": item_id}, field="item_id")
     if not item.is_available:
@@ -415,7 +415,7 @@ def create_market_order(*, agent_id: int, resource_type: str, quantity: int, pri
 
 
 def _market_order(order_id: Any) -> MarketOrder:
-    order = MarketOrder.objects.filter(pk=order_id).first() if _is_whole(order_id) else None
+    order = _one(MarketOrder.objects.all(), pk=order_id) if _is_whole(order_id) else None
     if order is None:
         raise order_not_found(order_id)
     return order
@@ -487,7 +487,7 @@ def construct_building(*, agent_id: int, kind: str, name: str) -> Building:
         )
     agent = _lock_agent(agent_id)
     slug = kind.strip().lower() if isinstance(kind, str) else ""
-    blueprint = BuildingKind.objects.select_related("produces").filter(slug=slug).first() if slug else None
+    blueprint = _one(BuildingKind.objects.select_related("produces"), slug=slug) if slug else None
     if blueprint is None:
         raise NotFound("unknown_building_kind", _("未知建筑类型：%(kind)s") % {"kind": kind}, field="kind")
     if Building.objects.filter(name=cleaned_name).exists():
@@ -539,7 +539,7 @@ def post_city_chat(*, agent_id: int, content: str) -> CityChatMessage:
         raise ApplicationError(
             "content_too_long", _("消息最多 %(max)s 个字") % {"max": CHAT_MAX_LENGTH}, field="content"
         )
-    agent = Agent.objects.filter(pk=agent_id).first() if _is_whole(agent_id) else None
+    agent = _one(Agent.objects.all(), pk=agent_id) if _is_whole(agent_id) else None
     if agent is None:
         raise _agent_not_found(agent_id)
     message = CityChatMessage.objects.create(agent=agent, content=text)

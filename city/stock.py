@@ -65,22 +65,31 @@ def _ledger_sql() -> str:
     return f"INSERT INTO {_table(ResourceTransfer)} ({columns}) VALUES ({values}) RETURNING {pk}"
 
 
-def lock_agents(agent_ids: list[int]) -> dict[int, str]:
-    """Lock the agents' rows in ascending id order (``FOR NO KEY UPDATE`` where the database
-    has row locks; SQLite's IMMEDIATE transactions serialize writers instead).
+def _for_update() -> str:
+    """``FOR NO KEY UPDATE`` where the database has row locks; SQLite's IMMEDIATE
+    transactions serialize writers instead."""
+    if not connection.features.has_select_for_update:
+        return ""
+    return " " + connection.ops.for_update_sql(no_key=connection.features.has_select_for_no_key_update)
 
-    Returns the names of those that exist, by id.
-    """
+
+def lock_agents(agent_ids: list[int]) -> dict[int, str]:
+    """Lock the agents' rows in ascending id order; the names of those that exist, by id."""
     wanted = sorted(set(agent_ids))
     if not wanted:
         return {}
     pk, name = _column(Agent, "id"), _column(Agent, "name")
-    sql = f"SELECT {pk}, {name} FROM {_table(Agent)} WHERE {pk} IN ({', '.join(['%s'] * len(wanted))}) ORDER BY {pk}"
-    if connection.features.has_select_for_update:
-        sql += " " + connection.ops.for_update_sql(no_key=connection.features.has_select_for_no_key_update)
+    placeholders = ", ".join(["%s"] * len(wanted))
+    sql = f"SELECT {pk}, {name} FROM {_table(Agent)} WHERE {pk} IN ({placeholders}) ORDER BY {pk}{_for_update()}"
     with connection.cursor() as cursor:
         cursor.execute(sql, wanted)
         return dict(cursor.fetchall())
+
+
+def lock_agent(agent_id: int) -> Agent | None:
+    """Lock one agent's row and read it whole; None if there is no such agent."""
+    sql = f"SELECT * FROM {_table(Agent)} WHERE {_column(Agent, 'id')} = %s{_for_update()}"
+    return next(iter(Agent.objects.raw(sql, [agent_id])), None)
 
 
 def resource_type(slug: str) -> ResourceType | None:
