@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from .errors import ApplicationError
-from .models import Agent, ToolCall
+from .models import Agent, Tool, ToolCall
 from .registry import ToolContext, ToolSpec, registry
 
 logger = logging.getLogger(__name__)
@@ -202,12 +202,13 @@ def known_grants(agent_ids: Iterable[int]) -> Iterator[None]:
         yield
         return
     ids = list(agent_ids)
+    # Two plain reads (the few tools' state, then id pairs) cost less than one join's rows.
+    state = Tool.objects.order_by().values_list("pk", "name", "is_active", "requires_confirmation")
+    tools = {pk: (name, (is_active, requires_confirmation)) for pk, name, is_active, requires_confirmation in state}
     grants: dict[int, dict[str, tuple[bool, bool]]] = {agent_id: {} for agent_id in ids}
-    rows = Agent.tools.through.objects.filter(agent_id__in=ids).values_list(
-        "agent_id", "tool__name", "tool__is_active", "tool__requires_confirmation"
-    )
-    for agent_id, name, is_active, requires_confirmation in rows:
-        grants[agent_id][name] = (is_active, requires_confirmation)
+    for agent_id, tool_id in Agent.tools.through.objects.filter(agent_id__in=ids).values_list("agent_id", "tool_id"):
+        name, grant = tools[tool_id]
+        grants[agent_id][name] = grant
     _batch.grants = grants
     try:
         yield

@@ -23,8 +23,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, QuerySet, Value
-from django.db.models.functions import Greatest
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -139,13 +138,13 @@ def _insufficient_credits(agent_id: int, need: int) -> Conflict:
 
 
 def _take_credits(agent_id: int, amount: int) -> None:
-    if amount and not Agent.objects.filter(pk=agent_id, credits__gte=amount).update(credits=F("credits") - amount):
+    if amount and not stock.take_credits(agent_id, amount):
         raise _insufficient_credits(agent_id, amount)
 
 
 def _give_credits(agent_id: int, amount: int) -> None:
     if amount:
-        Agent.objects.filter(pk=agent_id).update(credits=F("credits") + amount)
+        stock.give_credits(agent_id, amount)
 
 
 def _check_price(price: Any) -> int:
@@ -316,11 +315,10 @@ def checkin(*, agent_id: int) -> CheckIn:
         )
     building = employment.building
     produced = building.produces if building.produces_quantity else None
-    Agent.objects.filter(pk=agent_id).update(
-        credits=F("credits") + building.wage,
-        energy=F("energy") - WORK_ENERGY_COST,
-        satiety=Greatest(F("satiety") - WORK_SATIETY_COST, Value(0)),
-    )
+    agent.credits += building.wage
+    agent.energy -= WORK_ENERGY_COST
+    agent.satiety = max(0, agent.satiety - WORK_SATIETY_COST)
+    agent.save(update_fields=["credits", "energy", "satiety"])
     if produced is not None:
         _give_resource(agent_id, produced, building.produces_quantity)
     record = CheckIn.objects.create(

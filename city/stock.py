@@ -1,7 +1,7 @@
-"""The statements every movement of goods runs, written out once in SQL.
+"""The statements every movement of goods and credits runs, written out once in SQL.
 
 Transfers, meals, purchases, the market, check-ins and construction all lock agents, look a
-resource type up by slug and move stock; a transfer also writes its ledger row. Built by the ORM on every call, each of these one-row
+resource type up by slug and move stock or credits; a transfer also writes its ledger row. Built by the ORM on every call, each of these one-row
 statements costs two to four times in Python what the database spends running it (about
 0.2–0.3 ms of query compilation here), and the transfer is held to 2.5× hand-written SQL
 (``bench/transfers.py``). So they are composed here once, from the models' metadata, and
@@ -86,10 +86,39 @@ def lock_agents(agent_ids: list[int]) -> dict[int, str]:
         return dict(cursor.fetchall())
 
 
+# What the services read of a locked agent; its other fields load on first access.
+LOCKED_AGENT_FIELDS = ("id", "name", "credits", "satiety", "energy")
+
+
 def lock_agent(agent_id: int) -> Agent | None:
-    """Lock one agent's row and read it whole; None if there is no such agent."""
-    sql = f"SELECT * FROM {_table(Agent)} WHERE {_column(Agent, 'id')} = %s{_for_update()}"
-    return next(iter(Agent.objects.raw(sql, [agent_id])), None)
+    """Lock one agent's row and read its needs and credits; None if there is no such agent."""
+    columns = ", ".join(_column(Agent, name) for name in LOCKED_AGENT_FIELDS)
+    sql = f"SELECT {columns} FROM {_table(Agent)} WHERE {_column(Agent, 'id')} = %s{_for_update()}"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [agent_id])
+        row = cursor.fetchone()
+    return Agent.from_db(connection.alias, LOCKED_AGENT_FIELDS, row) if row else None
+
+
+@cache
+def _credits_sql() -> dict[str, str]:
+    table, pk, credits = _table(Agent), _column(Agent, "id"), _column(Agent, "credits")
+    return {
+        "take": f"UPDATE {table} SET {credits} = {credits} - %s WHERE {pk} = %s AND {credits} >= %s",
+        "give": f"UPDATE {table} SET {credits} = {credits} + %s WHERE {pk} = %s",
+    }
+
+
+def take_credits(agent_id: int, amount: int) -> bool:
+    """Debit an agent holding at least ``amount`` credits; False (nothing changed) otherwise."""
+    with connection.cursor() as cursor:
+        cursor.execute(_credits_sql()["take"], [amount, agent_id, amount])
+        return cursor.rowcount == 1
+
+
+def give_credits(agent_id: int, amount: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(_credits_sql()["give"], [amount, agent_id])
 
 
 def resource_type(slug: str) -> ResourceType | None:

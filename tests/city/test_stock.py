@@ -48,3 +48,20 @@ def test_a_recorded_transfer_equals_the_ledger_row_read_back(alice, bob, kinds, 
     assert [getattr(transfer, f) for f in fields] == [getattr(stored, f) for f in fields]
     assert transfer.created_at.tzinfo is not None
     assert not transfer._state.adding
+
+
+def test_take_credits_refuses_more_than_the_balance_and_give_credits_adds(alice):
+    assert statements.take_credits(alice.pk, 101) is False
+    assert statements.take_credits(alice.pk, 40) is True
+    statements.give_credits(alice.pk, 5)
+    alice.refresh_from_db()
+    assert alice.credits == 65
+
+
+def test_lock_agent_reads_needs_and_credits_and_none_for_a_missing_agent(alice):
+    locked = statements.lock_agent(alice.pk)
+    assert (locked.pk, locked.name, locked.credits, locked.satiety, locked.energy) == (
+        alice.pk, "Alice", alice.credits, alice.satiety, alice.energy
+    )
+    assert locked.is_active is True  # a field not read up front still loads on access
+    assert statements.lock_agent(999_999) is None
