@@ -147,7 +147,9 @@ def test_committed_event_arrives_with_the_documented_shape(staff_user):
         "data": {"event": "bounty_created", "timestamp": data["timestamp"], "seq": seq, "bounty_id": 7, "title": "修路", "reward": 5},
     }
     assert abs(datetime.fromisoformat(data["timestamp"]) - timezone.now()) < timedelta(seconds=30)
-    assert EventLog.objects.get(seq=seq).event == "bounty_created"
+    stored = EventLog.objects.get(seq=seq)
+    assert (stored.event, stored.data) == ("bounty_created", {"bounty_id": 7, "title": "修路", "reward": 5})
+    assert stored.created_at.isoformat() == data["timestamp"]  # the frame sent is the row stored
 
 
 def test_rolled_back_event_never_arrives_nor_is_stored(staff_user):
