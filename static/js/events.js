@@ -5,7 +5,11 @@
 //   desk:ui_action  a UI instruction for this staff member, detail = its data
 //   desk:resync     events were missed (seq gap): re-read what the page shows
 //
-// Pages listen with htmx: hx-trigger="desk:bounty_claimed from:body".
+// Pages listen with htmx: hx-trigger="desk:bounty_claimed from:body". A live part swaps its
+// own content (hx-swap="innerHTML" hx-select="#part > *" hx-disinherit="hx-select"), never
+// itself: an event arriving while the part's request is in flight is queued on the element,
+// and htmx drops the queue of an element its own response has replaced, which left the
+// part one change behind.
 // The stream resumes after the seq the page was rendered at (data-event-seq on <body>),
 // and every reconnect asks for ?since=<last seq seen>, so nothing is missed or repeated.
 (function () {

@@ -79,6 +79,32 @@ def test_transfer_by_form_then_by_api_grows_the_history_live(residents, staff_pa
     assert page.evaluate("window.__sameDocument") is True
 
 
+def test_a_burst_of_transfers_leaves_the_page_showing_the_last_state(residents, staff_page, live_server_url):
+    """Events that arrive while the history is being re-read are not lost: the part re-reads once more."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    alice, bob, carol = residents
+    token = Token.objects.create(user=get_user_model().objects.get(username="browser-staff")).key
+    page = staff_page
+    page.goto("/trade/")
+    expect(page.locator("#live-status")).to_have_attribute("data-state", "open")
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(
+            lambda _: api_transfer(
+                live_server_url, token, from_agent_id=alice.pk, to_agent_id=bob.pk, resource_type="flour", quantity=1
+            ),
+            range(16),
+        ))
+    assert [status for status, _ in results] == [200] * 16
+    expect(history_rows(page)).to_have_count(16)
+    flour_cell = "td:nth-child(3)"  # name, credits, flour
+    expect(page.locator(f"#resources-{alice.pk} {flour_cell}")).to_have_text("4")
+    expect(page.locator(f"#resources-{bob.pk} {flour_cell}")).to_have_text("16")
+
+
 def test_a_bad_quantity_shows_the_error_inline(residents, staff_page):
     page = staff_page
     page.goto("/trade/")
