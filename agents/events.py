@@ -41,7 +41,7 @@ REPLAY_LIMIT = 1000
 EVENT_LOG_LOCK_KEY = 0x6465736B6576
 RESERVED_KEYS = frozenset({"event", "timestamp", "seq"})
 _DATA = EventLog._meta.get_field("data")
-_INSERTED = ("event", "data", "created_at")  # field names and columns alike
+_INSERTED = ("event", "data", "created_at")
 
 
 def user_group(user_id: int) -> str:
@@ -164,7 +164,8 @@ def _insert_one(event: str, data: dict) -> EventLog:
     the ORM's insert cost more than the database's work."""
     now = timezone.now()
     quote = connection.ops.quote_name
-    table, seq, columns = quote(EventLog._meta.db_table), quote("seq"), ", ".join(quote(c) for c in _INSERTED)
+    table, seq = quote(EventLog._meta.db_table), quote(EventLog._meta.pk.column)
+    columns = ", ".join(quote(EventLog._meta.get_field(name).column) for name in _INSERTED)
     values = [event, _DATA.get_db_prep_save(data, connection), connection.ops.adapt_datetimefield_value(now)]
     with connection.cursor() as cursor:
         cursor.execute(f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s) RETURNING {seq}", values)
