@@ -228,7 +228,7 @@ def rest(*, agent_id: int) -> Agent:
     """Recover energy (capped at 100); resting is always possible."""
     agent = _lock_agent(agent_id)
     agent.energy = min(MAX_NEED, agent.energy + REST_ENERGY_GAIN)
-    agent.save(update_fields=["energy"])
+    stock.update_agent(agent, "energy")
     return agent
 
 
@@ -259,7 +259,7 @@ def eat(*, agent_id: int, resource_type: str | None = None) -> tuple[Agent, Reso
         raise Conflict("not_hungry", _("饱食度已满，无需进食"))
     _take_resource(agent_id, kind, 1)
     agent.satiety = min(MAX_NEED, agent.satiety + kind.satiety_gain)
-    agent.save(update_fields=["satiety"])
+    stock.update_agent(agent, "satiety")
     return agent, kind
 
 
@@ -318,7 +318,7 @@ def checkin(*, agent_id: int) -> CheckIn:
     agent.credits += building.wage
     agent.energy -= WORK_ENERGY_COST
     agent.satiety = max(0, agent.satiety - WORK_SATIETY_COST)
-    agent.save(update_fields=["credits", "energy", "satiety"])
+    stock.update_agent(agent, "credits", "energy", "satiety")
     if produced is not None:
         _give_resource(agent_id, produced, building.produces_quantity)
     record = CheckIn.objects.create(

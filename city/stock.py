@@ -1,7 +1,8 @@
 """The statements every movement of goods and credits runs, written out once in SQL.
 
-Transfers, meals, purchases, the market, check-ins and construction all lock agents, look
-a resource type up by slug and move stock or credits; a transfer also writes its ledger row.
+Transfers, meals, rest, purchases, the market, check-ins and construction all lock agents,
+look a resource type up by slug, move stock or credits and write needs back; a transfer
+also writes its ledger row.
 Built by the ORM on every call, each of these one-row statements cost two to four times in
 Python what the database spent running it (0.2–0.3 ms of query compilation here), and the
 transfer is held to 2.5× hand-written SQL (``bench/transfers.py``). So they are composed
@@ -87,6 +88,18 @@ def lock_agent(agent_id: int) -> Agent | None:
     """Lock one agent's row and read its needs and credits; None if there is no such agent."""
     _, row = _execute(_sql()["lock_agent"], [agent_id])
     return Agent.from_db(connection.alias, LOCKED_AGENT_FIELDS, row) if row else None
+
+
+@cache
+def _update_agent_sql(fields: tuple[str, ...]) -> str:
+    assignments = ", ".join(f"{_columns(Agent, field)} = %s" for field in fields)
+    return f"UPDATE {_table(Agent)} SET {assignments} WHERE {_columns(Agent, 'id')} = %s"
+
+
+def update_agent(agent: Agent, *fields: str) -> None:
+    """Write back what a service changed on an agent it holds locked (``save(update_fields=…)``
+    without the ORM's query building)."""
+    _execute(_update_agent_sql(fields), [*(getattr(agent, field) for field in fields), agent.pk])
 
 
 def take_credits(agent_id: int, amount: int) -> bool:

@@ -65,3 +65,11 @@ def test_lock_agent_reads_needs_and_credits_and_none_for_a_missing_agent(alice):
     )
     assert locked.is_active is True  # a field not read up front still loads on access
     assert statements.lock_agent(999_999) is None
+
+
+def test_update_agent_writes_back_only_the_named_fields(alice):
+    locked = statements.lock_agent(alice.pk)
+    locked.energy, locked.satiety, locked.credits = 42, 7, 1
+    statements.update_agent(locked, "energy", "satiety")
+    alice.refresh_from_db()
+    assert (alice.energy, alice.satiety, alice.credits) == (42, 7, 100)
