@@ -107,7 +107,8 @@ def _resource_type(slug: Any, *, field: str = "resource_type") -> ResourceType:
 
 
 def _insufficient_resource(agent_id: int, resource_type: ResourceType, need: int) -> Conflict:
-    have = _one(AgentResource.objects.values_list("quantity", flat=True), agent_id=agent_id, resource_type=resource_type) or 0
+    holding = AgentResource.objects.values_list("quantity", flat=True)
+    have = _one(holding, agent_id=agent_id, resource_type=resource_type) or 0
     return Conflict(
         "insufficient_resource",
         _("%(resource)s 不足，当前 %(have)s，需要 %(need)s")
@@ -281,7 +282,9 @@ def assign_building(*, agent_id: int, building_id: int) -> Employment:
     building = _lock_building(building_id)
     current = _one(Employment.objects.values_list("building__name", flat=True), agent_id=agent_id)
     if current is not None:
-        raise Conflict("already_employed", _("你已在「%(building)s」工作，请先离职") % {"building": current})
+        raise Conflict(
+            "already_employed", _("你已在「%(building)s」工作，请先离职") % {"building": current}
+        )
     if Employment.objects.filter(building=building).count() >= building.job_slots:
         raise Conflict("no_vacancy", _("「%(building)s」没有空缺岗位") % {"building": building.name})
     return Employment.objects.create(agent_id=agent_id, building=building)

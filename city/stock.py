@@ -43,7 +43,7 @@ def _sql() -> dict[str, str]:
     if connection.features.has_select_for_update:  # SQLite's IMMEDIATE transactions serialize writers instead
         lock = " " + connection.ops.for_update_sql(no_key=connection.features.has_select_for_no_key_update)
     agents, agent_id, credits = _table(Agent), _columns(Agent, "id"), _columns(Agent, "credits")
-    stock, holder, kind, quantity = (
+    holdings, holder, kind, quantity = (
         _table(AgentResource),
         *(_columns(AgentResource, field) for field in ("agent", "resource_type", "quantity")),
     )
@@ -56,9 +56,10 @@ def _sql() -> dict[str, str]:
         "give_credits": f"UPDATE {agents} SET {credits} = {credits} + %s WHERE {agent_id} = %s",
         "resource_type": f"SELECT {_columns(ResourceType, *RESOURCE_TYPE_FIELDS)} FROM {_table(ResourceType)} "
         f"WHERE {_columns(ResourceType, 'slug')} = %s",
-        "take": f"UPDATE {stock} SET {quantity} = {quantity} - %s WHERE {holder} = %s AND {kind} = %s AND {quantity} >= %s",
-        "give": f"UPDATE {stock} SET {quantity} = {quantity} + %s WHERE {holder} = %s AND {kind} = %s",
-        "add": f"INSERT INTO {stock} ({holder}, {kind}, {quantity}) VALUES (%s, %s, %s)",
+        "take": f"UPDATE {holdings} SET {quantity} = {quantity} - %s "
+        f"WHERE {holder} = %s AND {kind} = %s AND {quantity} >= %s",
+        "give": f"UPDATE {holdings} SET {quantity} = {quantity} + %s WHERE {holder} = %s AND {kind} = %s",
+        "add": f"INSERT INTO {holdings} ({holder}, {kind}, {quantity}) VALUES (%s, %s, %s)",
         "record_transfer": f"INSERT INTO {_table(ResourceTransfer)} ({ledger_columns}) "
         f"VALUES ({', '.join(['%s'] * len(LEDGER_FIELDS))}) RETURNING {_columns(ResourceTransfer, 'id')}",
     }

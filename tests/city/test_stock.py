@@ -40,7 +40,8 @@ def test_give_adds_to_a_holding_or_creates_it(alice, kinds, stock):
 def test_a_recorded_transfer_equals_the_ledger_row_read_back(alice, bob, kinds, staff_user):
     with CaptureQueriesContext(connection) as queries:
         transfer = statements.record_transfer(
-            from_agent_id=alice.pk, to_agent_id=bob.pk, resource_type=kinds["flour"], quantity=4, source="api", user=staff_user
+            from_agent_id=alice.pk, to_agent_id=bob.pk, resource_type=kinds["flour"], quantity=4, source="api",
+            user=staff_user,
         )
     assert len(queries) == 1
     stored = ResourceTransfer.objects.get(pk=transfer.pk)
