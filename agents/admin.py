@@ -1,27 +1,15 @@
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from .errors import ApplicationError
+from core.admin import ReadOnlyAdmin
+from core.errors import ApplicationError
+
 from .autonomy.tick import run_tick
-from .models import Agent, AgentActionLog, AutonomyRound, Conversation, EventLog, Message, PendingAction, Tool, ToolCall
+from .models import Agent, AgentActionLog, AutonomyRound, Conversation, Message, PendingAction, Tool, ToolCall
 from .selectors import pending_action_review
 from .services import confirm_pending_action, expire_pending_actions, outcome_message, reject_pending_action
 from .sync import sync_tools
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Audit trails: visible to staff, never edited or deleted by hand."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Agent)
@@ -99,13 +87,6 @@ class ConversationAdmin(ReadOnlyAdmin):
     inlines = [MessageInline]
 
 
-@admin.register(EventLog)
-class EventLogAdmin(ReadOnlyAdmin):
-    list_display = ["seq", "event", "created_at"]
-    list_filter = ["event"]
-    search_fields = ["event", "data"]
-
-
 @admin.register(PendingAction)
 class PendingActionAdmin(ReadOnlyAdmin):
     """Proposals are decided here (actions), never edited: confirming runs the tool as the admin user."""
@@ -160,7 +141,7 @@ class PendingActionAdmin(ReadOnlyAdmin):
         for action in queryset.order_by("id"):
             try:
                 decided = decide(action)
-            except (ApplicationError, PermissionDenied) as exc:
+            except ApplicationError as exc:
                 self.message_user(request, f"#{action.pk}: {getattr(exc, 'message', exc)}", messages.WARNING)
                 continue
             level = messages.ERROR if decided.status == PendingAction.Status.FAILED else messages.SUCCESS

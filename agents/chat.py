@@ -23,7 +23,10 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .errors import ApplicationError, NotFound
+from core.auth import signed_in
+from core.errors import ApplicationError, NotFound
+from core.text import clean_text
+
 from .executor import execute, openai_tools
 from .models import Agent, Conversation, Message
 from .providers import Completion, ModelError, ModelProvider, get_provider, model_for
@@ -46,14 +49,10 @@ class ChatResult:
 
 
 def clean_message(message: Any) -> str:
-    text = message.strip() if isinstance(message, str) else ""
-    if not text:
-        raise ApplicationError("empty_message", _("消息不能为空"), field="message")
-    if len(text) > MAX_MESSAGE_LENGTH:
-        raise ApplicationError(
-            "message_too_long", _("消息最多 %(n)s 个字符") % {"n": MAX_MESSAGE_LENGTH}, field="message"
-        )
-    return text
+    return clean_text(
+        message, field="message", label=_("消息"), max_length=MAX_MESSAGE_LENGTH,
+        empty_code="empty_message", too_long_code="message_too_long",
+    )
 
 
 def open_conversation(
@@ -68,7 +67,7 @@ def open_conversation(
     if mode not in Conversation.Mode.values:
         raise ApplicationError("invalid_mode", _("未知的对话模式：%(mode)s") % {"mode": mode}, field="mode")
     return Conversation.objects.create(
-        agent=agent, user=user if getattr(user, "is_authenticated", False) else None, mode=mode, page=page[:200]
+        agent=agent, user=signed_in(user), mode=mode, page=page[:200]
     )
 
 

@@ -18,7 +18,8 @@ from weakref import WeakKeyDictionary
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from .events import EVENTS_GROUP, REPLAY_LIMIT, stored_events, user_group
+from core.auth import is_active_staff
+from core.events import EVENTS_GROUP, REPLAY_LIMIT, stored_events, user_group
 
 logger = logging.getLogger(__name__)
 
@@ -27,10 +28,6 @@ logger = logging.getLogger(__name__)
 BACKLOG_SIZE = REPLAY_LIMIT
 # Channel layers forget a group member after a day (group_expiry); the hub rejoins well before.
 REJOIN_SECONDS = 3600
-
-
-def is_staff(user) -> bool:
-    return bool(user is not None and user.is_authenticated and user.is_active and user.is_staff)
 
 
 def replay_start(scope) -> int | None:
@@ -118,7 +115,7 @@ class EventsConsumer(AsyncWebsocketConsumer):
     replay waits in its backlog; ``last_seq`` then drops that copy. A live event that
     skips seqs (a copy dropped by the channel layer or a full backlog, or two writers'
     sends crossing) first pulls the missing ones from the log, which holds every seq
-    below it (see ``agents.events``). An event that needs no log read and finds nothing
+    below it (see ``core.events``). An event that needs no log read and finds nothing
     waiting is sent at once, by the hub; anything else goes through the backlog, in order.
     """
 
@@ -137,7 +134,7 @@ class EventsConsumer(AsyncWebsocketConsumer):
         except ValueError:
             await self.close()  # a malformed ?since= is a client bug: refuse, do not guess
             return
-        if not is_staff(user):
+        if not is_active_staff(user):
             await self.close()  # before accept: the handshake is refused (HTTP 403)
             return
         self.own_group = user_group(user.pk)

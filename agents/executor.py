@@ -20,7 +20,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .errors import ApplicationError
+from core.auth import signed_in
+from core.errors import ApplicationError
+
 from .models import Agent, Tool, ToolCall
 from .registry import ToolContext, ToolSpec, registry
 
@@ -246,7 +248,7 @@ def _audit(name: str, arguments: dict, result: dict, context: ToolContext, start
             result=result,
             source=context.source,
             conversation=context.conversation,
-            user=context.user if getattr(context.user, "is_authenticated", False) else None,
+            user=signed_in(context.user),
             duration_ms=int((time.perf_counter() - started) * 1000),
         )
         collected = getattr(_collecting, "rows", None)

@@ -201,23 +201,6 @@ class PendingAction(models.Model):
         return f"#{self.pk} {self.tool_name} [{self.status}]"
 
 
-class EventLog(models.Model):
-    """Every broadcast event, stored so a reconnecting client can replay what it missed."""
-
-    seq = models.BigAutoField(primary_key=True)
-    event = models.CharField(_("事件"), max_length=64, db_index=True)
-    data = models.JSONField(_("数据"), default=dict)
-    created_at = models.DateTimeField(_("时间"), auto_now_add=True, db_index=True)
-
-    class Meta:
-        ordering = ["seq"]
-        verbose_name = _("事件日志")
-        verbose_name_plural = pgettext_lazy("plural", "事件日志")
-
-    def __str__(self) -> str:
-        return f"{self.seq} {self.event}"
-
-
 class AutonomyRound(models.Model):
     """One autonomy tick: when it ran, with what, and its stats (decided / success / failed / by action)."""
 

@@ -2,7 +2,9 @@
 
 from django.utils.translation import gettext as _
 
-from .errors import ApplicationError, NotFound
+from core.errors import ApplicationError, NotFound
+from core.params import parse_id
+
 from .models import Agent, PendingAction
 from .registry import ToolContext, registry
 
@@ -56,7 +58,8 @@ def agents_by_keys(keys: list[str]) -> list[Agent]:
     found = []
     for key in keys:
         key = key.strip()
-        agent = Agent.objects.filter(pk=int(key)).first() if key.isdigit() else None
+        agent_id = parse_id(key)
+        agent = Agent.objects.filter(pk=agent_id).first() if agent_id else None
         agent = agent or Agent.objects.filter(name=key).first()
         if agent is None:
             raise NotFound("agent_not_found", _("居民不存在：%(key)s") % {"key": key})

@@ -16,13 +16,14 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .errors import ApplicationError, Conflict
-from .events import broadcast, send_ui_action
+from core.auth import is_active_staff, signed_in
+from core.errors import ApplicationError, Conflict, Forbidden
+from core.events import broadcast, send_ui_action
+
 from .models import Conversation, Message, PendingAction
 from .registry import Proposal, ToolContext, ToolSpec
 from .selectors import pending_action_get
@@ -46,7 +47,7 @@ def propose_action(*, spec: ToolSpec, arguments: dict, ctx: ToolContext) -> dict
         tool_name=spec.name,
         agent=ctx.agent,
         conversation=ctx.conversation,
-        requested_by=_staff(ctx.user),
+        requested_by=signed_in(ctx.user),
         arguments=arguments,
         version_read=proposal.version,
         mode=ctx.mode,
@@ -60,7 +61,7 @@ def propose_action(*, spec: ToolSpec, arguments: dict, ctx: ToolContext) -> dict
         "message": proposal.message,
         "form_data": proposal.form_data,
     }
-    if ctx.mode == Conversation.Mode.EMBEDDED and _staff(ctx.user) is not None:
+    if ctx.mode == Conversation.Mode.EMBEDDED and signed_in(ctx.user) is not None:
         send_ui_action(
             ctx.user,
             "open_form",
@@ -174,11 +175,11 @@ def answer_pending_action(*, conversation: Conversation | None, message: str, us
             action = confirm_pending_action(action_id=action.pk, user=user)
         else:
             action = reject_pending_action(action_id=action.pk, user=user)
-    except (ApplicationError, PermissionDenied) as exc:
+    except ApplicationError as exc:
         action.refresh_from_db()
         if action.status == PendingAction.Status.EXPIRED:  # expiring it already told the conversation
             return PendingAnswer(reply=outcome_message(action), action=action)
-        reply = exc.message if isinstance(exc, ApplicationError) else _("只有员工可以确认或取消该操作")
+        reply = exc.message
         Message.objects.create(conversation=conversation, role=Message.Role.ASSISTANT, content=reply)
         return PendingAnswer(reply=reply, action=action)
     tool_calls = []
@@ -252,10 +253,6 @@ def _announce(action: PendingAction) -> None:
     )
 
 
-def _staff(user: Any) -> Any:
-    return user if getattr(user, "is_authenticated", False) else None
-
-
 def _require_staff(user: Any) -> None:
-    if not (getattr(user, "is_authenticated", False) and getattr(user, "is_staff", False) and getattr(user, "is_active", False)):
-        raise PermissionDenied(_("只有员工可以确认或拒绝待确认操作"))
+    if not is_active_staff(user):
+        raise Forbidden("permission_denied", _("只有员工可以确认或拒绝待确认操作"))

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from .registry import ToolRegistry, registry as default_registry
+from .registry import ToolRegistry
+from .registry import registry as default_registry
 
 
 @dataclass

@@ -4,8 +4,10 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
+from core.errors import ApplicationError, NotFound
+from core.params import parse_id
+
 from .chat import MAX_MESSAGE_LENGTH, conversation_transcript, run_chat
-from .errors import ApplicationError, NotFound
 from .models import Agent, Conversation
 from .services import confirm_pending_action, reject_pending_action
 
@@ -66,8 +68,8 @@ def _decide(request, conversation: Conversation | None) -> None:
     """Confirm or reject one pending action proposed in this conversation (never another's)."""
     raw = request.POST.get("pending_action_id", "")
     action = None
-    if conversation is not None and raw.isdigit():
-        action = conversation.pending_actions.filter(pk=int(raw)).first()
+    if conversation is not None and (action_id := parse_id(raw)) is not None:
+        action = conversation.pending_actions.filter(pk=action_id).first()
     if action is None:
         raise NotFound("pending_action_not_found", _("待确认操作不存在"))
     if request.POST["decide"] == "confirm":
@@ -80,12 +82,13 @@ def _conversation_id(raw: str | None) -> int | None:
     raw = (raw or "").strip()
     if not raw:
         return None
-    if not raw.isdigit():
+    conversation_id = parse_id(raw)
+    if conversation_id is None:
         raise ApplicationError("conversation_not_found", _("对话不存在"), field="conversation_id")
-    return int(raw)
+    return conversation_id
 
 
 def _conversation(agent: Agent, raw: str | None) -> Conversation | None:
     """The agent's conversation named in the request, if it exists (else a fresh page)."""
-    raw = (raw or "").strip()
-    return Conversation.objects.filter(agent=agent, pk=int(raw)).first() if raw.isdigit() else None
+    conversation_id = parse_id(raw)
+    return Conversation.objects.filter(agent=agent, pk=conversation_id).first() if conversation_id else None

@@ -29,10 +29,10 @@ def run_workload(*, mode: str, agents: int, bounties: int, threads: int, attempt
     from django.db import connection, transaction
     from django.db.models import Count
 
-    from agents.errors import ApplicationError
     from agents.models import Agent
     from bounties.models import Bounty
     from bounties.services import claim_bounty, complete_bounty
+    from core.errors import ApplicationError
 
     agent_ids = [a.pk for a in Agent.objects.bulk_create(Agent(name=f"bench-{i}") for i in range(agents))]
     Bounty.objects.bulk_create(Bounty(title=f"bench {i}", reward=1 + i % 100) for i in range(bounties))

@@ -46,7 +46,7 @@ def emit_events(count: int, rate: float) -> dict[str, Any]:
     """Broadcast ``count`` events at ``rate`` per second; returns the seq range they got."""
     from django.db import connection, transaction
 
-    from agents.events import broadcast, latest_event_seq
+    from core.events import broadcast, latest_event_seq
 
     first = latest_event_seq() + 1
     started = time.monotonic()

@@ -55,7 +55,7 @@ class RawSQLTransfers:
     def __init__(self) -> None:
         import psycopg
 
-        from agents.events import EVENT_LOG_LOCK_KEY
+        from core.events import EVENT_LOG_LOCK_KEY
 
         self.connection = psycopg.connect(os.environ["DATABASE_URL"])
         self.lock_key = EVENT_LOG_LOCK_KEY
@@ -186,14 +186,14 @@ def measure(*, agents: int, transfers: int, threads: int, rounds: int, raw: bool
                     results[key] = {k: v for k, v in run.items() if k != "errors"}
     if breakdown:
         # Diagnostic: the same single-thread run without the channel-layer send of the event
-        # (agents.events), to show its share; the event is still stored.
-        import agents.events
+        # (core.events), to show its share; the event is still stored.
+        import core.events
 
-        send, agents.events._group_send = agents.events._group_send, lambda group, message: None
+        send, core.events._group_send = core.events._group_send, lambda group, message: None
         try:
             run = _run("service", 1, transfers, agent_ids, seed=77)
         finally:
-            agents.events._group_send = send
+            core.events._group_send = send
         errors += run["errors"]
         successes += run["transfers"] - len(run["errors"])
         results["service-no-send-1"] = {k: v for k, v in run.items() if k != "errors"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import Count, QuerySet
 from django.utils.translation import gettext as _
 
-from agents.errors import ApplicationError, NotFound
+from core.errors import ApplicationError, NotFound
 
 from .models import Bounty
 

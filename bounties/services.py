@@ -2,7 +2,7 @@
 
 Services never commit: the caller owns the transaction (the tool executor, the API and
 page views wrap each call in ``transaction.atomic()``). Events go out after that
-transaction commits, through ``agents.events.broadcast``.
+transaction commits, through ``core.events.broadcast``.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from agents.errors import ApplicationError, Conflict, NotFound
-from agents.events import broadcast
 from agents.models import Agent
+from core.auth import signed_in
+from core.errors import ApplicationError, Conflict, NotFound
+from core.events import broadcast
+from core.text import clean_text
 
 from .models import MAX_REWARD, Bounty
 from .selectors import bounty_not_found
@@ -52,14 +54,7 @@ def bounty_event_data(bounty: Bounty) -> dict[str, Any]:
 
 def validate_bounty_draft(*, title: Any, reward: Any, description: Any = "") -> tuple[str, int, str]:
     """The cleaned (title, reward, description) of a new bounty, or ApplicationError naming the bad field."""
-    title = title.strip() if isinstance(title, str) else ""
-    description = description.strip() if isinstance(description, str) else ""
-    if not title:
-        raise ApplicationError("title_required", _("请填写悬赏标题"), field="title")
-    if len(title) > TITLE_MAX_LENGTH:
-        raise ApplicationError(
-            "title_too_long", _("标题最多 %(n)s 个字") % {"n": TITLE_MAX_LENGTH}, field="title"
-        )
+    title = clean_text(title, field="title", label=_("悬赏标题"), max_length=TITLE_MAX_LENGTH)
     # bool is an int in Python, but True is not a reward.
     if isinstance(reward, bool) or not isinstance(reward, int) or not 1 <= reward <= MAX_REWARD:
         raise ApplicationError(
@@ -67,12 +62,9 @@ def validate_bounty_draft(*, title: Any, reward: Any, description: Any = "") -> 
             _("奖励必须是 1 到 %(max)s 之间的整数") % {"max": MAX_REWARD},
             field="reward",
         )
-    if len(description) > DESCRIPTION_MAX_LENGTH:
-        raise ApplicationError(
-            "description_too_long",
-            _("描述最多 %(n)s 个字") % {"n": DESCRIPTION_MAX_LENGTH},
-            field="description",
-        )
+    description = clean_text(
+        description, field="description", label=_("描述"), max_length=DESCRIPTION_MAX_LENGTH, required=False
+    )
     return title, reward, description
 
 
@@ -83,7 +75,7 @@ def create_bounty(*, title: str, reward: int, description: str = "", created_by:
         title=title,
         description=description,
         reward=reward,
-        created_by=created_by if getattr(created_by, "is_authenticated", False) else None,
+        created_by=signed_in(created_by),
     )
     broadcast("bounty_created", **bounty_event_data(bounty))
     return bounty

@@ -6,8 +6,8 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from agents.errors import ApplicationError
 from agents.models import Agent
+from core.errors import ApplicationError
 
 from . import selectors, services
 from .forms import BountyForm, CardActionForm

@@ -4,9 +4,9 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 
-from agents.admin import ReadOnlyAdmin
-from agents.errors import ApplicationError
 from agents.models import Agent
+from core.admin import ReadOnlyAdmin
+from core.errors import ApplicationError
 
 from . import services
 from .models import (

@@ -4,8 +4,8 @@ Idempotent: rows are looked up by their natural key and only created when missin
 second run changes nothing (not even stock an agent has since spent).
 """
 
-from agents.errors import ApplicationError
 from agents.models import Agent, Tool
+from core.errors import ApplicationError
 
 from . import services
 from .models import AgentResource, Building, BuildingKind, BuildingMaterial, Employment, MarketOrder, ResourceType, ShopItem

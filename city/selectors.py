@@ -9,8 +9,8 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from agents.errors import NotFound
 from agents.models import Agent, PendingAction
+from core.errors import NotFound
 
 from .models import (
     AgentResource,

@@ -14,7 +14,7 @@ has a transaction), so a failure half-way leaves nothing behind. Concurrency:
 * Market orders change state by compare-and-set (``WHERE status = 'open'``): of any number
   of concurrent accepts or cancels of one order exactly one wins.
 
-Events go out through ``agents.events.broadcast``, which waits for the commit.
+Events go out through ``core.events.broadcast``, which waits for the commit.
 """
 
 from __future__ import annotations
@@ -27,12 +27,13 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from agents.errors import ApplicationError, Conflict, NotFound
-from agents.events import broadcast
 from agents.models import Agent
+from core.auth import signed_in
+from core.errors import ApplicationError, Conflict, NotFound
+from core.events import broadcast
+from core.text import clean_text
 
 from . import stock
-from .selectors import order_not_found
 from .models import (
     AgentResource,
     Building,
@@ -46,6 +47,7 @@ from .models import (
     ResourceType,
     ShopItem,
 )
+from .selectors import order_not_found
 
 # Agent.credits and stock columns are 32-bit integers on PostgreSQL: keep amounts far from overflow.
 MAX_AMOUNT = 1_000_000
@@ -156,10 +158,6 @@ def _check_price(price: Any) -> int:
     return price
 
 
-def _staff(user: Any) -> Any:
-    return user if getattr(user, "is_authenticated", False) else None
-
-
 # ---------------------------------------------------------------------------- transfers
 
 
@@ -197,7 +195,7 @@ def transfer_resource(
         resource_type=kind,
         quantity=quantity,
         source=source,
-        user=_staff(user),
+        user=signed_in(user),
     )
     broadcast(
         "resource_transferred",
@@ -440,7 +438,7 @@ def accept_market_order(*, agent_id: int, order_id: int, user: Any = None) -> Ma
     if order.seller_id == agent_id:
         raise ApplicationError("cannot_accept_own_order", _("不能接受自己的挂单"), field="order_id")
     won = MarketOrder.objects.filter(pk=order.pk, status=MarketOrder.Status.OPEN).update(
-        status=MarketOrder.Status.FILLED, buyer_id=agent_id, closed_by=_staff(user), closed_at=timezone.now()
+        status=MarketOrder.Status.FILLED, buyer_id=agent_id, closed_by=signed_in(user), closed_at=timezone.now()
     )
     if not won:
         raise _order_not_open()
@@ -460,7 +458,7 @@ def cancel_market_order(*, agent_id: int, order_id: int, user: Any = None) -> Ma
     if order.seller_id != agent_id:
         raise ApplicationError("not_order_seller", _("只有卖方可以取消该挂单"), field="order_id")
     cancelled = MarketOrder.objects.filter(pk=order.pk, status=MarketOrder.Status.OPEN).update(
-        status=MarketOrder.Status.CANCELLED, closed_by=_staff(user), closed_at=timezone.now()
+        status=MarketOrder.Status.CANCELLED, closed_by=signed_in(user), closed_at=timezone.now()
     )
     if not cancelled:
         raise _order_not_open()
@@ -533,13 +531,10 @@ def construct_building(*, agent_id: int, kind: str, name: str) -> Building:
 @transaction.atomic
 def post_city_chat(*, agent_id: int, content: str) -> CityChatMessage:
     """Say one line in the city channel."""
-    text = content.strip() if isinstance(content, str) else ""
-    if not text:
-        raise ApplicationError("empty_content", _("消息内容不能为空"), field="content")
-    if len(text) > CHAT_MAX_LENGTH:
-        raise ApplicationError(
-            "content_too_long", _("消息最多 %(max)s 个字") % {"max": CHAT_MAX_LENGTH}, field="content"
-        )
+    text = clean_text(
+        content, field="content", label=_("消息内容"), max_length=CHAT_MAX_LENGTH,
+        empty_code="empty_content", too_long_code="content_too_long",
+    )
     agent = _one(Agent.objects.all(), pk=agent_id) if _is_whole(agent_id) else None
     if agent is None:
         raise _agent_not_found(agent_id)

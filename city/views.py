@@ -6,9 +6,9 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from agents.errors import ApplicationError
 from agents.models import PendingAction
 from agents.services import confirm_pending_action, outcome_message, reject_pending_action
+from core.errors import ApplicationError
 
 from . import selectors, services
 from .forms import TransferForm

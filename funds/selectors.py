@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
-from agents.errors import NotFound
+from core.errors import NotFound
 
 from .models import Fund
 

@@ -15,8 +15,10 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from agents.errors import ApplicationError, Conflict, NotFound
-from agents.events import broadcast
+from core.auth import signed_in
+from core.errors import ApplicationError, Conflict, NotFound
+from core.events import broadcast
+from core.text import clean_text
 
 from .models import FUND_NAME_MAX_LENGTH, REMARKS_MAX_LENGTH, Fund
 from .selectors import fund_data, fund_get
@@ -33,22 +35,24 @@ def _problems(*, fund_name: Any = None, remarks: Any = None, fund_id: int | None
     """Everything wrong with a draft; ``partial`` skips fields that are not given (None)."""
     problems: list[_Problem] = []
     if fund_name is not None or not partial:
-        name = fund_name.strip() if isinstance(fund_name, str) else ""
         if fund_name is not None and not isinstance(fund_name, str):
             problems.append(_Problem("fund_name", "invalid_fund_name", _("基金名称必须是文本")))
-        elif not name:
-            problems.append(_Problem("fund_name", "fund_name_required", _("基金名称不能为空")))
-        elif len(name) > FUND_NAME_MAX_LENGTH:
-            problems.append(
-                _Problem("fund_name", "fund_name_too_long", _("基金名称最多 %(n)s 个字符") % {"n": FUND_NAME_MAX_LENGTH})
-            )
-        elif Fund.objects.filter(fund_name__iexact=name).exclude(pk=fund_id).exists():
-            problems.append(_name_taken_problem(name))
+        else:
+            try:
+                name = clean_text(fund_name, field="fund_name", label=_("基金名称"), max_length=FUND_NAME_MAX_LENGTH)
+            except ApplicationError as exc:
+                problems.append(_Problem(exc.field, exc.code, exc.message))
+            else:
+                if Fund.objects.filter(fund_name__iexact=name).exclude(pk=fund_id).exists():
+                    problems.append(_name_taken_problem(name))
     if remarks is not None:
         if not isinstance(remarks, str):
             problems.append(_Problem("remarks", "invalid_remarks", _("备注必须是文本")))
-        elif len(remarks.strip()) > REMARKS_MAX_LENGTH:
-            problems.append(_Problem("remarks", "remarks_too_long", _("备注最多 %(n)s 个字符") % {"n": REMARKS_MAX_LENGTH}))
+        else:
+            try:
+                clean_text(remarks, field="remarks", label=_("备注"), max_length=REMARKS_MAX_LENGTH, required=False)
+            except ApplicationError as exc:
+                problems.append(_Problem(exc.field, exc.code, exc.message))
     return problems
 
 
@@ -66,10 +70,6 @@ def _errors(problems: list[_Problem]) -> dict[str, list[str]]:
 def _invalid(problems: list[_Problem]) -> ApplicationError:
     first = problems[0]
     return ApplicationError(first.code, first.message, field=first.field, extra={"errors": _errors(problems)})
-
-
-def _staff(user: Any) -> Any:
-    return user if getattr(user, "is_authenticated", False) else None
 
 
 def _announce(fund: Fund, change: str) -> None:
@@ -119,8 +119,8 @@ def fund_create(
                 fund_name=name,
                 remarks=(remarks or "").strip(),
                 active_status=active_status,
-                created_by=_staff(user),
-                updated_by=_staff(user),
+                created_by=signed_in(user),
+                updated_by=signed_in(user),
             )
     except IntegrityError:  # a concurrent create of the same name won the race
         raise _invalid([_name_taken_problem(name)]) from None
@@ -229,7 +229,7 @@ def _write(*, fund_id: int, version: int, changes: dict, user: Any, change: str)
     try:
         with transaction.atomic():
             written = Fund.objects.filter(pk=fund_id, version=version).update(
-                **changes, updated_by=_staff(user), updated_at=timezone.now(), version=F("version") + 1
+                **changes, updated_by=signed_in(user), updated_at=timezone.now(), version=F("version") + 1
             )
     except IntegrityError:  # the new name was taken between the check and the write
         raise _invalid([_name_taken_problem(changes.get("fund_name", ""))]) from None

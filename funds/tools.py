@@ -12,8 +12,8 @@ from typing import Annotated
 
 from django.utils.translation import gettext as _
 
-from agents.errors import ApplicationError
 from agents.registry import Param, Proposal, ToolContext, tool
+from core.errors import ApplicationError
 
 from .models import FUND_NAME_MAX_LENGTH, REMARKS_MAX_LENGTH, Fund
 from .selectors import fund_data, fund_get, fund_list, status_label

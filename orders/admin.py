@@ -2,7 +2,7 @@ from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from agents.errors import ApplicationError
+from core.errors import ApplicationError
 
 from . import services
 from .models import ChannelMessage, Order, Refund

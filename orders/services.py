@@ -14,8 +14,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from agents.errors import ApplicationError, Conflict, NotFound
-from agents.events import broadcast
+from core.errors import ApplicationError, Conflict, NotFound
+from core.events import broadcast
+from core.text import clean_text
 
 from .models import ChannelMessage, Order, Refund
 
@@ -45,14 +46,10 @@ def clean_channel(channel: str) -> str:
 
 
 def clean_content(content: str) -> str:
-    content = str(content).strip()
-    if not content:
-        raise ApplicationError("empty_content", _("消息内容不能为空"), field="content")
-    if len(content) > MAX_CONTENT_LENGTH:
-        raise ApplicationError(
-            "content_too_long", _("消息内容最多 %(n)s 个字符") % {"n": MAX_CONTENT_LENGTH}, field="content"
-        )
-    return content
+    return clean_text(
+        content, field="content", label=_("消息内容"), max_length=MAX_CONTENT_LENGTH,
+        empty_code="empty_content", too_long_code="content_too_long",
+    )
 
 
 def message_send(

@@ -5,8 +5,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from agents.chat import run_chat
-from agents.errors import ApplicationError
 from agents.models import Conversation
+from core.errors import ApplicationError
+from core.params import parse_id
 
 from . import selectors, services
 from .forms import ChannelMessageForm, DeskChatForm
@@ -50,9 +51,10 @@ class DeskState:
         self.message_forms = {channel: ChannelMessageForm(channel=channel) for channel in ChannelMessage.Channel.values}
 
     def _conversation(self, raw) -> Conversation | None:
-        if not raw or not str(raw).isdigit():
+        conversation_id = parse_id(raw)
+        if conversation_id is None:
             return None
-        return Conversation.objects.filter(pk=int(raw), agent__in=selectors.desk_agents()).select_related("agent").first()
+        return Conversation.objects.filter(pk=conversation_id, agent__in=selectors.desk_agents()).select_related("agent").first()
 
     def _chat_initial(self) -> dict:
         if self.conversation is None:

@@ -7,8 +7,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents.autonomy.tick import run_tick
-from agents.errors import NotFound
 from agents.models import Agent
+from core.errors import NotFound
 
 
 class TickInputSerializer(serializers.Serializer):

@@ -12,8 +12,8 @@ from rest_framework.response import Response
 
 from agents.models import PendingAction
 from agents.selectors import pending_action_get
-from agents.api.schema import ErrorSerializer
 from agents.services import confirm_pending_action, expire_pending_actions, outcome_message, reject_pending_action
+from core.api.schema import ErrorSerializer
 
 
 class PendingActionSerializer(serializers.ModelSerializer):

@@ -5,9 +5,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agents.chat import run_chat
-from agents.errors import NotFound
 from agents.models import Agent, Tool
 from city.selectors import with_city_state
+from core.errors import NotFound
 
 from .serializers import AgentSerializer, ChatInputSerializer, ChatOutputSerializer, ToolSerializer
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.providers.lenient_json import NoJSON, find_json
+from core.params import parse_id
 
 from .prompt import ACTIONS
 
@@ -62,15 +63,9 @@ def parse_decisions(text: str) -> list[Any]:
 
 
 def _agent_id(raw: Any) -> int | None:
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int):
-        return raw
     if isinstance(raw, float) and raw.is_integer():
-        return int(raw)
-    if isinstance(raw, str) and raw.strip().isdigit():
-        return int(raw.strip())
-    return None
+        raw = int(raw)
+    return parse_id(raw)
 
 
 def validate_decisions(items: list[Any], batch: list[int]) -> BatchDecisions:

@@ -25,11 +25,11 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from agents.events import broadcast, collect_events
 from agents.executor import collect_audit, execute, known_grants
 from agents.models import AgentActionLog, AutonomyRound
 from agents.providers import ModelError
 from agents.registry import ToolContext
+from core.events import broadcast, collect_events
 
 from .decisions import BatchDecisions, Decision, DecisionFormatError, parse_decisions, resting, validate_decisions
 from .policy import ModelPolicy, RulesPolicy, policy_from_settings

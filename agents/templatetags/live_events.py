@@ -1,6 +1,6 @@
 from django import template
 
-from agents.events import latest_event_seq
+from core.events import latest_event_seq
 
 register = template.Library()
 

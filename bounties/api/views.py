@@ -10,9 +10,10 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agents.api.schema import ERROR_RESPONSES as ERRORS, ErrorSerializer
 from bounties import selectors, services
 from bounties.models import Bounty
+from core.api.schema import ERROR_RESPONSES as ERRORS
+from core.api.schema import ErrorSerializer
 
 from .serializers import AgentIdSerializer, BountyCreateSerializer, BountySerializer
 

@@ -12,9 +12,10 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agents.api.schema import ERROR_RESPONSES as ERRORS, ErrorSerializer
 from city import selectors, services
 from city.models import MarketOrder, ResourceTransfer
+from core.api.schema import ERROR_RESPONSES as ERRORS
+from core.api.schema import ErrorSerializer
 
 from .serializers import (
     AcceptOrderInputSerializer,
@@ -26,7 +27,6 @@ from .serializers import (
     TransferResultSerializer,
     TransferSerializer,
 )
-
 
 
 def _valid(serializer_class, data) -> dict:

@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from agents.api.schema import ErrorSerializer
+from core.api.schema import ErrorSerializer
 from funds.models import Fund
 
 

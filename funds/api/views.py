@@ -13,11 +13,11 @@ from rest_framework.response import Response
 from funds import selectors, services
 
 from .serializers import (
-    FundErrorSerializer,
     FundBatchResultSerializer,
     FundBatchRowSerializer,
     FundCreateSerializer,
     FundDraftSerializer,
+    FundErrorSerializer,
     FundSerializer,
     FundUpdateSerializer,
     FundValidationSerializer,

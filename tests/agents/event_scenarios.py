@@ -37,8 +37,8 @@ def broadcast_events(count: int, interval: float = 0.0, first: int = 1) -> list[
     """Broadcast ``count`` bounty_created events, each from its own committed transaction."""
     from django.db import transaction
 
-    from agents.events import broadcast
-    from agents.models import EventLog
+    from core.events import broadcast
+    from core.models import EventLog
 
     for number in range(first, first + count):
         with transaction.atomic():
@@ -56,8 +56,8 @@ def event_log_commit_order(writers: int, events_per_writer: int) -> dict:
     """
     from django.db import transaction
 
-    from agents.events import broadcast
-    from agents.models import EventLog
+    from core.events import broadcast
+    from core.models import EventLog
 
     start = threading.Barrier(writers + 1)
     writers_left = [writers]

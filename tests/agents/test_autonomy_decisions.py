@@ -60,8 +60,8 @@ def test_every_design_action_is_accepted():
         "checkin", "purchase", "chat", "rest", "assign_building", "unassign_building", "eat", "transfer_resource",
         "create_market_order", "accept_market_order", "cancel_market_order", "construct_building", "claim_bounty",
     ]
-    items = [{"agent_id": i, "action": name, "params": {}} for i, name in enumerate(ACTIONS)]
-    result = validate_decisions(items, list(range(len(ACTIONS))))
+    items = [{"agent_id": i, "action": name, "params": {}} for i, name in enumerate(ACTIONS, start=1)]
+    result = validate_decisions(items, list(range(1, len(ACTIONS) + 1)))
     assert [d.action for d in result.decisions.values()] == list(ACTIONS)
 
 

@@ -6,8 +6,9 @@ import pytest
 from django.db import connection
 
 from agents.autonomy.tick import run_tick
-from agents.models import AgentActionLog, AutonomyRound, EventLog, ToolCall
+from agents.models import AgentActionLog, AutonomyRound, ToolCall
 from bounties.models import Bounty
+from core.models import EventLog
 from tests.agents.fixtures import (  # noqa: F401  (fixtures)
     city,
     decisions,

@@ -125,8 +125,8 @@ def test_a_tick_can_be_limited_to_chosen_agents(resident):
 
 
 def make_residents(count: int) -> None:
-    from city.models import AgentResource, Building, Employment, ResourceType
     from agents.models import Tool
+    from city.models import AgentResource, Building, Employment, ResourceType
 
     start = Agent.objects.count()
     agents = Agent.objects.bulk_create(Agent(name=f"R{start + i}") for i in range(count))

@@ -9,10 +9,10 @@ import pytest
 from django.db import connection
 
 from agents.chat import run_chat
-from agents.errors import ApplicationError, NotFound
 from agents.models import Agent, Conversation, Message, ToolCall
 from agents.registry import Param, ToolContext, registry, tool
 from agents.sync import sync_tools
+from core.errors import ApplicationError, NotFound
 from tests.agents.fixtures import endpoint, write_from_another_connection  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db

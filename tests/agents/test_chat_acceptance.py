@@ -11,8 +11,9 @@ import json
 import pytest
 
 from agents.chat import run_chat
-from agents.models import EventLog, ToolCall
+from agents.models import ToolCall
 from city.demo import CITY_TOOLS
+from core.models import EventLog
 from tests.agents.fixtures import city, endpoint  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.django_db
@@ -118,7 +119,7 @@ def test_ac06_a_transfer_is_broadcast_to_every_client(rules, alice, bob, django_
     from asgiref.sync import async_to_sync
     from channels.layers import get_channel_layer
 
-    from agents.events import EVENTS_GROUP
+    from core.events import EVENTS_GROUP
 
     layer = get_channel_layer()
     listener = async_to_sync(layer.new_channel)()

@@ -23,9 +23,10 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from agents.events import EVENTS_GROUP, REPLAY_LIMIT, broadcast, event_text, latest_event_seq, send_ui_action
-from agents.models import Agent, EventLog
+from agents.models import Agent
 from config.asgi import application
+from core.events import EVENTS_GROUP, REPLAY_LIMIT, broadcast, event_text, latest_event_seq, send_ui_action
+from core.models import EventLog
 from tests.support.services import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -326,7 +327,7 @@ def test_failing_channel_layer_does_not_break_the_business_call(settings, staff_
     settings.CHANNEL_LAYERS = {
         "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [f"redis://127.0.0.1:{free_port()}/0"]}}
     }
-    with caplog.at_level(logging.ERROR, logger="agents.events"), transaction.atomic():
+    with caplog.at_level(logging.ERROR, logger="core.events"), transaction.atomic():
         agent = Agent.objects.create(name="Dora")
         broadcast("agent_action", agent_id=agent.pk, agent_name="Dora", action="arrive", reason="new")
         send_ui_action(staff_user, "open_form", url="/funds/")
@@ -334,7 +335,7 @@ def test_failing_channel_layer_does_not_break_the_business_call(settings, staff_
     assert Agent.objects.filter(name="Dora").exists()
     # Stored before the send: a client that reconnects with ?since= still gets it.
     assert list(EventLog.objects.values_list("event", flat=True)) == ["agent_action"]
-    failures = [record.getMessage() for record in caplog.records if record.name == "agents.events"]
+    failures = [record.getMessage() for record in caplog.records if record.name == "core.events"]
     assert failures == ["could not send to channel group events", f"could not send to channel group user.{staff_user.pk}"]
 
 

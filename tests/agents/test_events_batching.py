@@ -11,9 +11,9 @@ from channels.layers import InMemoryChannelLayer
 from channels.testing import WebsocketCommunicator
 from django.db import transaction
 
-from agents.events import _group_send, broadcast, collect_events
-from agents.models import EventLog
 from config.asgi import application
+from core.events import _group_send, broadcast, collect_events
+from core.models import EventLog
 from tests.agents.test_events import session_headers
 
 pytestmark = pytest.mark.django_db(transaction=True)

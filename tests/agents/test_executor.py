@@ -6,10 +6,10 @@ import pytest
 from django.db import IntegrityError
 
 from agents.executor import execute, openai_tools, validate_arguments
-from agents.errors import ApplicationError
 from agents.models import Agent, Tool, ToolCall
 from agents.registry import Param, ToolContext, registry, tool
 from agents.sync import sync_tools
+from core.errors import ApplicationError
 
 pytestmark = pytest.mark.django_db
 

@@ -3,13 +3,11 @@
 from datetime import timedelta
 
 import pytest
-from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
 from agents.chat import run_chat
-from agents.errors import ApplicationError, Conflict
 from agents.executor import execute
-from agents.models import Conversation, EventLog, Message, PendingAction, Tool, ToolCall
+from agents.models import Conversation, Message, PendingAction, Tool, ToolCall
 from agents.registry import ToolContext, registry, tool
 from agents.services import (
     answer_pending_action,
@@ -17,6 +15,8 @@ from agents.services import (
     expire_pending_actions,
     reject_pending_action,
 )
+from core.errors import ApplicationError, Conflict, Forbidden
+from core.models import EventLog
 from funds.models import Fund
 from funds.services import fund_create, fund_update
 
@@ -153,9 +153,9 @@ def test_confirming_late_expires_the_action_instead_of_running_it(agent, convers
 def test_a_non_staff_user_cannot_decide(agent, conversation, django_user_model):
     visitor = django_user_model.objects.create_user("visitor")
     action = propose(agent, conversation, "create_fund", {"fund_name": "Alpha"})
-    with pytest.raises(PermissionDenied):
+    with pytest.raises(Forbidden):
         confirm_pending_action(action_id=action.pk, user=visitor)
-    with pytest.raises(PermissionDenied):
+    with pytest.raises(Forbidden):
         reject_pending_action(action_id=action.pk, user=None)
     action.refresh_from_db()
     assert action.status == "pending" and not Fund.objects.exists()

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from django.db import transaction
 from django.db.models import Count, Sum
 
-from agents.errors import ApplicationError
 from agents.models import Agent
 from bounties.models import Bounty
 from bounties.services import cancel_bounty, claim_bounty, complete_bounty, create_bounty
+from core.errors import ApplicationError
 from tests.support.threads import run_threads
 
 START_CREDITS = 100

@@ -2,8 +2,9 @@
 
 import pytest
 
-from agents.models import Agent, EventLog
+from agents.models import Agent
 from bounties.models import Bounty
+from core.models import EventLog
 
 pytestmark = pytest.mark.django_db
 

@@ -9,10 +9,11 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 from django.test import override_settings
 
-from agents.events import EVENTS_GROUP
-from agents.models import Agent, EventLog
+from agents.models import Agent
 from bounties import services
 from bounties.models import Bounty
+from core.events import EVENTS_GROUP
+from core.models import EventLog
 
 pytestmark = pytest.mark.django_db
 
@@ -91,7 +92,7 @@ def test_claimed_event_reaches_the_events_group(alice, make_bounty, django_captu
 def test_failed_broadcast_never_rolls_back_the_claim(make_agent, caplog):
     alice = make_agent("Alice", credits=100)
     bounty = Bounty.objects.create(title="收集100小麦", reward=50)
-    with override_settings(CHANNEL_LAYERS=UNREACHABLE_LAYER), caplog.at_level(logging.ERROR, logger="agents.events"):
+    with override_settings(CHANNEL_LAYERS=UNREACHABLE_LAYER), caplog.at_level(logging.ERROR, logger="core.events"):
         with transaction.atomic():
             claimed = services.claim_bounty(agent_id=alice.pk, bounty_id=bounty.pk)
         with transaction.atomic():

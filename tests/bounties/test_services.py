@@ -4,10 +4,10 @@ import pytest
 from django.db import transaction
 from django.utils import translation
 
-from agents.errors import ApplicationError, Conflict, NotFound
 from agents.models import Agent
 from bounties import services
 from bounties.models import Bounty
+from core.errors import ApplicationError, Conflict, NotFound
 
 pytestmark = pytest.mark.django_db
 

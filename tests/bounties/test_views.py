@@ -68,7 +68,7 @@ def test_create_without_javascript_posts_and_redirects(staff_client, staff_user)
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"title": "", "reward": "5"}, "请填写悬赏标题"),
+        ({"title": "", "reward": "5"}, "悬赏标题不能为空"),
         ({"title": "修路", "reward": "0"}, "奖励必须是 1 到 1000000 之间的整数"),
         ({"title": "修路", "reward": ""}, "奖励必须是 1 到 1000000 之间的整数"),
         ({"title": "修路", "reward": "abc"}, "输入整数"),

@@ -18,7 +18,8 @@ from rest_framework.test import APIClient
 from agents.models import Agent
 from city import services
 from city.models import AgentResource, MarketOrder, Purchase, ResourceTransfer, ResourceType, ShopItem
-from tests.support.threads import outcome as attempt, run_threads
+from tests.support.threads import outcome as attempt
+from tests.support.threads import run_threads
 
 START_CREDITS = 1000
 START_STOCK = {"flour": 60, "wood": 40, "bread": 10}

@@ -4,8 +4,6 @@ import pytest
 from django.db import transaction
 from django.utils import timezone, translation
 
-from agents.errors import ApplicationError
-from agents.models import EventLog
 from city import services
 from city.models import (
     Building,
@@ -16,6 +14,8 @@ from city.models import (
     Purchase,
     ResourceTransfer,
 )
+from core.errors import ApplicationError
+from core.models import EventLog
 
 from .conftest import holding
 

@@ -6,8 +6,8 @@ from agents.executor import execute, openai_tools
 from agents.models import PendingAction, Tool, ToolCall
 from agents.registry import ToolContext
 from agents.services import confirm_pending_action
-from city.models import MarketOrder, ResourceTransfer
 from city.demo import CITY_TOOLS
+from city.models import MarketOrder, ResourceTransfer
 
 from .conftest import holding
 

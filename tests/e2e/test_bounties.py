@@ -66,7 +66,7 @@ def test_staff_create_and_claim_on_the_board_without_reloading(board_data, staff
     page.locator("#bounty-create input[name=title]").fill("   ")
     page.locator("#bounty-create input[name=reward]").fill("80")
     page.locator("#bounty-create button[name=create]").click()
-    expect(page.locator("#bounty-create .errorlist")).to_contain_text("请填写悬赏标题")
+    expect(page.locator("#bounty-create .errorlist")).to_contain_text("悬赏标题不能为空")
 
     page.locator("#bounty-create input[name=title]").fill("建造磨坊")
     page.locator("#bounty-create button[name=create]").click()

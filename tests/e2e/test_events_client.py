@@ -102,7 +102,7 @@ def test_after_a_dropped_connection_the_page_resumes_after_the_last_seq_it_saw(
 
 
 def test_a_gap_in_the_replay_asks_the_page_to_resync(staff_page: Page, live_server_url: str, api_token: str):
-    from agents.models import EventLog
+    from core.models import EventLog
 
     page = staff_page
     seen, reconnect = drop_after_one_event(page, live_server_url, api_token)

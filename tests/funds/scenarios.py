@@ -12,14 +12,13 @@ from collections import Counter
 from collections.abc import Callable
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied
 from django.db import connection
 
-from agents.errors import ApplicationError
 from agents.executor import execute
 from agents.models import Agent, Conversation, PendingAction, Tool, ToolCall
 from agents.registry import ToolContext
 from agents.services import confirm_pending_action
+from core.errors import ApplicationError
 from funds.models import Fund
 from funds.services import fund_create, fund_update
 
@@ -29,7 +28,7 @@ FUND_TOOLS = ("list_funds", "get_fund_detail", "create_fund", "update_fund", "en
 def _outcome(operation: Callable[[], object]) -> str:
     try:
         result = operation()
-    except (ApplicationError, PermissionDenied) as exc:
+    except ApplicationError as exc:
         return getattr(exc, "code", "permission_denied")
     except Exception as exc:  # anything here would be a 500
         return f"unexpected: {exc!r}"

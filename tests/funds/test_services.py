@@ -2,8 +2,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from agents.errors import ApplicationError, Conflict, NotFound
-from agents.models import EventLog
+from core.errors import ApplicationError, Conflict, NotFound
+from core.models import EventLog
 from funds.models import Fund
 from funds.services import (
     fund_batch_upsert,

@@ -4,10 +4,10 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from agents.events import user_group
 from agents.executor import execute
 from agents.models import Conversation, PendingAction, Tool, ToolCall
 from agents.registry import ToolContext
+from core.events import user_group
 from funds.models import Fund
 from funds.services import fund_create, fund_update
 

@@ -8,8 +8,8 @@ from agents.registry import ToolContext
 @pytest.fixture
 def desk(db):
     """The demo's three orders and its desk agent (granted the four desk tools)."""
-    from orders import demo
     from agents.models import Agent
+    from orders import demo
 
     demo.seed(io.StringIO())
     return Agent.objects.get(name=demo.DESK_AGENT_NAME)

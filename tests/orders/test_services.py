@@ -3,8 +3,8 @@
 import pytest
 from django.db import IntegrityError
 
-from agents.errors import ApplicationError, Conflict, NotFound
-from agents.models import EventLog
+from core.errors import ApplicationError, Conflict, NotFound
+from core.models import EventLog
 from orders import services
 from orders.models import ChannelMessage, Order, Refund
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from django.db import connection
 
-from agents.errors import ApplicationError
+from core.errors import ApplicationError
 
 
 def run_threads(count: int, target: Callable[[int], None]) -> None:

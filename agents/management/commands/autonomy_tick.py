@@ -7,8 +7,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import close_old_connections, connection
 
 from agents.autonomy.tick import run_tick
-from agents.errors import ApplicationError
 from agents.selectors import agents_by_keys
+from core.errors import ApplicationError
 
 
 class ProgressBar:

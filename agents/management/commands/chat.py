@@ -4,8 +4,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from agents.chat import run_chat
-from agents.errors import ApplicationError
 from agents.selectors import agents_by_keys
+from core.errors import ApplicationError
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from agents.events import prune_event_log
+from core.events import prune_event_log
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""The API's one error body, for the OpenAPI schema (see agents.api.errors for the handler)."""
+"""The API's one error body, for the OpenAPI schema (see core.api.errors for the handler)."""
 
 from rest_framework import serializers
 

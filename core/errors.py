@@ -1,6 +1,6 @@
 """The one exception type business code raises; every surface maps it the same way.
 
-The API turns it into HTTP 400 / 404 / 409 with ``{"ok": false, "code", "reason"}``, the
+The API turns it into HTTP 400 / 403 / 404 / 409 with ``{"ok": false, "code", "reason"}``, the
 tool executor into ``{"status": "error", "error": {"code", "message"}}``, pages into an
 inline form error.
 """
@@ -30,3 +30,9 @@ class NotFound(ApplicationError):
 
 class Conflict(ApplicationError):
     status_code = 409
+
+
+class Forbidden(ApplicationError):
+    """The caller may not do this (a missing permission): HTTP 403, never a second error channel."""
+
+    status_code = 403

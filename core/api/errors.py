@@ -6,7 +6,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from agents.errors import ApplicationError
+from core.errors import ApplicationError
 
 _CODES = {
     exceptions.NotAuthenticated: "not_authenticated",

@@ -1,0 +1,22 @@
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
+
+class EventLog(models.Model):
+    """Every broadcast event, stored so a reconnecting client can replay what it missed."""
+
+    seq = models.BigAutoField(primary_key=True)
+    event = models.CharField(_("事件"), max_length=64, db_index=True)
+    data = models.JSONField(_("数据"), default=dict)
+    created_at = models.DateTimeField(_("时间"), auto_now_add=True, db_index=True)
+
+    class Meta:
+        # The table predates this app (it was agents.EventLog); its data stays where it is.
+        db_table = "agents_eventlog"
+        ordering = ["seq"]
+        verbose_name = _("事件日志")
+        verbose_name_plural = pgettext_lazy("plural", "事件日志")
+
+    def __str__(self) -> str:
+        return f"{self.seq} {self.event}"

@@ -1,0 +1,38 @@
+"""Free text from people, scripts and models: one way to clean it."""
+
+from django.utils.translation import gettext as _
+
+from .errors import ApplicationError
+
+
+def clean_text(
+    value: object,
+    *,
+    field: str,
+    label: str,
+    max_length: int,
+    required: bool = True,
+    empty_code: str = "",
+    too_long_code: str = "",
+) -> str:
+    """``value`` stripped of surrounding white space; refused when empty (if ``required``),
+    longer than ``max_length``, or holding a NUL byte (no database keeps one faithfully).
+
+    A non-string counts as empty. The error names ``field``; its message says ``label``
+    (the field's name for people). Codes default to ``<field>_required`` and
+    ``<field>_too_long``.
+    """
+    text = value.strip() if isinstance(value, str) else ""
+    if not text:
+        if required:
+            raise ApplicationError(empty_code or f"{field}_required", _("%(label)s不能为空") % {"label": label}, field=field)
+        return ""
+    if "\x00" in text:
+        raise ApplicationError("invalid_text", _("%(label)s含有不允许的字符") % {"label": label}, field=field)
+    if len(text) > max_length:
+        raise ApplicationError(
+            too_long_code or f"{field}_too_long",
+            _("%(label)s最多 %(n)s 个字符") % {"label": label, "n": max_length},
+            field=field,
+        )
+    return text
