@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
@@ -150,8 +151,20 @@ class Message(models.Model):
         return f"{self.role}: {self.content[:40]}"
 
 
+class PendingActionQuerySet(models.QuerySet):
+    def open(self, *, now=None):
+        """Proposals staff can still decide: pending and not past their expiry."""
+        return self.filter(status=PendingAction.Status.PENDING, expires_at__gt=now or timezone.now())
+
+    def overdue(self, *, now=None):
+        """Proposals still marked pending whose time ran out: the loop's expiry step closes them."""
+        return self.filter(status=PendingAction.Status.PENDING, expires_at__lte=now or timezone.now())
+
+
 class PendingAction(models.Model):
     """An agent's proposed write, waiting for a staff member's decision."""
+
+    objects = PendingActionQuerySet.as_manager()
 
     class Status(models.TextChoices):
         PENDING = "pending", _("待确认")

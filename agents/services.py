@@ -92,7 +92,7 @@ def confirm_pending_action(*, action_id: int, user: Any, arguments: dict | None 
         raise ApplicationError("invalid_arguments", _("参数必须是 JSON 对象"), field="arguments")
     now = timezone.now()
     with transaction.atomic():
-        claimed = PendingAction.objects.filter(pk=action_id, status=PendingAction.Status.PENDING, expires_at__gt=now).update(
+        claimed = PendingAction.objects.open(now=now).filter(pk=action_id).update(
             status=PendingAction.Status.CONFIRMED, decided_by=user, decided_at=now
         )
         if claimed:
@@ -128,7 +128,7 @@ def reject_pending_action(*, action_id: int, user: Any, reason: str = "") -> Pen
     now = timezone.now()
     reason = (reason or "").strip()[:500]
     with transaction.atomic():
-        rejected = PendingAction.objects.filter(pk=action_id, status=PendingAction.Status.PENDING, expires_at__gt=now).update(
+        rejected = PendingAction.objects.open(now=now).filter(pk=action_id).update(
             status=PendingAction.Status.REJECTED, decided_by=user, decided_at=now, result={"reason": reason} if reason else {}
         )
         if rejected:
@@ -142,7 +142,7 @@ def reject_pending_action(*, action_id: int, user: Any, reason: str = "") -> Pen
 def expire_pending_actions() -> int:
     """Mark every pending action past its ``expires_at`` as expired; returns how many."""
     now = timezone.now()
-    overdue = PendingAction.objects.filter(status=PendingAction.Status.PENDING, expires_at__lte=now)
+    overdue = PendingAction.objects.overdue(now=now)
     return sum(_expire(action_id, now) for action_id in overdue.values_list("pk", flat=True))
 
 
@@ -210,7 +210,7 @@ def outcome_message(action: PendingAction) -> str:
 
 def _expire(action_id: int, now) -> int:
     with transaction.atomic():
-        expired = PendingAction.objects.filter(pk=action_id, status=PendingAction.Status.PENDING, expires_at__lte=now).update(
+        expired = PendingAction.objects.overdue(now=now).filter(pk=action_id).update(
             status=PendingAction.Status.EXPIRED, decided_at=now
         )
         if expired:

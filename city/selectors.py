@@ -6,7 +6,6 @@ from collections import defaultdict
 from typing import Any
 
 from django.db.models import Count, Prefetch, Q, QuerySet
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from agents.models import Agent, PendingAction
@@ -142,9 +141,7 @@ def order_not_found(order_id: object) -> NotFound:
 def pending_transfers() -> QuerySet[PendingAction]:
     """Agents' transfers waiting for a staff member's confirmation (when staff require it)."""
     return (
-        PendingAction.objects.filter(
-            tool_name="transfer_resource", status=PendingAction.Status.PENDING, expires_at__gt=timezone.now()
-        )
+        PendingAction.objects.open().filter(tool_name="transfer_resource")
         .select_related("agent")
         .order_by("-id")
     )
