@@ -4,11 +4,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
-# The demo runs on the embedded defaults; these are for one machine only (see README).
-export DJANGO_DEBUG ?= 0
-export DJANGO_SECRET_KEY ?= $(shell cat .demo-secret-key 2>/dev/null || ($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(40))' | tee .demo-secret-key))
+AUTONOMY_INTERVAL ?= 30
 
-.PHONY: run test install serve tick clean
+.PHONY: run test install secret clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,13 +15,21 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 
 install: $(VENV)/.installed
 
-run: install
+# The secret key lives in the git-ignored .env (mode 0600), which settings read, so any
+# manage.py command run by hand later works too.
+secret:
+	@grep -qs '^DJANGO_SECRET_KEY=' .env || (umask 077 && \
+	  echo "DJANGO_SECRET_KEY=$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(40))')" >> .env && \
+	  echo "Wrote a new DJANGO_SECRET_KEY to .env")
+
+run: install secret
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py seed_demo
-	@echo "Serving on http://$(HOST):$(PORT)/  (autonomy loop beside it; Ctrl-C stops both)"
-	@trap 'kill 0' INT TERM EXIT; \
-	$(PY) manage.py autonomy_tick --loop --interval $${AUTONOMY_INTERVAL:-30} & \
-	$(PY) -m daphne -b $(HOST) -p $(PORT) config.asgi:application
+	@echo "Serving on http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/), autonomy loop every $(AUTONOMY_INTERVAL) s; Ctrl-C stops both"
+	@trap 'kill -TERM $$tick $$server 2>/dev/null; wait; exit 0' INT TERM; \
+	$(PY) manage.py autonomy_tick --loop --interval $(AUTONOMY_INTERVAL) & tick=$$!; \
+	$(PY) -m daphne -b $(HOST) -p $(PORT) config.asgi:application & server=$$!; \
+	wait
 
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)

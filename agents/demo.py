@@ -1,5 +1,6 @@
 """Demo data of the agents app: the staff login every other demo relies on."""
 
+import os
 import secrets
 from pathlib import Path
 
@@ -15,8 +16,9 @@ def seed(stdout) -> None:
         password = CREDENTIALS_FILE.read_text().strip()
     else:
         password = secrets.token_urlsafe(12)
-        CREDENTIALS_FILE.write_text(password + "\n")
-        CREDENTIALS_FILE.chmod(0o600)
+        # Created with mode 0600, never readable by others even for a moment.
+        with os.fdopen(os.open(CREDENTIALS_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as file:
+            file.write(password + "\n")
     user, created = get_user_model().objects.get_or_create(
         username=DEMO_USERNAME, defaults={"is_staff": True, "is_superuser": True}
     )
@@ -24,4 +26,4 @@ def seed(stdout) -> None:
         user.set_password(password)
         user.is_staff = user.is_superuser = True
         user.save()
-    stdout.write(f"Staff login: {DEMO_USERNAME} / {password}  (http://127.0.0.1:8000/admin/)")
+    stdout.write(f"Staff login: {DEMO_USERNAME} / {password}  (also in {CREDENTIALS_FILE.name})")

@@ -3,6 +3,11 @@
 Every variable has an embedded default that works on one machine (SQLite file,
 in-memory channel layer, the offline ``rules`` model provider). A malformed value stops
 start-up with a message naming the variable.
+
+A git-ignored ``.env`` file beside manage.py (``make run`` writes the secret key there)
+is read first; a variable set in the environment wins over the file. python-dotenv only
+reads the file: the typed helpers below, which it has no equivalent of, check the values.
+``AGENTDESK_ENV_FILE`` names another file, or none when empty (the tests use that).
 """
 
 import os
@@ -10,10 +15,14 @@ import tempfile
 from pathlib import Path
 
 import dj_database_url
+from dotenv import load_dotenv
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+ENV_FILE = os.environ.get("AGENTDESK_ENV_FILE", str(BASE_DIR / ".env"))
+if ENV_FILE:
+    load_dotenv(ENV_FILE, override=False)
 
 
 def env_str(name: str, default: str = "") -> str:

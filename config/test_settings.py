@@ -3,6 +3,8 @@
 import os
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key")
+# A developer's .env (model endpoint, database) must not leak into the tests.
+os.environ.setdefault("AGENTDESK_ENV_FILE", "")
 
 from .settings import *  # noqa: E402,F401,F403
 

@@ -1,7 +1,13 @@
 from django.conf import settings
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from django.utils.translation import gettext_lazy as _
+from django.views.generic import RedirectView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+
+admin.site.site_header = admin.site.site_title = "Agent Desk"
+admin.site.index_title = _("管理后台")
 
 api_patterns = [
     path("", include("agents.api.urls")),
@@ -10,10 +16,13 @@ api_patterns = [
     path("", include("funds.api.urls")),
     path("", include("orders.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # The split view serves Swagger UI's start-up code as a file: the CSP allows no inline script.
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]
 
 urlpatterns = [
+    # Browsers ask for /favicon.ico on every page, the admin's included.
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("admin/", admin.site.urls),
     path("api/", include(api_patterns)),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -60,3 +60,59 @@ def test_bad_value_stops_start_up_naming_the_variable(env, variable):
 
 def test_secret_key_may_be_omitted_only_in_debug():
     assert start(DJANGO_SECRET_KEY="", DJANGO_DEBUG="true").returncode == 0
+
+
+def manage(*args: str, **env) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_", "AGENT_", "AGENTDESK_"))}
+    base.update(env)
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=base, capture_output=True, text=True, timeout=120)
+
+
+def test_a_command_run_by_hand_reads_the_secret_key_from_the_env_file(tmp_path):
+    env_file = tmp_path / ".env"
+    env_file.write_text("DJANGO_SECRET_KEY=" + "k" * 50 + "\n")
+    result = manage("check", AGENTDESK_ENV_FILE=str(env_file))
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_without_a_secret_key_anywhere_start_up_names_the_variable(tmp_path):
+    result = manage("check", AGENTDESK_ENV_FILE=str(tmp_path / "missing.env"))
+    assert result.returncode != 0 and "DJANGO_SECRET_KEY" in result.stderr
+
+
+def test_the_environment_wins_over_the_env_file(tmp_path):
+    env_file = tmp_path / ".env"
+    env_file.write_text("DJANGO_SECRET_KEY=from-file\nAGENT_PROVIDER=openai\n")
+    result = start(AGENTDESK_ENV_FILE=str(env_file), AGENT_PROVIDER="rules")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[2] == "rules"
+
+
+def test_make_writes_a_private_secret_key_once(tmp_path):
+    (tmp_path / "Makefile").write_text((ROOT / "Makefile").read_text())
+    first = subprocess.run(["make", "-s", "secret", f"PYTHON={sys.executable}"], cwd=tmp_path, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    env_file = tmp_path / ".env"
+    written = env_file.read_text()
+    assert written.startswith("DJANGO_SECRET_KEY=") and len(written.strip()) > 50
+    assert env_file.stat().st_mode & 0o777 == 0o600
+    subprocess.run(["make", "-s", "secret", f"PYTHON={sys.executable}"], cwd=tmp_path, check=True, capture_output=True)
+    assert env_file.read_text() == written
+
+
+@pytest.mark.django_db
+def test_the_demo_login_file_is_private_from_the_start(tmp_path, monkeypatch):
+    from io import StringIO
+
+    from agents import demo
+
+    monkeypatch.setattr(demo, "CREDENTIALS_FILE", tmp_path / ".demo-credentials")
+    modes = []
+    real_open = os.open
+    monkeypatch.setattr(os, "open", lambda path, flags, mode=0o777: modes.append(mode) or real_open(path, flags, mode))
+    out = StringIO()
+    demo.seed(out)
+    assert modes == [0o600] and (tmp_path / ".demo-credentials").stat().st_mode & 0o777 == 0o600
+    password = (tmp_path / ".demo-credentials").read_text().strip()
+    assert f"admin / {password}" in out.getvalue()
