@@ -6,6 +6,12 @@ With one channel-layer member per process instead of one per page, an event cost
 layer message per process, not one per client (see ``bench/event_fanout.py``). UI
 actions still travel through each consumer's own channel (group ``user.<id>``): they are
 rare and meant for one person.
+
+A layer that cannot cross processes (the embedded default, in-memory) would leave pages
+blind to what the autonomy loop, a management command or a second server commits. There
+the hub also tails the event log: one indexed query (``seq > last seen``) per
+``TAIL_INTERVAL`` per process, whatever the number of clients, and only while someone
+listens. An event that arrives both ways is sent once: consumers drop a seq they sent.
 """
 
 from __future__ import annotations
@@ -17,9 +23,10 @@ from weakref import WeakKeyDictionary
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import InMemoryChannelLayer
 
 from core.auth import is_active_staff
-from core.events import EVENTS_GROUP, REPLAY_LIMIT, stored_events, user_group
+from core.events import EVENTS_GROUP, REPLAY_LIMIT, latest_event_seq, stored_events, user_group
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +35,8 @@ logger = logging.getLogger(__name__)
 BACKLOG_SIZE = REPLAY_LIMIT
 # Channel layers forget a group member after a day (group_expiry); the hub rejoins well before.
 REJOIN_SECONDS = 3600
+# How often a hub on a process-local layer reads events other processes committed.
+TAIL_INTERVAL = 0.25
 
 
 def replay_start(scope) -> int | None:
@@ -50,6 +59,7 @@ class EventHub:
         self.lock = asyncio.Lock()
         self.channel = ""
         self.tasks: list[asyncio.Task] = []
+        self.last_seen = 0  # the newest seq offered to the consumers, pushed or tailed
 
     async def subscribe(self, consumer: EventsConsumer) -> None:
         """From now on every event reaching this process is offered to ``consumer``."""
@@ -60,6 +70,9 @@ class EventHub:
                 self.channel = await self.layer.new_channel()
                 await self.layer.group_add(EVENTS_GROUP, self.channel)
                 self.tasks = [asyncio.create_task(self.pump()), asyncio.create_task(self.stay_joined())]
+                if isinstance(self.layer, InMemoryChannelLayer):
+                    self.last_seen = await database_sync_to_async(latest_event_seq)()
+                    self.tasks.append(asyncio.create_task(self.tail()))
             self.consumers.add(consumer)
 
     async def unsubscribe(self, consumer: EventsConsumer) -> None:
@@ -82,11 +95,28 @@ class EventHub:
                 logger.exception("the event hub could not receive from the channel layer; retrying in 1 s")
                 await asyncio.sleep(1)
                 continue
-            for consumer in list(self.consumers):
-                try:
-                    await consumer.offer(message)
-                except Exception:
-                    logger.exception("could not offer event %s to a consumer", message.get("seq"))
+            await self.offer(message)
+
+    async def offer(self, message: dict) -> None:
+        self.last_seen = max(self.last_seen, message["seq"])
+        for consumer in list(self.consumers):
+            try:
+                await consumer.offer(message)
+            except Exception:
+                logger.exception("could not offer event %s to a consumer", message.get("seq"))
+
+    async def tail(self) -> None:
+        """Offer the events other processes committed (the in-memory layer never brings them)."""
+        while True:
+            await asyncio.sleep(TAIL_INTERVAL)
+            try:
+                stored = await database_sync_to_async(stored_events)(after=self.last_seen)
+            except Exception:
+                logger.exception("the event hub could not read the event log; retrying")
+                continue
+            for seq, text in stored:
+                if seq > self.last_seen:
+                    await self.offer({"type": "event.send", "seq": seq, "text": text})
 
     async def stay_joined(self) -> None:
         while True:

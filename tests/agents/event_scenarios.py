@@ -96,3 +96,18 @@ def event_log_commit_order(writers: int, events_per_writer: int) -> dict:
         "snapshots_with_gaps": len(snapshots_with_gaps),
         "first_gap": snapshots_with_gaps[0][-5:] if snapshots_with_gaps else None,
     }
+
+
+def seed_demo(credentials_file: str) -> int:
+    """The demo city, as ``make run`` loads it; returns how many residents it has."""
+    from io import StringIO
+    from pathlib import Path
+
+    from django.core.management import call_command
+
+    from agents import demo
+    from agents.models import Agent
+
+    demo.CREDENTIALS_FILE = Path(credentials_file)
+    call_command("seed_demo", stdout=StringIO())
+    return Agent.objects.filter(is_active=True).count()
