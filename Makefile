@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 AUTONOMY_INTERVAL ?= 30
 
-.PHONY: run test install secret clean
+.PHONY: run test lint install secret clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,7 +31,11 @@ run: install secret
 	$(PY) -m daphne -b $(HOST) -p $(PORT) config.asgi:application & server=$$!; \
 	wait
 
-test: install
+# The layers (core < agents < domain apps) are contracts in .importlinter, checked first.
+lint: install
+	$(VENV)/bin/lint-imports --no-cache
+
+test: lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 clean:
