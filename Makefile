@@ -26,10 +26,12 @@ run: install secret
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py seed_demo
 	@echo "Serving on http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/), autonomy loop every $(AUTONOMY_INTERVAL) s; Ctrl-C stops both"
-	@trap 'kill -TERM $$tick $$server 2>/dev/null; wait; exit 0' INT TERM; \
-	$(PY) manage.py autonomy_tick --loop --interval $(AUTONOMY_INTERVAL) & tick=$$!; \
+	@# Both children get exactly one TERM (the loop then finishes its tick): the loop runs in a
+	@# session of its own so that Ctrl-C does not reach it a second time through the terminal.
+	@trap 'kill -TERM $$tick $$server 2>/dev/null; wait' INT TERM; \
+	setsid $(PY) manage.py autonomy_tick --loop --interval $(AUTONOMY_INTERVAL) & tick=$$!; \
 	$(PY) -m daphne -b $(HOST) -p $(PORT) config.asgi:application & server=$$!; \
-	wait
+	wait; echo "Stopped."
 
 # The layers (core < agents < domain apps) are contracts in .importlinter, checked first.
 lint: install
