@@ -1,17 +1,13 @@
-// Chat page: keep the newest message in view, and send with Ctrl/⌘+Enter.
+// Chat transcripts (agent chat, fund chat, the orders desk): keep the newest message in
+// view, and send with Ctrl/⌘+Enter. On the agent chat page the message box keeps focus.
 (function () {
   "use strict";
 
   function scrollToEnd() {
-    var log = document.getElementById("chat-log");
-    if (log) {
+    document.querySelectorAll(".chat").forEach(function (log) {
       log.scrollTop = log.scrollHeight;
-      var last = log.lastElementChild;
-      if (last && last.scrollIntoView) {
-        last.scrollIntoView({ block: "nearest" });
-      }
-    }
-    var box = document.querySelector("#chat-panel textarea[name=message]");
+    });
+    var box = document.querySelector("#chat-panel[data-conversation-id] textarea[name=message]");
     if (box) {
       box.focus();
     }

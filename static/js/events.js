@@ -34,6 +34,13 @@
   function setState(state) {
     if (status) {
       status.dataset.state = state;
+      // The dot is a colour; people using a screen reader get the words.
+      var label = status.getAttribute("data-label-" + state) || "";
+      status.title = label;
+      var text = status.querySelector(".visually-hidden");
+      if (text) {
+        text.textContent = label;
+      }
     }
   }
 

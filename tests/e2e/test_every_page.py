@@ -59,3 +59,28 @@ def test_the_admin_says_agent_desk(staff_page):
     staff_page.goto("/admin/")
     expect(staff_page.locator("#site-name")).to_have_text("Agent Desk")
     assert "Django" not in staff_page.title()
+
+
+def test_every_page_is_usable_390_px_wide_without_sideways_scrolling(demo, browser, live_server_url, staff_page):
+    from agents.models import Agent
+
+    cookies = staff_page.context.cookies()
+    context = browser.new_context(base_url=live_server_url, viewport={"width": 390, "height": 844}, locale="zh-CN")
+    context.add_cookies(cookies)
+    page = context.new_page()
+    agent = Agent.objects.order_by("id").first()
+    for path in ["/", "/trade/", "/bounties/", "/funds/", "/orders/", f"/agents/{agent.pk}/chat/"]:
+        page.goto(path)
+        page.wait_for_load_state("networkidle")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
+    context.close()
+
+
+def test_orders_table_keeps_names_and_statuses_on_one_line_at_1366_px(demo, staff_page):
+    staff_page.set_viewport_size({"width": 1366, "height": 900})
+    staff_page.goto("/orders/")
+    row = staff_page.locator("#order-HT20260301001")
+    for text in ["张三", "已确认"]:
+        cell = row.locator("td", has_text=text).first
+        height = cell.evaluate("c => { const r = document.createRange(); r.selectNodeContents(c); return r.getClientRects().length; }")
+        assert height == 1, f"{text} wraps over {height} lines"
