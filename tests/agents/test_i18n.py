@@ -77,7 +77,7 @@ def test_every_main_page_is_fully_english(staff_client, pages):
         # The nav is the known gap that this test was written for.
         for label in ("Trade", "Bounties", "Funds", "Orders", "Admin"):
             assert f">{label}</a>" in html, (url, label)
-        assert 'title="Live connection"' in html, url
+        assert 'title="Live updates: connecting"' in html, url
 
 
 def test_the_language_switcher_names_each_language_in_itself(staff_client, pages):
@@ -121,7 +121,7 @@ def test_pages_without_a_language_header_speak_chinese(staff_client, pages):
         assert '<html lang="zh-hans">' in html, url
         for label in ("交易", "悬赏", "基金", "订单", "管理后台"):
             assert f">{label}</a>" in html, (url, label)
-        assert 'title="实时连接"' in html, url
+        assert 'title="实时连接：连接中"' in html, url
 
 
 @pytest.mark.parametrize(
