@@ -6,9 +6,9 @@ from core.admin import ReadOnlyAdmin
 from core.errors import ApplicationError
 
 from .autonomy.tick import run_tick
+from .confirmations import confirm_pending_action, expire_pending_actions, outcome_message, reject_pending_action
 from .models import Agent, AgentActionLog, AutonomyRound, Conversation, Message, PendingAction, Tool, ToolCall
 from .selectors import pending_action_review
-from .services import confirm_pending_action, expire_pending_actions, outcome_message, reject_pending_action
 from .sync import sync_tools
 
 

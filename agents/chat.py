@@ -27,11 +27,11 @@ from core.auth import signed_in
 from core.errors import ApplicationError, NotFound
 from core.text import clean_text
 
+from .confirmations import answer_pending_action
 from .executor import execute, openai_tools
 from .models import Agent, Conversation, Message
 from .providers import Completion, ModelError, ModelProvider, get_provider, model_for
 from .registry import ToolContext
-from .services import answer_pending_action
 
 logger = logging.getLogger(__name__)
 

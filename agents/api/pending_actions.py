@@ -10,9 +10,9 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from agents.confirmations import confirm_pending_action, expire_pending_actions, outcome_message, reject_pending_action
 from agents.models import PendingAction
 from agents.selectors import pending_action_get
-from agents.services import confirm_pending_action, expire_pending_actions, outcome_message, reject_pending_action
 from core.api.schema import ErrorSerializer
 
 
