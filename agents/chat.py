@@ -217,10 +217,8 @@ def conversation_transcript(conversation: Conversation) -> list[dict]:
     """The stored messages as people read them: text, the calls an answer made, each result."""
     entries = []
     decisions = {
-        pk: (status, label)
-        for pk, status, label in (
-            (a.pk, a.status, a.get_status_display()) for a in conversation.pending_actions.only("id", "status")
-        )
+        a.pk: (a.effective_status.value, a.effective_status.label)
+        for a in conversation.pending_actions.only("id", "status", "expires_at")
     }
     for row in conversation.messages.order_by("id"):
         entry: dict[str, Any] = {"role": row.role, "text": row.content, "created_at": row.created_at}
