@@ -6,9 +6,9 @@ from core.admin import ReadOnlyAdmin
 from core.errors import ApplicationError
 
 from .autonomy.tick import run_tick
+from .confirmations import confirm_pending_action, outcome_message, reject_pending_action
 from .models import Agent, AgentActionLog, AutonomyRound, Conversation, Message, PendingAction, Tool, ToolCall
 from .selectors import pending_action_review
-from .services import confirm_pending_action, expire_pending_actions, outcome_message, reject_pending_action
 from .sync import sync_tools
 
 
@@ -87,20 +87,35 @@ class ConversationAdmin(ReadOnlyAdmin):
     inlines = [MessageInline]
 
 
+class ShownStatusFilter(admin.SimpleListFilter):
+    """Filters by the status the list shows, so an overdue proposal is found under expired."""
+
+    title = _("状态")
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return PendingAction.Status.choices
+
+    def queryset(self, request, queryset):
+        return queryset.shown_as(self.value()) if self.value() else queryset
+
+
 @admin.register(PendingAction)
 class PendingActionAdmin(ReadOnlyAdmin):
     """Proposals are decided here (actions), never edited: confirming runs the tool as the admin user."""
 
-    list_display = ["id", "tool_name", "agent", "status", "mode", "summary", "requested_by", "decided_by", "created_at", "expires_at"]
-    list_filter = ["status", "mode", "tool_name"]
+    list_display = [
+        "id", "tool_name", "agent", "shown_status", "mode", "summary", "requested_by", "decided_by", "created_at", "expires_at"
+    ]
+    list_filter = [ShownStatusFilter, "mode", "tool_name"]
     search_fields = ["tool_name", "summary", "arguments"]
     list_select_related = ["agent", "requested_by", "decided_by"]
     readonly_fields = ["proposal_review"]
     actions = ["confirm_selected", "reject_selected"]
 
-    def changelist_view(self, request, extra_context=None):
-        expire_pending_actions()
-        return super().changelist_view(request, extra_context)
+    @admin.display(description=_("状态"), ordering="status")
+    def shown_status(self, obj: PendingAction) -> str:
+        return obj.effective_status.label
 
     @admin.display(description=_("提议值与当前值"))
     def proposal_review(self, obj: PendingAction):

@@ -27,11 +27,11 @@ from core.auth import signed_in
 from core.errors import ApplicationError, NotFound
 from core.text import clean_text
 
+from .confirmations import answer_pending_action
 from .executor import execute, openai_tools
 from .models import Agent, Conversation, Message
 from .providers import Completion, ModelError, ModelProvider, get_provider, model_for
 from .registry import ToolContext
-from .services import answer_pending_action
 
 logger = logging.getLogger(__name__)
 
@@ -217,10 +217,8 @@ def conversation_transcript(conversation: Conversation) -> list[dict]:
     """The stored messages as people read them: text, the calls an answer made, each result."""
     entries = []
     decisions = {
-        pk: (status, label)
-        for pk, status, label in (
-            (a.pk, a.status, a.get_status_display()) for a in conversation.pending_actions.only("id", "status")
-        )
+        a.pk: (a.effective_status.value, a.effective_status.label)
+        for a in conversation.pending_actions.only("id", "status", "expires_at")
     }
     for row in conversation.messages.order_by("id"):
         entry: dict[str, Any] = {"role": row.role, "text": row.content, "created_at": row.created_at}

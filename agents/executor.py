@@ -24,6 +24,7 @@ from core.auth import signed_in
 from core.errors import ApplicationError
 
 from .models import Agent, Tool, ToolCall
+from .proposals import propose_action
 from .registry import ToolContext, ToolSpec, registry
 
 logger = logging.getLogger(__name__)
@@ -165,8 +166,6 @@ def execute(name: str, arguments: Any, context: ToolContext) -> dict:
         if context.pending_action is None and context.source != ToolCall.Source.AUTONOMY:
             _check_rate(context.agent)
         if requires_confirmation and context.pending_action is None:
-            from .services import propose_action  # the confirmation flow lives with PendingAction
-
             result = propose_action(spec=spec, arguments=cleaned, ctx=context)
         else:
             with transaction.atomic():

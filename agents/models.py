@@ -160,6 +160,14 @@ class PendingActionQuerySet(models.QuerySet):
         """Proposals still marked pending whose time ran out: the loop's expiry step closes them."""
         return self.filter(status=PendingAction.Status.PENDING, expires_at__lte=now or timezone.now())
 
+    def shown_as(self, status: str):
+        """Rows readers show with ``status`` (see ``effective_status``): overdue ones are expired, not pending."""
+        if status == PendingAction.Status.PENDING:
+            return self.open()
+        if status == PendingAction.Status.EXPIRED:
+            return self.filter(status=status) | self.overdue()
+        return self.filter(status=status)
+
 
 class PendingAction(models.Model):
     """An agent's proposed write, waiting for a staff member's decision."""
@@ -212,6 +220,13 @@ class PendingAction(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.tool_name} [{self.status}]"
+
+    @property
+    def effective_status(self) -> "PendingAction.Status":
+        """The status readers show: an overdue row is expired even before the loop's expiry step closes it."""
+        if self.status == self.Status.PENDING and self.expires_at <= timezone.now():
+            return self.Status.EXPIRED
+        return self.Status(self.status)
 
 
 class AutonomyRound(models.Model):

@@ -68,7 +68,7 @@ class ToolSpec:
     requires_confirmation: bool
     input_schema: dict
     source: str
-    # Builds the staff-facing proposal of a confirmation-requiring call (see agents.services).
+    # Builds the staff-facing proposal of a confirmation-requiring call (see agents.proposals).
     propose: Callable[..., Proposal] | None = None
 
     def describe(self, language: str | None = None) -> str:

@@ -8,8 +8,8 @@ from core.errors import ApplicationError, NotFound
 from core.params import parse_id
 
 from .chat import MAX_MESSAGE_LENGTH, conversation_transcript, run_chat
+from .confirmations import confirm_pending_action, reject_pending_action
 from .models import Agent, Conversation
-from .services import confirm_pending_action, reject_pending_action
 
 
 @require_GET

@@ -6,8 +6,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
+from agents.confirmations import confirm_pending_action, outcome_message, reject_pending_action
 from agents.models import PendingAction
-from agents.services import confirm_pending_action, outcome_message, reject_pending_action
 from core.errors import ApplicationError
 
 from . import selectors, services

@@ -22,9 +22,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from agents.chat import MAX_MESSAGE_LENGTH, conversation_transcript, run_chat
+from agents.confirmations import confirm_pending_action, expire_pending_actions, outcome_message, reject_pending_action
 from agents.models import Agent, Conversation, PendingAction
 from agents.selectors import pending_action_get, pending_action_review
-from agents.services import confirm_pending_action, expire_pending_actions, outcome_message, reject_pending_action
 from core.errors import ApplicationError
 
 from . import selectors, services

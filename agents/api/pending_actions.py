@@ -1,5 +1,8 @@
 """Pending-actions API (DESIGN §11): list proposals, confirm (optionally with edited
-arguments) or reject them. Confirming runs the action as the calling staff member."""
+arguments) or reject them. Confirming runs the action as the calling staff member.
+
+Reads never write: a proposal past its expiry that the autonomy loop has not closed yet is
+shown as ``expired`` (listed under ``?status=expired``, not ``?status=pending``)."""
 
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
@@ -10,9 +13,9 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from agents.confirmations import confirm_pending_action, outcome_message, reject_pending_action
 from agents.models import PendingAction
 from agents.selectors import pending_action_get
-from agents.services import confirm_pending_action, expire_pending_actions, outcome_message, reject_pending_action
 from core.api.schema import ErrorSerializer
 
 
@@ -20,6 +23,7 @@ class PendingActionSerializer(serializers.ModelSerializer):
     agent_name = serializers.CharField(source="agent.name", read_only=True)
     requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     decided_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    status = serializers.ChoiceField(source="effective_status", choices=PendingAction.Status.choices, read_only=True)
 
     class Meta:
         model = PendingAction
@@ -73,7 +77,10 @@ class PendingActionList(GenericAPIView):
     @extend_schema(
         operation_id="pending_actions_list",
         parameters=[
-            OpenApiParameter("status", OpenApiTypes.STR, enum=PendingAction.Status.values, description="only this status"),
+            OpenApiParameter(
+                "status", OpenApiTypes.STR, enum=PendingAction.Status.values,
+                description="only this status (an overdue proposal is expired)",
+            ),
         ],
         responses={200: PendingActionSerializer(many=True), 400: DecisionErrorSerializer},
     )
@@ -81,8 +88,7 @@ class PendingActionList(GenericAPIView):
         status = request.query_params.get("status") or None
         if status is not None and status not in PendingAction.Status.values:
             raise serializers.ValidationError({"status": [f"must be one of {', '.join(PendingAction.Status.values)}"]})
-        expire_pending_actions()
-        actions = _actions() if status is None else _actions().filter(status=status)
+        actions = _actions() if status is None else _actions().shown_as(status)
         page = self.paginate_queryset(actions)
         return self.get_paginated_response(PendingActionSerializer(page, many=True).data)
 
@@ -92,7 +98,6 @@ class PendingActionDetail(GenericAPIView):
     serializer_class = PendingActionSerializer
 
     def get(self, request: Request, pk: int) -> Response:
-        expire_pending_actions()
         return Response(PendingActionSerializer(pending_action_get(action_id=pk)).data)
 
 

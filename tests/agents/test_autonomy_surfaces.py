@@ -7,13 +7,15 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import timedelta
 from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
-from agents.models import AgentActionLog, AutonomyRound
+from agents.models import AgentActionLog, AutonomyRound, Conversation, PendingAction
 from tests.agents.fixtures import city, resident  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.django_db
@@ -211,3 +213,59 @@ def test_progress_bar_redraws_one_line():
     bar(3, 10)
     bar(10, 10)
     assert stream.getvalue() == "\r[###.......] 3/10 batches\r[##########] 10/10 batches"
+
+
+def overdue_action(agent, **fields) -> PendingAction:
+    conversation = Conversation.objects.create(agent=agent)
+    return PendingAction.objects.create(
+        tool_name="create_fund", agent=agent, conversation=conversation, mode="standalone", summary="创建基金 Alpha",
+        expires_at=timezone.now() - timedelta(seconds=1), **fields,
+    )
+
+
+def test_command_expires_overdue_pending_actions_and_tells_their_conversations(resident):
+    action = overdue_action(resident("Alice", tools=("rest",)))
+    out, _ = tick("--count", "1")
+    action.refresh_from_db()
+    assert action.status == "expired" and action.decided_at is not None
+    assert list(action.conversation.messages.values_list("role", "content")) == [("assistant", "操作已过期，未执行：创建基金 Alpha")]
+    assert out.splitlines()[0] == "expired 1 pending action"
+
+
+def test_command_leaves_pending_actions_that_are_still_open(resident):
+    action = overdue_action(resident("Alice", tools=("rest",)))
+    PendingAction.objects.filter(pk=action.pk).update(expires_at=timezone.now() + timedelta(minutes=5))
+    out, _ = tick("--count", "1")
+    action.refresh_from_db()
+    assert action.status == "pending" and "expired" not in out
+
+
+def test_command_dry_run_expires_nothing(resident):
+    action = overdue_action(resident("Alice", tools=("rest",)))
+    tick("--dry-run")
+    action.refresh_from_db()
+    assert action.status == "pending"
+
+
+def test_the_loop_expires_before_every_tick(resident, monkeypatch):
+    """An action that runs out during the first tick is expired by the second pass of the loop."""
+    from agents.management.commands import autonomy_tick
+
+    alice = resident("Alice", tools=("rest",))
+    action = overdue_action(alice)
+    PendingAction.objects.filter(pk=action.pk).update(expires_at=timezone.now() + timedelta(minutes=5))
+    statuses = []
+    real_tick = autonomy_tick.run_tick
+
+    def run_tick(**options):
+        statuses.append(PendingAction.objects.get(pk=action.pk).status)
+        if len(statuses) == 2:
+            raise KeyboardInterrupt  # what a second Ctrl-C does
+        PendingAction.objects.filter(pk=action.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+        return real_tick(**options)
+
+    monkeypatch.setattr(autonomy_tick, "run_tick", run_tick)
+    with pytest.raises(KeyboardInterrupt):
+        tick("--loop", "--interval", "0")
+    assert statuses == ["pending", "expired"]
+    assert action.conversation.messages.get().content == "操作已过期，未执行：创建基金 Alpha"

@@ -6,15 +6,15 @@ import pytest
 from django.utils import timezone
 
 from agents.chat import run_chat
-from agents.executor import execute
-from agents.models import Conversation, Message, PendingAction, Tool, ToolCall
-from agents.registry import ToolContext, registry, tool
-from agents.services import (
+from agents.confirmations import (
     answer_pending_action,
     confirm_pending_action,
     expire_pending_actions,
     reject_pending_action,
 )
+from agents.executor import execute
+from agents.models import Conversation, Message, PendingAction, Tool, ToolCall
+from agents.registry import ToolContext, registry, tool
 from core.errors import ApplicationError, Conflict, Forbidden
 from core.models import EventLog
 from funds.models import Fund

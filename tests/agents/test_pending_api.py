@@ -27,7 +27,7 @@ def propose(make_agent, staff_user):
     return run
 
 
-def test_list_filters_by_status_and_expires_overdue_actions(api_client, propose):
+def test_list_filters_by_status_with_overdue_actions_as_expired(api_client, propose):
     overdue = propose("create_fund", fund_name="Alpha")
     waiting = propose("create_fund", fund_name="Beta")
     PendingAction.objects.filter(pk=overdue.pk).update(expires_at=timezone.now() - timedelta(seconds=1))

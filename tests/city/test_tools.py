@@ -2,10 +2,10 @@
 
 import pytest
 
+from agents.confirmations import confirm_pending_action
 from agents.executor import execute, openai_tools
 from agents.models import PendingAction, Tool, ToolCall
 from agents.registry import ToolContext
-from agents.services import confirm_pending_action
 from city.demo import CITY_TOOLS
 from city.models import MarketOrder, ResourceTransfer
 

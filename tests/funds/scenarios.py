@@ -14,10 +14,10 @@ from collections.abc import Callable
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from agents.confirmations import confirm_pending_action
 from agents.executor import execute
 from agents.models import Agent, Conversation, PendingAction, Tool, ToolCall
 from agents.registry import ToolContext
-from agents.services import confirm_pending_action
 from core.errors import ApplicationError
 from funds.models import Fund
 from funds.services import fund_create, fund_update

@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import close_old_connections, connection
 
 from agents.autonomy.tick import run_tick
+from agents.confirmations import expire_pending_actions
 from agents.selectors import agents_by_keys
 from core.errors import ApplicationError
 
@@ -30,6 +31,7 @@ class ProgressBar:
 class Command(BaseCommand):
     help = (
         "Run the autonomy tick: every active resident decides one action, executed through the tool registry. "
+        "Before each tick, overdue pending actions expire and their conversations are told. "
         "One stats line per tick; Ctrl-C stops cleanly between ticks (a second Ctrl-C interrupts)."
     )
 
@@ -72,6 +74,8 @@ class Command(BaseCommand):
             if not connection.in_atomic_block:  # a long loop outlives connections (server restarts, timeouts)
                 close_old_connections()
             try:
+                if not dry_run:
+                    self._expire()
                 result = run_tick(
                     agent_ids=agent_ids, batch_size=batch_size, concurrency=concurrency, dry_run=dry_run,
                     show_prompt=show_prompt, progress=progress, seed=seed,
@@ -89,6 +93,11 @@ class Command(BaseCommand):
                 break
             if stop.wait(interval):
                 break
+
+    def _expire(self) -> None:
+        """The loop's expiry step: the one place pending actions expire besides a late decision."""
+        if expired := expire_pending_actions():
+            self.stdout.write(f"expired {expired} pending action{'s' if expired != 1 else ''}")
 
     def _report(self, result, dry_run: bool, show_prompt: bool) -> None:
         if show_prompt:

@@ -1,18 +1,20 @@
-"""Agent-side business rules: proposals that wait for a staff member's confirmation.
+"""Confirming: staff decide a proposal once; overdue proposals expire.
 
-A confirmation-requiring tool call becomes a ``PendingAction`` row (``propose_action``).
-Staff decide it once: ``confirm_pending_action`` claims the row with a conditional UPDATE
-(pending → confirmed) and runs the tool for real in the same transaction, as the
-confirming staff member, with the version the proposal read; ``reject_pending_action``
-and ``expire_pending_actions`` close it without running anything. Every outcome is
-written back into the conversation and broadcast as a ``pending_action`` event.
+``confirm_pending_action`` claims the row with a conditional UPDATE (pending → confirmed)
+and runs the tool for real in the same transaction, as the confirming staff member, with
+the version the proposal read; ``reject_pending_action`` and ``expire_pending_actions``
+close it without running anything. Every outcome is written back into the conversation
+and broadcast as a ``pending_action`` event.
+
+Expiry has one writer: ``expire_pending_actions`` runs once per pass of the autonomy loop,
+and deciding an overdue action expires it on the spot. Readers never expire anything; they
+use ``PendingAction.objects.open()`` / ``.overdue()``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -20,12 +22,13 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core.auth import is_active_staff, signed_in
+from core.auth import is_active_staff
 from core.errors import ApplicationError, Conflict, Forbidden
-from core.events import broadcast, send_ui_action
 
+from .executor import execute
 from .models import Conversation, Message, PendingAction
-from .registry import Proposal, ToolContext, ToolSpec
+from .proposals import announce
+from .registry import ToolContext
 from .selectors import pending_action_get
 
 CONFIRM_ANSWERS = frozenset(
@@ -33,45 +36,6 @@ CONFIRM_ANSWERS = frozenset(
 )
 CANCEL_ANSWERS = frozenset({"取消", "不", "不要", "否", "算了", "拒绝", "cancel", "no", "n", "reject", "stop"})
 _ANSWER_NOISE = re.compile(r"[\s。．.!！~～,，]+")
-
-
-def propose_action(*, spec: ToolSpec, arguments: dict, ctx: ToolContext) -> dict:
-    """Record what the agent wants to do instead of doing it; staff decide later.
-
-    In an embedded chat the staff member's open page is told to open the pre-filled form.
-    """
-    proposal = spec.propose(ctx, **arguments) if spec.propose else Proposal(
-        message=_("即将执行「%(tool)s」，请确认是否继续？") % {"tool": spec.name}, form_data=dict(arguments)
-    )
-    action = PendingAction.objects.create(
-        tool_name=spec.name,
-        agent=ctx.agent,
-        conversation=ctx.conversation,
-        requested_by=signed_in(ctx.user),
-        arguments=arguments,
-        version_read=proposal.version,
-        mode=ctx.mode,
-        summary=proposal.message,
-        expires_at=timezone.now() + timedelta(seconds=settings.PENDING_ACTION_TTL),
-    )
-    _announce(action)
-    result = {
-        "status": "pending_confirmation",
-        "pending_action_id": action.pk,
-        "message": proposal.message,
-        "form_data": proposal.form_data,
-    }
-    if ctx.mode == Conversation.Mode.EMBEDDED and signed_in(ctx.user) is not None:
-        send_ui_action(
-            ctx.user,
-            "open_form",
-            url=proposal.url or getattr(ctx.conversation, "page", ""),
-            form=proposal.form,
-            pending_action_id=action.pk,
-            fields=proposal.form_data,
-        )
-        result.update(message=_("表单已预填，请确认后点击提交按钮"), summary=proposal.message)
-    return result
 
 
 def confirm_pending_action(*, action_id: int, user: Any, arguments: dict | None = None) -> PendingAction:
@@ -85,8 +49,6 @@ def confirm_pending_action(*, action_id: int, user: Any, arguments: dict | None 
     Raises ``Conflict`` unless the action is pending (``pending_action_expired`` once expired).
     """
     _require_staff(user)
-    from .executor import execute  # the executor imports this module for proposals
-
     action = pending_action_get(action_id=action_id)
     if arguments is not None and not isinstance(arguments, dict):
         raise ApplicationError("invalid_arguments", _("参数必须是 JSON 对象"), field="arguments")
@@ -140,7 +102,10 @@ def reject_pending_action(*, action_id: int, user: Any, reason: str = "") -> Pen
 
 
 def expire_pending_actions() -> int:
-    """Mark every pending action past its ``expires_at`` as expired; returns how many."""
+    """Close every overdue pending action and tell its conversation; returns how many.
+
+    The autonomy loop's expiry step: it runs once per pass of ``autonomy_tick``, never on a read.
+    """
     now = timezone.now()
     overdue = PendingAction.objects.overdue(now=now)
     return sum(_expire(action_id, now) for action_id in overdue.values_list("pk", flat=True))
@@ -166,6 +131,7 @@ def answer_pending_action(*, conversation: Conversation | None, message: str, us
     answer = _ANSWER_NOISE.sub("", str(message or "")).lower()
     if answer not in CONFIRM_ANSWERS and answer not in CANCEL_ANSWERS:
         return None
+    # Overdue ones too: answering one expires it and says so, like any late decision.
     action = conversation.pending_actions.filter(status=PendingAction.Status.PENDING).order_by("-created_at", "-id").first()
     if action is None:
         return None
@@ -240,17 +206,7 @@ def _record_outcome(action: PendingAction) -> None:
     """Write the outcome into the conversation and tell open pages (after commit)."""
     if action.conversation_id:
         Message.objects.create(conversation_id=action.conversation_id, role=Message.Role.ASSISTANT, content=outcome_message(action))
-    _announce(action)
-
-
-def _announce(action: PendingAction) -> None:
-    broadcast(
-        "pending_action",
-        id=action.pk,
-        tool=action.tool_name,
-        status=action.status,
-        conversation_id=action.conversation_id,
-    )
+    announce(action)
 
 
 def _require_staff(user: Any) -> None:
