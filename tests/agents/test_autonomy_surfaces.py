@@ -269,3 +269,38 @@ def test_the_loop_expires_before_every_tick(resident, monkeypatch):
         tick("--loop", "--interval", "0")
     assert statuses == ["pending", "expired"]
     assert action.conversation.messages.get().content == "操作已过期，未执行：创建基金 Alpha"
+
+
+class RecordedWaits:
+    """A stop event that records how long the command waited between ticks (and never sleeps)."""
+
+    waits: list[float] = []
+
+    def __init__(self):
+        self._set = False
+
+    def is_set(self):
+        return self._set
+
+    def set(self):
+        self._set = True
+
+    def wait(self, timeout=None):
+        RecordedWaits.waits.append(timeout)
+        return self._set
+
+
+@pytest.mark.parametrize(
+    ("args", "waits"),
+    [(["--count", "3"], [0.0, 0.0]), (["--count", "2", "--interval", "5"], [5.0])],
+)
+def test_a_count_of_ticks_pauses_only_when_an_interval_is_given(resident, monkeypatch, args, waits):
+    from agents.management.commands import autonomy_tick
+
+    resident("Alice", energy=20, tools=("rest",))
+    RecordedWaits.waits = []
+    monkeypatch.setattr(autonomy_tick.threading, "Event", RecordedWaits)
+    out = StringIO()
+    call_command("autonomy_tick", *args, stdout=out)
+    assert out.getvalue().count("tick #") == int(args[1])
+    assert RecordedWaits.waits == waits

@@ -39,7 +39,9 @@ class Command(BaseCommand):
         runs = parser.add_mutually_exclusive_group()
         runs.add_argument("--count", type=int, default=1, help="number of ticks (default 1)")
         runs.add_argument("--loop", action="store_true", help="tick until stopped")
-        parser.add_argument("--interval", type=float, default=30.0, help="seconds between ticks (default 30)")
+        parser.add_argument(
+            "--interval", type=float, default=None, help="seconds between ticks (default 30 with --loop; none with --count)"
+        )
         parser.add_argument("--agents", default="", help="only these agents: comma-separated ids or names")
         parser.add_argument("--dry-run", action="store_true", help="decide and print, change nothing")
         parser.add_argument("--show-prompt", action="store_true", help="print the system prompt and every batch prompt")
@@ -51,6 +53,8 @@ class Command(BaseCommand):
         for name, value, minimum in (("--count", count, 1), ("--batch-size", batch_size, 1), ("--concurrency", concurrency, 1)):
             if value is not None and value < minimum:
                 raise CommandError(f"{name} must be at least {minimum}")
+        if interval is None:
+            interval = 30.0 if loop else 0.0  # a count of ticks is a batch job: no pause unless asked
         if interval < 0:
             raise CommandError("--interval must not be negative")
         agent_ids = None
