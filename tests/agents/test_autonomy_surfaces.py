@@ -299,7 +299,12 @@ def test_a_count_of_ticks_pauses_only_when_an_interval_is_given(resident, monkey
 
     resident("Alice", energy=20, tools=("rest",))
     RecordedWaits.waits = []
-    monkeypatch.setattr(autonomy_tick.threading, "Event", RecordedWaits)
+    import threading
+    from types import SimpleNamespace
+
+    # Only the command sees the recording event; the rest of the process keeps real ones.
+    fake = SimpleNamespace(Event=RecordedWaits, current_thread=threading.current_thread, main_thread=threading.main_thread)
+    monkeypatch.setattr(autonomy_tick, "threading", fake)
     out = StringIO()
     call_command("autonomy_tick", *args, stdout=out)
     assert out.getvalue().count("tick #") == int(args[1])
