@@ -126,7 +126,8 @@ def history(conversation: Conversation) -> list[dict]:
             calls = [c for c in row.tool_calls or [] if c.get("id") in answered]
             open_calls = {c["id"] for c in calls}
             if calls:
-                out.append({"role": "assistant", "content": row.content or None, "tool_calls": calls})
+                # "" rather than null: llama.cpp's server refuses a null content with a 500.
+                out.append({"role": "assistant", "content": row.content or "", "tool_calls": calls})
             elif row.content:
                 out.append({"role": "assistant", "content": row.content})
         elif row.role == Message.Role.TOOL:

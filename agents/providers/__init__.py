@@ -11,11 +11,13 @@ from typing import Any
 
 from django.conf import settings
 
-from .base import Completion, ModelError, ModelProvider, ToolCallRequest
+from .base import Completion, ModelError, ModelProvider, ModelTimeout, ModelUnavailable, ToolCallRequest
 from .openai_compatible import OpenAICompatibleProvider
 from .rules import RulesProvider
 
-__all__ = ["Completion", "ModelError", "ModelProvider", "ToolCallRequest", "get_provider", "model_for"]
+__all__ = [
+    "Completion", "ModelError", "ModelProvider", "ModelTimeout", "ModelUnavailable", "ToolCallRequest", "get_provider", "model_for",
+]
 
 RULES = "rules"
 
@@ -41,12 +43,16 @@ def get_provider(agent: Any = None) -> ModelProvider:
         if key not in _instances:
             _instances[key] = RulesProvider()
         return _instances[key]
-    key = ("openai", settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.AGENT_MODEL, settings.AGENT_MODEL_TIMEOUT)
+    key = (
+        "openai", settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.AGENT_MODEL, settings.AGENT_MODEL_TIMEOUT,
+        settings.AGENT_MAX_TOKENS,
+    )
     if key not in _instances:
         _instances[key] = OpenAICompatibleProvider(
             model=settings.AGENT_MODEL,
             api_key=settings.OPENAI_API_KEY,
             base_url=settings.OPENAI_BASE_URL,
             timeout=settings.AGENT_MODEL_TIMEOUT,
+            max_tokens=settings.AGENT_MAX_TOKENS,
         )
     return _instances[key]

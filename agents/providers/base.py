@@ -28,7 +28,22 @@ class Completion:
 
 
 class ModelError(Exception):
-    """The model could not answer (down, timed out, refused); the message is safe to show staff."""
+    """The model could not answer; the message is safe to show staff.
+
+    ``code`` says which way, for scripts and status codes: ``model_unavailable`` (the
+    endpoint cannot be reached), ``model_timeout`` (no answer in time) or ``model_error``
+    (it answered with an error or with something unreadable).
+    """
+
+    code = "model_error"
+
+
+class ModelUnavailable(ModelError):
+    code = "model_unavailable"
+
+
+class ModelTimeout(ModelError):
+    code = "model_timeout"
 
 
 class ModelProvider(Protocol):

@@ -3,7 +3,13 @@ Ollama, llama.cpp server) through the official SDK's async client.
 
 - One timeout per call (``AGENT_MODEL_TIMEOUT``), and exactly one retry, made here, on a
   transient failure (timeout, connection error, HTTP 5xx): the SDK's own retries are off
-  (``max_retries=0``) so the count is ours and visible.
+  (``max_retries=0``) so the count is ours and visible. A 4xx, or a 5xx whose body says the
+  request itself was invalid (llama.cpp answers 500 to a malformed message), is not retried:
+  the same request would fail the same way.
+- Every request caps the answer (``max_tokens``, ``AGENT_MAX_TOKENS`` unless the caller
+  sizes it), so an abandoned request does not keep a single-slot server busy for minutes.
+- ``tool_choice: "auto"`` goes with every ``tools``: some servers (llama-cpp-python's
+  function-calling formats) leave the tools out of the prompt without it.
 - Token usage of every answer is returned in ``Completion.usage``.
 - An endpoint whose model has no function calling answers 400 to ``tools``: the provider
   then switches, once and for good, to a JSON-in-text protocol (tools described in the
@@ -22,13 +28,32 @@ import openai
 from django.utils.translation import gettext as _
 from openai import AsyncOpenAI
 
-from .base import Completion, ModelError, ToolCallRequest
+from .base import Completion, ModelError, ModelTimeout, ModelUnavailable, ToolCallRequest
 from .lenient_json import NoJSON, find_json
 
 logger = logging.getLogger(__name__)
 
 # Failures worth one more try: the next attempt may well succeed.
 TRANSIENT = (openai.APITimeoutError, openai.APIConnectionError, openai.InternalServerError)
+# How servers word a 5xx that is really about the request (it would fail again).
+INVALID_REQUEST_WORDS = ("invalid", "validation", "must be", "is not valid", "unprocessable", "malformed")
+
+
+def invalid_request(exc: Exception) -> bool:
+    """A server error whose body blames the request: retrying the same request cannot help."""
+    if not isinstance(exc, openai.InternalServerError):
+        return False
+    text = f"{exc.message} {json.dumps(exc.body, default=str) if exc.body else ''}".lower()
+    return any(word in text for word in INVALID_REQUEST_WORDS)
+
+
+def model_error(exc: Exception) -> ModelError:
+    """The ModelError that says which way the call failed."""
+    if isinstance(exc, openai.APITimeoutError):
+        return ModelTimeout(describe(exc))
+    if isinstance(exc, openai.APIConnectionError):
+        return ModelUnavailable(describe(exc))
+    return ModelError(describe(exc))
 
 TEXT_PROTOCOL = """你可以调用下列工具（OpenAI function 格式，参数为 JSON Schema）：
 {tools}
@@ -63,8 +88,11 @@ def describe(exc: Exception) -> str:
 class OpenAICompatibleProvider:
     name = "openai"
 
-    def __init__(self, *, model: str, api_key: str = "", base_url: str = "", timeout: float = 60.0) -> None:
+    def __init__(
+        self, *, model: str, api_key: str = "", base_url: str = "", timeout: float = 60.0, max_tokens: int = 512
+    ) -> None:
         self.model = model
+        self.max_tokens = max_tokens
         self.api_key = api_key
         self.base_url = base_url
         self.timeout = timeout
@@ -87,14 +115,22 @@ class OpenAICompatibleProvider:
             http_client=openai.DefaultAsyncHttpxClient(verify=self._ssl),
         )
 
-    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, model: str | None = None) -> Completion:
+    async def complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        model: str | None = None,
+        max_tokens: int | None = None,
+    ) -> Completion:
         model = model or self.model
+        cap = {"max_tokens": max_tokens or self.max_tokens}
         if tools and self.native_tools:
             try:
-                return self._read(await self._create(model=model, messages=messages, tools=tools))
+                return self._read(await self._create(model=model, messages=messages, tools=tools, tool_choice="auto", **cap))
             except openai.APIStatusError as exc:
                 if not refuses_tools(exc):
-                    raise ModelError(describe(exc)) from exc
+                    raise model_error(exc) from exc
                 if self.native_tools:  # concurrent calls may all be refused; say it once
                     self.native_tools = False
                     logger.warning(
@@ -103,15 +139,15 @@ class OpenAICompatibleProvider:
                         str(exc.message)[:200],
                     )
         if tools:
-            response = await self._create_or_fail(model=model, messages=self._as_text_protocol(messages, tools))
+            response = await self._create_or_fail(model=model, messages=self._as_text_protocol(messages, tools), **cap)
             return self._read_text_protocol(response)
-        return self._read(await self._create_or_fail(model=model, messages=messages))
+        return self._read(await self._create_or_fail(model=model, messages=messages, **cap))
 
     async def _create_or_fail(self, **kwargs: Any) -> Any:
         try:
             return await self._create(**kwargs)
         except openai.APIStatusError as exc:
-            raise ModelError(describe(exc)) from exc
+            raise model_error(exc) from exc
 
     async def _create(self, **kwargs: Any) -> Any:
         """One request, retried exactly once on a transient failure."""
@@ -120,13 +156,15 @@ class OpenAICompatibleProvider:
                 async with self._client() as client:
                     return await client.chat.completions.create(timeout=self.timeout, **kwargs)
             except TRANSIENT as exc:
+                if invalid_request(exc):
+                    raise model_error(exc) from exc
                 if attempt == 2:
-                    raise ModelError(describe(exc)) from exc
+                    raise model_error(exc) from exc
                 logger.info("model call failed (%s), retrying once", describe(exc))
             except openai.APIStatusError:
                 raise
             except openai.OpenAIError as exc:
-                raise ModelError(describe(exc)) from exc
+                raise model_error(exc) from exc
             except ValueError as exc:  # a 200 whose body is not JSON
                 raise ModelError(_("模型返回了无法解析的响应")) from exc
         raise AssertionError("unreachable")

@@ -13,9 +13,10 @@ from asgiref.sync import async_to_sync
 
 from agents.models import Agent
 from agents.providers import get_provider, model_for
-from agents.providers.base import ModelError
+from agents.providers.base import ModelError, ModelTimeout, ModelUnavailable
 from agents.providers.openai_compatible import OpenAICompatibleProvider
 from agents.providers.rules import RulesProvider
+from tests.support.scripted_openai import openai_error
 
 TOOLS = [
     {
@@ -217,3 +218,47 @@ def test_rules_provider_answers_through_the_async_interface():
     completion = async_to_sync(RulesProvider().complete)(HELLO, TOOLS)
     assert [c.name for c in completion.tool_calls] == ["get_my_status"]
     assert completion.usage == {}
+
+
+def test_tools_go_with_tool_choice_auto_and_every_request_caps_the_answer(scripted_openai):
+    scripted_openai.reply("ok").reply("ok")
+    provider = OpenAICompatibleProvider(model="m", api_key="k", base_url=scripted_openai.base_url, max_tokens=300)
+    async_to_sync(provider.complete)(HELLO, TOOLS)
+    async_to_sync(provider.complete)(HELLO, [], max_tokens=64)
+    with_tools, without = scripted_openai.requests
+    assert with_tools["tool_choice"] == "auto" and with_tools["max_tokens"] == 300
+    assert "tool_choice" not in without and without["max_tokens"] == 64
+
+
+def test_a_server_error_that_blames_the_request_is_not_retried(scripted_openai):
+    # llama-cpp-python answers a null assistant content with a 500 that names the validation error.
+    scripted_openai.error(500, openai_error("1 validation error: messages.2.content Input should be a valid string"))
+    scripted_openai.reply("never reached")
+    with pytest.raises(ModelError) as failed:
+        complete(provider_for(scripted_openai))
+    assert len(scripted_openai.requests) == 1 and failed.value.code == "model_error"
+
+
+def test_failures_say_which_way_they_failed(scripted_openai):
+    scripted_openai.reply("late", delay=2).reply("late", delay=2)
+    with pytest.raises(ModelTimeout):
+        complete(provider_for(scripted_openai, timeout=0.3))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(ModelUnavailable) as unreachable:
+        complete(OpenAICompatibleProvider(model="m", base_url=f"http://127.0.0.1:{port}/v1", timeout=2))
+    assert unreachable.value.code == "model_unavailable"
+
+
+@pytest.mark.django_db
+def test_an_assistant_tool_call_goes_back_with_empty_content_not_null(scripted_openai, settings, make_agent):
+    from agents.chat import run_chat
+
+    settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.AGENT_PROVIDER = scripted_openai.base_url, "k", "openai"
+    agent = make_agent("Alice", tools=("get_my_status",))
+    scripted_openai.tool_calls([("get_my_status", {})]).reply("你的状态很好")
+    run_chat(agent=agent, message="我的状态")
+    second = scripted_openai.requests[1]["messages"]
+    calls = [m for m in second if m["role"] == "assistant" and m.get("tool_calls")]
+    assert calls and all(m["content"] == "" for m in calls)
