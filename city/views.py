@@ -5,11 +5,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from agents.models import PendingAction
-from agents.services import (
-    confirm_pending_action,
-    outcome_message,
-    reject_pending_action,
-)
+from agents.services import confirm_pending_action, outcome_message, reject_pending_action
 from core.pages import form_errors, render_page
 from core.params import parse_id
 
