@@ -1,22 +1,27 @@
 from django.contrib.admin.views.decorators import staff_member_required
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.errors import ApplicationError, NotFound
+from core.pages import form_errors, render_page
 from core.params import parse_id
 
 from .chat import MAX_MESSAGE_LENGTH, conversation_transcript, run_chat
 from .confirmations import confirm_pending_action, reject_pending_action
+from .forms import ChatForm
 from .models import Agent, Conversation
+
+CHAT_TEMPLATE = "agents/chat.html"
+CHAT_PARTS = ("chat-panel",)
 
 
 @require_GET
 @staff_member_required
 def home(request):
     agents = Agent.objects.filter(is_active=True).order_by("id")
-    return render(request, "agents/home.html", {"agents": agents})
+    return render_page(request, "agents/home.html", {"agents": agents}, parts=())
 
 
 @staff_member_required
@@ -25,38 +30,37 @@ def agent_chat(request, pk: int):
     """Standalone chat with one agent: the conversation with its tool calls and their results, a
     message form, and confirm / reject on the agent's pending proposals. Buttons tell actions apart."""
     agent = get_object_or_404(Agent, pk=pk)
-    raw_conversation = request.POST.get("conversation_id") if request.method == "POST" else request.GET.get("conversation")
-    conversation = _conversation(agent, raw_conversation)
-    error, draft = "", ""
-    if request.method == "POST":
-        try:
-            if "decide" in request.POST:
-                _decide(request, conversation)
-            else:
-                draft = request.POST.get("message", "")
-                result = run_chat(
-                    agent=agent, message=draft, user=request.user, conversation_id=_conversation_id(raw_conversation)
-                )
-                conversation, draft = result.conversation, ""
-        except ApplicationError as exc:
-            error = exc.message
+    if request.method == "GET":
+        return _render(request, agent, _conversation(agent, request.GET.get("conversation")), ChatForm())
+    form = ChatForm(request.POST)
+    form.is_valid()  # every field is optional: the rules are the runner's and the services'
+    conversation = _conversation(agent, form.cleaned_data["conversation_id"])
+    with form_errors(form):
+        if "decide" in request.POST:
+            _decide(request, conversation)
         else:
-            if not request.htmx:
-                return redirect(_chat_url(agent, conversation))
+            conversation_id = _conversation_id(form.cleaned_data["conversation_id"])
+            result = run_chat(agent=agent, message=form.cleaned_data["message"], user=request.user, conversation_id=conversation_id)
+            conversation = result.conversation
+        if not request.htmx:
+            return redirect(_chat_url(agent, conversation))
+        form = ChatForm()
+    response = _render(request, agent, conversation, form, part="chat-panel")
+    if request.htmx:
+        response["HX-Push-Url"] = _chat_url(agent, conversation)
+    return response
+
+
+def _render(request, agent: Agent, conversation: Conversation | None, form: ChatForm, *, part: str | None = None):
     context = {
         "agent": agent,
         "conversation": conversation,
         "transcript": conversation_transcript(conversation) if conversation else [],
         "recent": Conversation.objects.filter(agent=agent).order_by("-updated_at")[:20],
-        "error": error,
-        "draft": draft,
+        "form": form,
         "max_length": MAX_MESSAGE_LENGTH,
     }
-    if request.htmx and request.method == "POST":
-        response = render(request, "agents/chat.html#chat-panel", context)
-        response["HX-Push-Url"] = _chat_url(agent, conversation)
-        return response
-    return render(request, "agents/chat.html", context)
+    return render_page(request, CHAT_TEMPLATE, context, parts=CHAT_PARTS, part=part)
 
 
 def _chat_url(agent: Agent, conversation: Conversation | None) -> str:
@@ -66,9 +70,8 @@ def _chat_url(agent: Agent, conversation: Conversation | None) -> str:
 
 def _decide(request, conversation: Conversation | None) -> None:
     """Confirm or reject one pending action proposed in this conversation (never another's)."""
-    raw = request.POST.get("pending_action_id", "")
     action = None
-    if conversation is not None and (action_id := parse_id(raw)) is not None:
+    if conversation is not None and (action_id := parse_id(request.POST.get("pending_action_id"))) is not None:
         action = conversation.pending_actions.filter(pk=action_id).first()
     if action is None:
         raise NotFound("pending_action_not_found", _("待确认操作不存在"))
@@ -78,8 +81,8 @@ def _decide(request, conversation: Conversation | None) -> None:
         reject_pending_action(action_id=action.pk, user=request.user)
 
 
-def _conversation_id(raw: str | None) -> int | None:
-    raw = (raw or "").strip()
+def _conversation_id(raw: str) -> int | None:
+    raw = raw.strip()
     if not raw:
         return None
     conversation_id = parse_id(raw)

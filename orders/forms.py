@@ -29,3 +29,9 @@ class ChannelMessageForm(forms.Form):
         self.fields["order_no"].choices = [("", _("（不关联订单）"))] + [
             (order_no, order_no) for order_no in selectors.order_numbers()
         ]
+
+
+class MarkReadForm(forms.Form):
+    """A channel's "mark read" button: its value names the channel (checked by the service)."""
+
+    mark_read = forms.CharField()

@@ -1,16 +1,15 @@
 from django.contrib.admin.views.decorators import staff_member_required
-from django.db import transaction
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from agents.chat import run_chat
 from agents.models import Conversation
-from core.errors import ApplicationError
+from core.pages import form_errors, render_page
 from core.params import parse_id
 
 from . import selectors, services
-from .forms import ChannelMessageForm, DeskChatForm
+from .forms import ChannelMessageForm, DeskChatForm, MarkReadForm
 from .models import ChannelMessage
 
 TEMPLATE = "orders/desk.html"
@@ -22,7 +21,10 @@ CHANGED_TRIGGER = "orders-changed"
 @staff_member_required
 @require_http_methods(["GET", "POST"])
 def desk(request):
-    """The early-checkout desk: orders, the two channels, and a chat with the desk agent."""
+    """The early-checkout desk: orders, the two channels, and a chat with the desk agent.
+
+    The button's name says the action: ``chat``, ``send`` (in a channel) or ``mark_read``.
+    """
     state = DeskState(request)
     if request.method == "POST":
         if "chat" in request.POST:
@@ -30,15 +32,14 @@ def desk(request):
         elif "send" in request.POST:
             changed, part = state.send(), "channels"
         elif "mark_read" in request.POST:
-            changed, part = state.mark_read(request.POST["mark_read"]), "channels"
+            changed, part = state.mark_read(), "channels"
         else:
             changed, part = False, None
         if changed and not request.htmx:
             query = f"?conversation={state.conversation.pk}" if state.conversation else ""
             return redirect(reverse("orders:desk") + query)
-        return state.render(part if request.htmx else None, changed=changed)
-    part = request.GET.get("part")
-    return state.render(part if request.htmx and part in PARTS else None)
+        return state.render(part, changed=changed)
+    return state.render(request.GET.get("part"))
 
 
 class DeskState:
@@ -68,17 +69,15 @@ class DeskState:
             return False
         data = form.cleaned_data
         # No transaction here: the runner must not hold one open while the model thinks.
-        try:
+        with form_errors(form):
             result = run_chat(
                 agent=data["agent"], message=data["message"], user=self.request.user,
                 conversation_id=data["conversation_id"], page=reverse("orders:desk"),
             )
-        except ApplicationError as exc:
-            form.add_error("message" if exc.field != "conversation_id" else None, exc.message)
-            return False
-        self.conversation = result.conversation
-        self.chat_form = DeskChatForm(initial={"agent": data["agent"], "conversation_id": result.conversation.pk})
-        return True
+            self.conversation = result.conversation
+            self.chat_form = DeskChatForm(initial={"agent": data["agent"], "conversation_id": result.conversation.pk})
+            return True
+        return False
 
     def send(self) -> bool:
         channel = self.request.POST.get("channel", "")
@@ -87,25 +86,23 @@ class DeskState:
             self.message_forms[channel] = form
         if not form.is_valid():
             return False
-        try:
-            with transaction.atomic():
-                services.message_send(
-                    channel=form.cleaned_data["channel"], content=form.cleaned_data["content"],
-                    order_no=form.cleaned_data["order_no"] or None,
-                )
-        except ApplicationError as exc:
-            form.add_error(exc.field if exc.field in form.fields and exc.field != "channel" else None, exc.message)
-            return False
-        self.message_forms[channel] = ChannelMessageForm(channel=channel)
-        return True
+        with form_errors(form):
+            services.message_send(
+                channel=form.cleaned_data["channel"], content=form.cleaned_data["content"],
+                order_no=form.cleaned_data["order_no"] or None,
+            )
+            self.message_forms[channel] = ChannelMessageForm(channel=channel)
+            return True
+        return False
 
-    def mark_read(self, channel: str) -> bool:
-        try:
-            with transaction.atomic():
-                services.messages_mark_read(channel=channel)
-        except ApplicationError:
+    def mark_read(self) -> bool:
+        form = MarkReadForm(self.request.POST)
+        if not form.is_valid():
             return False
-        return True
+        with form_errors(form):
+            services.messages_mark_read(channel=form.cleaned_data["mark_read"])
+            return True
+        return False
 
     def render(self, part: str | None, *, changed: bool = False):
         unread = selectors.unread_counts()
@@ -126,7 +123,7 @@ class DeskState:
             "has_desk_agent": selectors.desk_agents().exists(),
             "transcript": selectors.chat_transcript(conversation=self.conversation),
         }
-        response = render(self.request, f"{TEMPLATE}#{part}" if part else TEMPLATE, context)
+        response = render_page(self.request, TEMPLATE, context, parts=PARTS, part=part)
         if changed:
             response["HX-Trigger"] = CHANGED_TRIGGER
         return response

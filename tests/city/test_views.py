@@ -60,13 +60,18 @@ def test_history_is_newest_first_and_limited_to_50(staff_client, alice, bob, sto
 
 
 def test_history_part_renders_only_the_history(staff_client, db):
-    html = staff_client.get(URL + "?part=history").content.decode()
+    html = staff_client.get(URL + "?part=history", HTTP_HX_REQUEST="true").content.decode()
     assert html.lstrip().startswith('<section id="transfer-history"')
     assert "<html" not in html
 
 
-def test_unknown_part_is_404(staff_client, db):
-    assert staff_client.get(URL + "?part=secret").status_code == 404
+def test_unknown_part_is_400(staff_client, db):
+    assert staff_client.get(URL + "?part=secret", HTTP_HX_REQUEST="true").status_code == 400
+
+
+def test_without_htmx_a_part_request_gets_the_whole_page(staff_client, db):
+    html = staff_client.get(URL + "?part=history").content.decode()
+    assert "<html" in html and 'id="transfer-history"' in html
 
 
 def test_posting_the_form_transfers_and_redirects(staff_client, alice, bob, stock, staff_user):

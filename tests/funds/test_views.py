@@ -1,10 +1,13 @@
 """The /funds/ page: list, modal form, enable/disable, proposals and the embedded chat panel."""
 
 import json
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from agents.models import Conversation, PendingAction
+from agents.confirmations import reject_pending_action
 from funds.models import Fund
 from funds.services import fund_create, fund_update
 
@@ -183,3 +186,35 @@ def test_the_page_speaks_english_too(staff_client):
     html = staff_client.get("/funds/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "New fund" in html and "Enabled" in html and "Agent proposals" in html
     assert "新建基金" not in html
+
+
+def test_an_overdue_proposal_is_not_listed_and_reading_the_page_writes_nothing(staff_client, fund_agent):
+    chat(staff_client, "帮我创建一个叫 Alpha 的基金")
+    action = PendingAction.objects.get()
+    PendingAction.objects.filter(pk=action.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    page = staff_client.get("/funds/").content.decode()
+    assert f'id="proposal-{action.pk}"' not in page
+    assert PendingAction.objects.get().status == "pending"  # expiring it is the autonomy loop's job
+
+
+def test_an_unknown_part_is_a_400(staff_client):
+    assert staff_client.get("/funds/?part=secret", **HTMX).status_code == 400
+
+
+def test_deciding_a_proposal_decided_elsewhere_shows_it_closed_with_the_reason(staff_client, fund_agent, staff_user):
+    chat(staff_client, "帮我创建一个叫 Alpha 的基金")
+    action = PendingAction.objects.get()
+    reject_pending_action(action_id=action.pk, user=staff_user)
+    response = staff_client.post(
+        "/funds/", {"action": "confirm", "pending_action_id": action.pk, "fund_name": "Beta", "remarks": ""}, **HTMX
+    )
+    html = response.content.decode()
+    assert "不能重复决定" in html and "data-outcome" in html and 'value="confirm"' not in html
+    assert 'value="Alpha"' in html and 'value="Beta"' not in html  # what was proposed, not the edit
+    assert set(json.loads(response["HX-Trigger"])) == {"funds-changed"}
+    assert not Fund.objects.exists()
+
+
+def test_a_proposal_that_does_not_exist_opens_closed_with_the_error(staff_client):
+    html = staff_client.get("/funds/?part=form&proposal=999999", **HTMX).content.decode()
+    assert "待确认操作不存在" in html and 'value="confirm"' not in html and "关闭" in html
