@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 def make_registry(description="第一版", requires_confirmation=False) -> ToolRegistry:
     own = ToolRegistry()
 
-    @tool(description=description, description_en="v", category="action",
+    @tool(description=description, category="action",
           requires_confirmation=requires_confirmation, register_to=own)
     def stamp(ctx: ToolContext, n: int) -> dict:
         return {}
