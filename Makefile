@@ -8,7 +8,7 @@ PORT ?= 8000
 export DJANGO_DEBUG ?= 0
 export DJANGO_SECRET_KEY ?= $(shell cat .demo-secret-key 2>/dev/null || ($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(40))' | tee .demo-secret-key))
 
-.PHONY: run test install serve tick clean
+.PHONY: run test test-fast install serve tick clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ run: install
 
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The inner loop: everything but the tests that start another process (the `slow` marker).
+test-fast: install
+	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) staticfiles test_db.sqlite3*
