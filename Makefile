@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 AUTONOMY_INTERVAL ?= 30
 
-.PHONY: run test lint install secret clean
+.PHONY: run test test-fast lint install secret clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,10 @@ lint: install
 
 test: lint
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The inner loop: everything but the tests that start another process (the `slow` marker).
+test-fast: lint
+	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) staticfiles test_db.sqlite3*

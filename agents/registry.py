@@ -17,14 +17,17 @@ from typing import Annotated, Any, Literal
 
 from django.core.exceptions import ImproperlyConfigured
 from django.utils import translation
+from django.utils.functional import Promise
 
 
 @dataclass(frozen=True)
 class Param:
-    """Per-parameter metadata, used as ``Annotated[int, Param(ge=1, description="数量")]``."""
+    """Per-parameter metadata, used as ``Annotated[int, Param(ge=1, description=gettext_lazy("数量"))]``.
 
-    description: str = ""
-    description_en: str = ""
+    A lazy description is rendered in the language active when the schema is localized.
+    """
+
+    description: str | Promise | None = None
     ge: float | None = None
     le: float | None = None
     min_length: int | None = None
@@ -62,8 +65,8 @@ class Proposal:
 class ToolSpec:
     name: str
     func: Callable[..., Any]
-    description: str
-    description_en: str
+    # Usually a ``gettext_lazy`` string: the app's catalogue holds the other languages.
+    description: str | Promise
     category: str
     requires_confirmation: bool
     input_schema: dict
@@ -72,10 +75,11 @@ class ToolSpec:
     propose: Callable[..., Proposal] | None = None
 
     def describe(self, language: str | None = None) -> str:
-        language = language or translation.get_language() or "zh-hans"
-        if language.startswith("en") and self.description_en:
-            return self.description_en
-        return self.description
+        """The description in ``language``, or in the active language when none is given."""
+        if language is None:
+            return str(self.description)
+        with translation.override(language):
+            return str(self.description)
 
     def openai_schema(self, language: str | None = None) -> dict:
         return {
@@ -137,10 +141,8 @@ def schema_for_hint(hint: Any) -> dict:
 
 
 def _apply_param(schema: dict, param: Param) -> None:
-    if param.description:
+    if param.description is not None:  # a truth test would render a lazy text before any language is chosen
         schema["description"] = param.description
-    if param.description_en:
-        schema["x-description-en"] = param.description_en
     if param.ge is not None:
         schema["minimum"] = param.ge
     if param.le is not None:
@@ -182,21 +184,21 @@ def schema_for_function(func: Callable[..., Any]) -> dict:
 
 
 def localized_schema(schema: dict, language: str | None = None) -> dict:
-    """The schema with parameter descriptions in the active language (zh-hans default)."""
-    language = language or translation.get_language() or "zh-hans"
-    english = language.startswith("en")
+    """A plain JSON copy of the schema, lazy descriptions rendered in ``language`` (default: the active one)."""
 
     def walk(node: Any) -> Any:
         if isinstance(node, dict):
-            out = {k: walk(v) for k, v in node.items() if k != "x-description-en"}
-            if english and node.get("x-description-en"):
-                out["description"] = node["x-description-en"]
-            return out
+            return {key: walk(value) for key, value in node.items()}
         if isinstance(node, list):
-            return [walk(v) for v in node]
+            return [walk(value) for value in node]
+        if isinstance(node, Promise):
+            return str(node)
         return node
 
-    return walk(schema)
+    if language is None:
+        return walk(schema)
+    with translation.override(language):
+        return walk(schema)
 
 
 class ToolRegistry:
@@ -243,8 +245,7 @@ registry = ToolRegistry()
 
 def tool(
     *,
-    description: str,
-    description_en: str = "",
+    description: str | Promise,
     category: Literal["query", "action"] = "query",
     requires_confirmation: bool = False,
     name: str | None = None,
@@ -267,8 +268,7 @@ def tool(
         spec = ToolSpec(
             name=tool_name,
             func=func,
-            description=str(description),
-            description_en=str(description_en),
+            description=description,
             category=category,
             requires_confirmation=requires_confirmation,
             input_schema=schema,

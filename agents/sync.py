@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from .registry import ToolRegistry
+from .registry import ToolRegistry, ToolSpec, localized_schema
 from .registry import registry as default_registry
 
 
@@ -29,6 +29,25 @@ class SyncReport:
         ]
 
 
+def stored_schema(spec: ToolSpec) -> dict:
+    """The schema as the table and the API have always shown it: descriptions in Chinese, each
+    with its English rendering beside it as ``x-description-en`` when the catalogue has one."""
+    chinese = localized_schema(spec.input_schema, "zh-hans")
+    english = localized_schema(spec.input_schema, "en")
+
+    def merge(node, other):
+        if isinstance(node, dict):
+            out = {key: merge(value, other.get(key)) for key, value in node.items()}
+            if isinstance(node.get("description"), str) and other.get("description") != node["description"]:
+                out["x-description-en"] = other["description"]
+            return out
+        if isinstance(node, list):
+            return [merge(value, theirs) for value, theirs in zip(node, other, strict=True)]
+        return node
+
+    return merge(chinese, english)
+
+
 def sync_tools(tool_model=None, registry: ToolRegistry = default_registry, using: str = "default") -> SyncReport:
     """Idempotent: create new tools, update changed ones, retire (never delete) vanished ones.
 
@@ -40,10 +59,11 @@ def sync_tools(tool_model=None, registry: ToolRegistry = default_registry, using
     now = timezone.now()
     existing = {row.name: row for row in tool_model.objects.using(using).all()}
     for spec in registry.all():
+        chinese, english = spec.describe("zh-hans"), spec.describe("en")
         wanted = {
-            "description_zh": spec.description,
-            "description_en": spec.description_en,
-            "input_schema": spec.input_schema,
+            "description_zh": chinese,
+            "description_en": english if english != chinese else "",
+            "input_schema": stored_schema(spec),
             "category": spec.category,
             "source": spec.source,
             "is_active": True,

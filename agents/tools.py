@@ -1,12 +1,12 @@
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from .registry import ToolContext, tool
 from .selectors import agent_status
 
 
 @tool(
-    description="查看自己的状态：信用点、饱食度、精力",
-    description_en="Show my own status: credits, satiety and energy",
+    description=gettext_lazy("查看自己的状态：信用点、饱食度、精力"),
 )
 def get_my_status(ctx: ToolContext) -> dict:
     status = agent_status(agent_id=ctx.agent.pk)

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from agents.registry import Param, Proposal, ToolContext, tool
 
 from . import selectors, services
 from .models import Bounty
 
-BountyId = Annotated[int, Param(ge=1, description="悬赏任务 ID", description_en="bounty ID")]
+BountyId = Annotated[int, Param(ge=1, description=gettext_lazy("悬赏任务 ID"))]
 LIST_LIMIT = 50
 
 
@@ -32,8 +33,7 @@ def bounty_data(bounty: Bounty) -> dict:
 
 @tool(
     category="action",
-    description="接取一个开放的悬赏任务：先到先得，同时只能接取一个",
-    description_en="Claim an open bounty: first come, first served, at most one at a time",
+    description=gettext_lazy("接取一个开放的悬赏任务：先到先得，同时只能接取一个"),
 )
 def claim_bounty(ctx: ToolContext, bounty_id: BountyId) -> dict:
     bounty = services.claim_bounty(agent_id=ctx.agent.pk, bounty_id=bounty_id)
@@ -42,14 +42,13 @@ def claim_bounty(ctx: ToolContext, bounty_id: BountyId) -> dict:
 
 @tool(
     category="query",
-    description="查看悬赏任务板（默认只列出开放的悬赏）",
-    description_en="List the bounty board (open bounties unless a status is given)",
+    description=gettext_lazy("查看悬赏任务板（默认只列出开放的悬赏）"),
 )
 def list_bounties(
     ctx: ToolContext,
     status: Annotated[
         Literal["open", "claimed", "completed", "cancelled"],
-        Param(description="悬赏状态", description_en="bounty status"),
+        Param(description=gettext_lazy("悬赏状态")),
     ] = "open",
 ) -> dict:
     bounties = list(selectors.bounty_list(status=status)[:LIST_LIMIT])
@@ -80,8 +79,7 @@ def _propose_completion(ctx: ToolContext, bounty_id: int) -> Proposal:
     category="action",
     requires_confirmation=True,
     propose=_propose_completion,
-    description="报告自己接取的悬赏已完成，经员工确认后获得奖励",
-    description_en="Report my claimed bounty as done; the reward is paid once staff confirm",
+    description=gettext_lazy("报告自己接取的悬赏已完成，经员工确认后获得奖励"),
 )
 def complete_bounty(ctx: ToolContext, bounty_id: BountyId) -> dict:
     bounty = services.complete_bounty(agent_id=ctx.agent.pk, bounty_id=bounty_id)

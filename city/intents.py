@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from django.utils.translation import gettext as _
+
 from agents.providers.rules import Outcome, Step, Turn, intent, summarize
 
 QTY = r"(?P<qty>\d+)"
@@ -41,14 +43,14 @@ def _once(turn: Turn, tool_name: str, **arguments) -> Step:
     if done is not None:
         return Step.say(_result(done))
     if not turn.offered:  # the runner's last call, once the tool rounds are spent
-        return Step.say(summarize(turn) or turn.say("工具调用轮数已用完，请再说一次。", "Out of tool rounds; please ask again."))
+        return Step.say(summarize(turn) or _("工具调用轮数已用完，请再说一次。"))
     return _call(tool_name, **arguments)
 
 
 def _resident_then(turn: Turn, name: str, then: str, **arguments) -> Step:
     """Resolve a resident's name with ``find_agent``, then call ``then`` with ``to_agent_id``."""
     if name.lower() in SELF_WORDS:
-        return Step.say(turn.say("请告诉我要转给哪位居民（名字）。", "Tell me which resident (by name) should receive it."))
+        return Step.say(_("请告诉我要转给哪位居民（名字）。"))
     found = turn.last("find_agent")
     if found is None:
         return _once(turn, "find_agent", name=name)
@@ -84,12 +86,7 @@ def _listed(turn: Turn, listing: str, key: str, matches) -> tuple[Step | None, d
 )
 def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     owner = match["owner"]
-    return Step.say(
-        turn.say(
-            f"我只能转出我自己的资源，不能动用 {owner} 的东西。如有需要，请让 {owner} 自己转赠。",
-            f"I can only give away my own resources, not {owner}'s. Ask {owner} to transfer them.",
-        )
-    )
+    return Step.say(_("我只能转出我自己的资源，不能动用 %(owner)s 的东西。如有需要，请让 %(owner)s 自己转赠。") % {"owner": owner})
 
 
 @intent(
@@ -107,8 +104,7 @@ def give(turn: Turn, match: re.Match) -> Step:
 @intent(rf"把\s*(?:我的|自己的)?\s*{RES}\s*(?:转赠给|转给|送给|给)\s*{NAME}", rf"\b(?:give|send)\s+(?:some\s+)?{RES}\s+to\s+{NAME}")
 def give_without_quantity(turn: Turn, match: re.Match) -> Step:
     res, name = match["res"], match["name"]
-    return Step.say(turn.say(f"要给 {name} 多少 {res}？请说一个数量，比如「把 5 {res} 给 {name}」。",
-                             f"How much {res} should {name} get? Say e.g. “give 5 {res} to {name}”."))
+    return Step.say(_("要给 %(name)s 多少 %(res)s？请说一个数量，比如「把 5 %(res)s 给 %(name)s」。") % {"name": name, "res": res})
 
 
 @intent(
@@ -169,7 +165,7 @@ def apply_by_name(turn: Turn, match: re.Match) -> Step:
     if step is not None:
         return step
     if building is None:
-        return Step.say(turn.say(f"没有找到名为「{name}」的建筑。", f"There is no building called “{name}”."))
+        return Step.say(_("没有找到名为「%(name)s」的建筑。") % {"name": name})
     return _once(turn, "assign_building", building_id=building["building_id"])
 
 
@@ -184,7 +180,7 @@ def buildings(turn: Turn, match: re.Match) -> Step:
 )
 def construct(turn: Turn, match: re.Match) -> Step:
     if not match["name"]:
-        return Step.say(turn.say("请给新建筑起个名字，比如「建造 mill 叫 西市磨坊」。", "Give the new building a name, e.g. “build a mill called West Mill”."))
+        return Step.say(_("请给新建筑起个名字，比如「建造 mill 叫 西市磨坊」。"))
     return _once(turn, "construct_building", kind=match["kind"].lower(), name=match["name"].strip())
 
 
@@ -212,7 +208,7 @@ def buy(turn: Turn, match: re.Match) -> Step:
     if step is not None:
         return step
     if item is None:
-        return Step.say(turn.say(f"商店里没有「{match['item']}」。", f"The shop has no “{match['item']}”."))
+        return Step.say(_("商店里没有「%(item)s」。") % {"item": match["item"]})
     return _once(turn, "purchase", item_id=item["item_id"], quantity=int(match["qty"] or 1))
 
 

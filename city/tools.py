@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from agents.models import Agent
 from agents.registry import Param, Proposal, ToolContext, tool
@@ -18,12 +19,12 @@ from .models import ResourceTransfer
 
 MAX = services.MAX_AMOUNT
 
-ReceiverId = Annotated[int, Param(ge=1, description="接收方居民 ID", description_en="id of the receiving resident")]
+ReceiverId = Annotated[int, Param(ge=1, description=gettext_lazy("接收方居民 ID"))]
 ResourceSlug = Annotated[
-    str, Param(min_length=1, max_length=50, description="资源标识，如 flour", description_en="resource slug, e.g. flour")
+    str, Param(min_length=1, max_length=50, description=gettext_lazy("资源标识，如 flour"))
 ]
-Quantity = Annotated[int, Param(ge=1, le=MAX, description="数量（正整数）", description_en="quantity (a whole number ≥ 1)")]
-OrderId = Annotated[int, Param(ge=1, description="挂单 ID", description_en="market order id")]
+Quantity = Annotated[int, Param(ge=1, le=MAX, description=gettext_lazy("数量（正整数）"))]
+OrderId = Annotated[int, Param(ge=1, description=gettext_lazy("挂单 ID"))]
 
 
 def ledger_source(ctx: ToolContext) -> str:
@@ -41,12 +42,11 @@ def _stock_line(resources: dict[str, int]) -> str:
 
 
 @tool(
-    description="按名字查找居民，得到其 ID（转赠等操作需要 ID）",
-    description_en="Find a resident by name and get their id (transfers need the id)",
+    description=gettext_lazy("按名字查找居民，得到其 ID（转赠等操作需要 ID）"),
 )
 def find_agent(
     ctx: ToolContext,
-    name: Annotated[str, Param(min_length=1, max_length=100, description="居民名字", description_en="resident name")],
+    name: Annotated[str, Param(min_length=1, max_length=100, description=gettext_lazy("居民名字"))],
 ) -> dict:
     agent = selectors.agent_by_name(name=name)
     return {
@@ -56,13 +56,13 @@ def find_agent(
     }
 
 
-@tool(description="查看自己持有的资源", description_en="Show the resources I hold")
+@tool(description=gettext_lazy("查看自己持有的资源"))
 def get_my_resources(ctx: ToolContext) -> dict:
     resources = selectors.agent_resources(agent_id=ctx.agent.pk)
     return {"resources": resources, "message": _("我的资源：%(stock)s") % {"stock": _stock_line(resources)}}
 
 
-@tool(description="查看商店在售商品与价格", description_en="List the shop's items and prices")
+@tool(description=gettext_lazy("查看商店在售商品与价格"))
 def list_shop_items(ctx: ToolContext) -> dict:
     items = [
         {
@@ -81,8 +81,7 @@ def list_shop_items(ctx: ToolContext) -> dict:
 
 
 @tool(
-    description="查看城市里的建筑（岗位、工资、产出）和可建造的建筑类型（花费）",
-    description_en="List the city's buildings (slots, wage, output) and the kinds that can be built (costs)",
+    description=gettext_lazy("查看城市里的建筑（岗位、工资、产出）和可建造的建筑类型（花费）"),
 )
 def list_buildings(ctx: ToolContext) -> dict:
     buildings = [
@@ -113,7 +112,7 @@ def list_buildings(ctx: ToolContext) -> dict:
     return {"buildings": buildings, "kinds": kinds, "message": "\n".join(lines) or _("城市里还没有建筑")}
 
 
-@tool(description="查看交易市场上的挂单", description_en="List the open orders on the market")
+@tool(description=gettext_lazy("查看交易市场上的挂单"))
 def list_market_orders(ctx: ToolContext) -> dict:
     orders = [
         {
@@ -152,8 +151,7 @@ def propose_transfer(ctx: ToolContext, to_agent_id: int, resource_type: str, qua
 
 
 @tool(
-    description="将自己的资源转赠给另一个居民",
-    description_en="Give some of my own resources to another resident",
+    description=gettext_lazy("将自己的资源转赠给另一个居民"),
     category="action",
     propose=propose_transfer,
 )
@@ -176,8 +174,7 @@ def transfer_resource(ctx: ToolContext, to_agent_id: ReceiverId, resource_type: 
 
 
 @tool(
-    description="上班打卡（每天一次）：领取工资并获得所在建筑的产出，消耗精力",
-    description_en="Check in at work (once a day): get the wage and the building's output; costs energy",
+    description=gettext_lazy("上班打卡（每天一次）：领取工资并获得所在建筑的产出，消耗精力"),
     category="action",
 )
 def checkin(ctx: ToolContext) -> dict:
@@ -196,11 +193,11 @@ def checkin(ctx: ToolContext) -> dict:
     }
 
 
-@tool(description="在商店用信用点购买商品", description_en="Buy an item from the shop with credits", category="action")
+@tool(description=gettext_lazy("在商店用信用点购买商品"), category="action")
 def purchase(
     ctx: ToolContext,
-    item_id: Annotated[int, Param(ge=1, description="商品 ID", description_en="shop item id")],
-    quantity: Annotated[int, Param(ge=1, le=MAX, description="购买份数", description_en="how many to buy")] = 1,
+    item_id: Annotated[int, Param(ge=1, description=gettext_lazy("商品 ID"))],
+    quantity: Annotated[int, Param(ge=1, le=MAX, description=gettext_lazy("购买份数"))] = 1,
 ) -> dict:
     record = services.purchase(agent_id=ctx.agent.pk, item_id=item_id, quantity=quantity)
     return {
@@ -213,32 +210,31 @@ def purchase(
     }
 
 
-@tool(description="在城市频道说一句话", description_en="Say something in the city channel", category="action")
+@tool(description=gettext_lazy("在城市频道说一句话"), category="action")
 def chat(
     ctx: ToolContext,
     content: Annotated[
-        str, Param(min_length=1, max_length=services.CHAT_MAX_LENGTH, description="要说的话", description_en="what to say")
+        str, Param(min_length=1, max_length=services.CHAT_MAX_LENGTH, description=gettext_lazy("要说的话"))
     ],
 ) -> dict:
     message = services.post_city_chat(agent_id=ctx.agent.pk, content=content)
     return {"message_id": message.pk, "message": _("已在城市频道发言：%(content)s") % {"content": message.content}}
 
 
-@tool(description="休息，恢复精力", description_en="Rest to recover energy", category="action")
+@tool(description=gettext_lazy("休息，恢复精力"), category="action")
 def rest(ctx: ToolContext) -> dict:
     agent = services.rest(agent_id=ctx.agent.pk)
     return {"energy": agent.energy, "message": _("休息好了，精力 %(energy)s") % {"energy": agent.energy}}
 
 
 @tool(
-    description="吃一份食物，提高饱食度；不指定则吃最顶饱的",
-    description_en="Eat one unit of food to raise satiety; without a resource, the most filling one held",
+    description=gettext_lazy("吃一份食物，提高饱食度；不指定则吃最顶饱的"),
     category="action",
 )
 def eat(
     ctx: ToolContext,
     resource_type: Annotated[
-        str, Param(min_length=1, max_length=50, description="食物资源标识，如 bread", description_en="food slug, e.g. bread")
+        str, Param(min_length=1, max_length=50, description=gettext_lazy("食物资源标识，如 bread"))
     ]
     | None = None,
 ) -> dict:
@@ -251,13 +247,12 @@ def eat(
 
 
 @tool(
-    description="应聘某个建筑的工作（每人只能有一份工作）",
-    description_en="Take a job in a building (one job per resident)",
+    description=gettext_lazy("应聘某个建筑的工作（每人只能有一份工作）"),
     category="action",
 )
 def assign_building(
     ctx: ToolContext,
-    building_id: Annotated[int, Param(ge=1, description="建筑 ID", description_en="building id")],
+    building_id: Annotated[int, Param(ge=1, description=gettext_lazy("建筑 ID"))],
 ) -> dict:
     employment = services.assign_building(agent_id=ctx.agent.pk, building_id=building_id)
     building = employment.building
@@ -269,7 +264,7 @@ def assign_building(
     }
 
 
-@tool(description="辞去当前工作", description_en="Leave my current job", category="action")
+@tool(description=gettext_lazy("辞去当前工作"), category="action")
 def unassign_building(ctx: ToolContext) -> dict:
     building = services.unassign_building(agent_id=ctx.agent.pk)
     return {
@@ -279,15 +274,14 @@ def unassign_building(ctx: ToolContext) -> dict:
 
 
 @tool(
-    description="在市场挂单出售自己的资源（总价，挂单期间资源被冻结）",
-    description_en="Put my own resources up for sale on the market for a total price (reserved while open)",
+    description=gettext_lazy("在市场挂单出售自己的资源（总价，挂单期间资源被冻结）"),
     category="action",
 )
 def create_market_order(
     ctx: ToolContext,
     resource_type: ResourceSlug,
     quantity: Quantity,
-    price: Annotated[int, Param(ge=1, le=MAX, description="整批总价（信用点）", description_en="total price in credits")],
+    price: Annotated[int, Param(ge=1, le=MAX, description=gettext_lazy("整批总价（信用点）"))],
 ) -> dict:
     order = services.create_market_order(
         agent_id=ctx.agent.pk, resource_type=resource_type, quantity=quantity, price=price
@@ -300,8 +294,7 @@ def create_market_order(
 
 
 @tool(
-    description="买下市场上别人的挂单（支付总价，获得全部资源）",
-    description_en="Buy someone else's market order whole (pay its price, get its goods)",
+    description=gettext_lazy("买下市场上别人的挂单（支付总价，获得全部资源）"),
     category="action",
 )
 def accept_market_order(ctx: ToolContext, order_id: OrderId) -> dict:
@@ -314,8 +307,7 @@ def accept_market_order(ctx: ToolContext, order_id: OrderId) -> dict:
 
 
 @tool(
-    description="取消自己的挂单，冻结的资源退回",
-    description_en="Cancel my own market order; the reserved goods come back",
+    description=gettext_lazy("取消自己的挂单，冻结的资源退回"),
     category="action",
 )
 def cancel_market_order(ctx: ToolContext, order_id: OrderId) -> dict:
@@ -328,20 +320,18 @@ def cancel_market_order(ctx: ToolContext, order_id: OrderId) -> dict:
 
 
 @tool(
-    description="花费信用点和材料建造一座新建筑（建筑类型见 list_buildings）",
-    description_en="Spend credits and materials to build a new building (kinds in list_buildings)",
+    description=gettext_lazy("花费信用点和材料建造一座新建筑（建筑类型见 list_buildings）"),
     category="action",
 )
 def construct_building(
     ctx: ToolContext,
-    kind: Annotated[str, Param(min_length=1, max_length=50, description="建筑类型标识，如 mill", description_en="building kind slug, e.g. mill")],
+    kind: Annotated[str, Param(min_length=1, max_length=50, description=gettext_lazy("建筑类型标识，如 mill"))],
     name: Annotated[
         str,
         Param(
             min_length=1,
             max_length=services.BUILDING_NAME_MAX_LENGTH,
-            description="新建筑的名称",
-            description_en="name of the new building",
+            description=gettext_lazy("新建筑的名称"),
         ),
     ],
 ) -> dict:

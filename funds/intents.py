@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from django.utils.translation import gettext as _
+
 from agents.providers.rules import Outcome, Step, Turn, intent
 
 # A fund name as people type it: quoted (spaces allowed), or one word without sentence punctuation.
@@ -48,7 +50,7 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
         return Step.call(tool_name, fund_id=int(groups["id"]), **arguments)
     name = _named(match)
     if not name:
-        return Step.say(turn.say("请告诉我基金的名称或 ID。", "Which fund? Give me its name or ID."))
+        return Step.say(_("请告诉我基金的名称或 ID。"))
     found = turn.last("list_funds")
     if found is None:
         return Step.call("list_funds", fund_name=name)
@@ -58,13 +60,10 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
     exact = [fund for fund in funds if fund["fund_name"].casefold() == name.casefold()]
     candidates = exact or funds
     if not candidates:
-        return Step.say(turn.say(f"没有找到名为「{name}」的基金。", f"There is no fund named “{name}”."))
+        return Step.say(_("没有找到名为「%(name)s」的基金。") % {"name": name})
     if len(candidates) > 1:
         names = "、".join(f"{fund['fund_name']}（ID {fund['id']}）" for fund in candidates[:10])
-        return Step.say(
-            turn.say(f"有多个基金匹配「{name}」：{names}。请说明是哪一个（可用 ID）。",
-                     f"Several funds match “{name}”: {names}. Which one (you can use the ID)?")
-        )
+        return Step.say(_("有多个基金匹配「%(name)s」：%(funds)s。请说明是哪一个（可用 ID）。") % {"name": name, "funds": names})
     return Step.call(tool_name, fund_id=candidates[0]["id"], **arguments)
 
 

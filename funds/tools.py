@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from agents.registry import Param, Proposal, ToolContext, tool
 from core.errors import ApplicationError
@@ -32,11 +33,12 @@ LIST_LIMIT = 50
 # The tools whose proposals the /funds/ page lists and opens in its form.
 WRITE_TOOLS = ("create_fund", "update_fund", "enable_fund", "disable_fund")
 
-FundId = Annotated[int, Param(ge=1, description="基金 ID", description_en="fund ID")]
+FundId = Annotated[int, Param(ge=1, description=gettext_lazy("基金 ID"))]
+# A context of its own: the fund form's labels say "Fund name" and "Remarks" for the same Chinese.
 FundName = Annotated[
-    str, Param(min_length=1, max_length=FUND_NAME_MAX_LENGTH, description="基金名称", description_en="fund name")
+    str, Param(min_length=1, max_length=FUND_NAME_MAX_LENGTH, description=pgettext_lazy("tool parameter", "基金名称"))
 ]
-Remarks = Annotated[str, Param(max_length=REMARKS_MAX_LENGTH, description="备注", description_en="remarks")]
+Remarks = Annotated[str, Param(max_length=REMARKS_MAX_LENGTH, description=pgettext_lazy("tool parameter", "备注"))]
 
 
 def _describe(fund: Fund) -> str:
@@ -48,13 +50,12 @@ def _describe(fund: Fund) -> str:
 
 
 @tool(
-    description="查询基金列表，可按名称模糊搜索，或只看启用的基金",
-    description_en="List funds, optionally filtered by name (contains) or to enabled funds only",
+    description=gettext_lazy("查询基金列表，可按名称模糊搜索，或只看启用的基金"),
 )
 def list_funds(
     ctx: ToolContext,
-    fund_name: Annotated[str, Param(description="按名称模糊搜索", description_en="name contains")] | None = None,
-    active_only: Annotated[bool, Param(description="只显示启用的基金", description_en="enabled funds only")] | None = None,
+    fund_name: Annotated[str, Param(description=gettext_lazy("按名称模糊搜索"))] | None = None,
+    active_only: Annotated[bool, Param(description=gettext_lazy("只显示启用的基金"))] | None = None,
 ) -> dict:
     funds = fund_list(fund_name=fund_name, active_only=bool(active_only))
     total = funds.count()
@@ -68,7 +69,7 @@ def list_funds(
     return {"funds": [fund_data(fund) for fund in shown], "total": total, "message": message}
 
 
-@tool(description="获取指定基金的详细信息", description_en="Get the details of one fund")
+@tool(description=gettext_lazy("获取指定基金的详细信息"))
 def get_fund_detail(ctx: ToolContext, fund_id: FundId) -> dict:
     fund = fund_get(fund_id=fund_id)
     message = _("基金「%(name)s」（ID %(id)s）：状态 %(status)s，备注「%(remarks)s」，版本 %(version)s") % {
@@ -118,8 +119,7 @@ def propose_create_fund(ctx: ToolContext, fund_name: str, remarks: str | None = 
 
 
 @tool(
-    description="创建新基金（需要员工确认后才会执行）",
-    description_en="Create a new fund (runs only after a staff member confirms)",
+    description=gettext_lazy("创建新基金（需要员工确认后才会执行）"),
     category="action",
     requires_confirmation=True,
     propose=propose_create_fund,
@@ -156,8 +156,7 @@ def propose_update_fund(
 
 
 @tool(
-    description="修改基金的名称或备注（需要员工确认后才会执行）",
-    description_en="Change a fund's name or remarks (runs only after a staff member confirms)",
+    description=gettext_lazy("修改基金的名称或备注（需要员工确认后才会执行）"),
     category="action",
     requires_confirmation=True,
     propose=propose_update_fund,
@@ -167,11 +166,11 @@ def update_fund(
     fund_id: FundId,
     fund_name: Annotated[
         str,
-        Param(min_length=1, max_length=FUND_NAME_MAX_LENGTH, description="新的基金名称", description_en="new fund name"),
+        Param(min_length=1, max_length=FUND_NAME_MAX_LENGTH, description=gettext_lazy("新的基金名称")),
     ]
     | None = None,
     remarks: Annotated[
-        str, Param(max_length=REMARKS_MAX_LENGTH, description="新的备注", description_en="new remarks")
+        str, Param(max_length=REMARKS_MAX_LENGTH, description=gettext_lazy("新的备注"))
     ]
     | None = None,
 ) -> dict:
@@ -204,8 +203,7 @@ def propose_disable_fund(ctx: ToolContext, fund_id: int) -> Proposal:
 
 
 @tool(
-    description="启用基金（需要员工确认后才会执行）",
-    description_en="Enable a fund (runs only after a staff member confirms)",
+    description=gettext_lazy("启用基金（需要员工确认后才会执行）"),
     category="action",
     requires_confirmation=True,
     propose=propose_enable_fund,
@@ -216,8 +214,7 @@ def enable_fund(ctx: ToolContext, fund_id: FundId) -> dict:
 
 
 @tool(
-    description="停用基金，即软删除，可再启用（需要员工确认后才会执行）",
-    description_en="Disable a fund, the soft delete; it can be enabled again (runs only after a staff member confirms)",
+    description=gettext_lazy("停用基金，即软删除，可再启用（需要员工确认后才会执行）"),
     category="action",
     requires_confirmation=True,
     propose=propose_disable_fund,

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from django.utils.translation import gettext as _
+
 from agents.providers.rules import Outcome, Step, Turn, intent
 
 ORDER_NO = r"(?P<order_no>[A-Za-z]{2}\d{8,})"
@@ -40,7 +42,7 @@ def _sent(turn: Turn, channel: str) -> Outcome | None:
 def _next(turn: Turn, step: Step, done: str) -> Step:
     """The runner offers no tools once the rounds are spent: report how far the flow got."""
     if step.calls and not turn.offered:
-        note = turn.say("工具调用轮数已用完，剩余步骤请再发一次指令或人工处理。", "Out of tool rounds; ask again or finish by hand.")
+        note = _("工具调用轮数已用完，剩余步骤请再发一次指令或人工处理。")
         return Step.say(f"{done}\n{note}".strip())
     return step
 
@@ -59,71 +61,63 @@ def early_checkout(turn: Turn, match: re.Match) -> Step | None:
     if looked_up is None:
         return Step.call("order_query", order_no=order_no)
     if not looked_up.ok:
-        return Step.say(turn.say(f"无法办理提前离店：{_error(looked_up)}（{order_no}）。", f"Cannot handle the early checkout: {_error(looked_up)} ({order_no})."))
+        return Step.say(_("无法办理提前离店：%(error)s（%(order_no)s）。") % {"error": _error(looked_up), "order_no": order_no})
     order = looked_up.data
     if order.get("refund"):
-        return Step.say(turn.say(f"订单 {order_no} 已登记退款，无需重复办理。", f"Order {order_no} already has a refund; nothing to do twice."))
+        return Step.say(_("订单 %(order_no)s 已登记退款，无需重复办理。") % {"order_no": order_no})
 
     asked = _sent(turn, "upstream")
     if asked is None:
-        content = turn.say(
-            f"您好，订单 {order['supplier_order_no']}（我方订单 {order_no}）的客人 {order['guest_name']} "
-            f"申请提前离店（{order['hotel_name']}，{order['check_in']} 至 {order['check_out']}，{order['room_type']}），"
-            "请确认是否可以办理退款。",
-            f"Hello, the guest {order['guest_name']} of order {order['supplier_order_no']} (our order {order_no}) "
-            f"wants to check out early ({order['hotel_name']}, {order['check_in']} to {order['check_out']}, "
-            f"{order['room_type']}). Can the refund be processed?",
-        )
+        content = _(
+            "您好，订单 %(supplier_order_no)s（我方订单 %(order_no)s）的客人 %(guest_name)s "
+            "申请提前离店（%(hotel_name)s，%(check_in)s 至 %(check_out)s，%(room_type)s），"
+            "请确认是否可以办理退款。"
+        ) % {**order, "order_no": order_no}
         return _next(turn, Step.call("message_send", channel="upstream", order_no=order_no, content=content), "")
     if not asked.ok:
-        return Step.say(turn.say(f"联系供应商失败：{_error(asked)}", f"Could not message the supplier: {_error(asked)}"))
-    contacted = turn.say(
-        f"已就订单 {order_no} 联系供应商（{order['supplier_order_no']}）。", f"Contacted the supplier about order {order_no} ({order['supplier_order_no']})."
-    )
+        return Step.say(_("联系供应商失败：%(error)s") % {"error": _error(asked)})
+    contacted = _("已就订单 %(order_no)s 联系供应商（%(supplier_order_no)s）。") % {**order, "order_no": order_no}
 
     read = turn.last("message_list")
     if read is None:
         return _next(turn, Step.call("message_list", channel="upstream", order_no=order_no), contacted)
     if not read.ok:
-        return Step.say(contacted + turn.say(f"读取供应商回复失败：{_error(read)}", f" Could not read the supplier's reply: {_error(read)}"))
+        return Step.say(contacted + _("读取供应商回复失败：%(error)s") % {"error": _error(read)})
     replies = [
         m for m in read.data["messages"] if m["sender"] == "supplier" and m["message_id"] > asked.data["message_id"]
     ]
     if not replies:
-        return Step.say(contacted + turn.say("供应商尚未回复，收到回复后请再让我继续办理。", " The supplier has not answered yet; ask me again once they have."))
+        return Step.say(contacted + _("供应商尚未回复，收到回复后请再让我继续办理。"))
     answer = replies[-1]["content"]
     if not SUPPLIER_AGREES.search(answer):
         return Step.say(
-            contacted + turn.say(f"供应商回复：「{answer}」，未同意退款，请人工跟进。", f" The supplier answered “{answer}” without agreeing to a refund; please follow up.")
+            contacted + _("供应商回复：「%(answer)s」，未同意退款，请人工跟进。") % {"answer": answer}
         )
 
     refunded = turn.last("refund")
     if refunded is None:
-        guest_note = turn.say(
-            f"{order['guest_name']}您好，您的订单 {order_no}（{order['hotel_name']}）提前离店已办理，供应商已确认，退款已登记，请留意退款到账。",
-            f"Dear {order['guest_name']}, the early checkout of your order {order_no} ({order['hotel_name']}) is done: "
-            "the supplier confirmed and your refund is registered.",
-        )
+        guest_note = _(
+            "%(guest_name)s您好，您的订单 %(order_no)s（%(hotel_name)s）提前离店已办理，供应商已确认，退款已登记，请留意退款到账。"
+        ) % {**order, "order_no": order_no}
         step = Step(calls=(("refund", {"order_no": order_no}), ("message_send", {"channel": "downstream", "order_no": order_no, "content": guest_note})))
-        return _next(turn, step, contacted + turn.say(f"供应商回复：「{answer}」。", f" The supplier answered “{answer}”."))
+        return _next(turn, step, contacted + _("供应商回复：「%(answer)s」。") % {"answer": answer})
     told = _sent(turn, "downstream")
     if not refunded.ok:
-        failed = contacted + turn.say(f"退款登记失败：{_error(refunded)}", f" The refund failed: {_error(refunded)}")
+        failed = contacted + _("退款登记失败：%(error)s") % {"error": _error(refunded)}
         if told is not None and told.ok:
-            failed += turn.say("。已发给客人的通知需要人工更正。", ". The guest was already told; please correct that by hand.")
+            failed += _("。已发给客人的通知需要人工更正。")
         return Step.say(failed)
     guest = (
-        turn.say("已通知客人。", " The guest has been told.")
+        _("已通知客人。")
         if told is not None and told.ok
-        else turn.say(f"通知客人失败：{_error(told) if told else ''}", f" Could not tell the guest: {_error(told) if told else ''}")
+        else _("通知客人失败：%(error)s") % {"error": _error(told) if told else ""}
     )
-    return Step.say(
-        turn.say(
-            f"订单 {order_no} 的提前离店已办理：供应商（{order['supplier_order_no']}）回复「{answer}」，退款已登记，",
-            f"The early checkout of order {order_no} is done: the supplier ({order['supplier_order_no']}) answered “{answer}”, the refund is registered.",
-        )
-        + guest
-    )
+    done = _("订单 %(order_no)s 的提前离店已办理：供应商（%(supplier_order_no)s）回复「%(answer)s」，退款已登记，") % {
+        **order,
+        "order_no": order_no,
+        "answer": answer,
+    }
+    return Step.say(done + guest)
 
 
 @intent(

@@ -8,16 +8,16 @@ checked by the services, so every caller gets the same ``invalid_channel`` /
 from typing import Annotated
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from agents.registry import Param, ToolContext, tool
 
 from . import selectors, services
 from .models import ChannelMessage
 
-ORDER_NO = Param(description="订单号，例如 HT20260301001", description_en="order number, e.g. HT20260301001")
+ORDER_NO = Param(description=gettext_lazy("订单号，例如 HT20260301001"))
 CHANNEL = Param(
-    description="频道：downstream 发给客人，upstream 发给供应商",
-    description_en="channel: downstream talks to the guest, upstream to the supplier",
+    description=gettext_lazy("频道：downstream 发给客人，upstream 发给供应商"),
 )
 
 
@@ -26,11 +26,7 @@ def _channel_name(channel: str) -> str:
 
 
 @tool(
-    description="按订单号查询订单：客人、酒店、入住和退房日期、房型、状态、供应商订单号和退款状态",
-    description_en=(
-        "Look up an order by its number: guest, hotel, check-in and check-out dates, room type, status, "
-        "the supplier's order number and the refund state"
-    ),
+    description=gettext_lazy("按订单号查询订单：客人、酒店、入住和退房日期、房型、状态、供应商订单号和退款状态"),
 )
 def order_query(ctx: ToolContext, order_no: Annotated[str, ORDER_NO]) -> dict:
     order = selectors.order_detail(order_no=order_no)
@@ -45,16 +41,12 @@ def order_query(ctx: ToolContext, order_no: Annotated[str, ORDER_NO]) -> dict:
 
 @tool(
     category="action",
-    description="以前台身份发送消息：downstream 频道发给客人，upstream 频道发给供应商；可注明相关订单号",
-    description_en=(
-        "Send a message as the desk: the downstream channel reaches the guest, the upstream channel the "
-        "supplier; optionally name the order it is about"
-    ),
+    description=gettext_lazy("以前台身份发送消息：downstream 频道发给客人，upstream 频道发给供应商；可注明相关订单号"),
 )
 def message_send(
     ctx: ToolContext,
     channel: Annotated[str, CHANNEL],
-    content: Annotated[str, Param(description="消息内容", description_en="message text")],
+    content: Annotated[str, Param(description=gettext_lazy("消息内容"))],
     order_no: Annotated[str, ORDER_NO] | None = None,
 ) -> dict:
     message = services.message_send(channel=channel, content=content, order_no=order_no)
@@ -64,17 +56,13 @@ def message_send(
 
 
 @tool(
-    description="读取一个频道的消息（最早的在前，最多 50 条），可只看某个订单或只看未读消息，用来查看客人或供应商的回复",
-    description_en=(
-        "Read a channel's messages (oldest first, at most 50), optionally only one order's or only unread ones; "
-        "use it to see the guest's or the supplier's replies"
-    ),
+    description=gettext_lazy("读取一个频道的消息（最早的在前，最多 50 条），可只看某个订单或只看未读消息，用来查看客人或供应商的回复"),
 )
 def message_list(
     ctx: ToolContext,
     channel: Annotated[str, CHANNEL],
     order_no: Annotated[str, ORDER_NO] | None = None,
-    unread_only: Annotated[bool, Param(description="只看未读消息", description_en="only unread messages")] = False,
+    unread_only: Annotated[bool, Param(description=gettext_lazy("只看未读消息"))] = False,
 ) -> dict:
     messages = selectors.channel_messages(channel=channel, order_no=order_no, unread_only=unread_only)
     name = _channel_name(channel)
@@ -93,8 +81,7 @@ def message_list(
 
 @tool(
     category="action",
-    description="为订单登记退款；每个订单只能登记一次",
-    description_en="Register the refund of an order; an order can be refunded only once",
+    description=gettext_lazy("为订单登记退款；每个订单只能登记一次"),
 )
 def refund(ctx: ToolContext, order_no: Annotated[str, ORDER_NO]) -> dict:
     registered = services.refund_register(order_no=order_no)

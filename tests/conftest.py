@@ -2,6 +2,18 @@ import pytest
 
 pytest_plugins = ["tests.support.fixtures"]
 
+# Fixtures that start another process (Django children, Daphne, PostgreSQL, Redis, Chromium):
+# a test asking for one is `slow`, so `make test-fast` (-m "not slow") leaves it out.
+SLOW_FIXTURES = frozenset(
+    {"django_child", "postgres_server", "redis_server", "live_server_url", "chromium_path", "browser", "staff_page"}
+)
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture
 def staff_user(django_user_model):

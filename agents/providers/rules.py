@@ -3,7 +3,8 @@
 Each app contributes its phrases in its own ``intents.py`` (autodiscovered), next to its
 tools, with ``@intent(pattern, ...)``. A handler sees the user's message and the results
 of the tool calls made since, and returns the next ``Step``: more tool calls, or a reply.
-The provider only ever calls tools it was offered, exactly like a real model.
+The provider only ever calls tools it was offered, exactly like a real model. Replies are
+gettext strings, rendered in the language the user wrote in (``Turn.language``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.utils import translation
+from django.utils.translation import gettext as _
 
 from .base import Completion, ToolCallRequest
 
@@ -45,11 +49,9 @@ class Turn:
     system: str = ""
 
     @property
-    def english(self) -> bool:
-        return not CJK.search(self.text)
-
-    def say(self, zh: str, en: str) -> str:
-        return en if self.english else zh
+    def language(self) -> str:
+        """The language the user wrote in: a model answers in it, whatever the page's language."""
+        return "zh-hans" if CJK.search(self.text) else "en"
 
     def last(self, name: str) -> Outcome | None:
         return next((o for o in reversed(self.outcomes) if o.name == name), None)
@@ -153,6 +155,10 @@ class RulesChatPolicy:
     def decide(self, messages: list[dict], tools: list[dict]) -> Completion:
         offered = {t["function"]["name"] for t in tools if t.get("type") == "function"}
         turn = read_turn(messages, offered)
+        with translation.override(turn.language):
+            return self._decide(turn)
+
+    def _decide(self, turn: Turn) -> Completion:
         found = match_intent(turn.text)
         if found is None:
             return Completion(content=self.not_understood(turn))
@@ -160,13 +166,9 @@ class RulesChatPolicy:
         step = item.handler(turn, match)
         if step is None:
             step = Step.say(summarize(turn))
-        missing = [name for name, _ in step.calls if name not in offered]
+        missing = [name for name, _arguments in step.calls if name not in turn.offered]
         if missing:
-            return Completion(
-                content=turn.say(
-                    f"我没有被授权使用工具：{', '.join(missing)}。", f"I am not allowed to use: {', '.join(missing)}."
-                )
-            )
+            return Completion(content=_("我没有被授权使用工具：%(tools)s。") % {"tools": ", ".join(missing)})
         if not step.calls:
             return Completion(content=step.reply or summarize(turn))
         calls = [
@@ -177,10 +179,7 @@ class RulesChatPolicy:
 
     @staticmethod
     def not_understood(turn: Turn) -> str:
-        return turn.say(
-            f"收到：「{turn.text}」。我暂时无法据此执行操作，可以换个说法试试，比如「我的状态」。",
-            f"Noted: “{turn.text}”. I cannot act on that yet; try e.g. “my status”.",
-        )
+        return _("收到：「%(text)s」。我暂时无法据此执行操作，可以换个说法试试，比如「我的状态」。") % {"text": turn.text}
 
 
 class RulesProvider:

@@ -93,6 +93,7 @@ def test_command_restores_the_signal_handlers():
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
 def test_loop_stops_cleanly_on_ctrl_c_between_ticks(resident):
     """A real process: `--loop`, SIGINT while it waits → the current tick's line, then a clean exit 0."""
     from django.db import connection

@@ -14,7 +14,7 @@ from core.errors import ApplicationError
 pytestmark = pytest.mark.django_db
 
 
-@tool(description="加法", description_en="Add", category="query", register_to=None)
+@tool(description="加法", category="query", register_to=None)
 def add_numbers(ctx: ToolContext, a: Annotated[int, Param(ge=1)], b: int = 0, mode: Literal["x", "y"] = "x") -> dict:
     return {"sum": a + b, "agent": ctx.agent.name}
 

@@ -4,6 +4,7 @@ from typing import Annotated, Literal
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.translation import gettext_lazy
 
 from agents.checks import check_tool_schemas
 from agents.registry import Param, ToolContext, ToolRegistry, localized_schema, registry, schema_for_function, tool
@@ -52,21 +53,21 @@ def test_optional_and_defaults_are_not_required():
 
 
 def test_annotated_param_gives_description_and_bounds():
-    def f(ctx: ToolContext, quantity: Annotated[int, Param(ge=1, le=999, description="数量", description_en="quantity")],
+    def f(ctx: ToolContext, quantity: Annotated[int, Param(ge=1, le=999, description="数量")],
           name: Annotated[str, Param(min_length=1, max_length=20)]): ...
 
     assert props(f)["quantity"] == {
-        "type": "integer", "minimum": 1, "maximum": 999, "description": "数量", "x-description-en": "quantity",
+        "type": "integer", "minimum": 1, "maximum": 999, "description": "数量",
     }
     assert props(f)["name"] == {"type": "string", "minLength": 1, "maxLength": 20}
 
 
 def test_parameter_descriptions_follow_the_language():
-    def f(ctx: ToolContext, quantity: Annotated[int, Param(description="数量", description_en="quantity")]): ...
+    def f(ctx: ToolContext, quantity: Annotated[int, Param(description=gettext_lazy("数量（正整数）"))]): ...
 
     schema = schema_for_function(f)
-    assert localized_schema(schema, "en")["properties"]["quantity"]["description"] == "quantity"
-    assert localized_schema(schema, "zh-hans")["properties"]["quantity"] == {"type": "integer", "description": "数量"}
+    assert localized_schema(schema, "en")["properties"]["quantity"]["description"] == "quantity (a whole number ≥ 1)"
+    assert localized_schema(schema, "zh-hans")["properties"]["quantity"] == {"type": "integer", "description": "数量（正整数）"}
 
 
 @pytest.mark.parametrize(

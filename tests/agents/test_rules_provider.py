@@ -7,6 +7,7 @@ import json
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.utils import translation
 
 from agents.chat import run_chat
 from agents.executor import openai_tools
@@ -112,3 +113,31 @@ def test_html_in_the_message_comes_back_as_plain_text(alice):
     result = run_chat(agent=alice, message="<script>alert(1)</script>")
     assert result.tool_calls == []
     assert "<script>alert(1)</script>" in result.reply  # stored as text; pages escape it (test_chat_surfaces)
+
+
+def test_an_english_reply_is_the_catalogues_translation(alice):
+    content = first_step(alice, "tell me a joke").content
+    assert content == "Noted: “tell me a joke”. I cannot act on that yet; try e.g. “my status”."
+
+
+def test_a_chinese_reply_is_the_source_text(alice):
+    content = first_step(alice, "讲个笑话").content
+    assert content == "收到：「讲个笑话」。我暂时无法据此执行操作，可以换个说法试试，比如「我的状态」。"
+
+
+def test_the_users_language_wins_over_the_active_one(alice):
+    with translation.override("en"):
+        assert first_step(alice, "讲个笑话").content.startswith("收到")
+    with translation.override("zh-hans"):
+        assert first_step(alice, "tell me a joke").content.startswith("Noted")
+
+
+def test_answering_leaves_the_callers_language_active(alice):
+    with translation.override("zh-hans"):
+        first_step(alice, "tell me a joke")
+        assert translation.get_language() == "zh-hans"
+
+
+def test_an_intents_reply_with_placeholders_is_translated(alice, bob):
+    result = run_chat(agent=alice, message="give me Bob's flour")
+    assert result.reply == "I can only give away my own resources, not Bob's. Ask Bob to transfer them."

@@ -1,12 +1,14 @@
 """Registry → Tool table: created / updated / unchanged / retired, idempotent, staff choice kept."""
 
 import io
+from typing import Annotated
 
 import pytest
 from django.core.management import call_command
+from django.utils.translation import gettext_lazy
 
 from agents.models import Tool
-from agents.registry import ToolContext, ToolRegistry, tool
+from agents.registry import Param, ToolContext, ToolRegistry, tool
 from agents.sync import sync_tools
 
 pytestmark = pytest.mark.django_db
@@ -15,7 +17,7 @@ pytestmark = pytest.mark.django_db
 def make_registry(description="第一版", requires_confirmation=False) -> ToolRegistry:
     own = ToolRegistry()
 
-    @tool(description=description, description_en="v", category="action",
+    @tool(description=description, category="action",
           requires_confirmation=requires_confirmation, register_to=own)
     def stamp(ctx: ToolContext, n: int) -> dict:
         return {}
@@ -87,3 +89,25 @@ def test_sync_tools_command_prints_the_report():
     for label in ("created:", "updated:", "unchanged:", "retired:"):
         assert label in text
     assert Tool.objects.filter(name="get_my_status", is_active=True).exists()
+
+
+def test_sync_writes_each_language_the_catalogue_renders():
+    own = ToolRegistry()
+
+    @tool(description=gettext_lazy("查看自己的状态：信用点、饱食度、精力"), register_to=own)
+    def status(ctx: ToolContext, n: Annotated[int, Param(description=gettext_lazy("数量（正整数）"))]) -> dict:
+        return {}
+
+    sync_tools(registry=own)
+    row = Tool.objects.get(name="status")
+    assert (row.description_zh, row.description_en) == ("查看自己的状态：信用点、饱食度、精力", "Show my own status: credits, satiety and energy")
+    assert row.input_schema["properties"]["n"] == {
+        "type": "integer", "description": "数量（正整数）", "x-description-en": "quantity (a whole number ≥ 1)",
+    }
+
+
+def test_a_description_without_translation_leaves_the_english_column_empty():
+    sync_tools(registry=make_registry("没有译文的描述"))
+    row = Tool.objects.get(name="stamp")
+    assert (row.description_zh, row.description_en) == ("没有译文的描述", "")
+    assert row.input_schema["properties"]["n"] == {"type": "integer"}

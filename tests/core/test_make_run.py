@@ -17,6 +17,7 @@ import pytest
 from tests.support.services import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # it runs make, a migration and two servers
 
 
 @pytest.fixture

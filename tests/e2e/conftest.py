@@ -13,4 +13,5 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/e2e/" in item.nodeid:
             item.add_marker(pytest.mark.e2e)
+            item.add_marker(pytest.mark.slow)
             item.add_marker(pytest.mark.flaky(reruns=E2E_RERUNS))

@@ -20,7 +20,7 @@ from django.utils import translation
 
 from agents.executor import execute, openai_tools
 from agents.models import Tool, ToolCall
-from agents.registry import registry
+from agents.registry import localized_schema, registry
 from orders.models import ChannelMessage, Refund
 
 pytestmark = pytest.mark.django_db
@@ -37,7 +37,7 @@ def test_tools_are_discovered_and_found_by_name():
     for name in DESK_TOOLS:
         spec = registry.get(name)
         assert spec.name == name and spec.source.startswith("orders.tools.")
-        assert spec.description and spec.description_en and callable(spec.func)
+        assert spec.describe("zh-hans") and spec.describe("en") != spec.describe("zh-hans") and callable(spec.func)
         assert spec.input_schema["type"] == "object"
 
 
@@ -64,8 +64,8 @@ def test_schemas_name_the_parameters():
         "type": "boolean",
         "default": False,
         "description": "只看未读消息",
-        "x-description-en": "only unread messages",
     }
+    assert localized_schema(schemas["message_list"], "en")["properties"]["unread_only"]["description"] == "only unread messages"
     assert all(schema["additionalProperties"] is False for schema in schemas.values())
 
 
