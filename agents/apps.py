@@ -32,4 +32,5 @@ class AgentsConfig(AppConfig):
 
         autodiscover_modules("tools", register_to=registry)
         autodiscover_modules("intents")
+        autodiscover_modules("autonomy")  # the tick's world (agents.autonomy.sources.register_world)
         post_migrate.connect(sync_tools_after_migrate, sender=self, dispatch_uid="agents.sync_tools")

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
@@ -22,6 +20,7 @@ from django.utils.translation import gettext as _
 
 from core.auth import signed_in
 from core.errors import ApplicationError
+from core.events import EventBatch
 
 from .models import Agent, Tool, ToolCall
 from .proposals import propose_action
@@ -133,16 +132,15 @@ def _check_rate(agent: Agent) -> None:
         )
 
 
-def _resolve(name: str, agent: Agent | None) -> tuple[ToolSpec, bool]:
+def _resolve(name: str, agent: Agent | None, batch: ExecutionBatch | None) -> tuple[ToolSpec, bool]:
     """The tool's spec and whether it needs confirmation; one query for grant and state."""
     spec = registry.get(name)
     if spec is None:
         raise ApplicationError("unknown_tool", _("未知工具：%(name)s") % {"name": name})
-    known = getattr(_batch, "grants", None)
     if agent is None:
         grant = None
-    elif known is not None and agent.pk in known:
-        grant = known[agent.pk].get(name)
+    elif batch is not None and agent.pk in batch.grants:
+        grant = batch.grants[agent.pk].get(name)
     else:
         grant = agent.tools.filter(name=name).values_list("is_active", "requires_confirmation").first()
     if grant is None:
@@ -153,12 +151,16 @@ def _resolve(name: str, agent: Agent | None) -> tuple[ToolSpec, bool]:
     return spec, requires_confirmation
 
 
-def execute(name: str, arguments: Any, context: ToolContext) -> dict:
-    """Validate, check the grant, run (or propose) the tool, audit it. Never raises."""
+def execute(name: str, arguments: Any, context: ToolContext, *, batch: ExecutionBatch | None = None) -> dict:
+    """Validate, check the grant, run (or propose) the tool, audit it. Never raises.
+
+    With a ``batch`` (many calls in one transaction), the grants come from it and the audit
+    row joins its rows; without, the grant is read and the row written for this call alone.
+    """
     started = time.perf_counter()
     audited_args = arguments if isinstance(arguments, dict) else {"_raw": str(arguments)[:2000]}
     try:
-        spec, requires_confirmation = _resolve(name, context.agent)
+        spec, requires_confirmation = _resolve(name, context.agent, batch)
         cleaned = validate_arguments(spec.input_schema, parse_arguments(arguments))
         audited_args = cleaned
         # A confirmed proposal was counted when proposed; the autonomy tick is bounded by
@@ -178,7 +180,7 @@ def execute(name: str, arguments: Any, context: ToolContext) -> dict:
     except Exception:
         logger.exception("tool %s failed", name)
         result = error("tool_failed", _("工具执行失败：%(name)s") % {"name": name})
-    _audit(name, audited_args, result, context, started)
+    _audit(name, audited_args, result, context, started, batch)
     return result
 
 
@@ -186,23 +188,35 @@ def _is_result(data: Any) -> bool:
     return isinstance(data, dict) and data.get("status") in {"success", "error", "pending_confirmation"}
 
 
-_collecting = threading.local()
-_batch = threading.local()
+class ExecutionBatch:
+    """What many tool calls made in one transaction share (the autonomy tick's batch).
 
+    Create it inside that transaction, pass it to each ``execute(..., batch=...)``, and
+    ``close()`` it before the transaction ends:
 
-@contextmanager
-def known_grants(agent_ids: Iterable[int]) -> Iterator[None]:
-    """Read these agents' grants (and their tools' state) in one query for the calls made inside the block.
-
-    For loops that run many agents' calls in one transaction (the autonomy tick): open the
-    block inside that transaction. On SQLite the transaction holds the write lock, so no
-    grant can change while it runs; on PostgreSQL a grant staff change meanwhile (a batch
-    lasts milliseconds) applies from the next block.
+    - grants: these agents' grants (and their tools' state) are read once, here. On SQLite
+      the transaction holds the write lock, so no grant can change while it runs; on
+      PostgreSQL a grant staff change meanwhile (a batch lasts milliseconds) applies from
+      the next batch. An agent outside the batch is looked up as usual.
+    - audit rows: ``close()`` writes them in one insert, so they commit, or roll back,
+      with the calls.
+    - events: every event broadcast meanwhile, by the tools' services too, is stored in
+      one write after the commit (``core.events.EventBatch``).
     """
-    if getattr(_batch, "grants", None) is not None:
-        yield
-        return
-    ids = list(agent_ids)
+
+    def __init__(self, agent_ids: Iterable[int]) -> None:
+        self.events = EventBatch()
+        self.grants = _read_grants(list(agent_ids))
+        self.audit_rows: list[ToolCall] = []
+
+    def close(self) -> None:
+        rows, self.audit_rows = self.audit_rows, []
+        if rows:
+            ToolCall.objects.bulk_create(rows)
+        self.events.seal()
+
+
+def _read_grants(ids: list[int]) -> dict[int, dict[str, tuple[bool, bool]]]:
     # Two plain reads (the few tools' state, then id pairs) cost less than one join's rows.
     state = Tool.objects.order_by().values_list("pk", "name", "is_active", "requires_confirmation")
     tools = {pk: (name, (is_active, requires_confirmation)) for pk, name, is_active, requires_confirmation in state}
@@ -210,33 +224,10 @@ def known_grants(agent_ids: Iterable[int]) -> Iterator[None]:
     for agent_id, tool_id in Agent.tools.through.objects.filter(agent_id__in=ids).values_list("agent_id", "tool_id"):
         name, grant = tools[tool_id]
         grants[agent_id][name] = grant
-    _batch.grants = grants
-    try:
-        yield
-    finally:
-        _batch.grants = None
+    return grants
 
 
-@contextmanager
-def collect_audit() -> Iterator[None]:
-    """Write the audit rows of the calls made inside the block in one insert when it ends.
-
-    For loops that run many tool calls in one transaction (the autonomy tick): open the
-    block inside that transaction, so the rows commit, or roll back, with the calls.
-    """
-    if getattr(_collecting, "rows", None) is not None:
-        yield
-        return
-    _collecting.rows = []
-    try:
-        yield
-    finally:
-        rows, _collecting.rows = _collecting.rows, None
-        if rows:
-            ToolCall.objects.bulk_create(rows)
-
-
-def _audit(name: str, arguments: dict, result: dict, context: ToolContext, started: float) -> None:
+def _audit(name: str, arguments: dict, result: dict, context: ToolContext, started: float, batch: ExecutionBatch | None) -> None:
     try:
         row = ToolCall(
             agent=context.agent if isinstance(context.agent, Agent) else None,
@@ -250,9 +241,8 @@ def _audit(name: str, arguments: dict, result: dict, context: ToolContext, start
             user=signed_in(context.user),
             duration_ms=int((time.perf_counter() - started) * 1000),
         )
-        collected = getattr(_collecting, "rows", None)
-        if collected is not None:
-            collected.append(row)
+        if batch is not None:
+            batch.audit_rows.append(row)
         else:
             row.save(force_insert=True)
     except Exception:

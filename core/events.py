@@ -8,16 +8,14 @@ send is logged, never raised into the business call.
 Ordering: event-log rows are written one at a time, each in its own short transaction
 that holds a lock until it commits (SQLite's write lock; a PostgreSQL advisory lock), so
 seqs become visible in seq order. A reader that sees seq N therefore already sees every
-stored seq below N; the consumer relies on this to fill a gap from the log.
+stored seq below N; the consumer relies on this to fill a gap from the log. An
+``EventBatch`` stores the events of one transaction in one such write.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import timedelta
 from functools import partial
 from typing import Any
@@ -27,6 +25,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.db.models import Max
+from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from .models import EventLog
@@ -106,34 +105,41 @@ def prune_event_log(*, older_than: timedelta) -> int:
     return deleted
 
 
-_collecting = threading.local()
+class EventBatch:
+    """The events one transaction commits, stored in one write after it commits, then sent.
 
-
-@contextmanager
-def collect_events() -> Iterator[None]:
-    """Store the events committed inside the block in one write, then send them.
-
-    For loops that commit many events (the autonomy tick): the same guarantees as one
-    ``broadcast`` at a time (only committed events, seq in commit order), one transaction
-    for the lot instead of one per event. Nested blocks join the outermost.
+    For loops that commit many events (the autonomy tick): create it inside the transaction
+    before the work, ``seal()`` it after the work, still inside. Every ``broadcast`` made in
+    between, by the caller or by the services it calls (which know nothing of the batch),
+    that survived its savepoint leaves the transaction's commit hooks and joins one hook
+    storing the lot in broadcast order. The same guarantees as one ``broadcast`` at a time
+    (only committed events, seq in commit order), one transaction instead of one per event.
     """
-    if getattr(_collecting, "events", None) is not None:
-        yield
-        return
-    _collecting.events = []
-    try:
-        yield
-    finally:
-        events, _collecting.events = _collecting.events, None
+
+    def __init__(self, using: str | None = None) -> None:
+        self._connection = transaction.get_connection(using)
+        if not self._connection.in_atomic_block:
+            raise TransactionManagementError("an EventBatch gathers the events of a transaction: open one first")
+        # Commit hooks are (savepoint ids, callable, robust) in registration order; a rolled-back
+        # savepoint drops its own, all registered after this point, so this index stays valid.
+        self._first_hook = len(self._connection.run_on_commit)
+
+    def seal(self) -> int:
+        """Gather the events broadcast since the batch began into one commit hook; returns how many."""
+        hooks = self._connection.run_on_commit
+        ours = hooks[self._first_hook :]
+        events = [hook[1].args for hook in ours if _is_event(hook[1])]
+        hooks[self._first_hook :] = [hook for hook in ours if not _is_event(hook[1])]
         if events:
-            _store_and_send_all(events)
+            transaction.on_commit(partial(_store_and_send_all, events), using=self._connection.alias, robust=True)
+        return len(events)
+
+
+def _is_event(hook: Any) -> bool:
+    return isinstance(hook, partial) and hook.func is _store_and_send
 
 
 def _store_and_send(event: str, data: dict) -> None:
-    collected = getattr(_collecting, "events", None)
-    if collected is not None:
-        collected.append((event, data))
-        return
     _store_and_send_all([(event, data)])
 
 

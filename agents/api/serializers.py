@@ -1,9 +1,6 @@
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from agents.models import Agent, Tool
-from city import selectors as city
-from city.api.serializers import JobSerializer
+from agents.models import Tool
 
 
 class ToolSerializer(serializers.ModelSerializer):
@@ -18,25 +15,6 @@ class ToolSerializer(serializers.ModelSerializer):
 
         english = (translation.get_language() or "").startswith("en")
         return (tool.description_en if english and tool.description_en else tool.description_zh) or ""
-
-
-class AgentSerializer(serializers.ModelSerializer):
-    """Read from a queryset passed through ``city.selectors.with_city_state`` (no N+1)."""
-
-    tools = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
-    job = serializers.SerializerMethodField()
-    resources = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Agent
-        fields = ["id", "name", "persona", "model", "credits", "satiety", "energy", "is_active", "job", "resources", "tools"]
-
-    @extend_schema_field(JobSerializer(allow_null=True))
-    def get_job(self, agent: Agent) -> dict | None:
-        return city.job_of(agent)
-
-    def get_resources(self, agent: Agent) -> dict[str, int]:
-        return city.resources_of(agent)
 
 
 class ChatInputSerializer(serializers.Serializer):

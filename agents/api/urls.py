@@ -4,8 +4,6 @@ from . import autonomy, pending_actions, views
 
 urlpatterns = [
     path("tools/", views.ToolList.as_view(), name="api-tools"),
-    path("agents/", views.AgentList.as_view(), name="api-agents"),
-    path("agents/<int:pk>/", views.AgentDetail.as_view(), name="api-agent-detail"),
     path("pending-actions/", pending_actions.PendingActionList.as_view(), name="api-pending-actions"),
     path("pending-actions/<int:pk>/", pending_actions.PendingActionDetail.as_view(), name="api-pending-action-detail"),
     path("pending-actions/<int:pk>/confirm/", pending_actions.PendingActionConfirm.as_view(), name="api-pending-action-confirm"),

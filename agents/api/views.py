@@ -6,10 +6,9 @@ from rest_framework.views import APIView
 
 from agents.chat import run_chat
 from agents.models import Agent, Tool
-from city.selectors import with_city_state
 from core.errors import NotFound
 
-from .serializers import AgentSerializer, ChatInputSerializer, ChatOutputSerializer, ToolSerializer
+from .serializers import ChatInputSerializer, ChatOutputSerializer, ToolSerializer
 
 
 @extend_schema(tags=["tools"])
@@ -19,18 +18,6 @@ class ToolList(generics.ListAPIView):
     queryset = Tool.objects.order_by("name")
     serializer_class = ToolSerializer
     pagination_class = None
-
-
-@extend_schema(tags=["agents"])
-class AgentList(generics.ListAPIView):
-    queryset = with_city_state(Agent.objects.prefetch_related("tools").order_by("id"))
-    serializer_class = AgentSerializer
-
-
-@extend_schema(tags=["agents"])
-class AgentDetail(generics.RetrieveAPIView):
-    queryset = with_city_state(Agent.objects.prefetch_related("tools"))
-    serializer_class = AgentSerializer
 
 
 @extend_schema(tags=["agents"], request=ChatInputSerializer, responses={200: ChatOutputSerializer})

@@ -1,6 +1,8 @@
-"""The autonomy tick (DESIGN §5): every active resident decides one action per tick.
+"""The autonomy tick engine (DESIGN §5): every active resident decides one action per tick.
 
-``run_tick`` is the entry point; see ``tick`` for the flow, ``world`` for the snapshot,
-``prompt`` / ``decisions`` for what the model is told and how its answer is read, and
-``policy`` for the model and the offline rules policy.
+``run_tick`` is the entry point; see ``tick`` for the flow (batching, concurrency, budget,
+execution, round log), ``decisions`` for how the model's answer is read and repaired,
+``policy`` for the model policy and ``prompt`` for the engine's part of the prompt.
+The world itself (snapshot, actions, rules policy) is a ``WorldSource`` an app registers
+from its ``autonomy`` module (``sources``); the city's is in ``city/autonomy/``.
 """

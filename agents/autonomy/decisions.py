@@ -5,18 +5,20 @@ fences, trailing commas, a single object instead of an array, and ``{"decisions"
 anything else raises ``DecisionFormatError`` (the batch's residents then rest).
 ``validate_decisions`` keeps one decision per resident of the batch: an unknown action
 becomes ``rest``, params that are not an object make the decision fail, a resident the
-model forgot rests, and decisions for anyone outside the batch are ignored.
+model forgot rests, and decisions for anyone outside the batch are ignored. The actions
+are the registered world's (``WorldSource.actions``) unless given.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from agents.providers.lenient_json import NoJSON, find_json
 from core.params import parse_id
 
-from .prompt import ACTIONS
+from .sources import world_source
 
 REST = "rest"
 MAX_REASON = 300
@@ -68,7 +70,8 @@ def _agent_id(raw: Any) -> int | None:
     return parse_id(raw)
 
 
-def validate_decisions(items: list[Any], batch: list[int]) -> BatchDecisions:
+def validate_decisions(items: list[Any], batch: list[int], actions: Mapping[str, str] | None = None) -> BatchDecisions:
+    actions = world_source().actions if actions is None else actions
     members = set(batch)
     chosen: dict[int, Decision] = {}
     ignored = 0
@@ -81,7 +84,7 @@ def validate_decisions(items: list[Any], batch: list[int]) -> BatchDecisions:
         reason = reason.strip()[:MAX_REASON] if isinstance(reason, str) else ""
         action = item.get("action")
         params = item.get("params")
-        if not isinstance(action, str) or action not in ACTIONS:
+        if not isinstance(action, str) or action not in actions:
             shown = str(action)[:40]
             chosen[agent_id] = Decision(agent_id, REST, {}, f"未知行为「{shown}」，改为休息" + (f"（{reason}）" if reason else ""))
             continue

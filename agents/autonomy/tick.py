@@ -1,13 +1,14 @@
 """One autonomy tick (DESIGN §5): snapshot → decisions → validation → execution → round log → events.
 
-The snapshot is read once. Residents are split into batches; batches are sent to the
-policy concurrently (at most ``concurrency`` at a time), and each batch's decisions are
-executed as soon as they arrive, one batch at a time, on this thread (the one holding the
-database connection) while other batches are still with the model. A batch executes in
-one short transaction (each tool in its own savepoint, through the audited executor,
-source ``autonomy``, as chat does); no transaction ever waits on a model. A batch whose
-model call fails, times out, or answers garbage makes its residents rest; the tick always
-finishes.
+The world is the registered ``WorldSource``'s (the city's); it is read once. Residents
+are split into batches; batches are sent to the policy concurrently (at most
+``concurrency`` at a time), and each batch's decisions are executed as soon as they
+arrive, one batch at a time, on this thread (the one holding the database connection)
+while other batches are still with the model. A batch executes in one short transaction
+(each tool in its own savepoint, through the audited executor, source ``autonomy``, as
+chat does); no transaction ever waits on a model. A batch whose model call fails, times
+out, or answers garbage makes its residents rest; the tick always finishes. Its messages
+to people go through gettext; the prompt text is the model contract and stays Chinese.
 """
 
 from __future__ import annotations
@@ -24,17 +25,18 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from agents.executor import collect_audit, execute, known_grants
+from agents.executor import ExecutionBatch, execute
 from agents.models import AgentActionLog, AutonomyRound
 from agents.providers import ModelError
 from agents.registry import ToolContext
-from core.events import broadcast, collect_events
+from core.events import broadcast
 
 from .decisions import BatchDecisions, Decision, DecisionFormatError, parse_decisions, resting, validate_decisions
-from .policy import ModelPolicy, RulesPolicy, policy_from_settings
-from .prompt import batch_prompt, system_prompt
-from .world import World, build_world, render_snapshot
+from .policy import policy_from_settings
+from .prompt import batch_prompt
+from .sources import Policy, World, WorldSource, world_source
 
 logger = logging.getLogger(__name__)
 
@@ -93,7 +95,11 @@ def _empty_stats(agents: int, batches: int) -> dict:
 
 
 class _Tick:
-    def __init__(self, world: World, policy, *, round_: AutonomyRound | None, show_prompt: bool, progress: Progress | None, total: int):
+    def __init__(
+        self, source: WorldSource, world: World, policy: Policy, *,
+        round_: AutonomyRound | None, show_prompt: bool, progress: Progress | None, total: int,
+    ):
+        self.source = source
         self.world = world
         self.policy = policy
         self.round = round_
@@ -132,17 +138,17 @@ class _Tick:
     async def ask(self, index: int, batch: list[int]) -> BatchDecisions:
         prompt = ""
         if self.policy.uses_prompt or self.show_prompt:
-            prompt = batch_prompt(render_snapshot(self.world, batch), batch)
+            prompt = batch_prompt(self.source.snapshot(self.world, batch), batch)
             if self.show_prompt:
                 self.prompts[index] = prompt
         if self.budget_spent():
             self.stats["budget_exhausted"] = True
             self.stats["skipped_batches"] += 1
-            return resting(batch, "本轮 token 预算已用完，未询问模型，默认休息")
+            return resting(batch, _("本轮 token 预算已用完，未询问模型，默认休息"))
         try:
             answer = await asyncio.wait_for(self.policy.answer(self.world, batch, prompt), self.batch_timeout)
             self.stats["tokens"] += int(answer.usage.get("total_tokens", 0) or 0)
-            decided = validate_decisions(parse_decisions(answer.text), batch)
+            decided = validate_decisions(parse_decisions(answer.text), batch, self.source.actions)
         except (ModelError, DecisionFormatError, TimeoutError) as exc:
             reason = str(exc) or type(exc).__name__
             return self.batch_failed(index, batch, reason)
@@ -156,7 +162,7 @@ class _Tick:
         logger.warning("autonomy batch %s (%s residents) failed: %s; they rest this tick", index, len(batch), reason)
         self.stats["failed_batches"] += 1
         self.errors.append({"batch": index, "agent_ids": batch, "error": reason[:500]})
-        return resting(batch, f"本轮决策失败（{reason[:120]}），默认休息")
+        return resting(batch, _("本轮决策失败（%(reason)s），默认休息") % {"reason": reason[:120]})
 
     def execute_batch(self, decided: BatchDecisions) -> None:
         """Run a batch's decisions (sync, on the thread that owns the database connection).
@@ -174,13 +180,14 @@ class _Tick:
         if self.round is None:
             return  # dry run: decide, never act
         try:
-            with collect_events(), transaction.atomic():
-                with collect_audit(), known_grants(decided.decisions):
-                    outcomes = [(decision, *self.execute_one(decision)) for decision in decisions]
+            with transaction.atomic():
+                batch = ExecutionBatch(decided.decisions)
+                outcomes = [(decision, *self.execute_one(decision, batch)) for decision in decisions]
+                batch.close()
                 AgentActionLog.objects.bulk_create(self.log(*outcome) for outcome in outcomes)
         except DatabaseError as exc:
             logger.exception("autonomy batch of %s residents rolled back", len(decisions))
-            message = f"数据库错误，本轮行为未执行：{type(exc).__name__}"
+            message = _("数据库错误，本轮行为未执行：%(error)s") % {"error": type(exc).__name__}
             outcomes = [(decision, AgentActionLog.Status.FAILED, message, "database_error") for decision in decisions]
             try:
                 AgentActionLog.objects.bulk_create(self.log(*outcome) for outcome in outcomes)
@@ -197,11 +204,11 @@ class _Tick:
             reason=decision.reason, status=status, message=message[:2000], error_code=code,
         )
 
-    def execute_one(self, decision: Decision) -> tuple[str, str, str]:
+    def execute_one(self, decision: Decision, batch: ExecutionBatch) -> tuple[str, str, str]:
         if decision.error_code:
             return AgentActionLog.Status.FAILED, decision.error, decision.error_code
         agent = self.world.agents[decision.agent_id]
-        result = execute(decision.action, decision.params, ToolContext(agent=agent, source="autonomy"))
+        result = execute(decision.action, decision.params, ToolContext(agent=agent, source="autonomy"), batch=batch)
         if result["status"] == "error":
             error = result.get("error", {})
             return AgentActionLog.Status.FAILED, str(error.get("message", "")), str(error.get("code", ""))
@@ -230,22 +237,23 @@ def run_tick(
     dry_run: bool = False,
     show_prompt: bool = False,
     progress: Progress | None = None,
-    policy: RulesPolicy | ModelPolicy | None = None,
+    policy: Policy | None = None,
     seed: int = 0,
 ) -> TickResult:
     """Run one tick for every active agent (or the given ones) and return its stats."""
     started = time.monotonic()
     batch_size = max(1, batch_size or settings.AUTONOMY_BATCH_SIZE)
     concurrency = max(1, concurrency or settings.AUTONOMY_CONCURRENCY)
-    world = build_world(agent_ids)
+    source = world_source()
+    world = source.build(agent_ids)
     snapshot_s = time.monotonic() - started
     ids = list(world.residents)
     batches = [ids[i : i + batch_size] for i in range(0, len(ids), batch_size)]
-    policy = policy or policy_from_settings(seed)
+    policy = policy or policy_from_settings(source, seed)
     round_ = None
     if ids and not dry_run:
         round_ = AutonomyRound.objects.create(provider=policy.name, model=policy.model or "", agent_count=len(ids))
-    tick = _Tick(world, policy, round_=round_, show_prompt=show_prompt, progress=progress, total=len(batches))
+    tick = _Tick(source, world, policy, round_=round_, show_prompt=show_prompt, progress=progress, total=len(batches))
     tick.stats["snapshot_s"] = round(snapshot_s, 3)
     if batches:
         async_to_sync(tick.run)(batches, concurrency)
@@ -258,7 +266,7 @@ def run_tick(
         round_.stats, round_.errors = stats, tick.errors
         round_.save(update_fields=["finished_at", "stats", "errors"])
         prune_rounds()
-    prompts = [system_prompt(), *(tick.prompts[i] for i in sorted(tick.prompts))] if show_prompt else []
+    prompts = [source.system_prompt(), *(tick.prompts[i] for i in sorted(tick.prompts))] if show_prompt else []
     return TickResult(
         round_id=round_.pk if round_ else None,
         provider=policy.name,

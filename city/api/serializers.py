@@ -3,6 +3,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from agents.models import Agent
+from city import selectors
 from city.models import MarketOrder, ResourceTransfer
 from city.services import MAX_AMOUNT
 
@@ -87,3 +89,22 @@ class JobSerializer(serializers.Serializer):
     wage = serializers.IntegerField()
 
 
+class AgentSerializer(serializers.ModelSerializer):
+    """Read from a queryset passed through ``city.selectors.with_city_state`` (no N+1)."""
+
+    # The city owns how an agent's job and stock are shown; agents/ knows nothing of them.
+
+    tools = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
+    job = serializers.SerializerMethodField()
+    resources = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Agent
+        fields = ["id", "name", "persona", "model", "credits", "satiety", "energy", "is_active", "job", "resources", "tools"]
+
+    @extend_schema_field(JobSerializer(allow_null=True))
+    def get_job(self, agent: Agent) -> dict | None:
+        return selectors.job_of(agent)
+
+    def get_resources(self, agent: Agent) -> dict[str, int]:
+        return selectors.resources_of(agent)

@@ -3,6 +3,8 @@ from django.urls import path
 from . import views
 
 urlpatterns = [
+    path("agents/", views.AgentList.as_view(), name="api-agents"),
+    path("agents/<int:pk>/", views.AgentDetail.as_view(), name="api-agent-detail"),
     path("agents/transfer-resource/", views.TransferResource.as_view(), name="api-transfer-resource"),
     path("transfers/", views.TransferList.as_view(), name="api-transfers"),
     path("market-orders/", views.MarketOrderList.as_view(), name="api-market-orders"),

@@ -1,4 +1,5 @@
-"""City API (DESIGN §11): staff move resources between agents, read the ledger, work the market.
+"""City API (DESIGN §11): agents as the city shows them (job, stock), and staff move
+resources between agents, read the ledger, work the market.
 
 Views parse input with explicit serializers, call a service or selector and render;
 ``ApplicationError`` becomes ``{"ok": false, "code", "reason"}`` with its status:
@@ -8,10 +9,12 @@ insufficient_resource 409 (and likewise for the market's codes).
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from agents.models import Agent
 from city import selectors, services
 from city.models import MarketOrder, ResourceTransfer
 from core.api.schema import ERROR_RESPONSES as ERRORS
@@ -19,6 +22,7 @@ from core.api.schema import ErrorSerializer
 
 from .serializers import (
     AcceptOrderInputSerializer,
+    AgentSerializer,
     CancelOrderInputSerializer,
     MarketOrderFilterSerializer,
     MarketOrderSerializer,
@@ -27,6 +31,18 @@ from .serializers import (
     TransferResultSerializer,
     TransferSerializer,
 )
+
+
+@extend_schema(tags=["agents"])
+class AgentList(generics.ListAPIView):
+    queryset = selectors.with_city_state(Agent.objects.prefetch_related("tools").order_by("id"))
+    serializer_class = AgentSerializer
+
+
+@extend_schema(tags=["agents"])
+class AgentDetail(generics.RetrieveAPIView):
+    queryset = selectors.with_city_state(Agent.objects.prefetch_related("tools"))
+    serializer_class = AgentSerializer
 
 
 def _valid(serializer_class, data) -> dict:

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from agents.autonomy.prompt import ACTIONS
+from city.autonomy.prompt import ACTIONS
 
 ALL_ACTIONS = tuple(ACTIONS)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agents.autonomy.decisions import DecisionFormatError, parse_decisions, validate_decisions
-from agents.autonomy.prompt import ACTIONS, params_hint, system_prompt
+from agents.autonomy.prompt import params_hint
+from city.autonomy.prompt import ACTIONS, system_prompt
 
 ONE = [{"agent_id": 1, "action": "claim_bounty", "params": {"bounty_id": 3}, "reason": "奖励丰厚"}]
 

@@ -1,4 +1,4 @@
-"""collect_events: many committed events stored in one write, with broadcast's guarantees."""
+"""EventBatch: the events one transaction commits stored in one write, with broadcast's guarantees."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from channels.testing import WebsocketCommunicator
 from django.db import transaction
 
 from config.asgi import application
-from core.events import _group_send, broadcast, collect_events
+from core.events import EventBatch, _group_send, broadcast
 from core.models import EventLog
 from tests.agents.test_events import session_headers
 
@@ -25,13 +25,15 @@ def fresh_channel_layer(settings):
 
 
 def test_events_committed_inside_are_stored_in_order_and_rolled_back_ones_never():
-    with collect_events():
+    with transaction.atomic():
+        events = EventBatch()
         for step in range(3):
             with suppress(RuntimeError), transaction.atomic():
                 broadcast("agent_action", step=step)
                 if step == 1:
                     raise RuntimeError("this action failed")
-        assert EventLog.objects.count() == 0  # stored when the block ends, not before
+        assert events.seal() == 2
+        assert EventLog.objects.count() == 0  # stored when the transaction commits, not before
     assert list(EventLog.objects.order_by("seq").values_list("data__step", flat=True)) == [0, 2]
 
 
@@ -41,9 +43,12 @@ def test_many_events_cost_one_write():
 
     def commit_fifty(collected: bool) -> int:
         with CaptureQueriesContext(connection) as queries:
-            with collect_events() if collected else suppress(), transaction.atomic():
+            with transaction.atomic():
+                events = EventBatch() if collected else None
                 for step in range(50):
                     broadcast("agent_action", step=step)
+                if events is not None:
+                    events.seal()
         return len(queries)
 
     assert commit_fifty(collected=False) >= 50  # one insert per event
@@ -56,9 +61,11 @@ def test_collected_events_reach_connected_clients_in_seq_order(staff_user):
     headers = session_headers(staff_user)
 
     def commit_three():
-        with collect_events(), transaction.atomic():
+        with transaction.atomic():
+            events = EventBatch()
             for step in range(3):
                 broadcast("agent_action", step=step)
+            events.seal()
 
     async def scenario():
         communicator = WebsocketCommunicator(application, "/ws/events/", headers=headers)
@@ -71,6 +78,24 @@ def test_collected_events_reach_connected_clients_in_seq_order(staff_user):
     messages = async_to_sync(scenario)()
     assert [m["data"]["step"] for m in messages] == [0, 1, 2]
     assert [m["data"]["seq"] for m in messages] == sorted(m["data"]["seq"] for m in messages)
+
+
+def test_a_batch_leaves_other_commit_hooks_and_earlier_events_in_place():
+    ran = []
+    with transaction.atomic():
+        broadcast("agent_action", step="before")
+        events = EventBatch()
+        broadcast("agent_action", step=0)
+        transaction.on_commit(lambda: ran.append("hook"))
+        broadcast("agent_action", step=1)
+        assert events.seal() == 2
+    assert ran == ["hook"]
+    assert list(EventLog.objects.order_by("seq").values_list("data__step", flat=True)) == ["before", 0, 1]
+
+
+def test_a_batch_is_opened_inside_a_transaction():
+    with pytest.raises(transaction.TransactionManagementError):
+        EventBatch()
 
 
 def test_in_memory_send_is_skipped_when_nobody_in_this_process_listens(monkeypatch):

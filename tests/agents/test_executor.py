@@ -43,8 +43,8 @@ def agent(tools, make_agent):
     return make_agent("Alice", tools=("add_numbers", "rename_then_fail", "rename_then_refuse", "get_my_status"))
 
 
-def run(agent, name, arguments, source="chat"):
-    return execute(name, arguments, ToolContext(agent=agent, source=source))
+def run(agent, name, arguments, source="chat", batch=None):
+    return execute(name, arguments, ToolContext(agent=agent, source=source), batch=batch)
 
 
 def test_success_returns_data_and_audits(agent):
@@ -161,57 +161,72 @@ def test_needs_stay_between_0_and_100(db, field):
         Agent.objects.create(name="Over", **{field: 101})
 
 
-def test_collect_audit_writes_the_rows_in_one_insert_when_the_block_ends(agent):
+def test_a_batch_writes_the_audit_rows_in_one_insert_when_it_closes(agent):
     from django.db import connection, transaction
     from django.test.utils import CaptureQueriesContext
 
-    from agents.executor import collect_audit
+    from agents.executor import ExecutionBatch
 
     with transaction.atomic():
-        with CaptureQueriesContext(connection) as queries, collect_audit():
+        batch = ExecutionBatch([agent.pk])
+        with CaptureQueriesContext(connection) as queries:
             for n in range(1, 6):
-                assert run(agent, "add_numbers", {"a": n}, source="autonomy")["status"] == "success"
+                assert run(agent, "add_numbers", {"a": n}, source="autonomy", batch=batch)["status"] == "success"
             assert ToolCall.objects.count() == 0  # still collected
+            batch.close()
     inserts = [q["sql"] for q in queries if q["sql"].startswith('INSERT INTO "agents_toolcall"')]
     assert len(inserts) == 1
     assert list(ToolCall.objects.order_by("id").values_list("arguments__a", flat=True)) == [1, 2, 3, 4, 5]
 
 
-def test_collected_audit_rows_roll_back_with_their_transaction(agent):
+def test_a_batchs_audit_rows_roll_back_with_their_transaction(agent):
     from django.db import transaction
 
-    from agents.executor import collect_audit
+    from agents.executor import ExecutionBatch
 
-    with pytest.raises(RuntimeError), transaction.atomic(), collect_audit():
-        run(agent, "add_numbers", {"a": 1}, source="autonomy")
+    with pytest.raises(RuntimeError), transaction.atomic():
+        batch = ExecutionBatch([agent.pk])
+        run(agent, "add_numbers", {"a": 1}, source="autonomy", batch=batch)
+        batch.close()
         raise RuntimeError("the batch failed")
     assert ToolCall.objects.count() == 0
 
 
-def test_known_grants_are_read_once_for_every_call_in_the_block(agent, tools, make_agent):
-    from django.db import connection
+def test_a_batch_reads_the_grants_once_for_every_call(agent, tools, make_agent):
+    from django.db import connection, transaction
     from django.test.utils import CaptureQueriesContext
 
-    from agents.executor import known_grants
+    from agents.executor import ExecutionBatch
 
     bob = make_agent("Bob", tools=("get_my_status",))
     Tool.objects.filter(name="rename_then_refuse").update(is_active=False)
-    with CaptureQueriesContext(connection) as queries, known_grants([agent.pk, bob.pk]):
-        assert run(agent, "add_numbers", {"a": 1})["status"] == "success"
-        assert run(agent, "add_numbers", {"a": 2})["status"] == "success"
-        assert run(bob, "add_numbers", {"a": 1})["error"]["code"] == "tool_not_allowed"
-        assert run(agent, "rename_then_refuse", {"name": "x"})["error"]["code"] == "tool_inactive"
-        assert run(bob, "get_my_status", {})["status"] == "success"
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        batch = ExecutionBatch([agent.pk, bob.pk])
+        assert run(agent, "add_numbers", {"a": 1}, batch=batch)["status"] == "success"
+        assert run(agent, "add_numbers", {"a": 2}, batch=batch)["status"] == "success"
+        assert run(bob, "add_numbers", {"a": 1}, batch=batch)["error"]["code"] == "tool_not_allowed"
+        assert run(agent, "rename_then_refuse", {"name": "x"}, batch=batch)["error"]["code"] == "tool_inactive"
+        assert run(bob, "get_my_status", {}, batch=batch)["status"] == "success"
+        batch.close()
     grant_reads = [q["sql"] for q in queries if '"agents_agent_tools"' in q["sql"]]
     assert len(grant_reads) == 1
 
 
-def test_an_agent_outside_the_known_grants_is_looked_up_as_usual(agent, tools, make_agent):
-    from agents.executor import known_grants
+def test_an_agent_outside_the_batch_is_looked_up_as_usual(agent, tools, make_agent):
+    from django.db import transaction
+
+    from agents.executor import ExecutionBatch
 
     bob = make_agent("Bob", tools=("get_my_status",))
-    with known_grants([bob.pk]):
-        assert run(agent, "add_numbers", {"a": 1})["status"] == "success"
-        assert run(bob, "add_numbers", {"a": 1})["error"]["code"] == "tool_not_allowed"
+    with transaction.atomic():
+        batch = ExecutionBatch([bob.pk])
+        assert run(agent, "add_numbers", {"a": 1}, batch=batch)["status"] == "success"
+        assert run(bob, "add_numbers", {"a": 1}, batch=batch)["error"]["code"] == "tool_not_allowed"
+        batch.close()
     Agent.tools.through.objects.filter(agent=agent).delete()
-    assert run(agent, "add_numbers", {"a": 1})["error"]["code"] == "tool_not_allowed"  # the block is over
+    assert run(agent, "add_numbers", {"a": 1})["error"]["code"] == "tool_not_allowed"  # without the batch
+
+
+def test_without_a_batch_each_call_writes_its_own_audit_row(agent):
+    run(agent, "add_numbers", {"a": 1}, source="autonomy")
+    assert ToolCall.objects.filter(tool_name="add_numbers").count() == 1

@@ -6,9 +6,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from agents.autonomy.world import MAX_OPEN_BOUNTIES, build_world, render_snapshot
 from agents.models import Agent, AgentActionLog, AutonomyRound
 from bounties.models import Bounty
+from city.autonomy.world import MAX_OPEN_BOUNTIES, build_world, render_snapshot
 from tests.agents.fixtures import city, resident  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.django_db

@@ -6,11 +6,11 @@ import pytest
 from asgiref.sync import async_to_sync
 
 from agents.autonomy.decisions import parse_decisions, validate_decisions
-from agents.autonomy.policy import RulesPolicy
 from agents.autonomy.tick import run_tick
-from agents.autonomy.world import build_world
 from agents.models import AgentActionLog
 from bounties.models import Bounty
+from city.autonomy.policy import RulesPolicy
+from city.autonomy.world import build_world
 from tests.agents.fixtures import city, resident  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.django_db

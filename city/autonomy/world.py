@@ -1,10 +1,14 @@
-"""The world snapshot of an autonomy tick: read once, in a fixed number of queries.
+"""The city's world in an autonomy tick: read once, in a fixed number of queries.
 
 ``build_world`` loads everything a decision needs into plain dataclasses (no lazy ORM
 access afterwards, so rendering prompts and running the rules policy cost no queries).
 ``render_snapshot`` writes the text sections of DESIGN §5 for one batch: the shared world
 (buildings, shop, market, bounties) and only that batch's residents. Long shared lists
-are capped, so a prompt does not grow with the size of the city.
+are capped, so a prompt does not grow with the size of the city. The snapshot text is
+the model contract and stays Chinese (it is not a catalogue string).
+
+Bounties pay their rewards through the city, so the city does not read them: the bounties
+app contributes its board (``contribute_bounty_board``) from its own ``autonomy`` module.
 """
 
 from __future__ import annotations
@@ -13,11 +17,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
+from typing import Protocol
 
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
+from agents.autonomy.sources import tick_agents
 from agents.models import Agent, AgentActionLog
+from city.models import AgentResource, Building, BuildingKind, CheckIn, Employment, MarketOrder, ResourceType, ShopItem
 
 from .prompt import ACTIONS
 
@@ -139,20 +146,34 @@ class World:
         return sorted(hungry, key=lambda r: (r.satiety, r.id))[:MAX_NEEDY]
 
 
-def tick_agents(agent_ids: list[int] | None = None):
-    """The residents a tick decides for: active agents granted at least one of the actions
-    (a desk assistant with only query tools is no resident), all of them or the chosen ones."""
-    granted = Agent.tools.through.objects.filter(tool__name__in=ACTIONS, tool__is_active=True).values("agent_id")
-    agents = Agent.objects.filter(is_active=True, pk__in=granted)
-    return agents.filter(pk__in=agent_ids) if agent_ids is not None else agents
+class BountyBoard(Protocol):
+    """The bounties a tick shows: the open ones (the first ``limit`` and how many in all),
+    and the ones the tick's residents are working on."""
+
+    def open_bounties(self, limit: int) -> tuple[list[BountyInfo], int]: ...
+
+    def claimed_by(self, agents: QuerySet[Agent]) -> list[BountyInfo]: ...
+
+
+class NoBounties:
+    def open_bounties(self, limit: int) -> tuple[list[BountyInfo], int]:
+        return [], 0
+
+    def claimed_by(self, agents: QuerySet[Agent]) -> list[BountyInfo]:
+        return []
+
+
+_board: list[BountyBoard] = [NoBounties()]
+
+
+def contribute_bounty_board(board: BountyBoard) -> None:
+    _board[:] = [board]
 
 
 def build_world(agent_ids: list[int] | None = None) -> World:
     """Read the world for a tick. The number of queries is the same for 10 or 10,000 agents."""
-    from bounties.models import Bounty
-    from city.models import AgentResource, Building, BuildingKind, CheckIn, Employment, MarketOrder, ResourceType, ShopItem
-
-    agents = tick_agents(agent_ids)
+    agents = tick_agents(ACTIONS, agent_ids)
+    board = _board[0]
     in_tick = Q(agent__in=agents)
     resources = {
         row.slug: ResourceKind(row.slug, row.name, row.edible, row.satiety_gain)
@@ -180,9 +201,7 @@ def build_world(agent_ids: list[int] | None = None) -> World:
     open_orders = MarketOrder.objects.filter(status=MarketOrder.Status.OPEN)
     market = [_order(o) for o in open_orders.select_related("seller", "resource_type").order_by("-id")[:MAX_MARKET_ORDERS]]
     market_total = open_orders.count()
-    open_bounties = Bounty.objects.filter(status=Bounty.Status.OPEN)
-    bounties_shown = [BountyInfo(b.pk, b.title, b.reward) for b in open_bounties.order_by("id")[:MAX_OPEN_BOUNTIES]]
-    open_bounty_total = open_bounties.count()
+    bounties_shown, open_bounty_total = board.open_bounties(MAX_OPEN_BOUNTIES)
 
     rows = {agent.pk: agent for agent in agents.order_by("id")}
     residents = {
@@ -200,10 +219,9 @@ def build_world(agent_ids: list[int] | None = None) -> World:
     for agent_id, slug, quantity in holdings.order_by("agent_id", "resource_type__slug"):
         if agent_id in residents:
             residents[agent_id].holdings[slug] = quantity
-    claimed = Bounty.objects.filter(status=Bounty.Status.CLAIMED, claimed_by__in=agents).values_list("pk", "title", "reward", "claimed_by_id")
-    for pk, title, reward, claimer in claimed:
-        if claimer in residents:
-            residents[claimer].bounty = BountyInfo(pk, title, reward, claimer)
+    for bounty in board.claimed_by(agents):
+        if bounty.claimed_by in residents:
+            residents[bounty.claimed_by].bounty = bounty
     granted: dict[int, set[str]] = defaultdict(set)
     for agent_id, name in Agent.tools.through.objects.filter(in_tick, tool__is_active=True).values_list("agent_id", "tool__name"):
         granted[agent_id].add(name)

@@ -1,0 +1,36 @@
+"""The city's world in the autonomy tick (DESIGN §5), registered with the tick engine.
+
+``world`` reads the world and renders a batch's snapshot, ``prompt`` holds the actions and
+the rules the model is told, ``policy`` the offline rules policy. Found at startup by
+``autodiscover_modules("autonomy")``, like ``city/tools.py``.
+"""
+
+from __future__ import annotations
+
+from agents.autonomy.sources import register_world
+
+from .policy import RulesPolicy
+from .prompt import ACTIONS, system_prompt
+from .world import World, build_world, render_snapshot
+
+
+class CityWorld:
+    actions = ACTIONS
+
+    def build(self, agent_ids: list[int] | None = None) -> World:
+        return build_world(agent_ids)
+
+    def snapshot(self, world: World, batch: list[int]) -> str:
+        return render_snapshot(world, batch)
+
+    def system_prompt(self) -> str:
+        return system_prompt()
+
+    def rules_policy(self, seed: int) -> RulesPolicy:
+        return RulesPolicy(seed)
+
+    def __repr__(self) -> str:
+        return "CityWorld()"
+
+
+register_world(CityWorld())

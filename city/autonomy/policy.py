@@ -1,0 +1,180 @@
+"""The city's offline autonomy policy (``AGENT_PROVIDER=rules``).
+
+A needs-based utility policy over the structured world: every resident scores what it
+could do (eat when hungry and holding food, rest when tired, find a job, check in, claim a
+bounty, share surplus food with a resident who has none, sell surplus, build, chat) and
+takes the best option among the actions it was granted. It answers a batch with the same
+thing a model does, the text of a JSON decision array, which then goes through the same
+parsing, validation and execution. It is deterministic for a given seed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.autonomy.policy import Answer
+from city.services import WORK_ENERGY_COST
+
+from .world import Resident, World
+
+HUNGRY = 40  # satiety below which food comes first
+TIRED = 30  # energy below which rest comes first
+SURPLUS_FOOD = 6  # food units a resident keeps before sharing
+SURPLUS_GOODS = 10  # units of a non-food resource worth selling
+DEFAULT_UNIT_PRICE = 2  # credits per unit when the shop gives no reference price
+CHAT_LINES = (
+    "今天天气不错，大家加油！",
+    "有人需要帮忙吗？",
+    "市场上有什么好东西？",
+    "工作使我快乐。",
+    "谁有多余的面粉？",
+    "悬赏板上又有新任务了。",
+)
+
+
+@dataclass
+class _Claims:
+    """What earlier residents of this tick already took, so later ones choose something else."""
+
+    bounties: set[int] = field(default_factory=set)
+    orders: set[int] = field(default_factory=set)
+    helped: set[int] = field(default_factory=set)
+    jobs: Counter = field(default_factory=Counter)
+
+
+class RulesPolicy:
+    """The offline autonomy policy: needs first, then work, bounties, sharing, trade, chat."""
+
+    name = "rules"
+    model = ""
+    uses_prompt = False
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self._planned: tuple[World, dict[int, dict]] | None = None  # the last tick's world and plan
+
+    async def answer(self, world: World, batch: list[int], prompt: str) -> Answer:
+        plan = self.plan(world)
+        return Answer(json.dumps([plan[agent_id] for agent_id in batch if agent_id in plan], ensure_ascii=False))
+
+    def plan(self, world: World) -> dict[int, dict]:
+        """Every resident's decision, decided once in resident order (whatever order batches run in)."""
+        if self._planned is None or self._planned[0] is not world:
+            claims = _Claims()
+            self._planned = (world, {r.id: self.decide(r, world, claims) for r in world.residents.values()})
+        return self._planned[1]
+
+    def decide(self, r: Resident, world: World, claims: _Claims) -> dict:
+        # A pure function of the seed and the resident's state: the same world gives the same
+        # plan, and the plan still varies from tick to tick as the state changes.
+        last = r.last.action if r.last else ""
+        rng = random.Random(f"{self.seed}:{r.id}:{r.credits}:{r.satiety}:{r.energy}:{last}")
+        options: list[tuple[float, str, dict, str, Any]] = []
+
+        def offer(utility: float, action: str, params: dict, reason: str, claim: Any = None) -> None:
+            if action in r.granted:
+                options.append((utility, action, params, reason, claim))
+
+        self._needs(r, world, claims, offer)
+        self._work(r, world, claims, offer)
+        self._bounty(r, world, claims, offer)
+        self._share_and_trade(r, world, claims, offer)
+        # With nothing pressing, chatting and resting compete; which wins varies with the state.
+        offer(12 + rng.random() * 10, "chat", {"content": rng.choice(CHAT_LINES)}, "和邻居聊聊天")
+        offer(12 + (100 - r.energy) / 8 + rng.random() * 8, "rest", {}, "没有要紧的事，休息一下")
+        if not options:
+            return {"agent_id": r.id, "action": "rest", "params": {}, "reason": "没有可做的事"}
+        utility, action, params, reason, claim = max(options, key=lambda option: option[0])
+        if claim is not None:
+            kind, key = claim
+            if kind == "jobs":
+                claims.jobs[key] += 1
+            else:
+                getattr(claims, kind).add(key)
+        return {"agent_id": r.id, "action": action, "params": params, "reason": reason}
+
+    @staticmethod
+    def _needs(r: Resident, world: World, claims: _Claims, offer) -> None:
+        food = world.food(r.holdings)
+        if r.satiety < HUNGRY:
+            urgency = 100 - r.satiety
+            if food:
+                best = max(food, key=lambda slug: (world.resources[slug].satiety_gain, slug))
+                offer(urgency + 40, "eat", {"resource_type": best}, f"饱食度只有 {r.satiety}，吃 {best}")
+            else:
+                edible_items = [
+                    i for i in world.shop if i.price <= r.credits and world.resources.get(i.resource) and world.resources[i.resource].edible
+                ]
+                if edible_items:
+                    item = min(edible_items, key=lambda i: (i.price, i.id))
+                    offer(urgency + 30, "purchase", {"item_id": item.id, "quantity": 1}, f"饿了又没有食物，去商店买{item.name}")
+                market_food = [
+                    o for o in world.market
+                    if o.seller_id != r.id and o.id not in claims.orders and o.price <= r.credits
+                    and world.resources.get(o.resource) and world.resources[o.resource].edible
+                ]
+                if market_food:
+                    order = min(market_food, key=lambda o: (o.price / o.quantity, o.id))
+                    offer(urgency + 25, "accept_market_order", {"order_id": order.id},
+                          f"饿了，买下挂单#{order.id} 的 {order.resource}", ("orders", order.id))
+                own_food = [o for o in r.open_orders if world.resources.get(o.resource) and world.resources[o.resource].edible]
+                if own_food:
+                    offer(urgency + 35, "cancel_market_order", {"order_id": own_food[0].id}, "自己都饿了，撤回挂单的食物")
+        if r.energy < TIRED:
+            offer(100 - r.energy + 30, "rest", {}, f"精力只有 {r.energy}，需要休息")
+
+    @staticmethod
+    def _work(r: Resident, world: World, claims: _Claims, offer) -> None:
+        if r.job is not None and not r.checked_in_today and r.energy >= WORK_ENERGY_COST:
+            offer(70, "checkin", {}, f"去{r.job.name}上班打卡，领工资")
+        if r.job is None:
+            free = [b for b in world.buildings if b.vacancies - claims.jobs[b.id] > 0]
+            if free:
+                building = max(free, key=lambda b: (b.wage, -b.id))
+                offer(60, "assign_building", {"building_id": building.id},
+                      f"没有工作，去{building.name}应聘（日薪 {building.wage}）", ("jobs", building.id))
+        for blueprint in world.blueprints:
+            has_materials = all(r.holdings.get(slug, 0) >= qty for slug, qty in blueprint.materials.items())
+            if has_materials and r.credits >= blueprint.credit_cost + 50:
+                name = f"{r.name}的{blueprint.name}{world.day:%m%d}"
+                offer(35, "construct_building", {"kind": blueprint.slug, "name": name}, f"有钱有材料，建一座{blueprint.name}")
+                break
+
+    @staticmethod
+    def _bounty(r: Resident, world: World, claims: _Claims, offer) -> None:
+        if r.bounty is not None:
+            return
+        available = [b for b in world.open_bounties if b.id not in claims.bounties]
+        if available:
+            bounty = max(available, key=lambda b: (b.reward, -b.id))
+            offer(45 + min(bounty.reward, 100) / 10, "claim_bounty", {"bounty_id": bounty.id},
+                  f"悬赏#{bounty.id}「{bounty.title}」奖励 {bounty.reward}，去接取", ("bounties", bounty.id))
+
+    @staticmethod
+    def _share_and_trade(r: Resident, world: World, claims: _Claims, offer) -> None:
+        food = world.food(r.holdings)
+        surplus = {slug: qty for slug, qty in food.items() if qty >= SURPLUS_FOOD}
+        if surplus:
+            needy = [n for n in world.needy if n.id != r.id and n.id not in claims.helped]
+            if needy:
+                slug = max(surplus, key=lambda s: (surplus[s], s))
+                quantity = max(1, min(3, surplus[slug] // 3))
+                neighbour = needy[0]
+                offer(40, "transfer_resource", {"to_agent_id": neighbour.id, "resource_type": slug, "quantity": quantity},
+                      f"{neighbour.name} 没有食物，分给 TA {quantity} {slug}", ("helped", neighbour.id))
+        selling = {o.resource for o in r.open_orders}
+        for slug, qty in sorted(r.holdings.items()):
+            kind = world.resources.get(slug)
+            if kind is None or kind.edible or qty < SURPLUS_GOODS or slug in selling:
+                continue
+            unit = next((i.price / i.quantity for i in world.shop if i.resource == slug), DEFAULT_UNIT_PRICE)
+            quantity = qty // 2
+            offer(30, "create_market_order",
+                  {"resource_type": slug, "quantity": quantity, "price": max(1, round(unit * quantity))},
+                  f"{slug} 有 {qty}，挂单卖掉一半")
+            break
+
