@@ -47,6 +47,12 @@ class WorldSource(Protocol):
     def rules_policy(self, seed: int) -> Policy:
         """The offline policy (``AGENT_PROVIDER=rules``): decides from the structured world."""
 
+    def begin_tick(self, agent_ids: list[int] | None) -> None:
+        """The world's own time passes, before it is read (not on a dry run)."""
+
+    def end_tick(self, round_: Any) -> None:
+        """The tick's actions are done and its ``AutonomyRound`` saved (not on a dry run)."""
+
 
 _registered: list[WorldSource] = []
 

@@ -245,6 +245,8 @@ def run_tick(
     batch_size = max(1, batch_size or settings.AUTONOMY_BATCH_SIZE)
     concurrency = max(1, concurrency or settings.AUTONOMY_CONCURRENCY)
     source = world_source()
+    if not dry_run:
+        source.begin_tick(agent_ids)
     world = source.build(agent_ids)
     snapshot_s = time.monotonic() - started
     ids = list(world.residents)
@@ -265,6 +267,7 @@ def run_tick(
         round_.finished_at = timezone.now()
         round_.stats, round_.errors = stats, tick.errors
         round_.save(update_fields=["finished_at", "stats", "errors"])
+        source.end_tick(round_)
         prune_rounds()
     prompts = [source.system_prompt(), *(tick.prompts[i] for i in sorted(tick.prompts))] if show_prompt else []
     return TickResult(

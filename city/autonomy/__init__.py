@@ -29,6 +29,12 @@ class CityWorld:
     def rules_policy(self, seed: int) -> RulesPolicy:
         return RulesPolicy(seed)
 
+    def begin_tick(self, agent_ids: list[int] | None) -> None:
+        pass  # the city's needs do not change between ticks yet
+
+    def end_tick(self, round_) -> None:
+        pass  # the city keeps no per-tick record yet
+
     def __repr__(self) -> str:
         return "CityWorld()"
 
