@@ -61,33 +61,39 @@ def _form_error(form: forms.Form, exc: ApplicationError, prefix: str = "") -> No
     form.add_error(exc.field if exc.field in form.fields else None, f"{prefix}{exc.message}")
 
 
-class GrantCreditsForm(forms.Form):
-    amount = forms.IntegerField(label=_("金额"), help_text=_("正数发放，负数扣除"))
+class CorrectionForm(forms.Form):
+    """A staff correction's input, checked by the service's own validator so the page shows its messages."""
+
     reason = forms.CharField(label=_("原因"))
+
+    def validate(self, data: dict) -> None:
+        raise NotImplementedError
 
     def clean(self):
         cleaned = super().clean()
         if not self.errors:
             try:
-                services.validate_credit_grant(amount=cleaned["amount"], reason=cleaned["reason"])
+                self.validate(cleaned)
             except ApplicationError as exc:
                 _form_error(self, exc)
         return cleaned
 
 
-class AdjustStockForm(forms.Form):
+class GrantCreditsForm(CorrectionForm):
+    amount = forms.IntegerField(label=_("金额"), help_text=_("正数发放，负数扣除"))
+    field_order = ["amount", "reason"]
+
+    def validate(self, data: dict) -> None:
+        services.validate_credit_grant(amount=data["amount"], reason=data["reason"])
+
+
+class AdjustStockForm(CorrectionForm):
     resource_type = forms.ModelChoiceField(ResourceType.objects.all(), label=_("资源"), to_field_name="slug")
     quantity = forms.IntegerField(label=_("数量"), help_text=_("正数增加，负数减少"))
-    reason = forms.CharField(label=_("原因"))
+    field_order = ["resource_type", "quantity", "reason"]
 
-    def clean(self):
-        cleaned = super().clean()
-        if not self.errors:
-            try:
-                services.validate_stock_adjustment(quantity=cleaned["quantity"], reason=cleaned["reason"])
-            except ApplicationError as exc:
-                _form_error(self, exc)
-        return cleaned
+    def validate(self, data: dict) -> None:
+        services.validate_stock_adjustment(quantity=data["quantity"], reason=data["reason"])
 
 
 admin.site.unregister(Agent)
