@@ -23,6 +23,7 @@ from city.models import (
     ShopItem,
     StockAdjustment,
 )
+from tests.agents.test_i18n import untranslated
 
 from .conftest import holding
 
@@ -233,3 +234,19 @@ def test_cancelling_market_orders_from_the_admin_returns_the_goods(admin_client,
     assert response.status_code == 302
     order.refresh_from_db()
     assert (order.status, order.closed_by.username, holding(alice, "flour")) == ("cancelled", "root", 10)
+
+
+@pytest.mark.parametrize(
+    ("action", "fields", "title"),
+    [
+        ("grant_credits", {"amount": 0, "reason": "r"}, "Grant or deduct credits"),
+        ("adjust_stock", {"resource_type": "flour", "quantity": -5, "reason": "r"}, "Adjust stock"),
+    ],
+)
+def test_a_correction_page_and_its_errors_speak_english(admin_client, alice, stock, action, fields, title):
+    stock(alice, flour=1)
+    data = {"action": action, helpers.ACTION_CHECKBOX_NAME: [alice.pk], "apply": "1", **fields}
+    html = admin_client.post(AGENTS_URL, data, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert 'class="errorlist"' in html and f'value="{title}"' in html
+    content = html[html.index('id="content"'):html.index("</form>")]
+    assert untranslated(content.replace("面粉", "")) == []  # 面粉: the resource type's name, data
