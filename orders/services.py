@@ -67,6 +67,7 @@ def message_send(
         and channel == ChannelMessage.Channel.UPSTREAM
         and sender == ChannelMessage.Sender.DESK
     ):
+        # Once the desk's message is committed; the reply is a transaction of its own.
         transaction.on_commit(partial(supplier_reply, message_id=message.pk), robust=True)
     return message
 
@@ -83,8 +84,6 @@ def supplier_reply(*, message_id: int) -> ChannelMessage:
     )
     _announce(reply)
     return reply
-
-
 
 
 def _announce(message: ChannelMessage) -> None:

@@ -10,11 +10,7 @@ from rest_framework.response import Response
 from orders import selectors
 from orders.models import ChannelMessage
 
-from .serializers import (
-    ChannelMessageQuerySerializer,
-    ChannelMessageSerializer,
-    OrderSerializer,
-)
+from .serializers import ChannelMessageQuerySerializer, ChannelMessageSerializer, OrderSerializer
 
 
 @extend_schema(tags=["orders"], responses={200: OrderSerializer(many=True)})
