@@ -1,5 +1,4 @@
 from django.contrib import admin, messages
-from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
@@ -48,10 +47,9 @@ class BountyAdmin(admin.ModelAdmin):
         if change:
             super().save_model(request, obj, form, change)
             return
-        with transaction.atomic():
-            created = services.create_bounty(
-                title=obj.title, description=obj.description, reward=obj.reward, created_by=request.user
-            )
+        created = services.create_bounty(
+            title=obj.title, description=obj.description, reward=obj.reward, created_by=request.user
+        )
         obj.pk, obj.created_at = created.pk, created.created_at
 
     @admin.action(description=_("取消所选的开放悬赏"))
@@ -70,8 +68,7 @@ class BountyAdmin(admin.ModelAdmin):
         done, failures = 0, []
         for bounty in queryset.order_by("id"):
             try:
-                with transaction.atomic():
-                    operation(bounty)
+                operation(bounty)  # its own transaction: a refusal undoes only this bounty
                 done += 1
             except ApplicationError as exc:
                 failures.append(f"#{bounty.pk}: {exc.message}")

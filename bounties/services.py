@@ -1,8 +1,10 @@
 """Bounty business rules: create, claim, complete, cancel.
 
-Services never commit: the caller owns the transaction (the tool executor, the API and
-page views wrap each call in ``transaction.atomic()``). Events go out after that
-transaction commits, through ``core.events.broadcast``.
+Every service runs in one ``transaction.atomic()`` (a savepoint when the caller already
+has a transaction), so a refusal half-way leaves nothing behind and the caller's
+transaction lives on. Events go out after the outermost transaction commits, through
+``core.events.broadcast``. Rewards are paid by ``city.services.grant_credits``: bounties
+depend on the city, never the other way round.
 """
 
 from __future__ import annotations
@@ -10,11 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from agents.models import Agent
+from city.models import CreditEntry
+from city.services import grant_credits
 from core.auth import signed_in
 from core.errors import ApplicationError, Conflict, NotFound
 from core.events import broadcast
@@ -68,6 +71,7 @@ def validate_bounty_draft(*, title: Any, reward: Any, description: Any = "") -> 
     return title, reward, description
 
 
+@transaction.atomic
 def create_bounty(*, title: str, reward: int, description: str = "", created_by: Any = None) -> Bounty:
     """Publish an open bounty."""
     title, reward, description = validate_bounty_draft(title=title, reward=reward, description=description)
@@ -81,6 +85,7 @@ def create_bounty(*, title: str, reward: int, description: str = "", created_by:
     return bounty
 
 
+@transaction.atomic
 def claim_bounty(*, agent_id: int, bounty_id: int) -> Bounty:
     """First come, first served: the agent takes an open bounty, at most one at a time.
 
@@ -95,13 +100,11 @@ def claim_bounty(*, agent_id: int, bounty_id: int) -> Bounty:
     if Bounty.objects.filter(claimed_by_id=agent_id, status=Bounty.Status.CLAIMED).exists():
         raise _active_bounty_exists()
     try:
-        # A savepoint: when the unique constraint fires (two claims by one agent racing past
-        # the check above), only this UPDATE is undone and the caller's transaction lives on.
-        with transaction.atomic():
-            won = Bounty.objects.filter(pk=bounty_id, status=Bounty.Status.OPEN).update(
-                status=Bounty.Status.CLAIMED, claimed_by_id=agent_id, claimed_at=timezone.now()
-            )
+        won = Bounty.objects.filter(pk=bounty_id, status=Bounty.Status.OPEN).update(
+            status=Bounty.Status.CLAIMED, claimed_by_id=agent_id, claimed_at=timezone.now()
+        )
     except IntegrityError:
+        # Two claims by one agent raced past the check above; this service's savepoint undoes the claim.
         raise _active_bounty_exists() from None
     if not won:
         raise Conflict("bounty_not_open", _("该悬赏已被接取或不再开放"))
@@ -124,21 +127,36 @@ def ensure_completable(*, agent_id: int, bounty_id: int) -> Bounty:
     return bounty
 
 
+@transaction.atomic
 def complete_bounty(*, agent_id: int, bounty_id: int) -> Bounty:
-    """The claimer finishes its bounty and is paid the reward, in the caller's transaction."""
-    # Compare-and-set: of two concurrent completions only one can pay.
+    """The claimer finishes its bounty and is paid the reward, written in the city's credits ledger.
+
+    The payment locks the agent before the bounty row is touched (the city's lock order).
+    Of two concurrent completions only one pays: the loser meets the paid reward in the
+    ledger's unique constraint, or the completed bounty in the compare-and-set.
+    """
+    bounty = ensure_completable(agent_id=agent_id, bounty_id=bounty_id)
+    try:
+        grant_credits(
+            agent_id=agent_id,
+            amount=bounty.reward,
+            source=CreditEntry.Source.BOUNTY,
+            reason=bounty.title,
+            reference=f"bounty:{bounty.pk}",
+        )
+    except IntegrityError:
+        raise _bounty_not_claimed() from None  # another completion paid it meanwhile
     done = Bounty.objects.filter(pk=bounty_id, status=Bounty.Status.CLAIMED, claimed_by_id=agent_id).update(
         status=Bounty.Status.COMPLETED, completed_at=timezone.now()
     )
     if not done:
-        ensure_completable(agent_id=agent_id, bounty_id=bounty_id)
-        raise _bounty_not_claimed()  # it was not claimed when we tried, whatever it is now
+        raise _bounty_not_claimed()  # it changed since we read it; raising undoes the payment
     bounty = Bounty.objects.select_related("claimed_by").get(pk=bounty_id)
-    Agent.objects.filter(pk=agent_id).update(credits=F("credits") + bounty.reward)
     broadcast("bounty_completed", **bounty_event_data(bounty))
     return bounty
 
 
+@transaction.atomic
 def cancel_bounty(*, bounty_id: int) -> Bounty:
     """Staff withdraw a bounty nobody has claimed yet."""
     cancelled = Bounty.objects.filter(pk=bounty_id, status=Bounty.Status.OPEN).update(

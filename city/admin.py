@@ -1,9 +1,13 @@
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db.models import Count
+from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
+from agents.admin import AgentAdmin
 from agents.models import Agent
 from core.admin import ReadOnlyAdmin
 from core.errors import ApplicationError
@@ -16,23 +20,28 @@ from .models import (
     BuildingMaterial,
     CheckIn,
     CityChatMessage,
+    CreditEntry,
     Employment,
     MarketOrder,
     Purchase,
     ResourceTransfer,
     ResourceType,
     ShopItem,
+    StockAdjustment,
 )
 
 
 class AgentResourceInline(admin.TabularInline):
-    """Staff set an agent's stock here (data entry, logged in the admin history); agents move
-    goods only through the services."""
+    """Read-only: stock changes through the services; staff correct it with the "adjust stock" action."""
 
     model = AgentResource
     fields = ["resource_type", "quantity"]
+    readonly_fields = fields
     extra = 0
     can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
 
 
 class EmploymentInline(admin.TabularInline):
@@ -48,9 +57,128 @@ class EmploymentInline(admin.TabularInline):
         return False
 
 
-# The agents app owns AgentAdmin; the city adds its inlines to the registered instance.
-_agent_admin = admin.site.get_model_admin(Agent)
-_agent_admin.inlines = [*_agent_admin.inlines, AgentResourceInline, EmploymentInline]
+def _form_error(form: forms.Form, exc: ApplicationError, prefix: str = "") -> None:
+    form.add_error(exc.field if exc.field in form.fields else None, f"{prefix}{exc.message}")
+
+
+class CorrectionForm(forms.Form):
+    """A staff correction's input, checked by the service's own validator so the page shows its messages."""
+
+    reason = forms.CharField(label=_("原因"))
+
+    def validate(self, data: dict) -> None:
+        raise NotImplementedError
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.errors:
+            try:
+                self.validate(cleaned)
+            except ApplicationError as exc:
+                _form_error(self, exc)
+        return cleaned
+
+
+class GrantCreditsForm(CorrectionForm):
+    amount = forms.IntegerField(label=_("金额"), help_text=_("正数发放，负数扣除"))
+    field_order = ["amount", "reason"]
+
+    def validate(self, data: dict) -> None:
+        services.validate_credit_grant(amount=data["amount"], reason=data["reason"])
+
+
+class AdjustStockForm(CorrectionForm):
+    resource_type = forms.ModelChoiceField(ResourceType.objects.all(), label=_("资源"), to_field_name="slug")
+    quantity = forms.IntegerField(label=_("数量"), help_text=_("正数增加，负数减少"))
+    field_order = ["resource_type", "quantity", "reason"]
+
+    def validate(self, data: dict) -> None:
+        services.validate_stock_adjustment(quantity=data["quantity"], reason=data["reason"])
+
+
+admin.site.unregister(Agent)
+
+
+@admin.register(Agent)
+class CityAgentAdmin(AgentAdmin):
+    """The agents app's admin plus the city's parts. Credits, needs and stock are read-only:
+    they move through the services, and staff corrections are actions that write the ledgers."""
+
+    readonly_fields = [*AgentAdmin.readonly_fields, "credits", "satiety", "energy"]
+    inlines = [*AgentAdmin.inlines, AgentResourceInline, EmploymentInline]
+    actions = [*AgentAdmin.actions, "grant_credits", "adjust_stock"]
+    action_template = "admin/city/agent_action.html"
+
+    @admin.action(description=_("发放或扣除信用点"), permissions=["change"])
+    def grant_credits(self, request, queryset):
+        return self._apply_with_form(
+            request,
+            queryset,
+            GrantCreditsForm,
+            lambda agent, data: services.grant_credits(
+                agent_id=agent.pk,
+                amount=data["amount"],
+                source=CreditEntry.Source.ADMIN,
+                reason=data["reason"],
+                user=request.user,
+            ),
+        )
+
+    @admin.action(description=_("调整库存"), permissions=["change"])
+    def adjust_stock(self, request, queryset):
+        return self._apply_with_form(
+            request,
+            queryset,
+            AdjustStockForm,
+            lambda agent, data: services.adjust_stock(
+                agent_id=agent.pk,
+                resource_type=data["resource_type"].slug,
+                quantity=data["quantity"],
+                reason=data["reason"],
+                user=request.user,
+            ),
+        )
+
+    def _apply_with_form(self, request, queryset, form_class, apply):
+        """Ask for the action's input on a page of its own, then apply it to each selected agent.
+
+        Each agent is one service call (its own transaction): a refusal leaves that agent as it
+        was and is reported by name. When every agent is refused the page shows the errors again.
+        """
+        agents = list(queryset.order_by("pk"))
+        form = form_class(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            done, refusals = 0, []
+            for agent in agents:
+                try:
+                    apply(agent, form.cleaned_data)
+                    done += 1
+                except ApplicationError as exc:
+                    refusals.append((agent, exc))
+            if done:
+                self.message_user(
+                    request,
+                    ngettext("%(n)d 位居民已调整", "%(n)d 位居民已调整", done) % {"n": done},
+                    messages.SUCCESS,
+                )
+                for agent, exc in refusals:
+                    self.message_user(request, f"{agent.name}：{exc.message}", messages.WARNING)
+                return None
+            for agent, exc in refusals:
+                _form_error(form, exc, prefix=f"{agent.name}：" if len(agents) > 1 else "")
+        action = request.POST["action"]
+        context = {
+            **self.admin_site.each_context(request),
+            "title": self.get_action(action)[2],
+            "opts": self.model._meta,
+            "agents": agents,
+            "form": form,
+            "action": action,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            "select_across": request.POST.get("select_across", "0"),
+            "media": self.media + form.media,
+        }
+        return TemplateResponse(request, self.action_template, context)
 
 
 @admin.register(ResourceType)
@@ -170,6 +298,24 @@ class ResourceTransferAdmin(ReadOnlyAdmin):
 
     def save_model(self, request, obj, form, change):
         pass  # the service already wrote the row in AdminTransferForm.clean
+
+
+@admin.register(CreditEntry)
+class CreditEntryAdmin(ReadOnlyAdmin):
+    list_display = ["id", "created_at", "agent", "amount", "source", "reason", "reference", "user"]
+    list_filter = ["source", "created_at"]
+    search_fields = ["agent__name", "reason", "reference"]
+    date_hierarchy = "created_at"
+    list_select_related = ["agent", "user"]
+
+
+@admin.register(StockAdjustment)
+class StockAdjustmentAdmin(ReadOnlyAdmin):
+    list_display = ["id", "created_at", "agent", "resource_type", "quantity", "reason", "user"]
+    list_filter = ["resource_type", "created_at"]
+    search_fields = ["agent__name", "reason", "resource_type__slug"]
+    date_hierarchy = "created_at"
+    list_select_related = ["agent", "resource_type", "user"]
 
 
 @admin.register(Purchase)

@@ -95,6 +95,77 @@ class ResourceTransfer(models.Model):
         return f"#{self.pk} {self.from_agent_id} → {self.to_agent_id}: {self.quantity} {self.resource_type_id}"
 
 
+REASON_MAX_LENGTH = 200
+
+
+class CreditEntry(models.Model):
+    """The credits ledger: one row per payment into or out of an agent's credits that no trade
+    record explains (bounty rewards, staff corrections), never edited.
+
+    Wages, purchases, market fills and construction are recorded by ``CheckIn``, ``Purchase``,
+    ``MarketOrder`` and ``Building``; with these rows they account for every balance.
+    """
+
+    class Source(models.TextChoices):
+        BOUNTY = "bounty", _("悬赏奖励")
+        ADMIN = "admin", _("管理后台")
+
+    agent = models.ForeignKey(Agent, on_delete=models.PROTECT, related_name="credit_entries", verbose_name=_("居民"))
+    amount = models.IntegerField(_("金额"), help_text=_("正数入账，负数扣除"))
+    source = models.CharField(_("来源"), max_length=10, choices=Source.choices)
+    reason = models.CharField(_("原因"), max_length=REASON_MAX_LENGTH)
+    # What was paid for, e.g. "bounty:12"; the same thing is never paid twice.
+    reference = models.CharField(_("关联"), max_length=50, blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, verbose_name=_("员工")
+    )
+    created_at = models.DateTimeField(_("时间"), auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name = _("信用点记录")
+        verbose_name_plural = pgettext_lazy("plural", "信用点记录")
+        constraints = [
+            models.CheckConstraint(condition=~Q(amount=0), name="creditentry_amount_non_zero"),
+            models.CheckConstraint(condition=Q(source__in=["bounty", "admin"]), name="creditentry_source_known"),
+            models.CheckConstraint(condition=~Q(reason=""), name="creditentry_reason_given"),
+            models.UniqueConstraint(
+                fields=["source", "reference"], condition=~Q(reference=""), name="creditentry_paid_once"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.agent_id}: {self.amount:+d} ({self.source})"
+
+
+class StockAdjustment(models.Model):
+    """The ledger of staff corrections to an agent's stock (source admin): goods that enter or
+    leave the city outside any trade, never edited."""
+
+    agent = models.ForeignKey(
+        Agent, on_delete=models.PROTECT, related_name="stock_adjustments", verbose_name=_("居民")
+    )
+    resource_type = models.ForeignKey(ResourceType, on_delete=models.PROTECT, related_name="+", verbose_name=_("资源"))
+    quantity = models.IntegerField(_("数量"), help_text=_("正数增加，负数减少"))
+    reason = models.CharField(_("原因"), max_length=REASON_MAX_LENGTH)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, verbose_name=_("员工")
+    )
+    created_at = models.DateTimeField(_("时间"), auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name = _("库存调整记录")
+        verbose_name_plural = pgettext_lazy("plural", "库存调整记录")
+        constraints = [
+            models.CheckConstraint(condition=~Q(quantity=0), name="stockadjustment_quantity_non_zero"),
+            models.CheckConstraint(condition=~Q(reason=""), name="stockadjustment_reason_given"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.agent_id}: {self.quantity:+d} {self.resource_type_id}"
+
+
 class BuildingKind(models.Model):
     """A blueprint staff manage: what a building of this kind costs and what it offers."""
 

@@ -1,5 +1,8 @@
 """City business rules: the only place resources and credits move.
 
+Money and goods that no trade explains (bounty rewards, staff corrections) are written in
+the ledgers ``CreditEntry`` and ``StockAdjustment`` by ``grant_credits`` and ``adjust_stock``.
+
 Every service runs in one ``transaction.atomic()`` (a savepoint when the caller already
 has a transaction), so a failure half-way leaves nothing behind. Concurrency:
 
@@ -35,17 +38,20 @@ from core.text import clean_text
 
 from . import stock
 from .models import (
+    REASON_MAX_LENGTH,
     AgentResource,
     Building,
     BuildingKind,
     CheckIn,
     CityChatMessage,
+    CreditEntry,
     Employment,
     MarketOrder,
     Purchase,
     ResourceTransfer,
     ResourceType,
     ShopItem,
+    StockAdjustment,
 )
 from .selectors import order_not_found
 
@@ -217,6 +223,77 @@ def transfer_message(transfer: ResourceTransfer) -> str:
         "quantity": transfer.quantity,
         "resource": transfer.resource_type.slug,
     }
+
+
+# ---------------------------------------------------------------------------- credits and stock corrections
+
+
+def _clean_reason(reason: Any) -> str:
+    return clean_text(reason, field="reason", label=_("原因"), max_length=REASON_MAX_LENGTH)
+
+
+def _check_change(value: Any, *, field: str, code: str, label: str) -> int:
+    """A signed correction: a whole number, not zero, at most MAX_AMOUNT either way."""
+    if not _is_whole(value) or value == 0 or abs(value) > MAX_AMOUNT:
+        raise ApplicationError(
+            code,
+            _("%(label)s必须是非零整数（负数为扣除），绝对值不超过 %(max)s") % {"label": label, "max": MAX_AMOUNT},
+            field=field,
+        )
+    return value
+
+
+def validate_credit_grant(*, amount: Any, reason: Any) -> tuple[int, str]:
+    """The cleaned (amount, reason) of a credits payment, or ApplicationError naming the bad field."""
+    return _check_change(amount, field="amount", code="invalid_amount", label=_("金额")), _clean_reason(reason)
+
+
+def validate_stock_adjustment(*, quantity: Any, reason: Any) -> tuple[int, str]:
+    """The cleaned (quantity, reason) of a stock correction, or ApplicationError naming the bad field."""
+    return _check_change(quantity, field="quantity", code="invalid_quantity", label=_("数量")), _clean_reason(reason)
+
+
+@transaction.atomic
+def grant_credits(
+    *, agent_id: int, amount: int, source: str, reason: str, reference: str = "", user: Any = None
+) -> CreditEntry:
+    """Pay ``amount`` credits to an agent (take them back when negative) and write the credits ledger.
+
+    Checks in order: invalid_amount, reason_required / reason_too_long, agent_not_found,
+    insufficient_credits. The agent's row is locked first, as every move of credits does.
+    A non-empty ``reference`` is paid once: a second payment of it raises IntegrityError
+    (the ledger's unique constraint), and this savepoint undoes the credits it moved.
+    """
+    amount, reason = validate_credit_grant(amount=amount, reason=reason)
+    if source not in CreditEntry.Source.values:
+        raise ValueError(f"unknown ledger source {source!r}")  # a programming error, not user input
+    _lock_agent(agent_id)
+    if amount > 0:
+        _give_credits(agent_id, amount)
+    else:
+        _take_credits(agent_id, -amount)
+    return CreditEntry.objects.create(
+        agent_id=agent_id, amount=amount, source=source, reason=reason, reference=reference, user=signed_in(user)
+    )
+
+
+@transaction.atomic
+def adjust_stock(*, agent_id: int, resource_type: str, quantity: int, reason: str, user: Any = None) -> StockAdjustment:
+    """Staff add goods to an agent's stock (remove them when negative) and write the stock ledger.
+
+    Checks in order: invalid_quantity, reason_required / reason_too_long, agent_not_found,
+    unknown_resource, insufficient_resource (a stock never goes below zero).
+    """
+    quantity, reason = validate_stock_adjustment(quantity=quantity, reason=reason)
+    _lock_agent(agent_id)
+    kind = _resource_type(resource_type)
+    if quantity > 0:
+        _give_resource(agent_id, kind, quantity)
+    else:
+        _take_resource(agent_id, kind, -quantity)
+    return StockAdjustment.objects.create(
+        agent_id=agent_id, resource_type=kind, quantity=quantity, reason=reason, user=signed_in(user)
+    )
 
 
 # ---------------------------------------------------------------------------- needs

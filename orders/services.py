@@ -1,8 +1,8 @@
 """Business rules of the early-checkout desk: channel messages, the supplier simulator, refunds.
 
-Services never commit: their callers own the transaction (the tool executor, a view, the
-admin). Events and the supplier's answer are queued with ``transaction.on_commit``, so a
-rolled-back write neither announces itself nor gets an answer.
+Every service that writes runs in one ``transaction.atomic()`` (a savepoint when the caller
+already has a transaction). Events and the supplier's answer are queued with
+``transaction.on_commit``, so a rolled-back write neither announces itself nor gets an answer.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ def clean_content(content: str) -> str:
     )
 
 
+@transaction.atomic
 def message_send(
     *, channel: str, content: str, order_no: str | None = None, sender: str = ChannelMessage.Sender.DESK
 ) -> ChannelMessage:
@@ -66,10 +67,12 @@ def message_send(
         and channel == ChannelMessage.Channel.UPSTREAM
         and sender == ChannelMessage.Sender.DESK
     ):
-        transaction.on_commit(partial(_supplier_answers, message.pk), robust=True)
+        # Once the desk's message is committed; the reply is a transaction of its own.
+        transaction.on_commit(partial(supplier_reply, message_id=message.pk), robust=True)
     return message
 
 
+@transaction.atomic
 def supplier_reply(*, message_id: int) -> ChannelMessage:
     """The simulated supplier's answer to one upstream message of the desk."""
     asked = ChannelMessage.objects.select_related("order").get(pk=message_id)
@@ -83,12 +86,6 @@ def supplier_reply(*, message_id: int) -> ChannelMessage:
     return reply
 
 
-def _supplier_answers(message_id: int) -> None:
-    # Runs after the desk's message committed, in a transaction of its own.
-    with transaction.atomic():
-        supplier_reply(message_id=message_id)
-
-
 def _announce(message: ChannelMessage) -> None:
     broadcast(
         "order_message",
@@ -100,6 +97,7 @@ def _announce(message: ChannelMessage) -> None:
     )
 
 
+@transaction.atomic
 def messages_mark_read(*, channel: str | None = None, message_ids: list[int] | None = None) -> int:
     """Mark a whole channel's (or the given) unread messages read; returns how many changed."""
     unread = ChannelMessage.objects.filter(read=False)
@@ -114,16 +112,16 @@ def messages_mark_read(*, channel: str | None = None, message_ids: list[int] | N
     return count
 
 
+@transaction.atomic
 def refund_register(*, order_no: str) -> Refund:
     """Register the order's refund; a second one is refused, however many callers race."""
     order = order_get(order_no=order_no)
     if Refund.objects.filter(order=order).exists():
         raise _refund_exists(order)
     try:
-        # A savepoint: the losing racer's unique violation must not poison the caller's transaction.
-        with transaction.atomic():
-            refund = Refund.objects.create(order=order)
+        refund = Refund.objects.create(order=order)
     except IntegrityError:
+        # The losing racer; this service's savepoint keeps the caller's transaction usable.
         raise _refund_exists(order) from None
     broadcast("refund_registered", refund_id=refund.pk, order_no=order.order_no, status=refund.status)
     return refund
@@ -136,6 +134,7 @@ def _refund_exists(order: Order) -> Conflict:
     )
 
 
+@transaction.atomic
 def refund_complete(*, refund_id: int) -> Refund:
     """Staff record that the registered refund was paid out."""
     refund = Refund.objects.select_related("order").filter(pk=refund_id).first()

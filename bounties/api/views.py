@@ -1,7 +1,6 @@
-"""Bounty API (DESIGN §11). Views parse input, call a service or selector inside a
-transaction they own, and render; errors become ``{"ok": false, "code", "reason"}``."""
+"""Bounty API (DESIGN §11). Views parse input, call a service or selector (each service owns
+its transaction), and render; errors become ``{"ok": false, "code", "reason"}``."""
 
-from django.db import transaction
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -53,8 +52,7 @@ class BountyListCreate(GenericAPIView):
     def post(self, request: Request) -> Response:
         serializer = BountyCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        with transaction.atomic():
-            bounty = services.create_bounty(**serializer.validated_data, created_by=request.user)
+        bounty = services.create_bounty(**serializer.validated_data, created_by=request.user)
         return Response(BountySerializer(bounty).data, status=http.HTTP_201_CREATED)
 
 
@@ -78,8 +76,7 @@ class BountyClaim(GenericAPIView):
 
     def post(self, request: Request, pk: int) -> Response:
         agent_id = acting_agent_id(request)
-        with transaction.atomic():
-            bounty = services.claim_bounty(agent_id=agent_id, bounty_id=pk)
+        bounty = services.claim_bounty(agent_id=agent_id, bounty_id=pk)
         return Response(BountySerializer(bounty).data)
 
 
@@ -95,8 +92,7 @@ class BountyComplete(GenericAPIView):
 
     def post(self, request: Request, pk: int) -> Response:
         agent_id = acting_agent_id(request)
-        with transaction.atomic():
-            bounty = services.complete_bounty(agent_id=agent_id, bounty_id=pk)
+        bounty = services.complete_bounty(agent_id=agent_id, bounty_id=pk)
         return Response(BountySerializer(bounty).data)
 
 
@@ -110,6 +106,5 @@ class BountyCancel(GenericAPIView):
     serializer_class = BountySerializer
 
     def post(self, request: Request, pk: int) -> Response:
-        with transaction.atomic():
-            bounty = services.cancel_bounty(bounty_id=pk)
+        bounty = services.cancel_bounty(bounty_id=pk)
         return Response(BountySerializer(bounty).data)

@@ -19,6 +19,8 @@ from django.db.models import Count, Sum
 from agents.models import Agent
 from bounties.models import Bounty
 from bounties.services import cancel_bounty, claim_bounty, complete_bounty, create_bounty
+from city.models import CreditEntry
+from city.services import grant_credits
 from core.errors import ApplicationError
 from tests.support.threads import run_threads
 
@@ -160,6 +162,37 @@ def claim_racing_the_constraint() -> dict:
     return result
 
 
+def completion_waits_for_the_agent_lock() -> dict:
+    """A completion while another transaction holds the claimer's lock (a city payment in
+    flight) waits for it, then pays on top of it: no lost update, one ledger row each."""
+    (agent_id,) = make_agents(1, "paid")
+    with transaction.atomic():
+        bounty_id = create_bounty(title="修桥", reward=30).pk
+        claim_bounty(agent_id=agent_id, bounty_id=bounty_id)
+    locked, completing = threading.Event(), threading.Event()
+    result: dict = {}
+
+    def hold_the_lock(_: int) -> None:
+        with transaction.atomic():
+            grant_credits(agent_id=agent_id, amount=5, source=CreditEntry.Source.ADMIN, reason="补发")
+            locked.set()
+            completing.wait(timeout=30)
+            time.sleep(0.5)  # let the completion reach the lock before we commit
+
+    def complete(_: int) -> None:
+        locked.wait(timeout=30)
+        completing.set()
+        began = time.monotonic()
+        result["complete"] = attempt(lambda: complete_bounty(agent_id=agent_id, bounty_id=bounty_id))
+        result["waited"] = time.monotonic() - began
+
+    workers = [hold_the_lock, complete]
+    run_threads(2, lambda i: workers[i](i))
+    result["credits"] = Agent.objects.get(pk=agent_id).credits
+    result["ledger"] = sorted(CreditEntry.objects.filter(agent_id=agent_id).values_list("source", "amount"))
+    return result
+
+
 def random_operations(operations: int = 1000, agents: int = 12, threads: int = 8, seed: int = 20260301) -> dict:
     """``operations`` random create/claim/complete/cancel calls from ``threads`` threads."""
     agent_ids = make_agents(agents, "worker")
@@ -212,6 +245,7 @@ def random_operations(operations: int = 1000, agents: int = 12, threads: int = 8
         Bounty.objects.filter(status="completed").values("claimed_by").annotate(total=Sum("reward")).values_list("claimed_by", "total")
     )
     credits = dict(Agent.objects.filter(pk__in=agent_ids).values_list("pk", "credits"))
+    in_ledger = dict(CreditEntry.objects.values("agent").annotate(total=Sum("amount")).values_list("agent", "total"))
     statuses = Counter(Bounty.objects.values_list("status", flat=True))
     return {
         "operations": len(log),
@@ -229,6 +263,11 @@ def random_operations(operations: int = 1000, agents: int = 12, threads: int = 8
             str(pk): [credits[pk], START_CREDITS + paid_by_log[pk]]
             for pk in agent_ids
             if credits[pk] != START_CREDITS + paid_by_log[pk]
+        },
+        "credits_mismatch_ledger": {
+            str(pk): [credits[pk], START_CREDITS + in_ledger.get(pk, 0)]
+            for pk in agent_ids
+            if credits[pk] != START_CREDITS + in_ledger.get(pk, 0)
         },
         "total_credits": sum(credits.values()),
         "successes": dict(successes),

@@ -35,6 +35,14 @@ def test_claim_hitting_the_unique_constraint_is_active_bounty_exists(django_chil
     assert result["statuses"] == {"first": "claimed", "second": "open", "witness": "open"}
 
 
+def test_reward_payment_waits_for_the_agent_lock_and_writes_the_ledger(django_child, database_kind):
+    result = run_django(django_child(database_kind), f"{SCENARIOS}:completion_waits_for_the_agent_lock")
+    assert result["complete"] == "success"
+    assert result["waited"] >= 0.3  # it really waited for the other payment's commit
+    assert result["credits"] == 100 + 5 + 30
+    assert result["ledger"] == [["admin", 5], ["bounty", 30]]
+
+
 def test_thousand_random_operations_keep_the_invariants(django_child, database_kind):
     result = run_django(django_child(database_kind), f"{SCENARIOS}:random_operations", operations=1000, threads=8)
     assert result["operations"] == 1000
@@ -42,6 +50,7 @@ def test_thousand_random_operations_keep_the_invariants(django_child, database_k
     assert result["agents_with_two_claims"] == []
     assert result["credits_mismatch_db"] == {}
     assert result["credits_mismatch_log"] == {}
+    assert result["credits_mismatch_ledger"] == {}
     successes, statuses = result["successes"], result["statuses"]
     assert statuses.get("completed", 0) == successes.get("complete", 0)
     assert statuses.get("cancelled", 0) == successes.get("cancel", 0)

@@ -7,6 +7,7 @@ from django.utils import translation
 from agents.models import Agent
 from bounties import services
 from bounties.models import Bounty
+from city.models import CreditEntry
 from core.errors import ApplicationError, Conflict, NotFound
 
 pytestmark = pytest.mark.django_db
@@ -170,6 +171,25 @@ def test_complete_does_not_commit_the_callers_transaction(alice, make_bounty):
         transaction.set_rollback(True)
     assert Bounty.objects.get().status == "claimed"
     assert Agent.objects.get(pk=alice.pk).credits == 100
+
+
+def test_complete_writes_the_reward_in_the_credits_ledger(alice, make_bounty):
+    bounty = make_bounty(title="修路", reward=30, status="claimed", claimed_by=alice)
+    services.complete_bounty(agent_id=alice.pk, bounty_id=bounty.pk)
+    entry = CreditEntry.objects.get()
+    assert (entry.agent, entry.amount, entry.source, entry.reason, entry.reference) == (
+        alice, 30, "bounty", "修路", f"bounty:{bounty.pk}"
+    )
+
+
+def test_complete_of_a_bounty_already_paid_is_bounty_not_claimed_and_pays_nothing(alice, make_bounty):
+    # What a racing second completion meets on PostgreSQL once the first one committed.
+    bounty = make_bounty(reward=30, status="claimed", claimed_by=alice)
+    CreditEntry.objects.create(agent=alice, amount=30, source="bounty", reason="修路", reference=f"bounty:{bounty.pk}")
+    error = error_of(services.complete_bounty, agent_id=alice.pk, bounty_id=bounty.pk)
+    assert (type(error), error.code) == (Conflict, "bounty_not_claimed")
+    assert (Bounty.objects.get().status, Agent.objects.get(pk=alice.pk).credits) == ("claimed", 100)
+    assert CreditEntry.objects.count() == 1
 
 
 # create

@@ -1,18 +1,21 @@
 """Every rule and error code of city.services, against the real database."""
 
 import pytest
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 
+from agents.models import Agent
 from city import services
 from city.models import (
     Building,
     CheckIn,
     CityChatMessage,
+    CreditEntry,
     Employment,
     MarketOrder,
     Purchase,
     ResourceTransfer,
+    StockAdjustment,
 )
 from core.errors import ApplicationError
 from core.models import EventLog
@@ -510,3 +513,106 @@ def test_post_city_chat_stores_the_line_and_broadcasts_it(alice, django_capture_
 @pytest.mark.parametrize(("content", "code"), [("", "empty_content"), ("  ", "empty_content"), ("x" * 501, "content_too_long")])
 def test_post_city_chat_refuses_empty_or_long_lines(alice, content, code):
     assert refused(services.post_city_chat, agent_id=alice.pk, content=content).code == code
+
+
+# ---------------------------------------------------------------------------- credits and stock corrections
+
+
+def credits_of(agent) -> int:
+    return Agent.objects.get(pk=agent.pk).credits
+
+
+def test_grant_credits_pays_and_writes_the_credits_ledger(alice, staff_user):
+    entry = services.grant_credits(
+        agent_id=alice.pk, amount=25, source="admin", reason="  补发工资 ", user=staff_user
+    )
+    assert credits_of(alice) == 125
+    assert CreditEntry.objects.get() == entry
+    assert (entry.amount, entry.source, entry.reason, entry.reference, entry.user) == (25, "admin", "补发工资", "", staff_user)
+
+
+def test_grant_credits_with_a_negative_amount_takes_credits_back(alice):
+    entry = services.grant_credits(agent_id=alice.pk, amount=-40, source="admin", reason="多发了")
+    assert (credits_of(alice), entry.amount) == (60, -40)
+
+
+def test_grant_credits_never_takes_more_than_the_agent_holds(alice):
+    error = refused(services.grant_credits, agent_id=alice.pk, amount=-101, source="admin", reason="扣除")
+    assert (error.code, error.extra) == ("insufficient_credits", {"have": 100, "need": 101})
+    assert (credits_of(alice), CreditEntry.objects.count()) == (100, 0)
+
+
+@pytest.mark.parametrize("amount", [0, None, "5", 2.5, True, 1_000_001, -1_000_001])
+def test_grant_credits_refuses_an_amount_that_is_not_a_non_zero_whole_number(alice, amount):
+    error = refused(services.grant_credits, agent_id=alice.pk, amount=amount, source="admin", reason="r")
+    assert (error.code, error.field) == ("invalid_amount", "amount")
+    assert (credits_of(alice), CreditEntry.objects.count()) == (100, 0)
+
+
+@pytest.mark.parametrize(("reason", "code"), [("", "reason_required"), ("   ", "reason_required"), ("x" * 201, "reason_too_long")])
+def test_grant_credits_needs_a_short_reason(alice, reason, code):
+    error = refused(services.grant_credits, agent_id=alice.pk, amount=5, source="admin", reason=reason)
+    assert (error.code, error.field) == (code, "reason")
+    assert credits_of(alice) == 100
+
+
+def test_grant_credits_to_a_missing_agent_is_agent_not_found(alice):
+    assert refused(services.grant_credits, agent_id=999, amount=5, source="admin", reason="r").code == "agent_not_found"
+    assert not CreditEntry.objects.exists()
+
+
+def test_grant_credits_pays_a_reference_once_and_undoes_the_second_payment(alice):
+    services.grant_credits(agent_id=alice.pk, amount=10, source="bounty", reason="修路", reference="bounty:7")
+    with transaction.atomic():
+        with pytest.raises(IntegrityError):
+            services.grant_credits(agent_id=alice.pk, amount=10, source="bounty", reason="修路", reference="bounty:7")
+        assert credits_of(alice) == 110  # the failed payment's savepoint is undone, the caller goes on
+    assert CreditEntry.objects.count() == 1
+
+
+def test_the_credits_ledger_refuses_a_zero_amount(alice):
+    with pytest.raises(IntegrityError), transaction.atomic():
+        CreditEntry.objects.create(agent=alice, amount=0, source="admin", reason="r")
+
+
+def test_the_credits_ledger_refuses_an_unknown_source(alice):
+    with pytest.raises(IntegrityError), transaction.atomic():
+        CreditEntry.objects.create(agent=alice, amount=5, source="gift", reason="r")
+
+
+def test_adjust_stock_adds_goods_and_writes_the_stock_ledger(alice, kinds, staff_user):
+    row = services.adjust_stock(agent_id=alice.pk, resource_type="flour", quantity=7, reason="盘点补录", user=staff_user)
+    assert holding(alice, "flour") == 7
+    assert StockAdjustment.objects.get() == row
+    assert (row.resource_type.slug, row.quantity, row.reason, row.user) == ("flour", 7, "盘点补录", staff_user)
+
+
+def test_adjust_stock_with_a_negative_quantity_removes_goods(alice, stock):
+    stock(alice, flour=10)
+    services.adjust_stock(agent_id=alice.pk, resource_type="flour", quantity=-4, reason="损耗")
+    assert holding(alice, "flour") == 6
+
+
+def test_adjust_stock_never_leaves_a_negative_stock(alice, stock):
+    stock(alice, flour=3)
+    error = refused(services.adjust_stock, agent_id=alice.pk, resource_type="flour", quantity=-5, reason="损耗")
+    assert (error.code, error.message) == ("insufficient_resource", "flour 不足，当前 3，需要 5")
+    assert (holding(alice, "flour"), StockAdjustment.objects.count()) == (3, 0)
+
+
+@pytest.mark.parametrize("quantity", [0, None, "3", 1.5, False, 1_000_001])
+def test_adjust_stock_refuses_a_quantity_that_is_not_a_non_zero_whole_number(alice, kinds, quantity):
+    error = refused(services.adjust_stock, agent_id=alice.pk, resource_type="flour", quantity=quantity, reason="r")
+    assert (error.code, error.field) == ("invalid_quantity", "quantity")
+    assert not StockAdjustment.objects.exists()
+
+
+def test_adjust_stock_of_an_unknown_resource_is_unknown_resource(alice, kinds):
+    error = refused(services.adjust_stock, agent_id=alice.pk, resource_type="gold", quantity=1, reason="r")
+    assert error.code == "unknown_resource"
+    assert not StockAdjustment.objects.exists()
+
+
+def test_adjust_stock_needs_a_reason(alice, kinds):
+    error = refused(services.adjust_stock, agent_id=alice.pk, resource_type="flour", quantity=1, reason=" ")
+    assert (error.code, error.field) == ("reason_required", "reason")
