@@ -1,13 +1,30 @@
 from django.contrib import admin, messages
+from django.shortcuts import redirect
+from django.urls import path
+from django.utils.decorators import method_decorator
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_POST
 
 from core.admin import ReadOnlyAdmin
 from core.errors import ApplicationError
 
 from .autonomy.tick import run_tick
-from .confirmations import confirm_pending_action, outcome_message, reject_pending_action
-from .models import Agent, AgentActionLog, AutonomyRound, Conversation, Message, PendingAction, Tool, ToolCall
+from .confirmations import (
+    confirm_pending_action,
+    outcome_message,
+    reject_pending_action,
+)
+from .models import (
+    Agent,
+    AgentActionLog,
+    AutonomyRound,
+    Conversation,
+    Message,
+    PendingAction,
+    Tool,
+    ToolCall,
+)
 from .selectors import pending_action_review
 from .sync import sync_tools
 
@@ -112,6 +129,26 @@ class PendingActionAdmin(ReadOnlyAdmin):
     list_select_related = ["agent", "requested_by", "decided_by"]
     readonly_fields = ["proposal_review"]
     actions = ["confirm_selected", "reject_selected"]
+    change_form_template = "admin/agents/pendingaction/change_form.html"
+
+    def get_urls(self):
+        decide = self.admin_site.admin_view(self.decide_view)
+        return [path("<path:object_id>/decide/", decide, name="agents_pendingaction_decide"), *super().get_urls()]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        action = self.get_object(request, object_id)
+        decidable = action is not None and action.effective_status == PendingAction.Status.PENDING
+        return super().change_view(request, object_id, form_url, {**(extra_context or {}), "decidable": decidable})
+
+    @method_decorator(require_POST)
+    def decide_view(self, request, object_id):
+        """The Confirm / Reject buttons of one proposal's page."""
+        action = self.get_object(request, object_id)
+        if action is None:
+            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
+        decide = confirm_pending_action if request.POST.get("decide") == "confirm" else reject_pending_action
+        self._decide(request, [action], lambda one: decide(action_id=one.pk, user=request.user))
+        return redirect("admin:agents_pendingaction_change", action.pk)
 
     @admin.display(description=_("状态"), ordering="status")
     def shown_status(self, obj: PendingAction) -> str:
@@ -124,7 +161,7 @@ class PendingActionAdmin(ReadOnlyAdmin):
             "",
             "<tr><th>{}</th><td>{}</td><td>{}</td><td>{}</td></tr>",
             (
-                (row["field"], _display(row["proposed"]), _display(row["current"]), "≠" if row["changed"] else "")
+                (row["label"], row["proposed_display"], row["current_display"], "≠" if row["changed"] else "")
                 for row in review["rows"]
             ),
         )
@@ -146,14 +183,14 @@ class PendingActionAdmin(ReadOnlyAdmin):
 
     @admin.action(description=_("确认并执行所选的待确认操作"))
     def confirm_selected(self, request, queryset):
-        self._decide(request, queryset, lambda action: confirm_pending_action(action_id=action.pk, user=request.user))
+        self._decide(request, queryset.order_by("id"), lambda action: confirm_pending_action(action_id=action.pk, user=request.user))
 
     @admin.action(description=_("拒绝所选的待确认操作"))
     def reject_selected(self, request, queryset):
-        self._decide(request, queryset, lambda action: reject_pending_action(action_id=action.pk, user=request.user))
+        self._decide(request, queryset.order_by("id"), lambda action: reject_pending_action(action_id=action.pk, user=request.user))
 
-    def _decide(self, request, queryset, decide) -> None:
-        for action in queryset.order_by("id"):
+    def _decide(self, request, actions, decide) -> None:
+        for action in actions:
             try:
                 decided = decide(action)
             except ApplicationError as exc:
@@ -161,10 +198,6 @@ class PendingActionAdmin(ReadOnlyAdmin):
                 continue
             level = messages.ERROR if decided.status == PendingAction.Status.FAILED else messages.SUCCESS
             self.message_user(request, f"#{action.pk}: {outcome_message(decided)}", level)
-
-
-def _display(value) -> str:
-    return "—" if value is None else str(value)
 
 
 class AgentActionLogInline(admin.TabularInline):

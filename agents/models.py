@@ -77,7 +77,9 @@ class ToolCall(models.Model):
         MCP = "mcp", _("MCP")
         CONFIRMATION = "confirmation", _("人工确认")
 
-    agent = models.ForeignKey(Agent, on_delete=models.PROTECT, null=True, blank=True, related_name="tool_calls")
+    agent = models.ForeignKey(
+        Agent, on_delete=models.PROTECT, null=True, blank=True, related_name="tool_calls", verbose_name=_("居民")
+    )
     tool_name = models.CharField(_("工具"), max_length=100, db_index=True)
     arguments = models.JSONField(_("参数"), default=dict, blank=True)
     status = models.CharField(_("状态"), max_length=24, choices=Status.choices)
@@ -85,7 +87,7 @@ class ToolCall(models.Model):
     result = models.JSONField(_("结果"), default=dict, blank=True)
     source = models.CharField(_("来源"), max_length=16, choices=Source.choices)
     conversation = models.ForeignKey(
-        "Conversation", on_delete=models.SET_NULL, null=True, blank=True, related_name="tool_calls"
+        "Conversation", on_delete=models.SET_NULL, null=True, blank=True, related_name="tool_calls", verbose_name=_("对话")
     )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, verbose_name=_("员工")
@@ -110,8 +112,8 @@ class Conversation(models.Model):
         STANDALONE = "standalone", _("独立确认")
         EMBEDDED = "embedded", _("页面内嵌")
 
-    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="conversations")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="conversations", verbose_name=_("居民"))
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, verbose_name=_("员工"))
     mode = models.CharField(_("模式"), max_length=12, choices=Mode.choices, default=Mode.STANDALONE)
     page = models.CharField(_("页面"), max_length=200, blank=True, help_text=_("内嵌模式所在页面"))
     created_at = models.DateTimeField(_("创建时间"), auto_now_add=True)
@@ -133,11 +135,11 @@ class Message(models.Model):
         ASSISTANT = "assistant", _("助手")
         TOOL = "tool", _("工具")
 
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages", verbose_name=_("对话"))
     role = models.CharField(_("角色"), max_length=10, choices=Role.choices)
     content = models.TextField(_("内容"), blank=True)
     tool_calls = models.JSONField(_("工具调用"), default=list, blank=True)
-    tool_call_id = models.CharField(max_length=100, blank=True)
+    tool_call_id = models.CharField(_("工具调用 ID"), max_length=100, blank=True)
     name = models.CharField(_("工具名"), max_length=100, blank=True)
     usage = models.JSONField(_("用量"), default=dict, blank=True)
     created_at = models.DateTimeField(_("时间"), auto_now_add=True)
@@ -182,9 +184,9 @@ class PendingAction(models.Model):
         FAILED = "failed", _("执行失败")
 
     tool_name = models.CharField(_("工具"), max_length=100)
-    agent = models.ForeignKey(Agent, on_delete=models.PROTECT, related_name="pending_actions")
+    agent = models.ForeignKey(Agent, on_delete=models.PROTECT, related_name="pending_actions", verbose_name=_("居民"))
     conversation = models.ForeignKey(
-        Conversation, on_delete=models.SET_NULL, null=True, blank=True, related_name="pending_actions"
+        Conversation, on_delete=models.SET_NULL, null=True, blank=True, related_name="pending_actions", verbose_name=_("对话")
     )
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -59,6 +59,10 @@ class Proposal:
     # Where an embedded chat's page opens the proposal: page URL and form id (DESIGN §10 ui_action).
     url: str = ""
     form: str = ""
+    # How staff read it: a label per field, and per field the words for raw values
+    # ({"active_status": {"DISABLE": "停用"}}, {"to_agent_id": {2: "Bob"}}).
+    labels: dict = field(default_factory=dict)
+    display: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

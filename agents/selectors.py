@@ -6,7 +6,7 @@ from core.errors import ApplicationError, NotFound
 from core.params import parse_id
 
 from .models import Agent, PendingAction
-from .registry import ToolContext, registry
+from .registry import ToolContext, localized_schema, registry
 
 
 def agent_status(*, agent_id: int) -> dict:
@@ -29,28 +29,44 @@ def pending_action_review(action: PendingAction) -> dict:
     The tool's ``propose`` hook (a pure read) is asked again: its ``form_data`` is what
     confirming would write, its ``current`` what is there now, its ``version`` the current
     version (``stale`` when it moved since the proposal). A hook that now refuses (say, the
-    fund is already enabled) gives ``problem`` instead of a diff.
+    fund is already enabled) gives ``problem`` instead of a diff. Each row has the field's
+    label and the values as people read them (names, not ids; 停用, not DISABLE).
     """
     spec = registry.get(action.tool_name)
     proposed, current, version, problem = dict(action.arguments), {}, None, ""
+    labels, display = _parameter_labels(spec), {}
     if spec is not None and spec.propose is not None:
         context = ToolContext(agent=action.agent, source="confirmation", conversation=action.conversation, mode=action.mode)
         try:
             proposal = spec.propose(context, **action.arguments)
             proposed, current, version = dict(proposal.form_data), dict(proposal.current), proposal.version
+            labels.update(proposal.labels)
+            display = proposal.display
         except ApplicationError as exc:
             problem = exc.message
-    rows = [
-        {
+    rows = []
+    for key in dict.fromkeys([*proposed, *current]):
+        shown = display.get(key, {})
+        value, now = proposed.get(key, current.get(key)), current.get(key)
+        rows.append({
             "field": key,
-            "proposed": proposed.get(key, current.get(key)),
-            "current": current.get(key),
-            "changed": key in proposed and proposed[key] != current.get(key),
-        }
-        for key in dict.fromkeys([*proposed, *current])
-    ]
+            "label": str(labels.get(key, key)),
+            "proposed": value,
+            "current": now,
+            "proposed_display": str(shown.get(value, "—" if value is None else value)),
+            "current_display": str(shown.get(now, "—" if now is None else now)),
+            "changed": key in proposed and proposed[key] != now,
+        })
     stale = action.version_read is not None and version is not None and version != action.version_read
     return {"rows": rows, "version_read": action.version_read, "current_version": version, "stale": stale, "problem": problem}
+
+
+def _parameter_labels(spec) -> dict:
+    """A tool's parameters by their description, in the active language."""
+    if spec is None:
+        return {}
+    properties = localized_schema(spec.input_schema).get("properties", {})
+    return {name: schema["description"] for name, schema in properties.items() if schema.get("description")}
 
 
 def agents_by_keys(keys: list[str]) -> list[Agent]:

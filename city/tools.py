@@ -139,6 +139,10 @@ def propose_transfer(ctx: ToolContext, to_agent_id: int, resource_type: str, qua
     """What staff see when they require confirmation for transfers."""
     receiver = Agent.objects.filter(pk=to_agent_id).values_list("name", flat=True).first() or f"#{to_agent_id}"
     return Proposal(
+        labels={
+            "from_agent_id": _("发送方"), "to_agent_id": _("接收方"), "resource_type": _("资源"), "quantity": _("数量"),
+        },
+        display={"from_agent_id": {ctx.agent.pk: ctx.agent.name}, "to_agent_id": {to_agent_id: receiver}},
         message=_("即将把 %(quantity)s %(resource)s 从 %(sender)s 转给 %(receiver)s，请确认是否继续？")
         % {"quantity": quantity, "resource": resource_type, "sender": ctx.agent.name, "receiver": receiver},
         form_data={

@@ -106,7 +106,12 @@ def _proposal(message: str, form_data: dict, fund: Fund | None = None) -> Propos
         current=_form_values(fund) if fund else {},
         url=FUNDS_PAGE,
         form=FUND_FORM,
+        labels={"fund_id": _("基金 ID"), **{name: Fund._meta.get_field(name).verbose_name for name in FORM_FIELDS}},
+        display={"active_status": dict(Fund.ActiveStatus.choices)},
     )
+
+
+FORM_FIELDS = ("fund_name", "remarks", "active_status")
 
 
 def propose_create_fund(ctx: ToolContext, fund_name: str, remarks: str | None = None) -> Proposal:
