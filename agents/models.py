@@ -102,7 +102,7 @@ class ToolCall(models.Model):
         indexes = [models.Index(fields=["agent", "created_at"], name="toolcall_agent_time")]
 
     def __str__(self) -> str:
-        return f"{self.tool_name} [{self.status}]"
+        return f"{self.agent or '—'} · {self.tool_name} · {self.get_status_display()}"
 
 
 class Conversation(models.Model):
@@ -125,7 +125,7 @@ class Conversation(models.Model):
         verbose_name_plural = pgettext_lazy("plural", "对话")
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.agent}"
+        return f"{self.agent} #{self.pk}"
 
 
 class Message(models.Model):
@@ -150,7 +150,7 @@ class Message(models.Model):
         verbose_name_plural = pgettext_lazy("plural", "消息")
 
     def __str__(self) -> str:
-        return f"{self.role}: {self.content[:40]}"
+        return f"{self.get_role_display()}: {self.content[:40]}"
 
 
 class PendingActionQuerySet(models.QuerySet):
@@ -221,7 +221,7 @@ class PendingAction(models.Model):
         indexes = [models.Index(fields=["status", "expires_at"], name="pending_status_expiry")]
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.tool_name} [{self.status}]"
+        return f"#{self.pk} {self.agent} · {self.tool_name} · {self.effective_status.label}"
 
     @property
     def effective_status(self) -> "PendingAction.Status":
@@ -277,4 +277,4 @@ class AgentActionLog(models.Model):
         indexes = [models.Index(fields=["agent", "-id"], name="actionlog_agent_latest")]
 
     def __str__(self) -> str:
-        return f"{self.agent_id} {self.action} [{self.status}]"
+        return f"{self.agent}: {self.action} · {self.get_status_display()}"

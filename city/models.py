@@ -7,6 +7,7 @@ defence (no negative stock, one job per agent, one check-in per agent per day).
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
@@ -30,7 +31,12 @@ class ResourceType(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.slug})"
+        return self.display_name
+
+    @property
+    def display_name(self) -> str:
+        """How people read the type in the active language: 面包 in Chinese, bread (its slug) in English."""
+        return self.slug if (get_language() or "").startswith("en") else self.name
 
 
 class AgentResource(models.Model):
@@ -52,7 +58,7 @@ class AgentResource(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.agent_id}: {self.quantity} {self.resource_type_id}"
+        return f"{self.agent}: {self.quantity} {self.resource_type}"
 
 
 class ResourceTransfer(models.Model):
@@ -92,7 +98,7 @@ class ResourceTransfer(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.from_agent_id} → {self.to_agent_id}: {self.quantity} {self.resource_type_id}"
+        return f"{self.from_agent} → {self.to_agent}: {self.quantity} {self.resource_type}"
 
 
 REASON_MAX_LENGTH = 200
@@ -135,7 +141,7 @@ class CreditEntry(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.agent_id}: {self.amount:+d} ({self.source})"
+        return f"{self.agent}: {self.amount:+d} ({self.get_source_display()})"
 
 
 class StockAdjustment(models.Model):
@@ -163,7 +169,7 @@ class StockAdjustment(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.agent_id}: {self.quantity:+d} {self.resource_type_id}"
+        return f"{self.agent}: {self.quantity:+d} {self.resource_type}"
 
 
 class BuildingKind(models.Model):
@@ -210,7 +216,7 @@ class BuildingMaterial(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.quantity} {self.resource_type_id}"
+        return f"{self.quantity} {self.resource_type}"
 
 
 class Building(models.Model):
@@ -258,7 +264,7 @@ class Employment(models.Model):
         verbose_name_plural = pgettext_lazy("plural", "雇佣")
 
     def __str__(self) -> str:
-        return f"{self.agent_id} @ {self.building_id}"
+        return f"{self.agent} @ {self.building}"
 
 
 class CheckIn(models.Model):
@@ -283,7 +289,7 @@ class CheckIn(models.Model):
         constraints = [models.UniqueConstraint(fields=["agent", "day"], name="checkin_once_per_day")]
 
     def __str__(self) -> str:
-        return f"{self.agent_id} {self.day}"
+        return f"{self.agent} {self.day:%Y-%m-%d}"
 
 
 class ShopItem(models.Model):
@@ -325,7 +331,7 @@ class Purchase(models.Model):
         verbose_name_plural = pgettext_lazy("plural", "购买记录")
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.agent_id} {self.item_id} x{self.count}"
+        return f"{self.agent}: {self.item} × {self.count}"
 
 
 class MarketOrder(models.Model):
@@ -367,7 +373,10 @@ class MarketOrder(models.Model):
         indexes = [models.Index(fields=["status", "id"], name="marketorder_status")]
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.quantity} {self.resource_type_id} @ {self.price} [{self.status}]"
+        return _("%(seller)s 出售 %(quantity)s %(resource)s，总价 %(price)s（%(status)s）") % {
+            "seller": self.seller, "quantity": self.quantity, "resource": self.resource_type, "price": self.price,
+            "status": self.get_status_display(),
+        }
 
 
 class CityChatMessage(models.Model):
@@ -383,4 +392,4 @@ class CityChatMessage(models.Model):
         verbose_name_plural = pgettext_lazy("plural", "城市频道消息")
 
     def __str__(self) -> str:
-        return f"{self.agent_id}: {self.content[:40]}"
+        return f"{self.agent}: {self.content[:40]}"

@@ -62,7 +62,7 @@ class ChannelMessage(models.Model):
         indexes = [models.Index(fields=["channel", "read"], name="channelmessage_channel_read")]
 
     def __str__(self) -> str:
-        return f"[{self.channel}] {self.sender}: {self.content[:40]}"
+        return f"{self.get_channel_display()} · {self.get_sender_display()}: {self.content[:40]}"
 
 
 class Refund(models.Model):
@@ -83,4 +83,4 @@ class Refund(models.Model):
         verbose_name_plural = pgettext_lazy("plural", "退款")
 
     def __str__(self) -> str:
-        return f"{self.order.order_no} [{self.status}]"
+        return f"{self.order.order_no} · {self.get_status_display()}"
