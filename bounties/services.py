@@ -34,8 +34,11 @@ def _agent_not_found() -> NotFound:
     return NotFound("agent_not_found", _("居民不存在"))
 
 
-def _active_bounty_exists() -> Conflict:
-    return Conflict("active_bounty_exists", _("你已有进行中的悬赏，完成后才能接取新的"))
+def _active_bounty_exists(agent_name: str) -> Conflict:
+    # Named, not "you": staff acting for a resident read it as well as the resident's model does.
+    return Conflict(
+        "active_bounty_exists", _("%(agent)s 已有进行中的悬赏，完成后才能接取新的") % {"agent": agent_name}
+    )
 
 
 def _bounty_not_claimed() -> Conflict:
@@ -95,17 +98,18 @@ def claim_bounty(*, agent_id: int, bounty_id: int) -> Bounty:
     """
     if not Bounty.objects.filter(pk=bounty_id).exists():
         raise bounty_not_found()
-    if not Agent.objects.filter(pk=agent_id).exists():
+    agent_name = Agent.objects.filter(pk=agent_id).values_list("name", flat=True).first()
+    if agent_name is None:
         raise _agent_not_found()
     if Bounty.objects.filter(claimed_by_id=agent_id, status=Bounty.Status.CLAIMED).exists():
-        raise _active_bounty_exists()
+        raise _active_bounty_exists(agent_name)
     try:
         won = Bounty.objects.filter(pk=bounty_id, status=Bounty.Status.OPEN).update(
             status=Bounty.Status.CLAIMED, claimed_by_id=agent_id, claimed_at=timezone.now()
         )
     except IntegrityError:
         # Two claims by one agent raced past the check above; this service's savepoint undoes the claim.
-        raise _active_bounty_exists() from None
+        raise _active_bounty_exists(agent_name) from None
     if not won:
         raise Conflict("bounty_not_open", _("该悬赏已被接取或不再开放"))
     bounty = Bounty.objects.select_related("claimed_by").get(pk=bounty_id)

@@ -104,7 +104,7 @@ def test_claim_limit_of_one_is_409(api_client, alice, make_bounty):
     response = claim(api_client, second.pk, alice.pk)
     assert response.status_code == 409
     assert response.json() == {
-        "ok": False, "code": "active_bounty_exists", "reason": "你已有进行中的悬赏，完成后才能接取新的"
+        "ok": False, "code": "active_bounty_exists", "reason": "Alice 已有进行中的悬赏，完成后才能接取新的"
     }
 
 

@@ -55,7 +55,7 @@ def test_claim_is_refused_while_the_agent_has_an_active_bounty(alice, make_bount
     services.claim_bounty(agent_id=alice.pk, bounty_id=first.pk)
     error = error_of(services.claim_bounty, agent_id=alice.pk, bounty_id=second.pk)
     assert isinstance(error, Conflict)
-    assert (error.code, error.message) == ("active_bounty_exists", "你已有进行中的悬赏，完成后才能接取新的")
+    assert (error.code, error.message) == ("active_bounty_exists", "Alice 已有进行中的悬赏，完成后才能接取新的")
     assert Bounty.objects.get(pk=second.pk).status == "open"
 
 

@@ -147,7 +147,7 @@ def test_claim_refusal_is_shown_on_the_card(staff_client, alice, make_bounty):
     html = response.content.decode()
     card = html[html.index(f'id="bounty-{other.pk}"') :]
     card = card[: card.index("</article>")]
-    assert "你已有进行中的悬赏，完成后才能接取新的" in card
+    assert "Alice 已有进行中的悬赏，完成后才能接取新的" in card  # staff read who, not "you"
     assert Bounty.objects.get(pk=other.pk).status == "open"
 
 
@@ -189,3 +189,12 @@ def test_page_uses_no_inline_script(staff_client, make_bounty):
     make_bounty()
     html = staff_client.get("/bounties/").content.decode()
     assert "<script>" not in html and "hx-on" not in html
+
+
+def test_a_refusal_names_the_resident_in_english_too(staff_client, alice, make_bounty):
+    make_bounty("Alice 的", status="claimed", claimed_by=alice)
+    other = make_bounty("second")
+    response = staff_client.post(
+        "/bounties/", {"claim": "1", "bounty_id": other.pk, "agent_id": alice.pk}, HTTP_ACCEPT_LANGUAGE="en", **HTMX
+    )
+    assert "Alice already has a bounty in progress" in response.content.decode()
