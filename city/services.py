@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -100,7 +100,9 @@ def _lock_agents(*agent_ids: int) -> dict[int, str]:
 
 
 def _lock_agent(agent_id: int, *, field: str = "agent_id") -> Agent:
-    agent = stock.lock_agent(agent_id) if _is_whole(agent_id) else None
+    # Only what the services read; any other field loads on first access.
+    locked = Agent.objects.select_for_update(no_key=True).only("name", "credits", "satiety", "energy")
+    agent = _one(locked, pk=agent_id) if _is_whole(agent_id) else None
     if agent is None:
         raise _agent_not_found(agent_id, field=field)
     return agent
@@ -108,7 +110,7 @@ def _lock_agent(agent_id: int, *, field: str = "agent_id") -> Agent:
 
 def _resource_type(slug: Any, *, field: str = "resource_type") -> ResourceType:
     cleaned = slug.strip().lower() if isinstance(slug, str) else ""
-    resource_type = stock.resource_type(cleaned) if cleaned else None
+    resource_type = _one(ResourceType.objects.all(), slug=cleaned) if cleaned else None
     if resource_type is None:
         raise NotFound("unknown_resource", _("未知资源：%(slug)s") % {"slug": slug}, field=field)
     return resource_type
@@ -147,13 +149,13 @@ def _insufficient_credits(agent_id: int, need: int) -> Conflict:
 
 
 def _take_credits(agent_id: int, amount: int) -> None:
-    if amount and not stock.take_credits(agent_id, amount):
+    if amount and not Agent.objects.filter(pk=agent_id, credits__gte=amount).update(credits=F("credits") - amount):
         raise _insufficient_credits(agent_id, amount)
 
 
 def _give_credits(agent_id: int, amount: int) -> None:
     if amount:
-        stock.give_credits(agent_id, amount)
+        Agent.objects.filter(pk=agent_id).update(credits=F("credits") + amount)
 
 
 def _check_price(price: Any) -> int:
@@ -195,7 +197,7 @@ def transfer_resource(
     kind = _resource_type(resource_type)
     _take_resource(from_agent_id, kind, quantity)
     _give_resource(to_agent_id, kind, quantity)
-    transfer = stock.record_transfer(
+    transfer = ResourceTransfer.objects.create(
         from_agent_id=from_agent_id,
         to_agent_id=to_agent_id,
         resource_type=kind,
@@ -304,7 +306,7 @@ def rest(*, agent_id: int) -> Agent:
     """Recover energy (capped at 100); resting is always possible."""
     agent = _lock_agent(agent_id)
     agent.energy = min(MAX_NEED, agent.energy + REST_ENERGY_GAIN)
-    stock.update_agent(agent, "energy")
+    agent.save(update_fields=["energy"])
     return agent
 
 
@@ -335,7 +337,7 @@ def eat(*, agent_id: int, resource_type: str | None = None) -> tuple[Agent, Reso
         raise Conflict("not_hungry", _("饱食度已满，无需进食"))
     _take_resource(agent_id, kind, 1)
     agent.satiety = min(MAX_NEED, agent.satiety + kind.satiety_gain)
-    stock.update_agent(agent, "satiety")
+    agent.save(update_fields=["satiety"])
     return agent, kind
 
 
@@ -396,7 +398,7 @@ def checkin(*, agent_id: int) -> CheckIn:
     agent.credits += building.wage
     agent.energy -= WORK_ENERGY_COST
     agent.satiety = max(0, agent.satiety - WORK_SATIETY_COST)
-    stock.update_agent(agent, "credits", "energy", "satiety")
+    agent.save(update_fields=["credits", "energy", "satiety"])
     if produced is not None:
         _give_resource(agent_id, produced, building.produces_quantity)
     record = CheckIn.objects.create(
