@@ -14,18 +14,17 @@ EXERCISED = (
 )
 
 
-def assert_thorough(result: dict, max_examples: int) -> None:
-    assert result["examples"] >= max_examples
+def test_economy_invariants_hold_on_the_test_database(db):
+    result = run_economy_machine()
+    assert result["examples"] >= PROFILE.max_examples
     missing = [outcome for outcome in EXERCISED if not result["outcomes"].get(outcome)]
     assert missing == [], result["outcomes"]
-
-
-def test_economy_invariants_hold_on_the_test_database(db):
-    assert_thorough(run_economy_machine(), PROFILE.max_examples)
 
 
 def test_economy_invariants_hold_on_postgresql(django_child):
     # Half the examples: each step costs several times more on a PostgreSQL server than on SQLite.
     examples = PROFILE.max_examples // 2
     result = run_django(django_child("postgres"), "tests.properties.economy:run_economy_machine", max_examples=examples)
-    assert_thorough(result, examples)
+    # The paths it takes are the SQLite test's to check: a failed invariant already failed the child.
+    assert result["examples"] >= examples
+    assert result["steps"] >= examples * PROFILE.stateful_step_count // 2
