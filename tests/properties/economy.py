@@ -78,7 +78,7 @@ slugs = st.sampled_from(list(START_STOCK))
 quantities = st.integers(1, 8)
 prices = st.integers(1, 60)
 rewards = st.integers(1, 40)
-# Anything a caller could pass: each ``*_anything`` rule draws from these.
+# Anything a caller could pass: ``malformed_call`` draws from these.
 # Ids past every row, in range for the database (callers hand services at most 2**63 - 1).
 MISSING_IDS = st.sampled_from([0, -1, 2**63 - 1])
 # city services accept any Python value as an id and refuse what is not a whole number.
@@ -398,6 +398,7 @@ class EconomyMachine(RuleBasedStateMachine):
         ):
             net[sender, slug] -= quantity
             net[receiver, slug] += quantity
+        # Unary + and - drop zero entries: equal gains and equal losses, whatever rows are empty.
         assert +net == +self.ledger_net and -net == -self.ledger_net
         # Every holding is its start, plus the ledger, purchases and market orders: nothing else moved goods.
         rebuilt = Counter({key: n for key, n in self.stock.items()})
