@@ -188,9 +188,9 @@ def transfer_resource(
     if source not in ResourceTransfer.Source.values:
         raise ValueError(f"unknown ledger source {source!r}")  # a programming error, not user input
     agents = _lock_agents(from_agent_id, to_agent_id)
-    if from_agent_id not in agents:
+    if not _is_whole(from_agent_id) or from_agent_id not in agents:
         raise _agent_not_found(from_agent_id, field="from_agent_id")
-    if to_agent_id not in agents:
+    if not _is_whole(to_agent_id) or to_agent_id not in agents:
         raise _agent_not_found(to_agent_id, field="to_agent_id")
     if from_agent_id == to_agent_id:
         raise ApplicationError("same_agent", _("不能转赠给自己：发送方和接收方必须是不同的居民"), field="to_agent_id")
@@ -512,7 +512,7 @@ def accept_market_order(*, agent_id: int, order_id: int, user: Any = None) -> Ma
     """
     order = _market_order(order_id)
     agents = _lock_agents(agent_id, order.seller_id)
-    if agent_id not in agents:
+    if not _is_whole(agent_id) or agent_id not in agents:
         raise _agent_not_found(agent_id)
     if order.seller_id == agent_id:
         raise ApplicationError("cannot_accept_own_order", _("不能接受自己的挂单"), field="order_id")
