@@ -2,7 +2,7 @@
 
 One Daphne serves the module, on a migrated database file seeded with the demo and one
 token per kind of caller (``tests.support.mcp_scenarios``). Tests read what calls left
-in that database from child processes. Each test moves its own agents' goods and checks
+in that database through one Django worker process. Each test moves its own agents' goods and checks
 differences, so the order of the tests does not matter.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
@@ -19,13 +18,20 @@ from contextlib import asynccontextmanager
 import httpx2
 import pytest
 import websockets
+from django.core.management import CommandError, call_command
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from agents.registry import localized_schema, registry
-from tests.support.django_process import PROJECT_ROOT, DaphneServer, django_environment, migrated_database, run_django
+from tests.support.django_process import (
+    PROJECT_ROOT,
+    DaphneServer,
+    django_environment,
+    migrated_database,
+)
+from tests.support.django_worker import DjangoWorker
 
 SCENARIOS = "tests.support.mcp_scenarios"
 # The tests make more calls per agent than the default rate limit allows in a minute.
@@ -34,11 +40,12 @@ LEGACY_VERSION = "2025-06-18"
 
 
 @pytest.fixture(scope="module")
-def desk(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def desk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     workdir = tmp_path_factory.mktemp("mcp")
     database = migrated_database("sqlite", workdir)
-    seeded = run_django(database, f"{SCENARIOS}:seed_mcp_desk", credentials_file=str(workdir / "demo-credentials"))
-    return {"database": database, **seeded}
+    with DjangoWorker(database) as worker:
+        seeded = worker(f"{SCENARIOS}:seed_mcp_desk", credentials_file=str(workdir / "demo-credentials"))
+        yield {"database": database, "worker": worker, **seeded}
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +55,8 @@ def server(desk: dict) -> Iterator[DaphneServer]:
 
 
 def child(desk: dict, function: str, **kwargs):
-    return run_django(desk["database"], f"{SCENARIOS}:{function}", **kwargs)
+    """What the database holds now, read in the module's Django worker."""
+    return desk["worker"](f"{SCENARIOS}:{function}", **kwargs)
 
 
 def endpoint(server: DaphneServer, agent_id: int) -> str:
@@ -387,19 +395,40 @@ def test_stdio_lists_the_grants_and_moves_goods_as_the_user(desk):
     assert (audit["tool_name"], audit["source"], audit["user"]) == ("transfer_resource", "mcp", "operator")
 
 
-@pytest.mark.parametrize(("user", "agent", "code"), [
-    ("clerk", "Alice", "permission_denied"),
-    ("outsider", "Alice", "permission_denied"),
-    ("operator", "Retired", "agent_not_found"),
-])
-def test_stdio_refuses_what_http_refuses(desk, user, agent, code):
-    parameters = stdio_parameters(desk, agent, user)
+@pytest.fixture
+def act_as_agent(db):
+    from django.contrib.auth.models import Permission
 
-    result = subprocess.run(
-        [parameters.command, *parameters.args], cwd=parameters.cwd, env=parameters.env,
-        input="", capture_output=True, text=True, timeout=120,
-    )
+    return Permission.objects.get(content_type__app_label="agents", codename="chat_agent")
 
-    assert result.returncode == 1
-    assert code in result.stderr
-    assert result.stdout == ""
+
+@pytest.mark.parametrize(
+    ("staff", "may_act", "active_agent", "code"),
+    [
+        (True, False, True, "permission_denied"),
+        (False, True, True, "permission_denied"),
+        (True, True, False, "agent_not_found"),
+    ],
+)
+def test_stdio_refuses_what_http_refuses(django_user_model, make_agent, act_as_agent, staff, may_act, active_agent, code):
+    # The refusal comes before the transport starts, so the command runs in-process here.
+    user = django_user_model.objects.create_user("someone", is_staff=staff)
+    if may_act:
+        user.user_permissions.add(act_as_agent)
+    make_agent("Alice", is_active=active_agent)
+
+    with pytest.raises(CommandError, match=code):
+        call_command("mcp", agent="Alice", user="someone")
+
+
+def test_stdio_serves_a_superuser_without_the_explicit_permission(django_user_model, make_agent, monkeypatch):
+    from agents.management.commands import mcp as command
+
+    served = []
+    monkeypatch.setattr(command, "serve_stdio", served.append)
+    django_user_model.objects.create_superuser("root", is_staff=True)
+    make_agent("Alice")
+
+    call_command("mcp", agent="Alice", user="root", language="en")
+
+    assert [(caller.agent.name, caller.user.username, caller.language) for caller in served] == [("Alice", "root", "en")]
