@@ -30,17 +30,11 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from core.errors import ApplicationError, Forbidden
 
+from ..routing import header
 from .access import NotAuthenticated, accepted_language, agent_for, token_user
 from .server import Caller, build_server
 
 CALLER_KEY = "agent_desk.mcp_caller"
-
-
-def header(scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", []):
-        if key.lower() == name:
-            return value.decode("latin1")
-    return None
 
 
 def origin_allowed(origin: str | None) -> bool:

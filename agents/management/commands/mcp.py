@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import translation
 
 from agents.mcp.access import agent_for
 from agents.mcp.server import Caller, serve_stdio
@@ -27,8 +28,9 @@ class Command(BaseCommand):
         if staff is None:
             raise CommandError(f"no user named {user!r}")
         try:
-            [found] = agents_by_keys([agent])
-            caller = Caller(agent=agent_for(user=staff, agent_id=found.pk), user=staff, language=language)
+            with translation.override(language):
+                [found] = agents_by_keys([agent])
+                caller = Caller(agent=agent_for(user=staff, agent_id=found.pk), user=staff, language=language)
         except ApplicationError as exc:
             raise CommandError(f"{exc.code}: {exc.message}") from exc
         serve_stdio(caller)
