@@ -24,6 +24,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from agents.mcp.access import accepted_language
 from agents.registry import localized_schema, registry
 from tests.support.django_process import (
     PROJECT_ROOT,
@@ -432,3 +433,10 @@ def test_stdio_serves_a_superuser_without_the_explicit_permission(django_user_mo
     call_command("mcp", agent="Alice", user="root", language="en")
 
     assert [(caller.agent.name, caller.user.username, caller.language) for caller in served] == [("Alice", "root", "en")]
+
+
+@pytest.mark.parametrize(
+    ("accept_language", "language"), [("en-GB,en;q=0.9", "en"), ("fr-FR,de;q=0.5", "zh-hans"), (None, "zh-hans")]
+)
+def test_language_is_the_first_supported_one_the_client_accepts(accept_language, language):
+    assert accepted_language(accept_language) == language
