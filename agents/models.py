@@ -52,6 +52,7 @@ class Agent(models.Model):
         ordering = ["id"]
         verbose_name = _("居民")
         verbose_name_plural = pgettext_lazy("plural", "居民")
+        permissions = [("chat_agent", "Can chat with and act as agents")]
         constraints = [
             models.CheckConstraint(condition=Q(credits__gte=0), name="agent_credits_non_negative"),
             models.CheckConstraint(condition=Q(satiety__gte=0, satiety__lte=100), name="agent_satiety_0_100"),

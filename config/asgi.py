@@ -1,4 +1,4 @@
-"""ASGI entry point (Daphne): Django for HTTP, Channels for ``/ws/events/``."""
+"""ASGI entry point (Daphne): Django for HTTP, MCP at ``/mcp/agents/<id>/``, Channels for ``/ws/events/``."""
 
 import os
 
@@ -9,8 +9,15 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Set Django up before importing anything that touches models (the consumers do).
 http_application = get_asgi_application()
 
-from channels.routing import ProtocolTypeRouter  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.urls import re_path  # noqa: E402
 
+from agents.mcp.http import mcp_urlpatterns  # noqa: E402
 from agents.routing import websocket_application  # noqa: E402
 
-application = ProtocolTypeRouter({"http": http_application, "websocket": websocket_application()})
+application = ProtocolTypeRouter(
+    {
+        "http": URLRouter([*mcp_urlpatterns, re_path(r"", http_application)]),
+        "websocket": websocket_application(),
+    }
+)

@@ -1,0 +1,100 @@
+"""MCP test set-up and reads that run in Django child processes via ``run_django``.
+
+The MCP tests drive a real Daphne (HTTP) or ``manage.py mcp`` (stdio) on a database file;
+these functions prepare that database and read what the calls left in it.
+"""
+
+from __future__ import annotations
+
+
+def seed_mcp_desk(credentials_file: str) -> dict:
+    """The demo city and funds, plus one token per kind of caller; returns keys and agent ids.
+
+    ``operator`` and ``second_operator`` may act as agents (``agents.chat_agent``);
+    ``clerk`` is staff without it; ``outsider`` holds it but is not staff; ``revoked`` was
+    the operator's key until it was deleted; ``supervisor`` is the staff member who confirms.
+    """
+    from io import StringIO
+    from pathlib import Path
+
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
+    from django.core.management import call_command
+    from rest_framework.authtoken.models import Token
+
+    from agents import demo
+    from agents.models import Agent
+
+    demo.CREDENTIALS_FILE = Path(credentials_file)
+    call_command("seed_demo", stdout=StringIO())
+    act_as_agent = Permission.objects.get(content_type__app_label="agents", codename="chat_agent")
+    users = get_user_model().objects
+
+    def token(username: str, *, staff: bool = True, may_act: bool = True) -> str:
+        user = users.create_user(username, is_staff=staff)
+        if may_act:
+            user.user_permissions.add(act_as_agent)
+        return Token.objects.create(user=user).key
+
+    keys = {
+        "operator": token("operator"),
+        "second_operator": token("second-operator"),
+        "clerk": token("clerk", may_act=False),
+        "outsider": token("outsider", staff=False),
+        "supervisor": token("supervisor", may_act=False),
+    }
+    revoked = token("former-operator")
+    Token.objects.filter(key=revoked).delete()
+    keys["revoked"] = revoked
+    Agent.objects.create(name="Retired", is_active=False)
+    agents = dict(Agent.objects.values_list("name", "id"))
+    return {"keys": keys, "agents": agents}
+
+
+def granted_tool_names(agent_id: int) -> list[str]:
+    from agents.models import Agent
+
+    return sorted(Agent.objects.get(pk=agent_id).tools.filter(is_active=True).values_list("name", flat=True))
+
+
+def revoke_tool(agent_id: int, tool_name: str) -> None:
+    from agents.models import Agent, Tool
+
+    Agent.objects.get(pk=agent_id).tools.remove(Tool.objects.get(name=tool_name))
+
+
+def stock(agent_id: int) -> dict:
+    """What the agent holds, by resource slug."""
+    from city.models import AgentResource
+
+    return dict(AgentResource.objects.filter(agent_id=agent_id).values_list("resource_type__slug", "quantity"))
+
+
+def tool_calls(agent_id: int, after: int = 0) -> list[dict]:
+    """The agent's audit rows with an id above ``after``, oldest first."""
+    from agents.models import ToolCall
+
+    rows = ToolCall.objects.filter(agent_id=agent_id, pk__gt=after).order_by("pk")
+    return [
+        {
+            "id": row.pk,
+            "tool_name": row.tool_name,
+            "status": row.status,
+            "error_code": row.error_code,
+            "source": row.source,
+            "user": row.user.get_username() if row.user else None,
+        }
+        for row in rows.select_related("user")
+    ]
+
+
+def last_tool_call_id() -> int:
+    from agents.models import ToolCall
+
+    return ToolCall.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+
+
+def fund_names() -> list[str]:
+    from funds.models import Fund
+
+    return sorted(Fund.objects.values_list("fund_name", flat=True))
