@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agents', '0003_eventlog_to_core'),
+        ('agents', '0004_chat_agent_permission'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
