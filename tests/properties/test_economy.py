@@ -1,8 +1,12 @@
 """The economy state machine (tests/properties/economy.py): in this process on the test
 database, and in a child process on PostgreSQL."""
 
+import pytest
+
 from tests.properties.economy import PROFILE, run_economy_machine
 from tests.support.django_process import run_django
+
+pytestmark = pytest.mark.slow  # hundreds of service calls per run
 
 # Each path the invariants guard must have really run, refusals included.
 EXERCISED = (
