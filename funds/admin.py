@@ -24,7 +24,7 @@ class FundAdminForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
-        draft_errors = services.fund_validate(
+        draft_errors = services.validate_fund_draft(
             fund_name=self.data.get("fund_name", ""), remarks=self.data.get("remarks", ""), fund_id=self.instance.pk
         )
         for field, problems in draft_errors.items():
@@ -32,7 +32,7 @@ class FundAdminForm(forms.ModelForm):
                 self.add_error(field if field in self.fields else None, problem)
         if self.instance.pk and not draft_errors:
             try:
-                services.fund_check_version(fund_id=self.instance.pk, version=cleaned.get("version_read") or 0)
+                services.check_fund_version(fund_id=self.instance.pk, version=cleaned.get("version_read") or 0)
             except ApplicationError as exc:
                 self.add_error(None, exc.message)
         return cleaned
@@ -65,10 +65,10 @@ class FundAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         name, remarks = form.cleaned_data["fund_name"], form.cleaned_data.get("remarks") or ""
         if not change:
-            saved = services.fund_create(fund_name=name, remarks=remarks, user=request.user)
+            saved = services.create_fund(fund_name=name, remarks=remarks, user=request.user)
         elif form.has_changed():
             try:
-                saved = services.fund_update(
+                saved = services.update_fund(
                     fund_id=obj.pk, version=form.cleaned_data["version_read"], fund_name=name, remarks=remarks, user=request.user
                 )
             except ApplicationError as exc:  # lost a race since the form was checked
@@ -80,11 +80,11 @@ class FundAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("启用所选基金"))
     def enable_selected(self, request, queryset):
-        self._apply(request, queryset, services.fund_enable)
+        self._apply(request, queryset, services.enable_fund)
 
     @admin.action(description=_("停用所选基金"))
     def disable_selected(self, request, queryset):
-        self._apply(request, queryset, services.fund_disable)
+        self._apply(request, queryset, services.disable_fund)
 
     def _apply(self, request, queryset, operation) -> None:
         done, failures = 0, []

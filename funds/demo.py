@@ -3,7 +3,7 @@
 from agents.models import Agent, Tool
 
 from .models import Fund
-from .services import fund_create
+from .services import create_fund
 
 FUND_AGENT_NAME = "基金助理"
 FUND_AGENT_PERSONA = (
@@ -24,7 +24,7 @@ def seed(stdout) -> None:
     created = 0
     for name, remarks, status in DEMO_FUNDS:
         if not Fund.objects.filter(fund_name__iexact=name).exists():
-            fund_create(fund_name=name, remarks=remarks, active_status=status)
+            create_fund(fund_name=name, remarks=remarks, active_status=status)
             created += 1
     agent, _ = Agent.objects.get_or_create(name=FUND_AGENT_NAME, defaults={"persona": FUND_AGENT_PERSONA})
     tools = list(Tool.objects.filter(name__in=FUND_TOOLS))

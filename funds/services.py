@@ -83,21 +83,21 @@ def _announce(fund: Fund, change: str) -> None:
     )
 
 
-def fund_validate(*, fund_name: Any, remarks: Any = "", fund_id: int | None = None) -> dict[str, list[str]]:
+def validate_fund_draft(*, fund_name: Any, remarks: Any = "", fund_id: int | None = None) -> dict[str, list[str]]:
     """Check a draft (new fund, or ``fund_id``'s edit) without saving: ``{field: [message, ...]}``."""
     return _errors(_problems(fund_name=fund_name, remarks=remarks, fund_id=fund_id))
 
 
-def fund_check_draft(
+def check_fund_draft(
     *, fund_name: Any = None, remarks: Any = None, fund_id: int | None = None, partial: bool = False
 ) -> None:
-    """Raise the first problem of a draft (what ``fund_validate`` lists), without saving."""
+    """Raise the first problem of a draft (what ``validate_fund_draft`` lists), without saving."""
     problems = _problems(fund_name=fund_name, remarks=remarks, fund_id=fund_id, partial=partial)
     if problems:
         raise _invalid(problems)
 
 
-def fund_check_transition(*, fund: Fund, active_status: str) -> None:
+def check_fund_transition(*, fund: Fund, active_status: str) -> None:
     """Enabling an enabled fund (or disabling a disabled one) is refused, not silently ignored."""
     _check_status(active_status)
     if fund.active_status != active_status:
@@ -107,10 +107,10 @@ def fund_check_transition(*, fund: Fund, active_status: str) -> None:
     raise ApplicationError("fund_already_disabled", _("基金「%(name)s」已是停用状态") % {"name": fund.fund_name})
 
 
-def fund_create(
+def create_fund(
     *, fund_name: str, remarks: str | None = "", active_status: str = Fund.ActiveStatus.ENABLE, user: Any = None
 ) -> Fund:
-    fund_check_draft(fund_name=fund_name, remarks=remarks)
+    check_fund_draft(fund_name=fund_name, remarks=remarks)
     _check_status(active_status)
     name = fund_name.strip()
     try:
@@ -128,7 +128,7 @@ def fund_create(
     return fund
 
 
-def fund_update(
+def update_fund(
     *,
     fund_id: int,
     version: int,
@@ -138,7 +138,7 @@ def fund_update(
     user: Any = None,
 ) -> Fund:
     """Change the given fields of the fund as of ``version``; None means "leave as is"."""
-    fund_check_draft(fund_name=fund_name, remarks=remarks, fund_id=fund_id, partial=True)
+    check_fund_draft(fund_name=fund_name, remarks=remarks, fund_id=fund_id, partial=True)
     changes: dict[str, Any] = {}
     if fund_name is not None:
         changes["fund_name"] = fund_name.strip()
@@ -152,15 +152,15 @@ def fund_update(
     return _write(fund_id=fund_id, version=version, changes=changes, user=user, change="updated")
 
 
-def fund_enable(*, fund_id: int, version: int, user: Any = None) -> Fund:
+def enable_fund(*, fund_id: int, version: int, user: Any = None) -> Fund:
     return _set_status(fund_id=fund_id, version=version, user=user, status=Fund.ActiveStatus.ENABLE)
 
 
-def fund_disable(*, fund_id: int, version: int, user: Any = None) -> Fund:
+def disable_fund(*, fund_id: int, version: int, user: Any = None) -> Fund:
     return _set_status(fund_id=fund_id, version=version, user=user, status=Fund.ActiveStatus.DISABLE)
 
 
-def fund_batch_upsert(*, rows: list[dict], user: Any = None) -> list[Fund]:
+def batch_upsert_funds(*, rows: list[dict], user: Any = None) -> list[Fund]:
     """Create (no ``id``) or update (``id`` + ``version``) every row, or none of them.
 
     The first bad row rolls the whole batch back; the error names it (1-based ``row``).
@@ -184,7 +184,7 @@ def fund_batch_upsert(*, rows: list[dict], user: Any = None) -> list[Fund]:
 
 def _upsert_row(row: dict, user: Any) -> Fund:
     if not row.get("id"):
-        return fund_create(
+        return create_fund(
             fund_name=row.get("fund_name"),
             remarks=row.get("remarks") or "",
             active_status=row.get("active_status") or Fund.ActiveStatus.ENABLE,
@@ -192,7 +192,7 @@ def _upsert_row(row: dict, user: Any) -> Fund:
         )
     if row.get("version") is None:
         raise ApplicationError("version_required", _("修改基金时必须提供读取时的版本号"), field="version")
-    return fund_update(
+    return update_fund(
         fund_id=row["id"],
         version=row["version"],
         fund_name=row.get("fund_name"),
@@ -209,7 +209,7 @@ def _check_status(active_status: str) -> None:
         )
 
 
-def fund_check_version(*, fund_id: int, version: int) -> Fund:
+def check_fund_version(*, fund_id: int, version: int) -> Fund:
     """The fund, if ``version`` is still its current one; else ``version_conflict`` (nothing written)."""
     fund = fund_get(fund_id=fund_id)
     if fund.version != version:
@@ -218,8 +218,8 @@ def fund_check_version(*, fund_id: int, version: int) -> Fund:
 
 
 def _set_status(*, fund_id: int, version: int, user: Any, status: str) -> Fund:
-    fund = fund_check_version(fund_id=fund_id, version=version)
-    fund_check_transition(fund=fund, active_status=status)
+    fund = check_fund_version(fund_id=fund_id, version=version)
+    check_fund_transition(fund=fund, active_status=status)
     change = "enabled" if status == Fund.ActiveStatus.ENABLE else "disabled"
     return _write(fund_id=fund_id, version=version, changes={"active_status": status}, user=user, change=change)
 

@@ -18,14 +18,7 @@ from core.errors import ApplicationError
 
 from .models import FUND_NAME_MAX_LENGTH, REMARKS_MAX_LENGTH, Fund
 from .selectors import fund_data, fund_get, fund_list, status_label
-from .services import (
-    fund_check_draft,
-    fund_check_transition,
-    fund_create,
-    fund_disable,
-    fund_enable,
-    fund_update,
-)
+from . import services
 
 FUNDS_PAGE = "/funds/"
 FUND_FORM = "fund-form"
@@ -115,7 +108,7 @@ FORM_FIELDS = ("fund_name", "remarks", "active_status")
 
 
 def propose_create_fund(ctx: ToolContext, fund_name: str, remarks: str | None = None) -> Proposal:
-    fund_check_draft(fund_name=fund_name, remarks=remarks)
+    services.check_fund_draft(fund_name=fund_name, remarks=remarks)
     name = fund_name.strip()
     return _proposal(
         _("即将创建基金「%(name)s」，请确认是否继续？") % {"name": name},
@@ -130,7 +123,7 @@ def propose_create_fund(ctx: ToolContext, fund_name: str, remarks: str | None = 
     propose=propose_create_fund,
 )
 def create_fund(ctx: ToolContext, fund_name: FundName, remarks: Remarks | None = None) -> dict:
-    fund = fund_create(fund_name=fund_name, remarks=remarks or "", user=ctx.user)
+    fund = services.create_fund(fund_name=fund_name, remarks=remarks or "", user=ctx.user)
     message = _("基金「%(name)s」创建成功，ID 为 %(id)s") % {"name": fund.fund_name, "id": fund.pk}
     return {"fund": fund_data(fund), "message": message}
 
@@ -141,7 +134,7 @@ def propose_update_fund(
     fund = fund_get(fund_id=fund_id)
     if fund_name is None and remarks is None:
         raise ApplicationError("nothing_to_update", _("没有需要修改的内容：请给出新的名称或备注"))
-    fund_check_draft(fund_name=fund_name, remarks=remarks, fund_id=fund_id, partial=True)
+    services.check_fund_draft(fund_name=fund_name, remarks=remarks, fund_id=fund_id, partial=True)
     changes = []
     if fund_name is not None:
         changes.append(_("名称改为「%(name)s」") % {"name": fund_name.strip()})
@@ -179,7 +172,7 @@ def update_fund(
     ]
     | None = None,
 ) -> dict:
-    fund = fund_update(
+    fund = services.update_fund(
         fund_id=fund_id, version=_version(ctx, fund_id), fund_name=fund_name, remarks=remarks, user=ctx.user
     )
     message = _("基金「%(name)s」（ID %(id)s）已更新，当前版本 %(version)s") % {
@@ -192,7 +185,7 @@ def update_fund(
 
 def _propose_status(fund_id: int, active_status: str, message: str) -> Proposal:
     fund = fund_get(fund_id=fund_id)
-    fund_check_transition(fund=fund, active_status=active_status)
+    services.check_fund_transition(fund=fund, active_status=active_status)
     form_data = {**_form_values(fund), "active_status": active_status}
     return _proposal(message % {"name": fund.fund_name, "id": fund.pk}, form_data, fund)
 
@@ -214,7 +207,7 @@ def propose_disable_fund(ctx: ToolContext, fund_id: int) -> Proposal:
     propose=propose_enable_fund,
 )
 def enable_fund(ctx: ToolContext, fund_id: FundId) -> dict:
-    fund = fund_enable(fund_id=fund_id, version=_version(ctx, fund_id), user=ctx.user)
+    fund = services.enable_fund(fund_id=fund_id, version=_version(ctx, fund_id), user=ctx.user)
     return {"fund": fund_data(fund), "message": _("基金「%(name)s」已启用") % {"name": fund.fund_name}}
 
 
@@ -225,5 +218,5 @@ def enable_fund(ctx: ToolContext, fund_id: FundId) -> dict:
     propose=propose_disable_fund,
 )
 def disable_fund(ctx: ToolContext, fund_id: FundId) -> dict:
-    fund = fund_disable(fund_id=fund_id, version=_version(ctx, fund_id), user=ctx.user)
+    fund = services.disable_fund(fund_id=fund_id, version=_version(ctx, fund_id), user=ctx.user)
     return {"fund": fund_data(fund), "message": _("基金「%(name)s」已停用") % {"name": fund.fund_name}}

@@ -98,7 +98,7 @@ def fund_chat(request):
 
 def _set_status(request, form: FundStatusForm, *, enable: bool) -> str:
     """Enable or disable the row's fund; the notice to show, or "" when refused (the error is on the form)."""
-    operation = services.fund_enable if enable else services.fund_disable
+    operation = services.enable_fund if enable else services.disable_fund
     with form_errors(form):
         fund = operation(fund_id=form.cleaned_data["fund_id"], version=form.cleaned_data["version"], user=request.user)
         return (_("基金「%(name)s」已启用") if enable else _("基金「%(name)s」已停用")) % {"name": fund.fund_name}
@@ -128,9 +128,9 @@ def _submit(request, action: str):
 def _save(request, form: FundForm) -> str:
     data = form.cleaned_data
     if form.fund is None:
-        fund = services.fund_create(fund_name=data["fund_name"], remarks=data["remarks"], user=request.user)
+        fund = services.create_fund(fund_name=data["fund_name"], remarks=data["remarks"], user=request.user)
         return _("基金「%(name)s」创建成功，ID 为 %(id)s") % {"name": fund.fund_name, "id": fund.pk}
-    fund = services.fund_update(
+    fund = services.update_fund(
         fund_id=form.fund.pk, version=data["version"], fund_name=data["fund_name"], remarks=data["remarks"], user=request.user
     )
     return _("基金「%(name)s」已保存（版本 %(version)s）") % {"name": fund.fund_name, "version": fund.version}

@@ -51,7 +51,7 @@ class ChannelMessageAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("标记为已读"))
     def mark_read(self, request, queryset):
-        count = services.messages_mark_read(message_ids=list(queryset.values_list("pk", flat=True)))
+        count = services.mark_messages_read(message_ids=list(queryset.values_list("pk", flat=True)))
         self.message_user(request, ngettext("%(n)d 条消息已标记为已读", "%(n)d 条消息已标记为已读", count) % {"n": count})
 
 
@@ -77,7 +77,7 @@ class RefundAdmin(admin.ModelAdmin):
         done = 0
         for refund_id in queryset.values_list("pk", flat=True):
             try:
-                services.refund_complete(refund_id=refund_id)
+                services.complete_refund(refund_id=refund_id)
                 done += 1
             except ApplicationError as exc:
                 self.message_user(request, exc.message, level=messages.WARNING)

@@ -53,7 +53,7 @@ def clean_content(content: str) -> str:
 
 
 @transaction.atomic
-def message_send(
+def send_message(
     *, channel: str, content: str, order_no: str | None = None, sender: str = ChannelMessage.Sender.DESK
 ) -> ChannelMessage:
     """Store a message in a channel, unread; the supplier simulator answers the desk upstream."""
@@ -68,12 +68,12 @@ def message_send(
         and sender == ChannelMessage.Sender.DESK
     ):
         # Once the desk's message is committed; the reply is a transaction of its own.
-        transaction.on_commit(partial(supplier_reply, message_id=message.pk), robust=True)
+        transaction.on_commit(partial(reply_as_supplier, message_id=message.pk), robust=True)
     return message
 
 
 @transaction.atomic
-def supplier_reply(*, message_id: int) -> ChannelMessage:
+def reply_as_supplier(*, message_id: int) -> ChannelMessage:
     """The simulated supplier's answer to one upstream message of the desk."""
     asked = ChannelMessage.objects.select_related("order").get(pk=message_id)
     reply = ChannelMessage.objects.create(
@@ -98,7 +98,7 @@ def _announce(message: ChannelMessage) -> None:
 
 
 @transaction.atomic
-def messages_mark_read(*, channel: str | None = None, message_ids: list[int] | None = None) -> int:
+def mark_messages_read(*, channel: str | None = None, message_ids: list[int] | None = None) -> int:
     """Mark a whole channel's (or the given) unread messages read; returns how many changed."""
     unread = ChannelMessage.objects.filter(read=False)
     if channel is not None:
@@ -113,7 +113,7 @@ def messages_mark_read(*, channel: str | None = None, message_ids: list[int] | N
 
 
 @transaction.atomic
-def refund_register(*, order_no: str) -> Refund:
+def register_refund(*, order_no: str) -> Refund:
     """Register the order's refund; a second one is refused, however many callers race."""
     order = order_get(order_no=order_no)
     if Refund.objects.filter(order=order).exists():
@@ -135,7 +135,7 @@ def _refund_exists(order: Order) -> Conflict:
 
 
 @transaction.atomic
-def refund_complete(*, refund_id: int) -> Refund:
+def complete_refund(*, refund_id: int) -> Refund:
     """Staff record that the registered refund was paid out."""
     refund = Refund.objects.select_related("order").filter(pk=refund_id).first()
     if refund is None:

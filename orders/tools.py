@@ -49,7 +49,7 @@ def message_send(
     content: Annotated[str, Param(description=gettext_lazy("消息内容"))],
     order_no: Annotated[str, ORDER_NO] | None = None,
 ) -> dict:
-    message = services.message_send(channel=channel, content=content, order_no=order_no)
+    message = services.send_message(channel=channel, content=content, order_no=order_no)
     data = selectors.message_dict(message)
     data["message"] = _("消息已发送到%(channel)s频道") % {"channel": _channel_name(message.channel)}
     return data
@@ -84,7 +84,7 @@ def message_list(
     description=gettext_lazy("为订单登记退款；每个订单只能登记一次"),
 )
 def refund(ctx: ToolContext, order_no: Annotated[str, ORDER_NO]) -> dict:
-    registered = services.refund_register(order_no=order_no)
+    registered = services.register_refund(order_no=order_no)
     data = selectors.refund_dict(registered)
     data["message"] = _("订单 %(order_no)s 的退款已登记") % {"order_no": registered.order.order_no}
     return data

@@ -87,7 +87,7 @@ class DeskState:
         if not form.is_valid():
             return False
         with form_errors(form):
-            services.message_send(
+            services.send_message(
                 channel=form.cleaned_data["channel"], content=form.cleaned_data["content"],
                 order_no=form.cleaned_data["order_no"] or None,
             )
@@ -100,7 +100,7 @@ class DeskState:
         if not form.is_valid():
             return False
         with form_errors(form):
-            services.messages_mark_read(channel=form.cleaned_data["mark_read"])
+            services.mark_messages_read(channel=form.cleaned_data["mark_read"])
             return True
         return False
 

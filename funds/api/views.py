@@ -55,7 +55,7 @@ class FundListCreate(GenericAPIView):
     def post(self, request: Request) -> Response:
         serializer = FundCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        fund = services.fund_create(**serializer.validated_data, user=request.user)
+        fund = services.create_fund(**serializer.validated_data, user=request.user)
         return Response(FundSerializer(fund).data, status=http.HTTP_201_CREATED)
 
 
@@ -71,14 +71,14 @@ class FundDetail(GenericAPIView):
     def patch(self, request: Request, pk: int) -> Response:
         serializer = FundUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        fund = services.fund_update(fund_id=pk, **serializer.validated_data, user=request.user)
+        fund = services.update_fund(fund_id=pk, **serializer.validated_data, user=request.user)
         return Response(FundSerializer(fund).data)
 
 
 @extend_schema(tags=["funds"], request=VersionSerializer, responses={200: FundSerializer, **ERRORS})
 class _FundStatusChange(GenericAPIView):
     serializer_class = FundSerializer
-    operation = staticmethod(services.fund_enable)
+    operation = staticmethod(services.enable_fund)
 
     def post(self, request: Request, pk: int) -> Response:
         serializer = VersionSerializer(data=request.data)
@@ -88,11 +88,11 @@ class _FundStatusChange(GenericAPIView):
 
 
 class FundEnable(_FundStatusChange):
-    operation = staticmethod(services.fund_enable)
+    operation = staticmethod(services.enable_fund)
 
 
 class FundDisable(_FundStatusChange):
-    operation = staticmethod(services.fund_disable)
+    operation = staticmethod(services.disable_fund)
 
 
 @extend_schema(
@@ -108,7 +108,7 @@ class FundValidate(GenericAPIView):
         serializer = FundDraftSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         draft = serializer.validated_data
-        errors = services.fund_validate(fund_name=draft["fund_name"], remarks=draft["remarks"], fund_id=draft.get("id"))
+        errors = services.validate_fund_draft(fund_name=draft["fund_name"], remarks=draft["remarks"], fund_id=draft.get("id"))
         return Response({"ok": not errors, "errors": errors})
 
 
@@ -124,5 +124,5 @@ class FundBatchUpsert(GenericAPIView):
     def post(self, request: Request) -> Response:
         serializer = FundBatchRowSerializer(data=request.data, many=True)
         serializer.is_valid(raise_exception=True)
-        funds = services.fund_batch_upsert(rows=serializer.validated_data, user=request.user)
+        funds = services.batch_upsert_funds(rows=serializer.validated_data, user=request.user)
         return Response({"ok": True, "funds": FundSerializer(funds, many=True).data})

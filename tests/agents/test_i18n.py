@@ -95,10 +95,10 @@ def test_home_lists_agents_in_english(staff_client, make_agent):
 
 def test_funds_page_with_rows_and_a_proposal_is_fully_english(staff_client, make_agent):
     from agents.models import PendingAction
-    from funds.services import fund_create
+    from funds.services import create_fund
 
-    fund_create(fund_name="Alpha")
-    fund_create(fund_name="Beta", active_status="DISABLE")
+    create_fund(fund_name="Alpha")
+    create_fund(fund_name="Beta", active_status="DISABLE")
     PendingAction.objects.create(
         tool_name="create_fund",
         agent=make_agent("Fundbot"),

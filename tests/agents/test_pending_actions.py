@@ -18,7 +18,7 @@ from agents.registry import ToolContext, registry, tool
 from core.errors import ApplicationError, Conflict, Forbidden
 from core.models import EventLog
 from funds.models import Fund
-from funds.services import fund_create, fund_update
+from funds.services import create_fund, update_fund
 
 pytestmark = pytest.mark.django_db
 
@@ -79,7 +79,7 @@ def test_an_invalid_edit_is_refused_and_the_action_stays_pending(agent, conversa
 
 
 def test_an_edit_may_not_retarget_another_fund(agent, conversation, staff_user):
-    alpha, beta = fund_create(fund_name="Alpha"), fund_create(fund_name="Beta")
+    alpha, beta = create_fund(fund_name="Alpha"), create_fund(fund_name="Beta")
     action = propose(agent, conversation, "update_fund", {"fund_id": alpha.pk, "remarks": "x"})
     with pytest.raises(ApplicationError) as caught:
         confirm_pending_action(action_id=action.pk, user=staff_user, arguments={"fund_id": beta.pk})
@@ -89,9 +89,9 @@ def test_an_edit_may_not_retarget_another_fund(agent, conversation, staff_user):
 
 
 def test_confirming_a_stale_proposal_fails_with_the_current_values(agent, conversation, staff_user):
-    fund = fund_create(fund_name="Alpha")
+    fund = create_fund(fund_name="Alpha")
     action = propose(agent, conversation, "update_fund", {"fund_id": fund.pk, "remarks": "agent"})
-    fund_update(fund_id=fund.pk, version=1, remarks="someone else")
+    update_fund(fund_id=fund.pk, version=1, remarks="someone else")
     decided = confirm_pending_action(action_id=action.pk, user=staff_user)
     assert decided.status == "failed"
     error = decided.result["error"]

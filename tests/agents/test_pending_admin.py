@@ -4,7 +4,7 @@ from agents.executor import execute
 from agents.models import Conversation, PendingAction
 from agents.registry import ToolContext
 from funds.models import Fund
-from funds.services import fund_create, fund_update
+from funds.services import create_fund, update_fund
 
 pytestmark = pytest.mark.django_db
 
@@ -50,9 +50,9 @@ def test_reject_action_closes_the_selected_proposals(admin_client, propose):
 
 
 def test_detail_page_shows_proposed_against_current_values_and_a_stale_version(admin_client, propose):
-    fund = fund_create(fund_name="Alpha", remarks="<b>old</b>")
+    fund = create_fund(fund_name="Alpha", remarks="<b>old</b>")
     action = propose("update_fund", fund_id=fund.pk, remarks="agent remarks")
-    fund_update(fund_id=fund.pk, version=1, remarks="<b>human</b>")
+    update_fund(fund_id=fund.pk, version=1, remarks="<b>human</b>")
     page = admin_client.get(f"/admin/agents/pendingaction/{action.pk}/change/").content.decode()
     assert "agent remarks" in page and "&lt;b&gt;human&lt;/b&gt;" in page and "<b>human</b>" not in page
     assert "读取时版本 1，当前版本 2" in page

@@ -8,7 +8,7 @@ from agents.executor import execute
 from agents.models import Conversation, PendingAction
 from agents.registry import ToolContext
 from funds.models import Fund
-from funds.services import fund_create, fund_update
+from funds.services import create_fund, update_fund
 
 pytestmark = pytest.mark.django_db
 
@@ -70,9 +70,9 @@ def test_confirm_with_an_invalid_edit_is_400_and_keeps_the_action(api_client, pr
 
 
 def test_confirming_a_stale_proposal_is_409_with_the_current_values(api_client, propose):
-    fund = fund_create(fund_name="Alpha")
+    fund = create_fund(fund_name="Alpha")
     action = propose("update_fund", fund_id=fund.pk, remarks="agent")
-    fund_update(fund_id=fund.pk, version=1, remarks="human")
+    update_fund(fund_id=fund.pk, version=1, remarks="human")
     response = api_client.post(f"/api/pending-actions/{action.pk}/confirm/", {}, format="json")
     assert response.status_code == 409
     body = response.json()

@@ -20,7 +20,7 @@ from agents.models import Agent, Conversation, PendingAction, Tool, ToolCall
 from agents.registry import ToolContext
 from core.errors import ApplicationError
 from funds.models import Fund
-from funds.services import fund_create, fund_update
+from funds.services import create_fund, update_fund
 
 FUND_TOOLS = ("list_funds", "get_fund_detail", "create_fund", "update_fund", "enable_fund", "disable_fund")
 
@@ -95,9 +95,9 @@ def concurrent_updates(*, rounds: int, threads: int) -> dict:
     """Each round, ``threads`` writers update one fund naming the same version they read."""
     rounds_out = []
     for number in range(rounds):
-        fund = fund_create(fund_name=f"Fund {number}")
+        fund = create_fund(fund_name=f"Fund {number}")
         outcomes = _race(
-            threads, lambda i: fund_update(fund_id=fund.pk, version=1, remarks=f"writer {i}")
+            threads, lambda i: update_fund(fund_id=fund.pk, version=1, remarks=f"writer {i}")
         )
         fund.refresh_from_db()
         rounds_out.append({"outcomes": dict(Counter(outcomes)), "version": fund.version, "remarks": fund.remarks})

@@ -1,7 +1,7 @@
 import pytest
 
 from funds.models import Fund
-from funds.services import fund_create, fund_update
+from funds.services import create_fund, update_fund
 
 pytestmark = pytest.mark.django_db
 
@@ -20,15 +20,15 @@ def test_add_goes_through_the_service(admin_client):
 
 
 def test_add_shows_the_services_error_inline(admin_client):
-    fund_create(fund_name="Alpha")
+    create_fund(fund_name="Alpha")
     response = admin_client.post("/admin/funds/fund/add/", {"fund_name": "alpha", "remarks": ""})
     assert response.status_code == 200 and "基金名称「alpha」已存在" in response.content.decode()
     assert Fund.objects.count() == 1
 
 
 def test_edit_based_on_a_stale_version_is_refused_with_the_current_values(admin_client):
-    fund = fund_create(fund_name="Alpha")
-    fund_update(fund_id=fund.pk, version=1, remarks="someone else")
+    fund = create_fund(fund_name="Alpha")
+    update_fund(fund_id=fund.pk, version=1, remarks="someone else")
     response = admin_client.post(
         f"/admin/funds/fund/{fund.pk}/change/", {"fund_name": "Alpha", "remarks": "mine", "version_read": 1}
     )
@@ -38,7 +38,7 @@ def test_edit_based_on_a_stale_version_is_refused_with_the_current_values(admin_
 
 
 def test_edit_with_the_current_version_bumps_it(admin_client):
-    fund = fund_create(fund_name="Alpha")
+    fund = create_fund(fund_name="Alpha")
     response = admin_client.post(
         f"/admin/funds/fund/{fund.pk}/change/", {"fund_name": "Alpha", "remarks": "mine", "version_read": 1}
     )
@@ -48,7 +48,7 @@ def test_edit_with_the_current_version_bumps_it(admin_client):
 
 
 def test_disable_action_and_no_delete(admin_client):
-    fund = fund_create(fund_name="Alpha")
+    fund = create_fund(fund_name="Alpha")
     admin_client.post("/admin/funds/fund/", {"action": "disable_selected", "_selected_action": [fund.pk]})
     fund.refresh_from_db()
     assert fund.active_status == "DISABLE"

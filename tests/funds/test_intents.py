@@ -5,15 +5,15 @@ import pytest
 from agents.chat import run_chat
 from agents.models import PendingAction
 from funds.models import Fund
-from funds.services import fund_create
+from funds.services import create_fund
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def funds():
-    alpha = fund_create(fund_name="Alpha", remarks="旧备注")
-    beta = fund_create(fund_name="Beta", active_status="DISABLE")
+    alpha = create_fund(fund_name="Alpha", remarks="旧备注")
+    beta = create_fund(fund_name="Beta", active_status="DISABLE")
     return alpha, beta
 
 
@@ -105,8 +105,8 @@ def test_an_unknown_fund_name_gets_a_plain_answer(fund_agent, staff_user, funds)
 
 
 def test_an_ambiguous_name_asks_which_fund(fund_agent, staff_user, funds):
-    fund_create(fund_name="Alpha Asia")
-    fund_create(fund_name="Alpha Europe")
+    create_fund(fund_name="Alpha Asia")
+    create_fund(fund_name="Alpha Europe")
     result, calls = chat(fund_agent, staff_user, "停用 Alph 基金")
     assert len(calls) == 1 and "多个基金" in result.reply
     assert not PendingAction.objects.exists()

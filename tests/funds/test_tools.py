@@ -9,7 +9,7 @@ from agents.models import Conversation, PendingAction, Tool, ToolCall
 from agents.registry import ToolContext
 from core.events import user_group
 from funds.models import Fund
-from funds.services import fund_create, fund_update
+from funds.services import create_fund, update_fund
 
 from .conftest import FUND_TOOLS
 
@@ -33,9 +33,9 @@ def test_fund_write_tools_require_confirmation_and_queries_do_not():
 
 
 def test_list_funds_filters_by_name_and_active_status(fund_agent):
-    fund_create(fund_name="Alpha")
-    fund_create(fund_name="Alphabet", active_status="DISABLE")
-    fund_create(fund_name="Beta")
+    create_fund(fund_name="Alpha")
+    create_fund(fund_name="Alphabet", active_status="DISABLE")
+    create_fund(fund_name="Beta")
     result = execute("list_funds", {"fund_name": "alpha", "active_only": True}, context(fund_agent))
     assert result["status"] == "success"
     assert [f["fund_name"] for f in result["data"]["funds"]] == ["Alpha"]
@@ -67,8 +67,8 @@ def test_create_fund_proposes_and_never_writes_a_fund_row(fund_agent, staff_user
 
 
 def test_update_fund_proposal_records_the_version_it_read(fund_agent):
-    fund = fund_create(fund_name="Alpha")
-    fund_update(fund_id=fund.pk, version=1, remarks="old")
+    fund = create_fund(fund_name="Alpha")
+    update_fund(fund_id=fund.pk, version=1, remarks="old")
     result = execute("update_fund", {"fund_id": fund.pk, "remarks": "new"}, context(fund_agent))
     assert result["status"] == "pending_confirmation"
     assert result["form_data"] == {"fund_id": fund.pk, "fund_name": "Alpha", "remarks": "new"}
@@ -78,7 +78,7 @@ def test_update_fund_proposal_records_the_version_it_read(fund_agent):
 
 
 def test_a_proposal_that_could_never_succeed_is_refused_at_once(fund_agent):
-    fund_create(fund_name="Alpha")
+    create_fund(fund_name="Alpha")
     taken = execute("create_fund", {"fund_name": "alpha"}, context(fund_agent))
     enabled = execute("enable_fund", {"fund_id": Fund.objects.get().pk}, context(fund_agent))
     assert taken["error"]["code"] == "fund_name_taken"
@@ -87,7 +87,7 @@ def test_a_proposal_that_could_never_succeed_is_refused_at_once(fund_agent):
 
 
 def test_disable_fund_proposal_leaves_the_fund_enabled(fund_agent):
-    fund = fund_create(fund_name="Alpha")
+    fund = create_fund(fund_name="Alpha")
     result = execute("disable_fund", {"fund_id": fund.pk}, context(fund_agent))
     assert result["status"] == "pending_confirmation"
     assert "停用" in result["message"] and result["form_data"]["active_status"] == "DISABLE"
@@ -128,7 +128,7 @@ def test_embedded_proposal_opens_the_prefilled_form_on_the_staff_members_page(
 
 def test_a_write_tool_staff_freed_from_confirmation_writes_with_the_current_version(fund_agent):
     Tool.objects.filter(name="update_fund").update(requires_confirmation=False, confirmation_set_by_staff=True)
-    fund = fund_create(fund_name="Alpha")
+    fund = create_fund(fund_name="Alpha")
     result = execute("update_fund", {"fund_id": fund.pk, "remarks": "direct"}, context(fund_agent))
     assert result["status"] == "success"
     fund.refresh_from_db()

@@ -9,7 +9,7 @@ from django.utils import timezone
 from agents.models import Conversation, PendingAction
 from agents.confirmations import reject_pending_action
 from funds.models import Fund
-from funds.services import fund_create, fund_update
+from funds.services import create_fund, update_fund
 
 pytestmark = pytest.mark.django_db
 
@@ -33,8 +33,8 @@ def test_the_page_is_for_staff_only(client, django_user_model):
 
 def test_the_list_searches_filters_and_paginates(staff_client):
     for number in range(25):
-        fund_create(fund_name=f"Fund {number:02}")
-    fund_create(fund_name="Alpha", active_status="DISABLE")
+        create_fund(fund_name=f"Fund {number:02}")
+    create_fund(fund_name="Alpha", active_status="DISABLE")
     page = staff_client.get("/funds/").content.decode()
     assert "Fund 00" in page and "Fund 20" not in page and "第 1 / 2 页" in page
     second = staff_client.get("/funds/?part=list&page=2", **HTMX).content.decode()
@@ -54,7 +54,7 @@ def test_creating_in_the_modal_closes_it_and_refreshes_the_page(staff_client, st
 
 
 def test_service_errors_show_inline_in_the_form(staff_client):
-    fund_create(fund_name="Alpha")
+    create_fund(fund_name="Alpha")
     response = staff_client.post("/funds/", {"action": "save", "fund_name": "alpha", "remarks": "x" * 501}, **HTMX)
     html = response.content.decode()
     assert "基金名称「alpha」已存在" in html and "备注最多 500 个字符" in html
@@ -73,10 +73,10 @@ def test_without_javascript_a_good_form_redirects(staff_client):
 
 
 def test_editing_with_a_stale_version_shows_the_current_values(staff_client):
-    fund = fund_create(fund_name="Alpha")
+    fund = create_fund(fund_name="Alpha")
     form = staff_client.get(f"/funds/?part=form&fund={fund.pk}", **HTMX).content.decode()
     assert 'name="version" value="1"' in form
-    fund_update(fund_id=fund.pk, version=1, remarks="someone else")
+    update_fund(fund_id=fund.pk, version=1, remarks="someone else")
     html = staff_client.post(
         "/funds/", {"action": "save", "fund_id": fund.pk, "version": 1, "fund_name": "Alpha", "remarks": "mine"}, **HTMX
     ).content.decode()
@@ -86,7 +86,7 @@ def test_editing_with_a_stale_version_shows_the_current_values(staff_client):
 
 
 def test_enable_and_disable_buttons_carry_the_version(staff_client):
-    fund = fund_create(fund_name="Alpha")
+    fund = create_fund(fund_name="Alpha")
     html = staff_client.post("/funds/", {"action": "disable", "fund_id": fund.pk, "version": 1}, **HTMX).content.decode()
     fund.refresh_from_db()
     assert fund.active_status == "DISABLE" and "已停用" in html
@@ -152,10 +152,10 @@ def test_an_invalid_edit_keeps_the_proposal_open(staff_client, fund_agent):
 
 
 def test_confirming_a_stale_proposal_shows_the_conflict_with_current_values(staff_client, fund_agent):
-    fund = fund_create(fund_name="Alpha")
+    fund = create_fund(fund_name="Alpha")
     chat(staff_client, "把 Alpha 基金的备注改成 agent")
     action = PendingAction.objects.get()
-    fund_update(fund_id=fund.pk, version=1, remarks="human")
+    update_fund(fund_id=fund.pk, version=1, remarks="human")
     form = staff_client.get(f"/funds/?part=form&proposal={action.pk}", **HTMX).content.decode()
     assert "确认将以版本冲突失败" in form
     html = staff_client.post(
@@ -182,7 +182,7 @@ def test_model_text_is_escaped_in_the_chat_panel(staff_client, fund_agent):
 
 
 def test_the_page_speaks_english_too(staff_client):
-    fund_create(fund_name="Alpha")
+    create_fund(fund_name="Alpha")
     html = staff_client.get("/funds/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "New fund" in html and "Enabled" in html and "Agent proposals" in html
     assert "新建基金" not in html

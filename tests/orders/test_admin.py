@@ -22,14 +22,14 @@ def test_orders_are_searchable_by_order_number_and_guest(admin_client, desk):
 
 
 def test_order_change_page_shows_its_refund(admin_client, desk):
-    refund = services.refund_register(order_no="HT20260301001")
+    refund = services.register_refund(order_no="HT20260301001")
     response = admin_client.get(f"/admin/orders/order/{refund.order_id}/change/")
     assert response.status_code == 200 and "已登记" in response.content.decode()
 
 
 def test_messages_filter_by_channel_and_read(admin_client, desk):
-    services.message_send(channel="upstream", content="上游未读")
-    services.message_send(channel="downstream", content="下游已读")
+    services.send_message(channel="upstream", content="上游未读")
+    services.send_message(channel="downstream", content="下游已读")
     ChannelMessage.objects.filter(channel="downstream").update(read=True)
     upstream = admin_client.get("/admin/orders/channelmessage/", {"channel": "upstream"}).content.decode()
     assert "上游未读" in upstream and "下游已读" not in upstream
@@ -38,7 +38,7 @@ def test_messages_filter_by_channel_and_read(admin_client, desk):
 
 
 def test_mark_read_action_uses_the_service(admin_client, desk):
-    message = services.message_send(channel="upstream", content="a")
+    message = services.send_message(channel="upstream", content="a")
     response = admin_client.post(
         "/admin/orders/channelmessage/", {"action": "mark_read", "_selected_action": [message.pk]}, follow=True
     )
@@ -48,8 +48,8 @@ def test_mark_read_action_uses_the_service(admin_client, desk):
 
 
 def test_messages_and_refunds_are_not_written_by_hand(admin_client, desk):
-    message = services.message_send(channel="upstream", content="a")
-    refund = services.refund_register(order_no="HT20260301001")
+    message = services.send_message(channel="upstream", content="a")
+    refund = services.register_refund(order_no="HT20260301001")
     assert admin_client.get("/admin/orders/channelmessage/add/").status_code == 403
     assert admin_client.get("/admin/orders/refund/add/").status_code == 403
     assert admin_client.post(f"/admin/orders/refund/{refund.pk}/delete/", {"post": "yes"}).status_code == 403
@@ -58,8 +58,8 @@ def test_messages_and_refunds_are_not_written_by_hand(admin_client, desk):
 
 
 def test_complete_action_marks_refunds_paid_and_reports_refusals(admin_client, desk):
-    first = services.refund_register(order_no="HT20260301001")
-    done = services.refund_complete(refund_id=services.refund_register(order_no="HT20260301002").pk)
+    first = services.register_refund(order_no="HT20260301001")
+    done = services.complete_refund(refund_id=services.register_refund(order_no="HT20260301002").pk)
     response = admin_client.post(
         "/admin/orders/refund/", {"action": "complete", "_selected_action": [first.pk, done.pk]}, follow=True
     )

@@ -8,7 +8,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_orders_are_listed_with_their_refund(api_client, desk):
-    services.refund_register(order_no="HT20260301002")
+    services.register_refund(order_no="HT20260301002")
     body = api_client.get("/api/orders/").json()
     assert body["count"] == 3
     rows = {row["order_no"]: row for row in body["results"]}
@@ -31,10 +31,10 @@ def test_an_unknown_order_is_404_order_not_found(api_client, desk):
 
 
 def test_channel_messages_filtered_by_order_and_unread(api_client, desk):
-    services.message_send(channel="upstream", content="一", order_no="HT20260301001")
-    services.message_send(channel="upstream", content="二", order_no="HT20260301002")
-    services.messages_mark_read(channel="upstream")
-    services.message_send(channel="upstream", content="三", order_no="HT20260301001")
+    services.send_message(channel="upstream", content="一", order_no="HT20260301001")
+    services.send_message(channel="upstream", content="二", order_no="HT20260301002")
+    services.mark_messages_read(channel="upstream")
+    services.send_message(channel="upstream", content="三", order_no="HT20260301001")
     contents = lambda **q: [m["content"] for m in api_client.get("/api/order-messages/", q).json()]  # noqa: E731
     assert contents(channel="upstream") == ["一", "二", "三"]
     assert contents(channel="upstream", order_no="HT20260301001") == ["一", "三"]

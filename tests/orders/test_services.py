@@ -12,20 +12,20 @@ pytestmark = pytest.mark.django_db
 
 
 def test_message_send_stores_an_unread_message_from_the_desk(desk):
-    message = services.message_send(channel="downstream", content="  您好  ", order_no="HT20260301001")
+    message = services.send_message(channel="downstream", content="  您好  ", order_no="HT20260301001")
     message.refresh_from_db()
     assert (message.channel, message.sender, message.content, message.read) == ("downstream", "desk", "您好", False)
     assert message.order.order_no == "HT20260301001"
 
 
 def test_message_send_without_an_order_is_allowed(desk):
-    assert services.message_send(channel="upstream", content="hello").order is None
+    assert services.send_message(channel="upstream", content="hello").order is None
 
 
 @pytest.mark.parametrize("channel", ["sideways", "", "UPSTREAM", "guest"])
 def test_message_send_refuses_an_unknown_channel(desk, channel):
     with pytest.raises(ApplicationError) as caught:
-        services.message_send(channel=channel, content="hi")
+        services.send_message(channel=channel, content="hi")
     assert (caught.value.code, caught.value.field) == ("invalid_channel", "channel")
     assert not ChannelMessage.objects.exists()
 
@@ -33,28 +33,28 @@ def test_message_send_refuses_an_unknown_channel(desk, channel):
 @pytest.mark.parametrize("content", ["", "   ", "\n\t "])
 def test_message_send_refuses_empty_content(desk, content):
     with pytest.raises(ApplicationError) as caught:
-        services.message_send(channel="downstream", content=content)
+        services.send_message(channel="downstream", content=content)
     assert (caught.value.code, caught.value.message) == ("empty_content", "消息内容不能为空")
     assert not ChannelMessage.objects.exists()
 
 
 def test_message_send_refuses_content_over_the_limit(desk):
     with pytest.raises(ApplicationError) as caught:
-        services.message_send(channel="downstream", content="字" * (services.MAX_CONTENT_LENGTH + 1))
+        services.send_message(channel="downstream", content="字" * (services.MAX_CONTENT_LENGTH + 1))
     assert caught.value.code == "content_too_long"
-    services.message_send(channel="downstream", content="字" * services.MAX_CONTENT_LENGTH)
+    services.send_message(channel="downstream", content="字" * services.MAX_CONTENT_LENGTH)
 
 
 def test_message_send_refuses_an_unknown_order(desk):
     with pytest.raises(NotFound) as caught:
-        services.message_send(channel="upstream", content="hi", order_no="HT00000000000")
+        services.send_message(channel="upstream", content="hi", order_no="HT00000000000")
     assert (caught.value.code, caught.value.message) == ("order_not_found", "订单不存在")
     assert not ChannelMessage.objects.exists()
 
 
 def test_supplier_answers_the_desks_upstream_message_after_commit(desk, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        asked = services.message_send(channel="upstream", content="可以退款吗？", order_no="HT20260301001")
+        asked = services.send_message(channel="upstream", content="可以退款吗？", order_no="HT20260301001")
         assert ChannelMessage.objects.count() == 1  # nothing before the desk's message commits
     reply = ChannelMessage.objects.exclude(pk=asked.pk).get()
     assert (reply.channel, reply.sender, reply.content, reply.read) == ("upstream", "supplier", "已处理完成，可以办理退款", False)
@@ -65,14 +65,14 @@ def test_supplier_answers_the_desks_upstream_message_after_commit(desk, django_c
 def test_supplier_is_silent_when_the_simulator_is_off(desk, settings, django_capture_on_commit_callbacks):
     settings.SUPPLIER_SIMULATOR = False
     with django_capture_on_commit_callbacks(execute=True):
-        services.message_send(channel="upstream", content="可以退款吗？", order_no="HT20260301001")
+        services.send_message(channel="upstream", content="可以退款吗？", order_no="HT20260301001")
     assert list(ChannelMessage.objects.values_list("sender", flat=True)) == ["desk"]
 
 
 def test_supplier_answers_only_the_desk_in_the_upstream_channel(desk, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        services.message_send(channel="downstream", content="客人您好")
-        services.message_send(channel="upstream", content="收到", sender="supplier")
+        services.send_message(channel="downstream", content="客人您好")
+        services.send_message(channel="upstream", content="收到", sender="supplier")
     assert list(ChannelMessage.objects.values_list("sender", "content")) == [("desk", "客人您好"), ("supplier", "收到")]
 
 
@@ -81,7 +81,7 @@ def test_supplier_does_not_answer_a_rolled_back_message(desk, django_capture_on_
 
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         with transaction.atomic():
-            services.message_send(channel="upstream", content="可以退款吗？")
+            services.send_message(channel="upstream", content="可以退款吗？")
             transaction.set_rollback(True)
     assert callbacks == []
     assert not ChannelMessage.objects.exists()
@@ -89,7 +89,7 @@ def test_supplier_does_not_answer_a_rolled_back_message(desk, django_capture_on_
 
 def test_messages_are_announced_live(desk, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        services.message_send(channel="upstream", content="可以退款吗？", order_no="HT20260301001")
+        services.send_message(channel="upstream", content="可以退款吗？", order_no="HT20260301001")
     events = EventLog.objects.order_by("seq")
     assert [(e.event, e.data["sender"], e.data["channel"], e.data["order_no"]) for e in events] == [
         ("order_message", "desk", "upstream", "HT20260301001"),
@@ -98,24 +98,24 @@ def test_messages_are_announced_live(desk, django_capture_on_commit_callbacks):
 
 
 def test_marking_a_channel_read_leaves_the_other_unread(desk, django_capture_on_commit_callbacks):
-    services.message_send(channel="downstream", content="a")
-    services.message_send(channel="upstream", content="b", sender="supplier")
+    services.send_message(channel="downstream", content="a")
+    services.send_message(channel="upstream", content="b", sender="supplier")
     with django_capture_on_commit_callbacks(execute=True):
-        assert services.messages_mark_read(channel="upstream") == 1
+        assert services.mark_messages_read(channel="upstream") == 1
     assert dict(ChannelMessage.objects.values_list("channel", "read")) == {"downstream": False, "upstream": True}
     assert EventLog.objects.get().event == "order_messages_read"
-    assert services.messages_mark_read(channel="upstream") == 0
+    assert services.mark_messages_read(channel="upstream") == 0
 
 
 def test_marking_read_refuses_an_unknown_channel(desk):
     with pytest.raises(ApplicationError) as caught:
-        services.messages_mark_read(channel="nowhere")
+        services.mark_messages_read(channel="nowhere")
     assert caught.value.code == "invalid_channel"
 
 
 def test_refund_register_records_a_refund_for_the_order(desk, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        refund = services.refund_register(order_no=" ht20260301001 ")
+        refund = services.register_refund(order_no=" ht20260301001 ")
     assert (refund.order.order_no, refund.status) == ("HT20260301001", "registered")
     event = EventLog.objects.get()
     assert (event.event, event.data["order_no"], event.data["status"]) == ("refund_registered", "HT20260301001", "registered")
@@ -123,15 +123,15 @@ def test_refund_register_records_a_refund_for_the_order(desk, django_capture_on_
 
 def test_refund_register_refuses_an_unknown_order(desk):
     with pytest.raises(NotFound) as caught:
-        services.refund_register(order_no="HT99999999999")
+        services.register_refund(order_no="HT99999999999")
     assert (caught.value.code, caught.value.message) == ("order_not_found", "订单不存在")
     assert not Refund.objects.exists()
 
 
 def test_refund_register_refuses_a_second_refund_of_the_same_order(desk):
-    services.refund_register(order_no="HT20260301001")
+    services.register_refund(order_no="HT20260301001")
     with pytest.raises(Conflict) as caught:
-        services.refund_register(order_no="HT20260301001")
+        services.register_refund(order_no="HT20260301001")
     assert caught.value.code == "refund_exists"
     assert Refund.objects.count() == 1
 
@@ -144,15 +144,15 @@ def test_the_database_itself_allows_one_refund_per_order(desk):
 
 
 def test_refund_complete_marks_a_registered_refund_paid(desk):
-    refund = services.refund_register(order_no="HT20260301001")
-    done = services.refund_complete(refund_id=refund.pk)
+    refund = services.register_refund(order_no="HT20260301001")
+    done = services.complete_refund(refund_id=refund.pk)
     assert done.status == "completed" and done.completed_at is not None
     with pytest.raises(Conflict) as caught:
-        services.refund_complete(refund_id=refund.pk)
+        services.complete_refund(refund_id=refund.pk)
     assert caught.value.code == "refund_not_registered"
 
 
 def test_refund_complete_refuses_an_unknown_refund(desk):
     with pytest.raises(NotFound) as caught:
-        services.refund_complete(refund_id=999)
+        services.complete_refund(refund_id=999)
     assert caught.value.code == "refund_not_found"

@@ -26,7 +26,7 @@ def test_anonymous_and_non_staff_users_are_sent_to_log_in(client, django_user_mo
 
 
 def test_page_lists_the_orders_with_their_refund_state(staff_client, desk):
-    services.refund_register(order_no="HT20260301002")
+    services.register_refund(order_no="HT20260301002")
     page = staff_client.get(URL).content.decode()
     for order_no, supplier_no in [("HT20260301001", "SUP-88901"), ("HT20260301002", "SUP-88902"), ("HT20260301003", "SUP-88903")]:
         assert f'id="order-{order_no}"' in page and supplier_no in page
@@ -36,9 +36,9 @@ def test_page_lists_the_orders_with_their_refund_state(staff_client, desk):
 
 
 def test_channels_show_their_messages_and_unread_counts(staff_client, desk):
-    services.message_send(channel="upstream", content="请确认", order_no="HT20260301001")
-    services.message_send(channel="upstream", content="好的", sender="supplier")
-    services.message_send(channel="downstream", content="已读的问候")
+    services.send_message(channel="upstream", content="请确认", order_no="HT20260301001")
+    services.send_message(channel="upstream", content="好的", sender="supplier")
+    services.send_message(channel="downstream", content="已读的问候")
     ChannelMessage.objects.filter(channel="downstream").update(read=True)
     response = staff_client.get(URL + "?part=channels", **HTMX)
     page = response.content.decode()
@@ -50,15 +50,15 @@ def test_channels_show_their_messages_and_unread_counts(staff_client, desk):
 
 
 def test_message_content_is_escaped(staff_client, desk):
-    services.message_send(channel="downstream", content="<script>alert(1)</script>")
+    services.send_message(channel="downstream", content="<script>alert(1)</script>")
     page = staff_client.get(URL).content.decode()
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
 def test_marking_a_channel_read_clears_its_unread_marker(staff_client, desk):
-    services.message_send(channel="upstream", content="a")
-    services.message_send(channel="downstream", content="b")
+    services.send_message(channel="upstream", content="a")
+    services.send_message(channel="downstream", content="b")
     response = staff_client.post(URL, {"mark_read": "upstream"}, **HTMX)
     assert response.status_code == 200 and response["HX-Trigger"] == "orders-changed"
     assert dict(ChannelMessage.objects.values_list("channel", "read")) == {"upstream": True, "downstream": False}
@@ -66,7 +66,7 @@ def test_marking_a_channel_read_clears_its_unread_marker(staff_client, desk):
 
 
 def test_marking_read_without_javascript_redirects_back(staff_client, desk):
-    services.message_send(channel="upstream", content="a")
+    services.send_message(channel="upstream", content="a")
     response = staff_client.post(URL, {"mark_read": "upstream"})
     assert (response.status_code, response["Location"]) == (302, URL)
     assert ChannelMessage.objects.get().read

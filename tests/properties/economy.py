@@ -155,7 +155,7 @@ class EconomyMachine(RuleBasedStateMachine):
         }
         closed = ShopItem.objects.create(name="closed", price=1, resource_type=self.kinds["flour"], is_available=False)
         self.item_ids = [*self.items, closed.pk]
-        self.fund_ids = [funds.fund_create(fund_name=f"Fund {n}").pk for n in range(FUNDS)]
+        self.fund_ids = [funds.create_fund(fund_name=f"Fund {n}").pk for n in range(FUNDS)]
         # The model: what the database must hold, moved only by calls that succeeded.
         self.credits = dict.fromkeys(self.agent_ids, START_CREDITS)
         self.stock = {(agent_id, slug): quantity for agent_id in self.agent_ids for slug, quantity in START_STOCK.items()}
@@ -317,7 +317,7 @@ class EconomyMachine(RuleBasedStateMachine):
         fund_id = self._id(fund, self.fund_ids)
         version = self._version(fund_id, age)
         written = self._call(
-            "update_fund", funds.fund_update,
+            "update_fund", funds.update_fund,
             fund_id=fund_id, version=version, fund_name=name, remarks=remarks, active_status=status,
         )
         self._fund_written(fund_id, version, written)
@@ -327,7 +327,7 @@ class EconomyMachine(RuleBasedStateMachine):
         """A valid edit naming a version that is not the current one: version_conflict, whatever else holds."""
         fund_id = self.fund_ids[fund]
         version = self._version(fund_id, age)
-        written = self._call("stale_fund_update", funds.fund_update, fund_id=fund_id, version=version, remarks=remarks)
+        written = self._call("stale_fund_update", funds.update_fund, fund_id=fund_id, version=version, remarks=remarks)
         assert written is None and self.refused == "version_conflict", self.refused
 
     @rule(fund=rows, age=version_ages, enable=st.booleans())
@@ -335,7 +335,7 @@ class EconomyMachine(RuleBasedStateMachine):
         fund_id = self._id(fund, self.fund_ids)
         version = self._version(fund_id, age)
         stale = fund_id in self.versions and version != self.versions[fund_id]
-        service = funds.fund_enable if enable else funds.fund_disable
+        service = funds.enable_fund if enable else funds.disable_fund
         written = self._call("switch_fund", service, fund_id=fund_id, version=version)
         self._fund_written(fund_id, version, written)
         if stale:  # enabling and disabling check the version before anything else
