@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 
 from core.auth import is_active_staff
 from core.errors import ApplicationError, Conflict, Forbidden
+from core.params import parse_id
 
 from .executor import execute
 from .models import Conversation, Message, PendingAction
@@ -121,23 +122,31 @@ class PendingAnswer:
 
 
 def answer_pending_action(*, conversation: Conversation | None, message: str, user: Any) -> PendingAnswer | None:
-    """Treat 确认/confirm or 取消/cancel as the answer to the conversation's latest pending action.
+    """Treat 确认/confirm or 取消/cancel (optionally naming one: "确认 #12") as staff's answer
+    to a proposal waiting in this conversation.
 
+    A bare answer decides only when exactly one proposal waits; with several, the reply lists
+    them (id and the proposal's own message, never the model's prose) and decides nothing.
     Returns None (the chat goes on to the model) unless ``message`` is such an answer and the
-    conversation waits on a proposal. Stores the user's message and the outcome reply.
+    conversation has a proposal. Stores the user's message and the reply.
     """
     if conversation is None:
         return None
-    answer = _ANSWER_NOISE.sub("", str(message or "")).lower()
-    if answer not in CONFIRM_ANSWERS and answer not in CANCEL_ANSWERS:
+    parsed = _parse_answer(message)
+    if parsed is None:
         return None
+    confirm, action_id = parsed
     # Overdue ones too: answering one expires it and says so, like any late decision.
-    action = conversation.pending_actions.filter(status=PendingAction.Status.PENDING).order_by("-created_at", "-id").first()
-    if action is None:
+    waiting = list(conversation.pending_actions.filter(status=PendingAction.Status.PENDING).order_by("id"))
+    if not waiting:
         return None
     Message.objects.create(conversation=conversation, role=Message.Role.USER, content=str(message))
+    chosen = [a for a in waiting if a.pk == action_id] if action_id is not None else waiting
+    if len(chosen) != 1:
+        return _reply(conversation, _which_one(waiting, action_id))
+    action = chosen[0]
     try:
-        if answer in CONFIRM_ANSWERS:
+        if confirm:
             action = confirm_pending_action(action_id=action.pk, user=user)
         else:
             action = reject_pending_action(action_id=action.pk, user=user)
@@ -145,13 +154,39 @@ def answer_pending_action(*, conversation: Conversation | None, message: str, us
         action.refresh_from_db()
         if action.status == PendingAction.Status.EXPIRED:  # expiring it already told the conversation
             return PendingAnswer(reply=outcome_message(action), action=action)
-        reply = exc.message
-        Message.objects.create(conversation=conversation, role=Message.Role.ASSISTANT, content=reply)
-        return PendingAnswer(reply=reply, action=action)
+        return _reply(conversation, exc.message, action)
     tool_calls = []
     if action.status in (PendingAction.Status.CONFIRMED, PendingAction.Status.FAILED):
         tool_calls.append({"name": action.tool_name, "arguments": action.arguments, "result": action.result})
     return PendingAnswer(reply=outcome_message(action), action=action, tool_calls=tool_calls)
+
+
+_NAMED_ANSWER = re.compile(r"^(?P<word>.*?)[\s#＃]*(?P<id>\d+)?[\s。．.!！~～]*$", re.DOTALL)
+
+
+def _parse_answer(message: Any) -> tuple[bool, int | None] | None:
+    """(confirm?, the proposal named or None) for 确认 / confirm / 取消 …, optionally with "#12"."""
+    match = _NAMED_ANSWER.match(str(message or "").strip())
+    if match is None:
+        return None
+    word = _ANSWER_NOISE.sub("", match["word"]).lower()
+    if word not in CONFIRM_ANSWERS and word not in CANCEL_ANSWERS:
+        return None
+    return word in CONFIRM_ANSWERS, parse_id(match["id"]) if match["id"] else None
+
+
+def _which_one(waiting: list[PendingAction], action_id: int | None) -> str:
+    listed = "\n".join(f"#{action.pk} {action.summary}" for action in waiting)
+    if action_id is not None:
+        head = _("没有编号为 #%(id)s 的待确认操作。待确认的有：") % {"id": action_id}
+    else:
+        head = _("有 %(n)s 个操作等待确认，请指明是哪一个（例如「确认 #%(id)s」）：") % {"n": len(waiting), "id": waiting[0].pk}
+    return f"{head}\n{listed}"
+
+
+def _reply(conversation: Conversation, text: str, action: PendingAction | None = None) -> PendingAnswer:
+    Message.objects.create(conversation=conversation, role=Message.Role.ASSISTANT, content=text)
+    return PendingAnswer(reply=text, action=action)
 
 
 def outcome_message(action: PendingAction) -> str:

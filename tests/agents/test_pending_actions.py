@@ -237,3 +237,37 @@ def test_manage_py_chat_answers_a_proposal_as_the_named_staff_member(agent, staf
     call_command("chat", agent.name, "确认", "--conversation", str(conversation.pk), "--user", "staff", stdout=out)
     fund = Fund.objects.get()
     assert f"基金「Alpha」创建成功，ID 为 {fund.pk}" in out.getvalue() and fund.created_by == staff_user
+
+
+def test_a_bare_yes_with_two_proposals_open_decides_nothing_and_lists_them(agent, conversation, staff_user):
+    # A model proposed two writes in one turn and its prose mentioned only the harmless one.
+    fund = Fund.objects.create(fund_name="Core")
+    harmless = propose(agent, conversation, "create_fund", {"fund_name": "Harmless Fund"})
+    hidden = propose(agent, conversation, "disable_fund", {"fund_id": fund.pk})
+    answer = answer_pending_action(conversation=conversation, message="yes", user=staff_user)
+    assert answer.action is None
+    assert f"#{harmless.pk} {harmless.summary}" in answer.reply and f"#{hidden.pk} {hidden.summary}" in answer.reply
+    assert set(PendingAction.objects.values_list("status", flat=True)) == {"pending"}
+    fund.refresh_from_db()
+    assert fund.active_status == "ENABLE" and not Fund.objects.filter(fund_name="Harmless Fund").exists()
+
+
+@pytest.mark.parametrize("words", ["确认 #{id}", "confirm {id}", "确认#{id}。"])
+def test_naming_one_proposal_decides_that_one_only(agent, conversation, staff_user, words):
+    fund = Fund.objects.create(fund_name="Core")
+    harmless = propose(agent, conversation, "create_fund", {"fund_name": "Harmless Fund"})
+    hidden = propose(agent, conversation, "disable_fund", {"fund_id": fund.pk})
+    answer = answer_pending_action(conversation=conversation, message=words.format(id=harmless.pk), user=staff_user)
+    assert answer.action.pk == harmless.pk and answer.action.status == "confirmed"
+    hidden.refresh_from_db()
+    fund.refresh_from_db()
+    assert hidden.status == "pending" and fund.active_status == "ENABLE"
+
+
+def test_naming_a_proposal_of_another_conversation_decides_nothing(agent, conversation, staff_user):
+    other = Conversation.objects.create(agent=agent, user=staff_user)
+    elsewhere = propose(agent, other, "create_fund", {"fund_name": "Elsewhere"})
+    here = propose(agent, conversation, "create_fund", {"fund_name": "Here"})
+    answer = answer_pending_action(conversation=conversation, message=f"确认 #{elsewhere.pk}", user=staff_user)
+    assert answer.action is None and f"#{here.pk}" in answer.reply
+    assert set(PendingAction.objects.values_list("status", flat=True)) == {"pending"}
