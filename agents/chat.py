@@ -26,6 +26,7 @@ from django.utils.translation import gettext as _
 from core.auth import signed_in
 from core.errors import ApplicationError, NotFound
 from core.text import clean_text
+from core.untrusted import UntrustedJSONError, check_value, load_json
 
 from .confirmations import answer_pending_action
 from .executor import execute, openai_tools
@@ -145,13 +146,17 @@ def ask(provider: ModelProvider, messages: list[dict], tools: list[dict], model:
 
 
 def display_arguments(raw: Any) -> Any:
-    """Tool-call arguments as shown to people: the parsed object, or the raw text if it is not JSON."""
+    """Tool-call arguments as shown to people: the parsed object, or the raw text if it is not
+    JSON this application accepts (a model's output may be anything, and must still show)."""
     if isinstance(raw, str):
         try:
-            return json.loads(raw)
-        except json.JSONDecodeError:
-            return raw
-    return raw
+            return load_json(raw)
+        except UntrustedJSONError:
+            return raw[:2000]
+    try:
+        return check_value(raw)
+    except UntrustedJSONError:
+        return _("（无法显示的参数）")
 
 
 def converse(conversation: Conversation, *, user: Any = None, source: str = "chat") -> ChatResult:

@@ -6,7 +6,6 @@ one ``ToolCall`` audit row.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Iterable
@@ -21,6 +20,7 @@ from django.utils.translation import gettext as _
 from core.auth import signed_in
 from core.errors import ApplicationError
 from core.events import EventBatch
+from core.untrusted import UntrustedJSONError, check_value, load_json
 
 from .models import Agent, Tool, ToolCall
 from .proposals import propose_action
@@ -101,12 +101,17 @@ def _validate_value(field: str, schema: dict, value: Any) -> Any:
 
 
 def parse_arguments(raw: Any) -> dict:
-    """Model output gives arguments as a JSON string; anything else must already be a dict."""
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise ApplicationError("invalid_arguments", _("参数不是合法的 JSON：%(error)s") % {"error": exc.msg})
+    """Model output gives arguments as a JSON string; anything else must already be a dict.
+
+    Either way they are untrusted: too long, too deep, NaN or Infinity is ``invalid_arguments``.
+    """
+    try:
+        if isinstance(raw, str):
+            raw = load_json(raw) if raw.strip() else {}
+        else:
+            check_value(raw)
+    except UntrustedJSONError as exc:
+        raise ApplicationError("invalid_arguments", _("参数不是可接受的 JSON：%(error)s") % {"error": exc}) from None
     if not isinstance(raw, dict):
         raise ApplicationError("invalid_arguments", _("参数必须是 JSON 对象"))
     return raw
@@ -158,7 +163,8 @@ def execute(name: str, arguments: Any, context: ToolContext, *, batch: Execution
     row joins its rows; without, the grant is read and the row written for this call alone.
     """
     started = time.perf_counter()
-    audited_args = arguments if isinstance(arguments, dict) else {"_raw": str(arguments)[:2000]}
+    # Until they are validated, the arguments are kept only as (a capped piece of) their text.
+    audited_args = {"_raw": arguments[:2000] if isinstance(arguments, str) else _("（未通过校验的参数）")}
     try:
         spec, requires_confirmation = _resolve(name, context.agent, batch)
         cleaned = validate_arguments(spec.input_schema, parse_arguments(arguments))

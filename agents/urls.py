@@ -6,5 +6,5 @@ app_name = "agents"
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("agents/<int:pk>/chat/", views.agent_chat, name="chat"),
+    path("agents/<id:pk>/chat/", views.agent_chat, name="chat"),
 ]

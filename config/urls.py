@@ -1,10 +1,15 @@
 from django.conf import settings
 from django.contrib import admin
 from django.templatetags.static import static
-from django.urls import include, path
+from django.urls import include, path, re_path, register_converter
 from django.utils.translation import gettext_lazy as _
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+
+from core.api.errors import unknown_api_path
+from core.converters import IdConverter
+
+register_converter(IdConverter, "id")  # before the apps' urls, which use <id:…>
 
 admin.site.site_header = admin.site.site_title = "Agent Desk"
 admin.site.index_title = _("管理后台")
@@ -18,6 +23,8 @@ api_patterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up code as a file: the CSP allows no inline script.
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    # Anything else under /api/ is the API's JSON 404, not the site's HTML page.
+    re_path(r"^.*$", unknown_api_path),
 ]
 
 urlpatterns = [

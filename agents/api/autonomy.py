@@ -9,25 +9,26 @@ from rest_framework.views import APIView
 from agents.autonomy.tick import run_tick
 from agents.models import Agent
 from core.errors import NotFound
+from core.params import MAX_ID
 
 
 class TickInputSerializer(serializers.Serializer):
     agent_ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), required=False, allow_empty=False, max_length=10_000,
+        child=serializers.IntegerField(max_value=MAX_ID, min_value=1), required=False, allow_empty=False, max_length=10_000,
         help_text="only these agents (default: every active resident)",
     )
     dry_run = serializers.BooleanField(required=False, default=False, help_text="decide, change nothing")
 
 
 class TickDecisionSerializer(serializers.Serializer):
-    agent_id = serializers.IntegerField()
+    agent_id = serializers.IntegerField(max_value=MAX_ID)
     action = serializers.CharField()
     params = serializers.JSONField()
     reason = serializers.CharField(allow_blank=True)
 
 
 class TickOutputSerializer(serializers.Serializer):
-    round_id = serializers.IntegerField(allow_null=True)
+    round_id = serializers.IntegerField(max_value=MAX_ID, allow_null=True)
     provider = serializers.CharField()
     stats = serializers.JSONField(help_text="agents, batches, decided, success, failed, pending, by_action, tokens, …")
     errors = serializers.JSONField(help_text="failed batches: {batch, agent_ids, error}")

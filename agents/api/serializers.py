@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
 from agents.models import Tool
+from core.params import MAX_ID
 
 
 class ToolSerializer(serializers.ModelSerializer):
@@ -20,7 +21,7 @@ class ToolSerializer(serializers.ModelSerializer):
 class ChatInputSerializer(serializers.Serializer):
     # Content rules (blank, length) live in agents.chat.clean_message, shared by every surface.
     message = serializers.CharField(allow_blank=True, trim_whitespace=False)
-    conversation_id = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    conversation_id = serializers.IntegerField(max_value=MAX_ID, required=False, allow_null=True, min_value=1)
 
 
 class ChatToolCallSerializer(serializers.Serializer):
@@ -30,6 +31,6 @@ class ChatToolCallSerializer(serializers.Serializer):
 
 
 class ChatOutputSerializer(serializers.Serializer):
-    conversation_id = serializers.IntegerField(source="conversation.pk")
+    conversation_id = serializers.IntegerField(max_value=MAX_ID, source="conversation.pk")
     reply = serializers.CharField()
     tool_calls = ChatToolCallSerializer(many=True)

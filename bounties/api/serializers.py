@@ -2,6 +2,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from bounties.models import MAX_REWARD, Bounty
+from core.params import MAX_ID
 
 
 class BountySerializer(serializers.ModelSerializer):
@@ -29,6 +30,6 @@ class BountyCreateSerializer(serializers.Serializer):
 
 
 class AgentIdSerializer(serializers.Serializer):
-    agent_id = serializers.IntegerField(min_value=1, help_text="ID of the acting agent (also accepted as ?agent_id=)")
+    agent_id = serializers.IntegerField(max_value=MAX_ID, min_value=1, help_text="ID of the acting agent (also accepted as ?agent_id=)")
 
 

@@ -4,8 +4,8 @@ from . import views
 
 urlpatterns = [
     path("bounties/", views.BountyListCreate.as_view(), name="api-bounties"),
-    path("bounties/<int:pk>/", views.BountyDetail.as_view(), name="api-bounty-detail"),
-    path("bounties/<int:pk>/claim/", views.BountyClaim.as_view(), name="api-bounty-claim"),
-    path("bounties/<int:pk>/complete/", views.BountyComplete.as_view(), name="api-bounty-complete"),
-    path("bounties/<int:pk>/cancel/", views.BountyCancel.as_view(), name="api-bounty-cancel"),
+    path("bounties/<id:pk>/", views.BountyDetail.as_view(), name="api-bounty-detail"),
+    path("bounties/<id:pk>/claim/", views.BountyClaim.as_view(), name="api-bounty-claim"),
+    path("bounties/<id:pk>/complete/", views.BountyComplete.as_view(), name="api-bounty-complete"),
+    path("bounties/<id:pk>/cancel/", views.BountyCancel.as_view(), name="api-bounty-cancel"),
 ]

@@ -13,6 +13,7 @@ from bounties import selectors, services
 from bounties.models import Bounty
 from core.api.schema import ERROR_RESPONSES as ERRORS
 from core.api.schema import ErrorSerializer
+from core.params import MAX_ID
 
 from .serializers import AgentIdSerializer, BountyCreateSerializer, BountySerializer
 
@@ -21,7 +22,7 @@ AGENT_ID_PARAMETER = OpenApiParameter(
     description="acting agent; may be given in the JSON body instead",
 )
 # For the schema: the body is optional when ?agent_id= is given.
-AGENT_ID_BODY = inline_serializer("AgentIdBody", {"agent_id": serializers.IntegerField(min_value=1, required=False)})
+AGENT_ID_BODY = inline_serializer("AgentIdBody", {"agent_id": serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)})
 
 
 def acting_agent_id(request: Request) -> int:

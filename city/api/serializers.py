@@ -7,6 +7,7 @@ from agents.models import Agent
 from city import selectors
 from city.models import MarketOrder, ResourceTransfer
 from city.services import MAX_AMOUNT
+from core.params import MAX_ID
 
 
 @extend_schema_field(OpenApiTypes.INT)
@@ -26,8 +27,8 @@ class WholeNumberField(serializers.Field):
 
 
 class TransferInputSerializer(serializers.Serializer):
-    from_agent_id = serializers.IntegerField(help_text="sending agent")
-    to_agent_id = serializers.IntegerField(help_text="receiving agent")
+    from_agent_id = serializers.IntegerField(max_value=MAX_ID, help_text="sending agent")
+    to_agent_id = serializers.IntegerField(max_value=MAX_ID, help_text="receiving agent")
     resource_type = serializers.CharField(max_length=50, help_text="resource slug, e.g. flour")
     quantity = WholeNumberField(help_text=f"a whole number, 1 – {MAX_AMOUNT}")
 
@@ -35,7 +36,7 @@ class TransferInputSerializer(serializers.Serializer):
 class TransferResultSerializer(serializers.Serializer):
     ok = serializers.BooleanField()
     reason = serializers.CharField(help_text="e.g. 转移 5 flour 成功")
-    transfer_id = serializers.IntegerField()
+    transfer_id = serializers.IntegerField(max_value=MAX_ID)
 
 
 class TransferSerializer(serializers.ModelSerializer):
@@ -54,7 +55,7 @@ class TransferSerializer(serializers.ModelSerializer):
 
 
 class TransferFilterSerializer(serializers.Serializer):
-    agent_id = serializers.IntegerField(min_value=1, required=False, help_text="only transfers it sent or received")
+    agent_id = serializers.IntegerField(max_value=MAX_ID, min_value=1, required=False, help_text="only transfers it sent or received")
 
 
 class MarketOrderSerializer(serializers.ModelSerializer):
@@ -76,15 +77,15 @@ class MarketOrderFilterSerializer(serializers.Serializer):
 
 
 class AcceptOrderInputSerializer(serializers.Serializer):
-    agent_id = serializers.IntegerField(help_text="the buying agent")
+    agent_id = serializers.IntegerField(max_value=MAX_ID, help_text="the buying agent")
 
 
 class CancelOrderInputSerializer(serializers.Serializer):
-    agent_id = serializers.IntegerField(required=False, help_text="the seller (default: the order's seller)")
+    agent_id = serializers.IntegerField(max_value=MAX_ID, required=False, help_text="the seller (default: the order's seller)")
 
 
 class JobSerializer(serializers.Serializer):
-    building_id = serializers.IntegerField()
+    building_id = serializers.IntegerField(max_value=MAX_ID)
     building_name = serializers.CharField()
     wage = serializers.IntegerField()
 

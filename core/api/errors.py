@@ -62,3 +62,11 @@ def exception_handler(exc, context):
 
 def _auth_headers(response) -> dict:
     return {k: v for k, v in response.items() if k in ("WWW-Authenticate", "Allow", "Retry-After")}
+
+
+def unknown_api_path(request, *args, **kwargs):
+    """A path under /api/ that no endpoint serves (``/api/funds/null,null/``): the JSON 404."""
+    from django.http import JsonResponse
+    from django.utils.translation import gettext as _
+
+    return JsonResponse({"ok": False, "code": "not_found", "reason": _("未找到。")}, status=404)

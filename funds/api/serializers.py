@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
 from core.api.schema import ErrorSerializer
+from core.params import MAX_ID
 from funds.models import Fund
 
 
@@ -26,17 +27,17 @@ class FundCreateSerializer(serializers.Serializer):
 
 
 class FundUpdateSerializer(serializers.Serializer):
-    version = serializers.IntegerField(min_value=1, help_text="the version you read; a stale one is a 409 version_conflict")
+    version = serializers.IntegerField(max_value=MAX_ID, min_value=1, help_text="the version you read; a stale one is a 409 version_conflict")
     fund_name = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     remarks = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
 
 
 class VersionSerializer(serializers.Serializer):
-    version = serializers.IntegerField(min_value=1, help_text="the version you read")
+    version = serializers.IntegerField(max_value=MAX_ID, min_value=1, help_text="the version you read")
 
 
 class FundDraftSerializer(serializers.Serializer):
-    id = serializers.IntegerField(required=False, allow_null=True, min_value=1, help_text="the fund being edited, if any")
+    id = serializers.IntegerField(max_value=MAX_ID, required=False, allow_null=True, min_value=1, help_text="the fund being edited, if any")
     fund_name = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
     remarks = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
 
@@ -49,8 +50,8 @@ class FundValidationSerializer(serializers.Serializer):
 class FundBatchRowSerializer(serializers.Serializer):
     """One row: without ``id`` it creates, with ``id`` (and ``version``) it updates."""
 
-    id = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    version = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    id = serializers.IntegerField(max_value=MAX_ID, required=False, allow_null=True, min_value=1)
+    version = serializers.IntegerField(max_value=MAX_ID, required=False, allow_null=True, min_value=1)
     fund_name = serializers.CharField(required=False, allow_null=True, allow_blank=True, trim_whitespace=False)
     remarks = serializers.CharField(required=False, allow_null=True, allow_blank=True, trim_whitespace=False)
     active_status = serializers.ChoiceField(choices=Fund.ActiveStatus.choices, required=False, allow_null=True)
@@ -64,11 +65,11 @@ class FundBatchResultSerializer(serializers.Serializer):
 class FundCurrentSerializer(serializers.Serializer):
     """Schema only: a fund as ``selectors.fund_data`` gives it (no created_by/updated_by)."""
 
-    id = serializers.IntegerField()
+    id = serializers.IntegerField(max_value=MAX_ID)
     fund_name = serializers.CharField()
     active_status = serializers.ChoiceField(choices=Fund.ActiveStatus.choices)
     remarks = serializers.CharField(allow_blank=True)
-    version = serializers.IntegerField()
+    version = serializers.IntegerField(max_value=MAX_ID)
     created_at = serializers.DateTimeField(allow_null=True)
     updated_at = serializers.DateTimeField(allow_null=True)
 

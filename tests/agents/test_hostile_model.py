@@ -1,0 +1,77 @@
+"""A model's output is untrusted input: arguments nested thousands deep, NaN, an oversized
+blob. Each is refused as invalid_arguments; the turn still answers 200 with what ran, and the
+conversation keeps rendering."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.executor import execute, parse_arguments
+from agents.models import ToolCall
+from agents.registry import ToolContext
+from core.errors import ApplicationError
+
+pytestmark = pytest.mark.django_db
+
+DEEP = "[" * 5000 + "]" * 5000
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"to_agent_id": ' + DEEP + "}",
+        '{"quantity": NaN, "to_agent_id": 2, "resource_type": "flour"}',
+        '{"quantity": Infinity}',
+        '{"remarks": "' + "x" * 300_000 + '"}',
+    ],
+)
+def test_hostile_arguments_are_invalid_arguments(raw):
+    with pytest.raises(ApplicationError) as refused:
+        parse_arguments(raw)
+    assert refused.value.code == "invalid_arguments"
+
+
+def test_a_deep_dict_from_a_caller_is_refused_without_recursion():
+    deep: dict = {}
+    node = deep
+    for _ in range(5000):
+        node["x"] = {}
+        node = node["x"]
+    with pytest.raises(ApplicationError):
+        parse_arguments(deep)
+    assert parse_arguments({"quantity": 3}) == {"quantity": 3}
+
+
+def test_the_executor_audits_a_refused_call_without_storing_the_hostile_value(make_agent):
+    alice = make_agent("Alice", tools=("transfer_resource",))
+    result = execute("transfer_resource", '{"quantity": NaN}', ToolContext(agent=alice))
+    assert result["error"]["code"] == "invalid_arguments"
+    row = ToolCall.objects.get()
+    assert row.status == "error" and row.arguments == {"_raw": '{"quantity": NaN}'}
+
+
+def test_a_hostile_turn_answers_200_with_the_calls_that_ran_and_the_page_still_renders(
+    scripted_openai, settings, make_agent, api_client, client, staff_user
+):
+    from city.models import AgentResource, ResourceType
+
+    settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.AGENT_PROVIDER = scripted_openai.base_url, "k", "openai"
+    flour = ResourceType.objects.create(slug="flour", name="面粉")
+    alice = make_agent("Alice", tools=("transfer_resource", "get_my_status"))
+    bob = make_agent("Bob")
+    AgentResource.objects.create(agent=alice, resource_type=flour, quantity=10)
+    scripted_openai.tool_calls(
+        [
+            ("transfer_resource", {"to_agent_id": bob.pk, "resource_type": "flour", "quantity": 2}),
+            ("transfer_resource", '{"to_agent_id": ' + DEEP + "}"),
+            ("transfer_resource", '{"to_agent_id": 2, "resource_type": "flour", "quantity": NaN}'),
+        ]
+    ).reply("done")
+    response = api_client.post(f"/api/agents/{alice.pk}/chat/", {"message": "给 Bob 面粉"}, format="json")
+    assert response.status_code == 200, response.content[:500]
+    calls = response.json()["tool_calls"]
+    assert [c["result"]["status"] for c in calls] == ["success", "error", "error"]
+    assert AgentResource.objects.get(agent=bob).quantity == 2  # the one good call ran, once
+    client.force_login(staff_user)
+    page = client.get(f"/agents/{alice.pk}/chat/?conversation={response.json()['conversation_id']}")
+    assert page.status_code == 200 and "invalid_arguments" in page.content.decode()

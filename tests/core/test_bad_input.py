@@ -1,0 +1,57 @@
+"""Bad input that used to give a 500: integers past 2^63, Unicode digits, a body nested
+100,000 deep, and an /api/ path no endpoint serves. Each is a clean 4xx in the usual shape."""
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+HUGE = 2**63
+
+
+@pytest.fixture
+def residents(make_agent):
+    from city.models import AgentResource, ResourceType
+
+    flour = ResourceType.objects.create(slug="flour", name="面粉")
+    alice, bob = make_agent("Alice"), make_agent("Bob")
+    AgentResource.objects.create(agent=alice, resource_type=flour, quantity=5)
+    return alice, bob
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("post", "/api/agents/transfer-resource/", {"from_agent_id": HUGE, "to_agent_id": 1, "resource_type": "flour", "quantity": 1}),
+        ("get", f"/api/transfers/?agent_id={HUGE}", None),
+        ("post", "/api/autonomy/tick/", {"agent_ids": [HUGE]}),
+        ("post", f"/api/bounties/1/claim/?agent_id={HUGE}", None),
+        ("post", f"/api/agents/1/chat/", {"message": "hi", "conversation_id": HUGE}),
+    ],
+)
+def test_an_integer_past_2_63_is_a_400(api_client, residents, method, path, body):
+    response = getattr(api_client, method)(path, body, format="json")
+    assert response.status_code == 400, response.content[:300]
+    assert response.json()["ok"] is False
+
+
+@pytest.mark.parametrize("path", [f"/api/funds/{HUGE}/", f"/api/bounties/{HUGE}/", f"/api/agents/{HUGE}/"])
+def test_an_id_past_2_63_in_a_path_is_a_json_404(api_client, path):
+    response = api_client.get(path)
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+
+def test_an_unknown_api_path_is_the_apis_json_404(api_client):
+    response = api_client.get("/api/funds/null,null/")
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json" and response.json()["ok"] is False
+
+
+def test_a_body_nested_100000_deep_is_a_400(api_client):
+    response = api_client.post("/api/funds/validate/", "[" * 100_000, content_type="application/json")
+    assert response.status_code == 400 and response.json()["code"] == "malformed_request"
+
+
+@pytest.mark.parametrize("path", ["/agents/{id}/chat/?conversation=²", "/orders/?conversation=²", f"/agents/{{id}}/chat/?conversation={HUGE}"])
+def test_a_unicode_digit_or_huge_id_in_a_page_query_is_ignored(client, staff_user, residents, path):
+    client.force_login(staff_user)
+    assert client.get(path.format(id=residents[0].pk)).status_code == 200
