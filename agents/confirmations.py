@@ -26,7 +26,7 @@ from core.auth import is_active_staff
 from core.errors import ApplicationError, Conflict, Forbidden
 from core.params import parse_id
 
-from .executor import execute
+from .executor import audit_call, execute
 from .models import Conversation, Message, PendingAction
 from .proposals import announce
 from .registry import ToolContext
@@ -53,7 +53,10 @@ def confirm_pending_action(*, action_id: int, user: Any, arguments: dict | None 
     action = pending_action_get(action_id=action_id)
     if arguments is not None and not isinstance(arguments, dict):
         raise ApplicationError("invalid_arguments", _("参数必须是 JSON 对象"), field="arguments")
+    if not action.agent.is_active:
+        raise Conflict("agent_inactive", _("居民「%(name)s」已停用，不能执行其提议") % {"name": action.agent.name})
     now = timezone.now()
+    refused = None
     with transaction.atomic():
         claimed = PendingAction.objects.open(now=now).filter(pk=action_id).update(
             status=PendingAction.Status.CONFIRMED, decided_by=user, decided_at=now
@@ -70,16 +73,22 @@ def confirm_pending_action(*, action_id: int, user: Any, arguments: dict | None 
                 pending_action=action,
             )
             result = execute(action.tool_name, final_arguments, context)
-            error = result.get("error") or {}
-            if result["status"] == "error" and error.get("field"):
-                details = {k: v for k, v in error.items() if k not in ("code", "message", "field")}
-                raise ApplicationError(error["code"], error["message"], field=error["field"], extra=details)
-            if arguments:
-                result = {**result, "arguments": final_arguments}
-            action.status = PendingAction.Status.CONFIRMED if result["status"] == "success" else PendingAction.Status.FAILED
-            action.result = result
-            PendingAction.objects.filter(pk=action.pk).update(status=action.status, result=result)
-            _record_outcome(action)
+            if result["status"] == "error" and result["error"].get("field"):
+                refused = (final_arguments, context, result)
+                transaction.set_rollback(True)  # the action stays pending for another try
+            else:
+                if arguments:
+                    result = {**result, "arguments": final_arguments}
+                action.status = PendingAction.Status.CONFIRMED if result["status"] == "success" else PendingAction.Status.FAILED
+                action.result = result
+                PendingAction.objects.filter(pk=action.pk).update(status=action.status, result=result)
+                _record_outcome(action)
+    if refused is not None:
+        final_arguments, context, result = refused
+        audit_call(action.tool_name, final_arguments, result, context)  # the refusal is kept, though rolled back
+        error = result["error"]
+        details = {k: v for k, v in error.items() if k not in ("code", "message", "field")}
+        raise ApplicationError(error["code"], error["message"], field=error["field"], extra=details)
     if not claimed:
         raise _not_pending(action_id, now)
     return action

@@ -28,6 +28,9 @@ from .registry import ToolContext, ToolSpec, registry
 
 logger = logging.getLogger(__name__)
 
+# A string parameter without its own maxLength: no tool needs more, and the audit keeps it.
+MAX_STRING_LENGTH = 10_000
+
 
 def success(data: Any) -> dict:
     return {"status": "success", "data": data}
@@ -78,8 +81,11 @@ def _validate_value(field: str, schema: dict, value: Any) -> Any:
             raise fail(_("必须是字符串"))
         if "minLength" in schema and len(value) < schema["minLength"]:
             raise fail(_("长度至少为 %(n)s") % {"n": schema["minLength"]})
-        if "maxLength" in schema and len(value) > schema["maxLength"]:
-            raise fail(_("长度最多为 %(n)s") % {"n": schema["maxLength"]})
+        longest = schema.get("maxLength", MAX_STRING_LENGTH)
+        if len(value) > longest:
+            raise fail(_("长度最多为 %(n)s") % {"n": longest})
+        if "\x00" in value:
+            raise fail(_("不能含有 NUL 字符"))
     elif kind == "boolean":
         if not isinstance(value, bool):
             raise fail(_("必须是布尔值"))
@@ -231,6 +237,11 @@ def _read_grants(ids: list[int]) -> dict[int, dict[str, tuple[bool, bool]]]:
         name, grant = tools[tool_id]
         grants[agent_id][name] = grant
     return grants
+
+
+def audit_call(name: str, arguments: dict, result: dict, context: ToolContext) -> None:
+    """Write one audit row for a call whose own row was rolled back with its transaction."""
+    _audit(name, arguments, result, context, time.perf_counter(), None)
 
 
 def _audit(name: str, arguments: dict, result: dict, context: ToolContext, started: float, batch: ExecutionBatch | None) -> None:

@@ -75,3 +75,40 @@ def test_a_hostile_turn_answers_200_with_the_calls_that_ran_and_the_page_still_r
     client.force_login(staff_user)
     page = client.get(f"/agents/{alice.pk}/chat/?conversation={response.json()['conversation_id']}")
     assert page.status_code == 200 and "invalid_arguments" in page.content.decode()
+
+
+@pytest.mark.parametrize(("value", "code"), [("x" * 10_001, "invalid_arguments"), ("a\x00b", "invalid_arguments")])
+def test_string_arguments_are_capped_and_refuse_nul(make_agent, value, code):
+    desk = make_agent("前台", tools=("message_send",))
+    result = execute("message_send", {"channel": "upstream", "content": value}, ToolContext(agent=desk))
+    assert result["error"]["code"] == code
+    assert len(str(ToolCall.objects.get().arguments)) < 3000
+
+
+def test_a_refused_confirmation_is_audited_though_its_write_rolled_back(make_agent, staff_user):
+    from agents.confirmations import confirm_pending_action
+    from agents.models import PendingAction
+    from funds.models import Fund
+
+    agent = make_agent("基金助理", tools=("create_fund",))
+    proposal = execute("create_fund", {"fund_name": "Alpha"}, ToolContext(agent=agent))
+    Fund.objects.create(fund_name="Alpha")  # the name is taken meanwhile
+    with pytest.raises(ApplicationError) as refused:
+        confirm_pending_action(action_id=proposal["pending_action_id"], user=staff_user)
+    assert refused.value.code == "fund_name_taken"
+    assert PendingAction.objects.get().status == "pending"
+    row = ToolCall.objects.get(source="confirmation")
+    assert (row.status, row.error_code, row.user) == ("error", "fund_name_taken", staff_user)
+
+
+def test_a_proposal_of_a_deactivated_agent_is_refused(make_agent, staff_user):
+    from agents.confirmations import confirm_pending_action
+    from funds.models import Fund
+
+    agent = make_agent("基金助理", tools=("create_fund",))
+    proposal = execute("create_fund", {"fund_name": "Alpha"}, ToolContext(agent=agent))
+    agent.is_active = False
+    agent.save(update_fields=["is_active"])
+    with pytest.raises(ApplicationError) as refused:
+        confirm_pending_action(action_id=proposal["pending_action_id"], user=staff_user)
+    assert refused.value.code == "agent_inactive" and not Fund.objects.exists()
