@@ -37,6 +37,8 @@ BACKLOG_SIZE = REPLAY_LIMIT
 REJOIN_SECONDS = 3600
 # How often a hub on a process-local layer reads events other processes committed.
 TAIL_INTERVAL = 0.25
+# How often an open socket checks that its user may still see events (token revoked, staff removed).
+RECHECK_SECONDS = 30
 
 
 def replay_start(scope) -> int | None:
@@ -152,6 +154,7 @@ class EventsConsumer(AsyncWebsocketConsumer):
     hub: EventHub | None = None
     backlog: asyncio.Queue | None = None
     delivery: asyncio.Task | None = None
+    recheck: asyncio.Task | None = None
     own_group = ""
     last_seq: int | None = None
     live = False  # the replay is done and the backlog task runs
@@ -177,16 +180,34 @@ class EventsConsumer(AsyncWebsocketConsumer):
             self.last_seq = since
             await self.send_stored(after=since)
         self.delivery = asyncio.create_task(self.deliver_backlog())
+        self.recheck = asyncio.create_task(self.keep_checking_the_user())
         self.live = True
 
     async def disconnect(self, code: int) -> None:
         self.live = False
-        if self.delivery is not None:
-            self.delivery.cancel()
+        for task in (self.delivery, self.recheck):
+            if task is not None:
+                task.cancel()
         if self.hub is not None:
             await self.hub.unsubscribe(self)
         if self.own_group:
             await self.channel_layer.group_discard(self.own_group, self.channel_name)
+
+    async def keep_checking_the_user(self) -> None:
+        """Close the socket once its token is deleted, its session ends or its user stops being staff."""
+        from .routing import still_allowed
+
+        while True:
+            await asyncio.sleep(RECHECK_SECONDS)
+            try:
+                allowed = await still_allowed(self.scope)
+            except Exception:
+                logger.exception("could not re-check the user of an events socket")
+                continue
+            if not allowed:
+                self.live = False
+                await self.close(code=4403)
+                return
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Clients only listen; whatever they send is ignored."""

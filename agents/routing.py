@@ -17,6 +17,8 @@ from channels.security.websocket import AllowedHostsOriginValidator
 from django.contrib.auth.models import AnonymousUser
 from django.urls import path
 
+from core.auth import is_active_staff
+
 from .consumers import EventsConsumer
 
 websocket_urlpatterns = [
@@ -47,6 +49,24 @@ def token_user(key: str):
     if token is None or not token.user.is_active:
         return AnonymousUser()
     return token.user
+
+
+@database_sync_to_async
+def still_allowed(scope) -> bool:
+    """Whether the user who opened this socket may still see events: the token still exists,
+    or the session does; the user is still active staff."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    key = token_key(scope)
+    if key is not None:
+        token = Token.objects.select_related("user").filter(key=key).first()
+        return token is not None and is_active_staff(token.user)
+    session = scope.get("session")
+    if session is None or not session.session_key or not session.exists(session.session_key):
+        return False
+    user = get_user_model().objects.filter(pk=getattr(scope.get("user"), "pk", None)).first()
+    return is_active_staff(user)
 
 
 class TokenAuthMiddleware(BaseMiddleware):

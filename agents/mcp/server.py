@@ -19,16 +19,17 @@ import mcp_types as types
 from channels.db import database_sync_to_async
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 from core.errors import ApplicationError, NotFound
 
+from ..confirmations import outcome_message
 from ..executor import execute, granted_tools, validate_arguments
 from ..models import Agent, Tool, ToolCall
 from ..registry import Param, ToolContext, ToolSpec, localized_schema, tool
 from ..selectors import pending_action_get
-from ..services import outcome_message
 
 SERVER_NAME = "agent-desk"
 INSTRUCTIONS = (
@@ -36,15 +37,10 @@ INSTRUCTIONS = (
     "status pending_confirmation with a pending_action_id; staff decide it in Agent Desk, "
     "and get_pending_action(id) reads the outcome."
 )
-CONFIRMATION_NOTE = {
-    "zh-hans": "（需要员工确认：调用只返回待确认操作 ID，员工确认后才执行；用 get_pending_action 查看结果）",
-    "en": " (Needs staff confirmation: a call only returns a pending action id and runs once staff confirm it; "
-    "read the outcome with get_pending_action.)",
-}
-PENDING_NOTE = {
-    "zh-hans": "待确认操作 #%(id)s：员工在 Agent Desk 确认后才会执行；用 get_pending_action 查看结果。",
-    "en": "Pending action #%(id)s: it runs once staff confirm it in Agent Desk; read the outcome with get_pending_action.",
-}
+CONFIRMATION_NOTE = gettext_lazy(
+    "（需要员工确认：调用只返回待确认操作 ID，员工确认后才执行；用 get_pending_action 查看结果）"
+)
+PENDING_NOTE = gettext_lazy("待确认操作 #%(id)s：员工在 Agent Desk 确认后才会执行；用 get_pending_action 查看结果。")
 
 
 @dataclass(frozen=True)
@@ -56,17 +52,17 @@ class Caller:
     language: str
 
 
-def in_language(texts: dict[str, str], language: str) -> str:
-    return texts["en"] if language.startswith("en") else texts["zh-hans"]
+def in_language(text, language: str) -> str:
+    with translation.override(language):
+        return str(text)
 
 
 @tool(
-    description="查看待确认操作的状态与结果（只限本居民提出的操作）",
-    description_en="Show the status and outcome of a pending action this agent proposed",
+    description=gettext_lazy("查看待确认操作的状态与结果（只限本居民提出的操作）"),
     register_to=None,
 )
 def get_pending_action(
-    ctx: ToolContext, id: Annotated[int, Param(ge=1, description="待确认操作 ID", description_en="pending action id")]
+    ctx: ToolContext, id: Annotated[int, Param(ge=1, description=gettext_lazy("待确认操作 ID"))]
 ) -> dict:
     action = pending_action_get(action_id=id)
     if action.agent_id != ctx.agent.pk:

@@ -7,6 +7,7 @@ consumer's database calls then run in this thread, on the test database, and
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from contextlib import suppress
 from datetime import datetime, timedelta
@@ -402,7 +403,9 @@ def test_page_has_a_content_security_policy_and_no_inline_script(client, staff_u
     assert "script-src 'self'" in response.headers["Content-Security-Policy"]
     html = response.content.decode()
     assert "<script>" not in html and " hx-on" not in html
-    assert '<span class="live" id="live-status" data-state="connecting"' in html
+    assert '<span class="live" id="live-status" role="status" data-state="connecting"' in html
+    # Sockets only to this site's own host, not ws: anywhere.
+    assert "connect-src 'self' ws://testserver wss://testserver;" in response.headers["Content-Security-Policy"]
 
 
 def test_htmx_and_the_events_client_are_served_locally(client, staff_user):
@@ -418,3 +421,31 @@ def test_htmx_and_the_events_client_are_served_locally(client, staff_user):
         assert response.status_code == 200, source
         assert b"".join(response.streaming_content if response.streaming else [response.content])
 
+
+
+@pytest.mark.parametrize("revoke", ["token", "staff"])
+def test_an_open_socket_closes_once_its_user_may_no_longer_see_events(staff_user, monkeypatch, revoke):
+    from agents import consumers
+
+    monkeypatch.setattr(consumers, "RECHECK_SECONDS", 0.2)
+    headers = token_headers(staff_user)
+
+    def take_away():
+        if revoke == "token":
+            Token.objects.filter(user=staff_user).delete()
+        else:
+            type(staff_user).objects.filter(pk=staff_user.pk).update(is_staff=False)
+
+    async def scenario():
+        communicator = WebsocketCommunicator(application, "/ws/events/", headers=headers)
+        accepted, _ = await communicator.connect(timeout=3)
+        assert accepted
+        await asyncio.sleep(0.5)
+        assert await communicator.receive_nothing(timeout=0.1)  # still open while allowed
+        await database_sync_to_async(take_away)()
+        closed = await communicator.receive_output(timeout=3)
+        await communicator.disconnect()
+        return closed
+
+    closed = async_to_sync(scenario)()
+    assert closed["type"] == "websocket.close" and closed["code"] == 4403

@@ -119,7 +119,7 @@ def test_descriptions_follow_accept_language(desk, server):
     tools = {tool.name: tool for tool in listed(desk, server, "Alice", headers={"Accept-Language": "en-US,en;q=0.8"})}
 
     spec = registry.get("transfer_resource")
-    assert tools["transfer_resource"].description == spec.description_en
+    assert tools["transfer_resource"].description == spec.describe("en")
     assert tools["transfer_resource"].input_schema == localized_schema(spec.input_schema, "en")
 
 
