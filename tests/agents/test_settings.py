@@ -118,3 +118,18 @@ def test_the_demo_login_file_is_private_from_the_start(tmp_path, monkeypatch):
     assert modes == [0o600] and (tmp_path / ".demo-credentials").stat().st_mode & 0o777 == 0o600
     password = (tmp_path / ".demo-credentials").read_text().strip()
     assert f"admin / {password}" in out.getvalue()
+
+
+def test_the_deployment_settings_make_check_deploy_clean():
+    env = {
+        "DJANGO_SECRET_KEY": "a-long-random-Key-9f8e7d6c5b4a39281706f5e4d3c2b1a0z", "DJANGO_SSL_REDIRECT": "1", "DJANGO_SECURE_COOKIES": "1",
+        "DJANGO_HSTS_SECONDS": "31536000", "DJANGO_HSTS_PRELOAD": "1", "AGENTDESK_ENV_FILE": "",
+    }
+    result = manage("check", "--deploy", "--fail-level", "WARNING", **env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_the_local_demo_runs_without_https():
+    result = start(AGENTDESK_ENV_FILE="")
+    assert result.returncode == 0, result.stderr
