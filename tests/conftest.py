@@ -51,3 +51,13 @@ def default_language():
     translation.activate("zh-hans")
     yield
     translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Throttle counters live in the cache: one test's wrong tokens must not throttle the next."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
