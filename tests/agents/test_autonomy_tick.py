@@ -175,7 +175,7 @@ def test_batches_are_sent_concurrently_each_with_only_its_residents(endpoint, re
     asked = sorted(prompt_ids(r) for r in endpoint.requests)
     assert asked == [[residents[0].pk, residents[1].pk], [residents[2].pk, residents[3].pk], [residents[4].pk]]
     assert result.stats["batches"] == 3 and result.stats["success"] == 5
-    assert result.stats["duration_s"] < 0.3 * 3 * 0.8  # overlapping, not one after the other
+    assert endpoint.most_in_flight >= 2  # overlapping, not one after the other
 
 
 def test_a_decision_for_a_resident_of_another_batch_is_ignored(endpoint, resident):

@@ -77,6 +77,7 @@ class ScriptedOpenAI:
     def __init__(self) -> None:
         self.port = 0
         self._lock = threading.Lock()
+        self._in_flight = self._most_in_flight = 0
         self._script: deque[_Entry] = deque()
         self._requests: list[JSON] = []
         self._reject_tools = False
@@ -193,6 +194,22 @@ class ScriptedOpenAI:
             },
         }
 
+    @property
+    def most_in_flight(self) -> int:
+        """The most requests this server was answering at one moment: proof of concurrency
+        that does not depend on how fast the machine is."""
+        with self._lock:
+            return self._most_in_flight
+
+    def _enter(self) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self._most_in_flight = max(self._most_in_flight, self._in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
     def _handle(self, path: str, raw: bytes) -> tuple[int, JSON | str, float]:
         if path.split("?")[0].rstrip("/") != COMPLETIONS_PATH:
             return 404, openai_error(f"ScriptedOpenAI serves only POST {COMPLETIONS_PATH}, not {path}"), 0.0
@@ -214,8 +231,13 @@ class ScriptedOpenAI:
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 status, body, delay = owner._handle(self.path, raw)
-                # Wakes early when the server stops, so shutdown never waits on a delay.
-                if delay and owner._stopping.wait(delay):
+                owner._enter()
+                try:
+                    # Wakes early when the server stops, so shutdown never waits on a delay.
+                    stopped = bool(delay) and owner._stopping.wait(delay)
+                finally:
+                    owner._leave()
+                if stopped:
                     self.close_connection = True
                     return
                 payload = body if isinstance(body, str) else json.dumps(body)

@@ -172,20 +172,18 @@ def test_scripted_openai_responder_serves_concurrent_requests(scripted_openai: S
             answers = await asyncio.gather(*calls)
             return time.monotonic() - started, answers
 
-    baseline, _ = asyncio.run(burst(0.0))
     elapsed, answers = asyncio.run(burst(0.2))
     assert sorted(answer.choices[0].message.content for answer in answers) == sorted(f"M{i}" for i in range(100))
-    # Both bursts pay the SDK's own cost (~0.45 s for 100 calls here, more on a busy machine);
-    # the delays add 0.2 s when they overlap, 20 s when serial, 2 s with a pool of 10 threads.
-    timing = f"100 concurrent requests of 0.2 s took {elapsed:.2f} s, {baseline:.2f} s without delay"
-    assert elapsed - baseline < 0.8, timing
+    # Counted at the server, not timed: a busy machine slows every request but cannot fake
+    # overlap. A pool of 10 threads would cap this at 10; serial at 1.
+    assert scripted_openai.most_in_flight > 20, f"at most {scripted_openai.most_in_flight} at once ({elapsed:.2f} s)"
 
     sync_client = openai.OpenAI(base_url=scripted_openai.base_url, api_key="test", max_retries=0)
     called = sync_client.chat.completions.create(model="m", messages=[{"role": "user", "content": "call me"}])
     calls = function_calls(called.choices[0].message)
     assert called.choices[0].finish_reason == "tool_calls"
     assert [(call.function.name, call.function.arguments) for call in calls] == [("echo", '{"text": "call me"}')]
-    assert len(scripted_openai.requests) == 201
+    assert len(scripted_openai.requests) == 101
 
 
 @pytest.mark.e2e
