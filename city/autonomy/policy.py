@@ -19,10 +19,9 @@ from typing import Any
 from agents.autonomy.policy import Answer
 from city.services import WORK_ENERGY_COST
 
+from .prompt import HUNGRY, TIRED
 from .world import Resident, World
 
-HUNGRY = 40  # satiety below which food comes first
-TIRED = 30  # energy below which rest comes first
 SURPLUS_FOOD = 6  # food units a resident keeps before sharing
 SURPLUS_GOODS = 10  # units of a non-food resource worth selling
 DEFAULT_UNIT_PRICE = 2  # credits per unit when the shop gives no reference price
@@ -74,9 +73,11 @@ class RulesPolicy:
         last = r.last.action if r.last else ""
         rng = random.Random(f"{self.seed}:{r.id}:{r.credits}:{r.satiety}:{r.energy}:{last}")
         options: list[tuple[float, str, dict, str, Any]] = []
+        # What just failed would fail again on the same arguments: the round log already said why.
+        failed = (r.last.action, r.last.params) if r.last is not None and r.last.failed else None
 
         def offer(utility: float, action: str, params: dict, reason: str, claim: Any = None) -> None:
-            if action in r.granted:
+            if action in r.granted and (action, params) != failed:
                 options.append((utility, action, params, reason, claim))
 
         self._needs(r, world, claims, offer)
@@ -140,7 +141,7 @@ class RulesPolicy:
         for blueprint in world.blueprints:
             has_materials = all(r.holdings.get(slug, 0) >= qty for slug, qty in blueprint.materials.items())
             if has_materials and r.credits >= blueprint.credit_cost + 50:
-                name = f"{r.name}的{blueprint.name}{world.day:%m%d}"
+                name = world.free_building_name(f"{r.name}的{blueprint.name}{world.day:%m%d}")
                 offer(35, "construct_building", {"kind": blueprint.slug, "name": name}, f"有钱有材料，建一座{blueprint.name}")
                 break
 
