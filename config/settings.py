@@ -15,9 +15,9 @@ import tempfile
 from pathlib import Path
 
 import dj_database_url
+from dotenv import load_dotenv
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
-from dotenv import load_dotenv
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 ENV_FILE = os.environ.get("AGENTDESK_ENV_FILE", str(BASE_DIR / ".env"))
