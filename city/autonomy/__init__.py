@@ -31,6 +31,7 @@ class CityWorld:
         return RulesPolicy(seed)
 
     def begin_tick(self, agent_ids: list[int] | None) -> None:
+        """Time passes for the tick's residents (and only them): they get hungrier and more tired."""
         decay_needs(agents=tick_agents(ACTIONS, agent_ids))
 
     def end_tick(self, round_) -> None:

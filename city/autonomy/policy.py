@@ -3,7 +3,8 @@
 A needs-based utility policy over the structured world: every resident scores what it
 could do (eat when hungry and holding food, rest when tired, find a job, check in, claim a
 bounty, share surplus food with a resident who has none, sell surplus, build, chat) and
-takes the best option among the actions it was granted. It answers a batch with the same
+takes the best option among the actions it was granted, never the one that failed for it
+last tick with the same arguments (the round log said why). It answers a batch with the same
 thing a model does, the text of a JSON decision array, which then goes through the same
 parsing, validation and execution. It is deterministic for a given seed.
 """
