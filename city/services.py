@@ -25,8 +25,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, QuerySet
+from django.db.models import F, QuerySet, Value
+from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -299,6 +301,22 @@ def adjust_stock(*, agent_id: int, resource_type: str, quantity: int, reason: st
 
 
 # ---------------------------------------------------------------------------- needs
+
+
+@transaction.atomic
+def decay_needs(*, agents: QuerySet[Agent]) -> int:
+    """Time passes for these agents: satiety and energy fall by the configured amounts, never below 0.
+
+    One UPDATE; its subquery locks the rows in ascending id order first (the services' lock order,
+    so it cannot deadlock with them on PostgreSQL). Returns how many agents it touched.
+    """
+    satiety, energy = settings.CITY_SATIETY_DECAY, settings.CITY_ENERGY_DECAY
+    if not satiety and not energy:
+        return 0
+    locked = agents.order_by("pk").select_for_update(no_key=True).values("pk")
+    return Agent.objects.filter(pk__in=locked).update(
+        satiety=Greatest(F("satiety") - satiety, Value(0)), energy=Greatest(F("energy") - energy, Value(0))
+    )
 
 
 @transaction.atomic

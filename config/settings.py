@@ -290,6 +290,9 @@ AGENT_TOOL_CALLS_PER_MINUTE = env_int("AGENT_TOOL_CALLS_PER_MINUTE", 30, minimum
 AUTONOMY_TOKEN_BUDGET = env_int("AUTONOMY_TOKEN_BUDGET", 200_000, minimum=0)
 AUTONOMY_BATCH_SIZE = env_int("AUTONOMY_BATCH_SIZE", 20, minimum=1)
 AUTONOMY_CONCURRENCY = env_int("AUTONOMY_CONCURRENCY", 8, minimum=1)
+# How much every resident's satiety and energy fall at the start of each autonomy tick (0: never).
+CITY_SATIETY_DECAY = env_int("CITY_SATIETY_DECAY", 5, minimum=0)
+CITY_ENERGY_DECAY = env_int("CITY_ENERGY_DECAY", 3, minimum=0)
 PENDING_ACTION_TTL = env_int("PENDING_ACTION_TTL", 30 * 60, minimum=1)  # seconds
 EVENT_LOG_RETENTION_DAYS = env_int("EVENT_LOG_RETENTION_DAYS", 7, minimum=1)
 SUPPLIER_SIMULATOR = env_bool("SUPPLIER_SIMULATOR", True)

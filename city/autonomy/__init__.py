@@ -7,7 +7,8 @@ the rules the model is told, ``policy`` the offline rules policy. Found at start
 
 from __future__ import annotations
 
-from agents.autonomy.sources import register_world
+from agents.autonomy.sources import register_world, tick_agents
+from city.services import decay_needs
 
 from .policy import RulesPolicy
 from .prompt import ACTIONS, system_prompt
@@ -30,7 +31,8 @@ class CityWorld:
         return RulesPolicy(seed)
 
     def begin_tick(self, agent_ids: list[int] | None) -> None:
-        pass  # the city's needs do not change between ticks yet
+        """Time passes for the tick's residents (and only them): they get hungrier and more tired."""
+        decay_needs(agents=tick_agents(ACTIONS, agent_ids))
 
     def end_tick(self, round_) -> None:
         pass  # the city keeps no per-tick record yet

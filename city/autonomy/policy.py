@@ -3,7 +3,8 @@
 A needs-based utility policy over the structured world: every resident scores what it
 could do (eat when hungry and holding food, rest when tired, find a job, check in, claim a
 bounty, share surplus food with a resident who has none, sell surplus, build, chat) and
-takes the best option among the actions it was granted. It answers a batch with the same
+takes the best option among the actions it was granted, never the one that failed for it
+last tick with the same arguments (the round log said why). It answers a batch with the same
 thing a model does, the text of a JSON decision array, which then goes through the same
 parsing, validation and execution. It is deterministic for a given seed.
 """
@@ -19,10 +20,9 @@ from typing import Any
 from agents.autonomy.policy import Answer
 from city.services import WORK_ENERGY_COST
 
+from .prompt import HUNGRY, TIRED
 from .world import Resident, World
 
-HUNGRY = 40  # satiety below which food comes first
-TIRED = 30  # energy below which rest comes first
 SURPLUS_FOOD = 6  # food units a resident keeps before sharing
 SURPLUS_GOODS = 10  # units of a non-food resource worth selling
 DEFAULT_UNIT_PRICE = 2  # credits per unit when the shop gives no reference price
@@ -74,9 +74,11 @@ class RulesPolicy:
         last = r.last.action if r.last else ""
         rng = random.Random(f"{self.seed}:{r.id}:{r.credits}:{r.satiety}:{r.energy}:{last}")
         options: list[tuple[float, str, dict, str, Any]] = []
+        # What just failed would fail again on the same arguments: the round log already said why.
+        failed = (r.last.action, r.last.params) if r.last is not None and r.last.failed else None
 
         def offer(utility: float, action: str, params: dict, reason: str, claim: Any = None) -> None:
-            if action in r.granted:
+            if action in r.granted and (action, params) != failed:
                 options.append((utility, action, params, reason, claim))
 
         self._needs(r, world, claims, offer)
@@ -140,7 +142,7 @@ class RulesPolicy:
         for blueprint in world.blueprints:
             has_materials = all(r.holdings.get(slug, 0) >= qty for slug, qty in blueprint.materials.items())
             if has_materials and r.credits >= blueprint.credit_cost + 50:
-                name = f"{r.name}的{blueprint.name}{world.day:%m%d}"
+                name = world.free_building_name(f"{r.name}的{blueprint.name}{world.day:%m%d}")
                 offer(35, "construct_building", {"kind": blueprint.slug, "name": name}, f"有钱有材料，建一座{blueprint.name}")
                 break
 

@@ -102,6 +102,12 @@ class LastAction:
     status: str
     message: str
     reason: str
+    params: dict = field(default_factory=dict)
+    error_code: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.status == AgentActionLog.Status.FAILED
 
 
 @dataclass
@@ -138,6 +144,18 @@ class World:
 
     def food(self, holdings: dict[str, int]) -> dict[str, int]:
         return {slug: qty for slug, qty in holdings.items() if qty > 0 and slug in self.resources and self.resources[slug].edible}
+
+    @cached_property
+    def building_names(self) -> frozenset[str]:
+        return frozenset(b.name for b in self.buildings)
+
+    def free_building_name(self, wanted: str) -> str:
+        """``wanted``, or ``wanted-2``, ``wanted-3`` … when a building already has that name."""
+        name, n = wanted, 1
+        while name in self.building_names:
+            n += 1
+            name = f"{wanted}-{n}"
+        return name
 
     @cached_property
     def needy(self) -> list[Resident]:
@@ -233,9 +251,11 @@ def build_world(agent_ids: list[int] | None = None) -> World:
         if order.seller_id in residents:  # the reads are not one snapshot: a resident may be newer
             residents[order.seller_id].open_orders.append(_order(order))
     latest = AgentActionLog.objects.filter(in_tick).values("agent_id").annotate(latest=Max("id")).values("latest")
-    for log in AgentActionLog.objects.filter(id__in=latest).only("agent_id", "action", "status", "message", "reason"):
+    fields = ("agent_id", "action", "status", "message", "reason", "params", "error_code")
+    for log in AgentActionLog.objects.filter(id__in=latest).only(*fields):
         if log.agent_id in residents:
-            residents[log.agent_id].last = LastAction(log.action, log.status, log.message, log.reason)
+            params = log.params if isinstance(log.params, dict) else {}
+            residents[log.agent_id].last = LastAction(log.action, log.status, log.message, log.reason, params, log.error_code)
     return World(
         day=today,
         residents=residents,

@@ -127,7 +127,8 @@ def test_loop_stops_cleanly_on_ctrl_c_between_ticks(resident):
     assert "Traceback" not in err
 
 
-def test_api_runs_one_tick_and_returns_stats(api_client, resident):
+def test_api_runs_one_tick_and_returns_stats(api_client, resident, settings):
+    settings.CITY_ENERGY_DECAY = 0  # the energy below is the rest's alone
     alice = resident("Alice", energy=20)
     response = api_client.post("/api/autonomy/tick/", {}, format="json")
     assert response.status_code == 200

@@ -78,7 +78,8 @@ def test_failure_reason_appears_in_the_next_rounds_prompt(endpoint, resident):
     assert f"ID={alice.pk} Alice: claim_bounty 失败：悬赏不存在" in previous
 
 
-def test_unknown_action_becomes_rest(endpoint, resident):
+def test_unknown_action_becomes_rest(endpoint, resident, settings):
+    settings.CITY_ENERGY_DECAY = 0  # the energy below is the rest's alone
     alice = resident("Alice", energy=50)
     endpoint.reply(decisions({"agent_id": alice.pk, "action": "fly_to_moon", "params": {"speed": 9}}))
     result = run_tick()

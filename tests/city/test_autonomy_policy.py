@@ -7,7 +7,7 @@ from asgiref.sync import async_to_sync
 
 from agents.autonomy.decisions import parse_decisions, validate_decisions
 from agents.autonomy.tick import run_tick
-from agents.models import AgentActionLog
+from agents.models import AgentActionLog, AutonomyRound
 from bounties.models import Bounty
 from city.autonomy.policy import RulesPolicy
 from city.autonomy.world import build_world
@@ -147,7 +147,8 @@ def test_the_policy_answers_with_the_decision_json_a_model_would_send(resident):
     assert decided.decisions[alice.pk].action == "eat" and decided.ignored == 0
 
 
-def test_a_rules_tick_runs_the_decisions_through_the_executor(resident, idle):
+def test_a_rules_tick_runs_the_decisions_through_the_executor(resident, idle, settings):
+    settings.CITY_SATIETY_DECAY = 0  # the satiety below is the meal's alone
     from city.models import AgentResource
 
     alice = resident("Alice", holdings={"bread": 2}, satiety=20)
@@ -190,3 +191,36 @@ def test_one_policy_instance_plans_each_tick_afresh(resident):
     run_tick(policy=policy)
     run_tick(policy=policy)
     assert list(AgentActionLog.objects.filter(agent=alice).order_by("id").values_list("action", flat=True)) == ["eat", "rest"]
+
+
+def last_round(agent, action: str, params: dict, *, status: str = "failed", error_code: str = "") -> None:
+    """What the round log says the agent did last tick."""
+    round_ = AutonomyRound.objects.create(provider="rules")
+    AgentActionLog.objects.create(round=round_, agent=agent, action=action, params=params, status=status, error_code=error_code)
+
+
+def test_a_failed_action_is_not_chosen_again_with_the_same_arguments(resident):
+    alice = resident("Alice", holdings={"bread": 2}, satiety=20)
+    last_round(alice, "eat", {"resource_type": "bread"}, error_code="insufficient_resource")
+    assert action_of(alice) != ("eat", {"resource_type": "bread"})
+
+
+def test_a_succeeded_action_may_be_chosen_again(resident):
+    alice = resident("Alice", holdings={"bread": 2}, satiety=20)
+    last_round(alice, "eat", {"resource_type": "bread"}, status="success")
+    assert action_of(alice) == ("eat", {"resource_type": "bread"})
+
+
+def test_a_failed_action_may_be_chosen_again_with_other_arguments(resident, city):
+    alice = resident("Alice", satiety=20, credits=50)
+    last_round(alice, "purchase", {"item_id": city.bread_item.pk, "quantity": 5}, error_code="insufficient_credits")
+    assert action_of(alice) == ("purchase", {"item_id": city.bread_item.pk, "quantity": 1})
+
+
+def test_a_new_building_is_not_given_a_name_already_taken(resident, city):
+    from city.models import Building
+
+    frank = resident("Frank", holdings={"wood": 20}, credits=200, tools=("construct_building", "rest"))
+    taken = f"Frank的磨坊{build_world().day:%m%d}"
+    Building.objects.create(name=taken, kind=city.mill_kind, job_slots=2, wage=15)
+    assert action_of(frank) == ("construct_building", {"kind": "mill", "name": f"{taken}-2"})

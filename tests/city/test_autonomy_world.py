@@ -91,6 +91,18 @@ def test_previous_round_section_shows_the_outcome_and_failure_reason(resident):
     assert f"ID={bob.pk}" not in section
 
 
+def test_a_residents_last_action_carries_its_params_and_error_code(resident):
+    alice = resident("Alice")
+    AgentActionLog.objects.create(
+        round=AutonomyRound.objects.create(provider="rules"), agent=alice, action="construct_building",
+        params={"kind": "mill", "name": "磨坊"}, status="failed", error_code="building_name_taken",
+    )
+    last = build_world().residents[alice.pk].last
+    assert (last.action, last.params, last.error_code, last.failed) == (
+        "construct_building", {"kind": "mill", "name": "磨坊"}, "building_name_taken", True,
+    )
+
+
 def test_batch_snapshot_holds_only_its_residents_and_the_shared_world(resident):
     alice, bob, carol = resident("Alice"), resident("Bob"), resident("Carol")
     bounty = Bounty.objects.create(title="修路", reward=20)

@@ -239,6 +239,40 @@ def test_eat_when_full_is_not_hungry_and_keeps_the_food(make_agent, stock):
     assert holding(full, "bread") == 1
 
 
+def needs(agent) -> tuple[int, int]:
+    agent.refresh_from_db()
+    return agent.satiety, agent.energy
+
+
+def test_decay_needs_lowers_satiety_and_energy_by_the_configured_amounts(make_agent, settings):
+    settings.CITY_SATIETY_DECAY, settings.CITY_ENERGY_DECAY = 5, 3
+    alice = make_agent("Alice", satiety=60, energy=40)
+    assert services.decay_needs(agents=Agent.objects.all()) == 1
+    assert needs(alice) == (55, 37)
+
+
+def test_decay_needs_stops_at_zero(make_agent, settings):
+    settings.CITY_SATIETY_DECAY, settings.CITY_ENERGY_DECAY = 5, 3
+    starving = make_agent("Starving", satiety=2, energy=0)
+    services.decay_needs(agents=Agent.objects.all())
+    assert needs(starving) == (0, 0)
+
+
+def test_decay_needs_touches_only_the_given_agents(make_agent, settings):
+    settings.CITY_SATIETY_DECAY, settings.CITY_ENERGY_DECAY = 5, 3
+    alice = make_agent("Alice", satiety=60, energy=40)
+    bob = make_agent("Bob", satiety=60, energy=40)
+    services.decay_needs(agents=Agent.objects.filter(pk=alice.pk))
+    assert (needs(alice), needs(bob)) == ((55, 37), (60, 40))
+
+
+def test_decay_needs_of_zero_changes_nothing(make_agent, settings):
+    settings.CITY_SATIETY_DECAY, settings.CITY_ENERGY_DECAY = 0, 0
+    alice = make_agent("Alice", satiety=60, energy=40)
+    assert services.decay_needs(agents=Agent.objects.all()) == 0
+    assert needs(alice) == (60, 40)
+
+
 # ---------------------------------------------------------------------------- jobs
 
 
