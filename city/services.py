@@ -124,7 +124,7 @@ def _insufficient_resource(agent_id: int, resource_type: ResourceType, need: int
     return Conflict(
         "insufficient_resource",
         _("%(resource)s 不足，当前 %(have)s，需要 %(need)s")
-        % {"resource": resource_type.slug, "have": have, "need": need},
+        % {"resource": resource_type.display_name, "have": have, "need": need},
         field="quantity",
         extra={"have": have, "need": need},
     )
@@ -222,10 +222,10 @@ def transfer_resource(
 
 
 def transfer_message(transfer: ResourceTransfer) -> str:
-    """The one-line confirmation every surface shows: 转移 5 flour 成功."""
+    """The one-line confirmation every surface shows: 转移 5 面粉 成功 (5 flour in English)."""
     return _("转移 %(quantity)s %(resource)s 成功") % {
         "quantity": transfer.quantity,
-        "resource": transfer.resource_type.slug,
+        "resource": transfer.resource_type.display_name,
     }
 
 
@@ -333,7 +333,7 @@ def _edible_in_stock(agent_id: int, resource_type: str | None) -> ResourceType:
     if resource_type:
         kind = _resource_type(resource_type)
         if not kind.edible:
-            raise ApplicationError("not_edible", _("%(resource)s 不能吃") % {"resource": kind.slug}, field="resource_type")
+            raise ApplicationError("not_edible", _("%(resource)s 不能吃") % {"resource": kind.display_name}, field="resource_type")
         return kind
     holding = (
         AgentResource.objects.filter(agent_id=agent_id, quantity__gte=1, resource_type__edible=True)

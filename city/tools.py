@@ -15,7 +15,7 @@ from agents.models import Agent
 from agents.registry import Param, Proposal, ToolContext, tool
 
 from . import selectors, services
-from .models import ResourceTransfer
+from .models import ResourceTransfer, ResourceType
 
 MAX = services.MAX_AMOUNT
 
@@ -135,6 +135,11 @@ def list_market_orders(ctx: ToolContext) -> dict:
 # ---------------------------------------------------------------------------- actions
 
 
+def _resource_name(slug: str) -> str:
+    kind = ResourceType.objects.filter(slug=slug).first()
+    return kind.display_name if kind else slug
+
+
 def propose_transfer(ctx: ToolContext, to_agent_id: int, resource_type: str, quantity: int) -> Proposal:
     """What staff see when they require confirmation for transfers."""
     receiver = Agent.objects.filter(pk=to_agent_id).values_list("name", flat=True).first() or f"#{to_agent_id}"
@@ -144,7 +149,7 @@ def propose_transfer(ctx: ToolContext, to_agent_id: int, resource_type: str, qua
         },
         display={"from_agent_id": {ctx.agent.pk: ctx.agent.name}, "to_agent_id": {to_agent_id: receiver}},
         message=_("即将把 %(quantity)s %(resource)s 从 %(sender)s 转给 %(receiver)s，请确认是否继续？")
-        % {"quantity": quantity, "resource": resource_type, "sender": ctx.agent.name, "receiver": receiver},
+        % {"quantity": quantity, "resource": _resource_name(resource_type), "sender": ctx.agent.name, "receiver": receiver},
         form_data={
             "from_agent_id": ctx.agent.pk,
             "to_agent_id": to_agent_id,
@@ -187,7 +192,7 @@ def checkin(ctx: ToolContext) -> dict:
     if record.produced_type_id:
         message += _("，产出 %(quantity)s %(resource)s") % {
             "quantity": record.produced_quantity,
-            "resource": record.produced_type.slug,
+            "resource": record.produced_type.display_name,
         }
     return {
         "wage": record.wage,
@@ -210,7 +215,7 @@ def purchase(
         "resource_type": record.resource_type.slug,
         "quantity": record.quantity,
         "message": _("购买成功：花费 %(price)s 信用点，获得 %(quantity)s %(resource)s")
-        % {"price": record.total_price, "quantity": record.quantity, "resource": record.resource_type.slug},
+        % {"price": record.total_price, "quantity": record.quantity, "resource": record.resource_type.display_name},
     }
 
 
@@ -246,7 +251,7 @@ def eat(
     return {
         "resource_type": food.slug,
         "satiety": agent.satiety,
-        "message": _("吃了 1 %(resource)s，饱食度 %(satiety)s") % {"resource": food.slug, "satiety": agent.satiety},
+        "message": _("吃了 1 %(resource)s，饱食度 %(satiety)s") % {"resource": food.display_name, "satiety": agent.satiety},
     }
 
 
@@ -293,7 +298,7 @@ def create_market_order(
     return {
         "order_id": order.pk,
         "message": _("已挂单 #%(id)s：出售 %(quantity)s %(resource)s，总价 %(price)s")
-        % {"id": order.pk, "quantity": order.quantity, "resource": order.resource_type.slug, "price": order.price},
+        % {"id": order.pk, "quantity": order.quantity, "resource": order.resource_type.display_name, "price": order.price},
     }
 
 
@@ -306,7 +311,7 @@ def accept_market_order(ctx: ToolContext, order_id: OrderId) -> dict:
     return {
         "order_id": order.pk,
         "message": _("成交：以 %(price)s 信用点买下 %(seller)s 的 %(quantity)s %(resource)s")
-        % {"price": order.price, "seller": order.seller.name, "quantity": order.quantity, "resource": order.resource_type.slug},
+        % {"price": order.price, "seller": order.seller.name, "quantity": order.quantity, "resource": order.resource_type.display_name},
     }
 
 
@@ -319,7 +324,7 @@ def cancel_market_order(ctx: ToolContext, order_id: OrderId) -> dict:
     return {
         "order_id": order.pk,
         "message": _("已取消挂单 #%(id)s，%(quantity)s %(resource)s 已退回")
-        % {"id": order.pk, "quantity": order.quantity, "resource": order.resource_type.slug},
+        % {"id": order.pk, "quantity": order.quantity, "resource": order.resource_type.display_name},
     }
 
 

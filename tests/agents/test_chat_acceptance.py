@@ -54,7 +54,7 @@ def test_ac01_give_5_flour_to_bob(rules, alice, bob, django_capture_on_commit_ca
         result = run_chat(agent=alice, message="把 5 flour 给 Bob")
     assert names(result) == ["find_agent", "transfer_resource"]
     assert (flour(alice), flour(bob)) == (5, 5)
-    assert "5" in result.reply and "flour" in result.reply and "成功" in result.reply
+    assert "5" in result.reply and "面粉" in result.reply and "成功" in result.reply
     assert EventLog.objects.filter(event="resource_transferred").count() == 1
 
 

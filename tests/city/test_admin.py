@@ -102,7 +102,7 @@ def test_an_admin_transfer_the_service_refuses_shows_its_error(admin_client, ali
         {"from_agent": alice.pk, "to_agent": bob.pk, "resource_type": flour.pk, "quantity": 5},
     )
     assert response.status_code == 200
-    assert "flour 不足，当前 3，需要 5" in response.content.decode()
+    assert "面粉 不足，当前 3，需要 5" in response.content.decode()
     assert not ResourceTransfer.objects.exists()
 
 
@@ -189,7 +189,7 @@ def test_adjust_stock_refuses_a_negative_stock_and_changes_nothing(admin_client,
     stock(alice, flour=3)
     response = run_action(admin_client, "adjust_stock", [alice], resource_type="flour", quantity=-5, reason="损耗")
     assert response.status_code == 200
-    assert "flour 不足，当前 3，需要 5" in response.content.decode()
+    assert "面粉 不足，当前 3，需要 5" in response.content.decode()
     assert (holding(alice, "flour"), StockAdjustment.objects.count()) == (3, 0)
 
 
@@ -197,7 +197,7 @@ def test_adjust_stock_names_each_agent_it_refused(admin_client, alice, bob, stoc
     stock(alice, flour=10)
     response = run_action(admin_client, "adjust_stock", [alice, bob], resource_type="flour", quantity=-4, reason="损耗")
     assert response.status_code == 302
-    assert page_messages(response) == ["1 位居民已调整", "Bob：flour 不足，当前 0，需要 4"]
+    assert page_messages(response) == ["1 位居民已调整", "Bob：面粉 不足，当前 0，需要 4"]
     assert (holding(alice, "flour"), holding(bob, "flour")) == (6, 0)
     assert list(StockAdjustment.objects.values_list("agent__name", "quantity")) == [("Alice", -4)]
 

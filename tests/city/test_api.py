@@ -26,7 +26,7 @@ def test_transfer_returns_ok_reason_and_transfer_id(api_client, alice, bob, stoc
     response = post_transfer(api_client, alice, bob)
     assert response.status_code == 200
     row = ResourceTransfer.objects.get()
-    assert response.json() == {"ok": True, "reason": "转移 5 flour 成功", "transfer_id": row.pk}
+    assert response.json() == {"ok": True, "reason": "转移 5 面粉 成功", "transfer_id": row.pk}
     assert (row.source, row.user) == ("api", staff_user)
     assert (holding(alice, "flour"), holding(bob, "flour")) == (5, 5)
 
@@ -81,7 +81,7 @@ def test_insufficient_resource_body_names_the_stock(api_client, alice, bob, stoc
     assert post_transfer(api_client, alice, bob).json() == {
         "ok": False,
         "code": "insufficient_resource",
-        "reason": "flour 不足，当前 3，需要 5",
+        "reason": "面粉 不足，当前 3，需要 5",
         "field": "quantity",
         "have": 3,
         "need": 5,

@@ -53,7 +53,7 @@ def test_transfer_moves_goods_and_writes_the_ledger(alice, bob, stock, staff_use
     row = ResourceTransfer.objects.get(pk=row.pk)
     assert (row.from_agent, row.to_agent, row.resource_type.slug, row.quantity) == (alice, bob, "flour", 4)
     assert (row.source, row.user) == ("api", staff_user)
-    assert services.transfer_message(row) == "转移 4 flour 成功"
+    assert services.transfer_message(row) == "转移 4 面粉 成功"
 
 
 def test_transfer_creates_the_receivers_stock_row(alice, bob, stock):
@@ -145,14 +145,14 @@ def test_transfer_beyond_the_stock_is_insufficient_resource(alice, bob, stock):
     stock(alice, flour=3)
     error = refused(transfer, alice=alice, bob=bob, quantity=5)
     assert (error.code, error.status_code) == ("insufficient_resource", 409)
-    assert error.message == "flour 不足，当前 3，需要 5"
+    assert error.message == "面粉 不足，当前 3，需要 5"
     assert error.extra == {"have": 3, "need": 5}
     assert (holding(alice, "flour"), holding(bob, "flour")) == (3, 0)
     assert not ResourceTransfer.objects.exists()
 
 
 def test_transfer_of_a_resource_never_held_is_insufficient_with_zero(alice, bob, kinds):
-    assert refused(transfer, alice=alice, bob=bob, quantity=1).message == "flour 不足，当前 0，需要 1"
+    assert refused(transfer, alice=alice, bob=bob, quantity=1).message == "面粉 不足，当前 0，需要 1"
 
 
 def test_insufficient_resource_message_in_english(alice, bob, stock):
@@ -219,7 +219,7 @@ def test_eat_caps_satiety_at_100(make_agent, stock):
 def test_eat_something_inedible_is_not_edible(alice, stock):
     stock(alice, flour=5)
     error = refused(services.eat, agent_id=alice.pk, resource_type="flour")
-    assert (error.code, error.message) == ("not_edible", "flour 不能吃")
+    assert (error.code, error.message) == ("not_edible", "面粉 不能吃")
     assert holding(alice, "flour") == 5
 
 
@@ -516,7 +516,7 @@ def test_construct_without_credits_takes_nothing(make_agent, stock, farm_kind):
 def test_construct_without_materials_takes_no_credits(alice, stock, farm_kind):
     stock(alice, wood=20, stone=1)
     error = refused(services.construct_building, agent_id=alice.pk, kind="farm", name="x")
-    assert (error.code, error.message) == ("insufficient_resource", "stone 不足，当前 1，需要 2")
+    assert (error.code, error.message) == ("insufficient_resource", "石料 不足，当前 1，需要 2")
     alice.refresh_from_db()
     assert (alice.credits, holding(alice, "wood")) == (100, 20)
 
@@ -630,7 +630,7 @@ def test_adjust_stock_with_a_negative_quantity_removes_goods(alice, stock):
 def test_adjust_stock_never_leaves_a_negative_stock(alice, stock):
     stock(alice, flour=3)
     error = refused(services.adjust_stock, agent_id=alice.pk, resource_type="flour", quantity=-5, reason="损耗")
-    assert (error.code, error.message) == ("insufficient_resource", "flour 不足，当前 3，需要 5")
+    assert (error.code, error.message) == ("insufficient_resource", "面粉 不足，当前 3，需要 5")
     assert (holding(alice, "flour"), StockAdjustment.objects.count()) == (3, 0)
 
 

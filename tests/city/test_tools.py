@@ -38,7 +38,7 @@ def test_transfer_tool_moves_the_calling_agents_goods(resident, stock, staff_use
     stock(alice, flour=10)
     result = run(alice, "transfer_resource", user=staff_user, to_agent_id=bob.pk, resource_type="flour", quantity=5)
     assert result["status"] == "success"
-    assert result["data"]["message"] == "转移 5 flour 成功"
+    assert result["data"]["message"] == "转移 5 面粉 成功"
     assert (holding(alice, "flour"), holding(bob, "flour")) == (5, 5)
     row = ResourceTransfer.objects.get(pk=result["data"]["transfer_id"])
     assert (row.from_agent, row.to_agent, row.source, row.user) == (alice, bob, "tool", staff_user)
@@ -82,7 +82,7 @@ def test_transfer_tool_reports_the_services_error(resident, stock):
     stock(alice, flour=3)
     result = run(alice, "transfer_resource", to_agent_id=bob.pk, resource_type="flour", quantity=5)
     assert result["error"]["code"] == "insufficient_resource"
-    assert result["error"]["message"] == "flour 不足，当前 3，需要 5"
+    assert result["error"]["message"] == "面粉 不足，当前 3，需要 5"
     assert ToolCall.objects.get().error_code == "insufficient_resource"
 
 
@@ -100,7 +100,7 @@ def test_transfer_requiring_confirmation_waits_for_staff_then_runs_as_them(resid
     stock(alice, flour=10)
     result = run(alice, "transfer_resource", to_agent_id=bob.pk, resource_type="flour", quantity=4)
     assert result["status"] == "pending_confirmation"
-    assert result["message"] == "即将把 4 flour 从 Alice 转给 Bob，请确认是否继续？"
+    assert result["message"] == "即将把 4 面粉 从 Alice 转给 Bob，请确认是否继续？"
     assert result["form_data"] == {"from_agent_id": alice.pk, "to_agent_id": bob.pk, "resource_type": "flour", "quantity": 4}
     assert holding(bob, "flour") == 0
     action = confirm_pending_action(action_id=result["pending_action_id"], user=staff_user)
@@ -141,7 +141,7 @@ def test_job_and_needs_tools_act_for_the_caller(resident, farm, stock):
     worker = resident("Worker", energy=50, satiety=40, credits=0)
     stock(worker, bread=1)
     assert run(worker, "assign_building", building_id=farm.pk)["data"]["building_name"] == "城东农田"
-    assert run(worker, "checkin")["data"]["message"] == "打卡成功，获得工资 12 信用点，产出 6 wheat"
+    assert run(worker, "checkin")["data"]["message"] == "打卡成功，获得工资 12 信用点，产出 6 小麦"
     assert run(worker, "eat")["data"]["resource_type"] == "bread"
     assert run(worker, "rest")["data"]["energy"] == 55
     assert run(worker, "unassign_building")["data"]["message"] == "已从「城东农田」离职"

@@ -82,7 +82,7 @@ def test_posting_the_form_transfers_and_redirects(staff_client, alice, bob, stoc
     assert (row.source, row.user, row.quantity) == ("page", staff_user, 5)
     assert (holding(alice, "flour"), holding(bob, "flour")) == (5, 5)
     page = staff_client.get(URL).content.decode()
-    assert "Alice → Bob：转移 5 flour 成功" in page
+    assert "Alice → Bob：转移 5 面粉 成功" in page
     assert history_ids(page) == [row.pk]
 
 
@@ -93,13 +93,13 @@ def test_htmx_post_answers_with_a_fresh_form_and_a_refresh_trigger(staff_client,
     assert response["HX-Trigger"] == "city-changed"
     html = response.content.decode()
     assert html.lstrip().startswith('<section id="transfer-form"')
-    assert "转移 5 flour 成功" in html
+    assert "转移 5 面粉 成功" in html
     assert 'name="quantity"' in html and 'value="5"' not in html
 
 
 @pytest.mark.parametrize(
     ("quantity", "message"),
-    [("0", "数量必须是 1 到 1000000 之间的整数"), ("-3", "数量必须是 1 到 1000000 之间的整数"), ("50", "flour 不足，当前 10，需要 50")],
+    [("0", "数量必须是 1 到 1000000 之间的整数"), ("-3", "数量必须是 1 到 1000000 之间的整数"), ("50", "面粉 不足，当前 10，需要 50")],
 )
 def test_service_errors_show_inline_next_to_the_quantity(staff_client, alice, bob, stock, quantity, message):
     stock(alice, flour=10)
@@ -150,7 +150,7 @@ def proposal(make_agent, stock):
 def test_an_agents_proposed_transfer_opens_as_a_prefilled_form(staff_client, proposal):
     action, alice, bob = proposal
     html = staff_client.get(URL).content.decode()
-    assert f"?pending={action.pk}" in html and "即将把 4 flour 从 Alice 转给 Bob" in html
+    assert f"?pending={action.pk}" in html and "即将把 4 面粉 从 Alice 转给 Bob" in html
     html = staff_client.get(f"{URL}?pending={action.pk}").content.decode()
     assert "确认 Alice 提议的转赠" in html
     assert re.search(rf'<option value="{bob.pk}" selected>Bob</option>', html)
@@ -171,7 +171,7 @@ def test_confirming_a_proposal_with_an_edited_quantity_runs_it_as_the_staff_memb
 def test_confirming_a_proposal_that_now_fails_keeps_it_pending_with_the_error_inline(staff_client, proposal):
     action, alice, bob = proposal
     html = staff_client.post(URL, form(alice, bob, quantity="40", pending_action_id=action.pk, confirm="1")).content.decode()
-    assert "flour 不足，当前 10，需要 40" in html
+    assert "面粉 不足，当前 10，需要 40" in html
     action.refresh_from_db()
     assert action.status == "pending"
 

@@ -60,7 +60,7 @@ def test_transfer_by_form_then_by_api_grows_the_history_live(residents, staff_pa
     page.evaluate("window.__sameDocument = true")  # gone if the page reloads
 
     fill_transfer(page, "Alice", "Bob", "5")
-    expect(page.locator("#transfer-form .notices")).to_contain_text("Alice → Bob：转移 5 flour 成功")
+    expect(page.locator("#transfer-form .notices")).to_contain_text("Alice → Bob：转移 5 面粉 成功")
     expect(history_rows(page)).to_have_count(1)
     expect(history_rows(page).first).to_contain_text("Alice")
     expect(history_rows(page).first).to_contain_text("交易页面")
@@ -69,7 +69,7 @@ def test_transfer_by_form_then_by_api_grows_the_history_live(residents, staff_pa
     status, body = api_transfer(
         live_server_url, token, from_agent_id=carol.pk, to_agent_id=alice.pk, resource_type="flour", quantity=3
     )
-    assert (status, body["reason"]) == (200, "转移 3 flour 成功")
+    assert (status, body["reason"]) == (200, "转移 3 面粉 成功")
     expect(history_rows(page)).to_have_count(2)
     newest = history_rows(page).first
     expect(newest).to_have_attribute("data-transfer-id", str(body["transfer_id"]))
@@ -113,7 +113,7 @@ def test_a_bad_quantity_shows_the_error_inline(residents, staff_page):
     expect(quantity_label.locator(".errorlist")).to_contain_text("数量必须是 1 到 1000000 之间的整数")
 
     fill_transfer(page, "Alice", "Bob", "500")
-    expect(quantity_label.locator(".errorlist")).to_contain_text("flour 不足，当前 20，需要 500")
+    expect(quantity_label.locator(".errorlist")).to_contain_text("面粉 不足，当前 20，需要 500")
     expect(history_rows(page)).to_have_count(0)
 
 
