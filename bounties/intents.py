@@ -50,7 +50,7 @@ def _once(turn: Turn, tool_name: str, **arguments) -> Step | None:
 
 
 @intent(
-    rf"(?:接取|领取|认领|接下|接受|抢|接|领)\s*(?:了)?\s*(?:{BOUNTY}\s*)+{ID}",
+    rf"(?:接取|领取|认领|接下|接受|抢|接|领)\s*(?:了)?\s*(?:{BOUNTY}[\s「」“”\"']*)+{ID}",
     rf"{BOUNTY}\s*{ID}\s*(?:我来接|我接了|我要了|给我)",
     rf"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?(?:bounty\s+)*(?:悬赏\s*)?{ID}",
     rf"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?(?:bounty\s+)*{ID}",

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from agents.models import Agent
-from agents.providers.rules import Outcome, Step, Turn, intent, summarize
+from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent, summarize
 from agents.providers.vocabulary import vocabulary
 
 from .models import Building, BuildingKind, ResourceType, ShopItem
@@ -30,7 +30,7 @@ SYNONYMS = {
     "wood": ("木头", "木料", "木柴", "lumber", "timber", "logs"),
     "stone": ("石头", "石材", "石块", "rock", "rocks", "stones"),
     "wheat": ("麦子",),
-    "bread": ("馒头", "loaf", "loaves"),
+    "bread": ("馒头", "loaf", "loaves", "loaf of bread", "loaves of bread"),
 }
 SELF_WORDS = {"我", "me", "myself", "自己", "us", "我们"}
 NOT_A_FOOD = {"something", "anything", "food", "now", "some", "please", "lunch", "dinner", "breakfast"}
@@ -176,8 +176,12 @@ def find(turn: Turn, match: re.Match) -> Step:
 )
 def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     owner = match["owner"]
+    if re.search(r"信用点|精力|饱食度|credits|energy|satiety", owner, re.IGNORECASE):
+        return DECLINE  # the status, not the stock
     if owner.lower() in SELF_WORDS | {"you", "i"} or owner[-1] in "我你":
         return _once(turn, "get_my_resources")
+    if not Agent.objects.filter(name__iexact=owner).exists():
+        return DECLINE  # "商店里有什么": a place, not a resident
     return Step.say(_("我只能查看自己的资源，看不到 %(owner)s 的。") % {"owner": owner})
 
 
@@ -211,7 +215,7 @@ def check_in(turn: Turn, match: re.Match) -> Step:
 
 
 @intent(
-    rf"吃(?:点|\d*\s*[个份块口])?\s*{RES}",
+    rf"吃\s*(?:点|\d*\s*[个份块口])?\s*{RES}",
     r"吃饭|吃东西|进食|吃点东西|我饿了|好饿|饿了",
     r"\beat(?:\s+(?:a|an|some|one|1|my))?\s+(?P<res>[A-Za-z][\w-]*)",
     r"\beat\b",

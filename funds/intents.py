@@ -18,15 +18,19 @@ from agents.providers.vocabulary import vocabulary
 from .models import Fund
 
 # A fund name as people type it: quoted (spaces allowed), or one word without sentence punctuation.
-NAME = r"(?:[「“\"'《](?P<quoted>[^「」“”\"'《》]+)[」”\"'》]|(?P<name>[^\s「」“”\"'《》，,。？?！!]+?))"
+NAME = (
+    r"(?:[「“\"'《](?P<quoted>[^「」“”\"'《》]+)[」”\"'》]"
+    r"|(?P<name>[A-Za-z0-9][A-Za-z0-9 ._-]*[A-Za-z0-9]|[^\s「」“”\"'《》，,。？?！!]+?))"
+)
 EN_NAME = r"[\"'“]?(?P<name>[^\"'“”?!,]+?)[\"'”]?"
 TEXT_END = r"\s*[。.!！]?\s*$"
-_LEADING_VERBS = re.compile(r"^(?:查看|查询|看看|看一下|显示|获取|请|帮我|把|将)+")
+_LEADING_VERBS = re.compile(r"^(?:查看|查询|看看|看一下|显示|获取|请|帮我|把|将|一下)+")
 ONE = r"(?:1\s*[个只支]|一个|一只|个|a|an|one)?"
 # "名称为X，类型为Y": the fields a sentence gives, each "key 为/是/: value" up to the next comma.
 FIELD = re.compile(
-    r"(?P<key>[\u4e00-\u9fff]{2,6}|[A-Za-z][A-Za-z ]{1,20}?)\s*(?:为|是|叫|:|=|\bis\b|\bof\b|(?<=[\u4e00-\u9fff])(?=[A-Za-z0-9]))\s*"
-    r"[「“\"']?(?P<value>[^,，;；。「」“”\"']+?)[」”\"']?\s*(?=[,，;；。]|\band\b|$)",
+    r"(?:(?P<key>[\u4e00-\u9fff]{2,6}?)\s*(?:为|是|叫|:|=|(?=[A-Za-z0-9]))"
+    r"|(?<![A-Za-z])(?:the\s+)?(?P<ekey>fund\s+name|name|remarks?|notes?|description|type|risk\s+level|category)\s*(?:is|:|=|of|as)?)\s*"
+    r"[「“\"']?(?P<value>[^,，;；。「」“”\"']+?)[」”\"']?\s*(?=[,，;；。]|\s+and\s|$)",
     re.IGNORECASE,
 )
 NAME_KEYS = {"名称", "名字", "基金名称", "基金名", "name", "fund name", "called", "named"}
@@ -87,7 +91,7 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
 
 
 @intent(
-    r"(?:有哪些|有什么|列出|查看|显示|看看|看一下|查询|所有)(?:所有的?|全部的?)?(?P<active>启用的?|在用的?|可用的?|生效的?|正常的?)?基金(?!\s*#?\d)",
+    r"(?:有哪些|有什么|列出|查看|显示|看看|看一下|查询|所有)(?:所有的?|全部的?)?(?P<active>启用的?|在用的?|可用的?|生效的?|正常的?)?基金(?:列表)?\s*[?？。.!！]?\s*$",
     r"(?P<active>启用的?|在用的?)?基金列表",
     r"(?P<active>启用|在用)的基金有哪些",
     r"\b(?:list|show|see|display|get)(?: me)?(?: all)?(?: of)?(?: the)?(?: our)?(?P<active> active| enabled)? funds\b",
@@ -166,7 +170,7 @@ def _fields(text: str) -> tuple[str, str, list[tuple[str, str]]]:
     """(name, remarks, [(key, value)] of the fields a fund does not have) from "名称为X，类型为Y"."""
     name, remarks, others = "", "", []
     for found in FIELD.finditer(text):
-        key, value = found["key"].strip(), found["value"].strip()
+        key, value = (found["key"] or found["ekey"]).strip(), found["value"].strip()
         lowered = re.sub(r"^(?:the|with|and)\s+", "", key.lower())
         if lowered in NAME_KEYS:
             name = value

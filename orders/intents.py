@@ -151,8 +151,8 @@ def _channel(match: re.Match) -> str:
 @intent(
     rf"(?:给|向|跟|对|通知|告诉){UPSTREAM}\s*(?:发(?:一条)?(?:消息|信息)|发送|留言|说)?\s*(?:关于\s*(?:订单)?\s*{ORDER_NO}\s*)?[:：,，]\s*(?P<content>.+)",
     rf"(?:给|向|跟|对|通知|告诉){DOWNSTREAM}\s*(?:发(?:一条)?(?:消息|信息)|发送|留言|说)?\s*(?:关于\s*(?:订单)?\s*{ORDER_NO}\s*)?[:：,，]\s*(?P<content>.+)",
-    rf"\b(?:send|write|message|tell)\s+(?:a\s+message\s+to\s+|to\s+)?(?:the\s+)?{UPSTREAM}(?:\s+about\s+(?:order\s+)?{ORDER_NO})?\s*[:,]\s*(?P<content>.+)",
-    rf"\b(?:send|write|message|tell)\s+(?:a\s+message\s+to\s+|to\s+)?(?:the\s+)?{DOWNSTREAM}(?:\s+about\s+(?:order\s+)?{ORDER_NO})?\s*[:,]\s*(?P<content>.+)",
+    rf"\b(?:send|write|message|tell)\s+(?:a\s+message\s+to\s+|to\s+)?(?:the\s+)?{UPSTREAM}(?:\s+a\s+(?:message|note))?(?:\s+about\s+(?:order\s+)?{ORDER_NO})?\s*[:,]\s*(?P<content>.+)",
+    rf"\b(?:send|write|message|tell)\s+(?:a\s+message\s+to\s+|to\s+)?(?:the\s+)?{DOWNSTREAM}(?:\s+a\s+(?:message|note))?(?:\s+about\s+(?:order\s+)?{ORDER_NO})?\s*[:,]\s*(?P<content>.+)",
     priority=6,
     verbatim=True,
     tool="message_send",

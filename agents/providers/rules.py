@@ -84,6 +84,9 @@ class Step:
 
 
 Handler = Callable[[Turn, re.Match], "Step | None"]
+# What a handler returns when its pattern matched words that are not its business
+# ("商店里有什么" is not a resident's stock): the next matching intent decides.
+DECLINE = Step(reply="\0decline")
 
 
 @dataclass(frozen=True)
@@ -123,17 +126,23 @@ def registered_intents() -> list[Intent]:
     return list(_intents)
 
 
-def match_intent(text: str, offered: set[str] | None = None, plain: str | None = None) -> tuple[Intent, re.Match] | None:
-    """The first intent whose pattern is in ``text``: those of the offered tools first, so that
-    another app's phrase never shadows this agent's; then any (its reply says what is missing)."""
+def matches(text: str, offered: set[str] | None = None, plain: str | None = None) -> list[tuple[Intent, re.Match]]:
+    """Every intent with a pattern in ``text``, best first: those of the offered tools first, so
+    that another app's phrase never shadows this agent's; then any (its reply says what is missing)."""
     passes = [_intents] if offered is None else [[i for i in _intents if not i.tool or i.tool in offered], _intents]
+    found: list[tuple[Intent, re.Match]] = []
     for intents in passes:
         for item in intents:
             searched = plain if item.verbatim and plain is not None else text
-            for pattern in item.patterns:
-                if found := pattern.search(searched):
-                    return item, found
-    return None
+            hit = next((m for m in (p.search(searched) for p in item.patterns) if m), None)
+            if hit is not None and all(item is not seen for seen, _match in found):
+                found.append((item, hit))
+    return found
+
+
+def match_intent(text: str, offered: set[str] | None = None, plain: str | None = None) -> tuple[Intent, re.Match] | None:
+    """The first intent ``matches`` finds, or None."""
+    return next(iter(matches(text, offered, plain)), None)
 
 
 def keywords() -> set[str]:
@@ -141,16 +150,16 @@ def keywords() -> set[str]:
     return {word for item in _intents for pattern in item.patterns for word in re.findall(r"[a-z]{4,}", pattern.pattern)}
 
 
-def understand(said: str, offered: set[str] | None = None) -> tuple[str, str, tuple[Intent, re.Match] | None]:
-    """The message's normal forms and the intent it matches, trying a typo-corrected form last."""
+def understand(said: str, offered: set[str] | None = None) -> tuple[str, str, list[tuple[Intent, re.Match]]]:
+    """The message's normal forms and the intents it matches, trying a typo-corrected form last."""
     terms = domain_terms()
     text = normalize(said, terms)
     plain = normalize(said, {surface: surface for surface in terms})
-    found = match_intent(text, offered, plain)
-    if found is None:
+    found = matches(text, offered, plain)
+    if not found:
         known = keywords() | {word for pair in terms.items() for word in pair if word.isascii()}
         corrected, corrected_plain = correct_typos(text, known), correct_typos(plain, known)
-        if corrected != text and (found := match_intent(corrected, offered, corrected_plain)) is not None:
+        if corrected != text and (found := matches(corrected, offered, corrected_plain)):
             text, plain = corrected, corrected_plain
     return text, plain, found
 
@@ -204,11 +213,13 @@ class RulesChatPolicy:
             turn.text, turn.plain, found = understand(turn.said, offered)
             return self._decide(turn, found)
 
-    def _decide(self, turn: Turn, found: tuple[Intent, re.Match] | None) -> Completion:
-        if found is None:
+    def _decide(self, turn: Turn, found: list[tuple[Intent, re.Match]]) -> Completion:
+        step = DECLINE
+        for item, match in found:
+            if (step := item.handler(turn, match)) is not DECLINE:
+                break
+        if step is DECLINE:
             return Completion(content=self.not_understood(turn))
-        item, match = found
-        step = item.handler(turn, match)
         if step is None:
             step = Step.say(summarize(turn))
         missing = [name for name, _arguments in step.calls if name not in turn.offered]

@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-CLASSIFIERS = "个份块张袋捆斤只件瓶杯车箱包颗条根堆"
+CLASSIFIERS = "个份块张袋捆斤只件瓶杯车箱包颗条根堆座栋间"
 DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 UNITS = {"十": 10, "百": 100, "千": 1000}
 NUMERAL = re.compile(rf"[零〇一二两三四五六七八九十百千]+(?=\s*(?:[{CLASSIFIERS}]|单位))")
@@ -29,8 +29,8 @@ LEADING_PADDING = re.compile(
     re.IGNORECASE,
 )
 TRAILING_PADDING = re.compile(
-    r"[\s,，、]*(?<![A-Za-z])(?:谢谢(?:你|您)?|多谢|辛苦了|好吗|好不好|可以吗|行吗|行不行|吧|呀|啊|哦|呢|啦|(?<!了)(?<!没)吗|"
-    r"please|pls|plz|thanks?(?:\s+you)?|thx|ty|for\s+me|now|right\s+now)\s*$",
+    r"[\s,，、]*(?:谢谢(?:你|您)?|多谢|辛苦了|好吗|好不好|可以吗|行吗|行不行|吧|呀|啊|哦|呢|啦|(?<!了)(?<!没)吗|"
+    r"(?<![A-Za-z])(?:please|pls|plz|thanks?(?:\s+you)?|thx|ty|for\s+me|now|right\s+now))\s*$",
     re.IGNORECASE,
 )
 ENGLISH_NUMBERS = {
