@@ -5,7 +5,7 @@ what was done, how-to questions (a wrong action is worse than none)."""
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from .providers.rules import Step, Turn, intent
+from .providers.rules import Step, Turn, intent, suggestions
 
 # Above every app's intents: these decide before any verb in the sentence is read.
 GUARD = 50
@@ -51,7 +51,10 @@ def question_about_the_past(turn: Turn, match) -> Step:
     priority=GUARD,
 )
 def how_to(turn: Turn, match) -> Step:
-    return Step.say(_("这是一个问题，我不会因此执行操作；想让我做什么请直接说，比如「%(example)s」。") % {"example": _("我的状态")})
+    examples = [example for _tool, example in suggestions(turn.offered, limit=1)]
+    if not examples:
+        return Step.say(_("这是一个问题，我不会因此执行操作。"))
+    return Step.say(_("这是一个问题，我不会因此执行操作；想让我做什么请直接说，比如「%(example)s」。") % {"example": examples[0]})
 
 
 @intent(

@@ -109,3 +109,35 @@ def test_the_offline_chat_understands_its_corpus(demo, staff_user, capsys):
             print("Misses:\n" + "\n".join(misses))
     assert right["must not act"] == total["must not act"]
     assert overall >= OVERALL_TARGET
+
+
+# The first entries of the corpus are the sentences the issue quotes.
+ISSUE_SENTENCES = CORPUS[:17]
+
+
+@pytest.mark.parametrize("entry", ISSUE_SENTENCES, ids=[entry.message for entry in ISSUE_SENTENCES])
+def test_the_issues_sentences_work_through_the_chat_api(demo, api_client, entry):
+    agent = Agent.objects.get(name=entry.agent)
+    response = api_client.post(f"/api/agents/{agent.pk}/chat/", {"message": resolve(entry.message)}, format="json")
+    assert response.status_code == 200
+    body = response.json()
+    made = [(call["name"], call["arguments"]) for call in body["tool_calls"]]
+    assert (not made) if entry.must_not_act else passes(entry, made)
+    assert body["reply"]
+
+
+@pytest.mark.parametrize(
+    ("message", "reply"),
+    [
+        ("give 1 flour to Bob", "Transferred 1 flour"),
+        ("把 1 个面粉给 Bob", "转移 1 flour 成功"),
+        ("What resources do I have?", "My resources: bread 4，flour 10，wheat 2"),
+    ],
+)
+def test_the_reply_speaks_the_messages_language(demo, api_client, message, reply):
+    from django.utils import translation
+
+    alice = Agent.objects.get(name="Alice")
+    with translation.override("zh-hans"):
+        body = api_client.post(f"/api/agents/{alice.pk}/chat/", {"message": message}, format="json").json()
+    assert body["reply"] == reply
