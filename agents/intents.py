@@ -34,7 +34,7 @@ def hypothetical(turn: Turn, match) -> Step:
 
 @intent(
     r"^did\b",
-    r"^(?:have|has)\s+(?:you|i|we|[A-Z]\w*)\s+(?:already\s+)?\w+(?:ed|en|t)\b",
+    r"^(?:have|has)\s+(?:you|i|we|they|he|she)\s+(?:already\s+)?(?:\w+(?:ed|en)|sent|made|done|bought|sold|got|paid|put)\b",
     r"(?:了吗|了没有?|过吗|是否已经|有没有(?:转|给|送|领|接|创建|停用|启用))",
     priority=GUARD,
 )

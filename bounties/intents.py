@@ -33,7 +33,7 @@ STATUS_WORDS = {
     "canceled": "cancelled",
 }
 BOUNTY = r"(?:悬赏(?:任务)?|任务|bounty|bounties)"
-ID = r"#?\s*(?P<id>\d+)"
+ID = r"(?:number\s+|no\.?\s*|编号\s*)?#?\s*(?P<id>\d+)"
 STATUS = r"(?P<status>进行中|已接取|被接取|已完成|已取消|开放|可接|open|available|claimed|taken|completed|finished|done|cancelled|canceled)"
 
 
@@ -52,6 +52,7 @@ def _once(turn: Turn, tool_name: str, **arguments) -> Step | None:
 @intent(
     rf"(?:接取|领取|认领|接下|接受|抢|接|领)\s*(?:了)?\s*(?:{BOUNTY}[\s「」“”\"']*)+{ID}",
     rf"{BOUNTY}\s*{ID}\s*(?:我来接|我接了|我要了|给我)",
+    rf"把\s*{BOUNTY}\s*{ID}\s*(?:接|领|认领)(?:了|取|下|走)?",
     rf"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?(?:bounty\s+)*(?:悬赏\s*)?{ID}",
     rf"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?(?:bounty\s+)*{ID}",
     priority=2,

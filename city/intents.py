@@ -116,6 +116,9 @@ def city_words() -> dict[str, str]:
     rf"\b(?:give|transfer|send|move|hand)\b.*?\b{NOT_OWNERS}(?P<owner>[A-Za-z][\w-]*)['’]s\b",
     r"\btake\b.*?\bfrom\s+(?!the\b|shop\b|market\b|me\b|my\b)(?P<owner>[A-Za-z][\w-]*)",
     r"\bmake\s+(?!me\b)(?P<owner>[A-Za-z][\w-]*)\s+(?:give|send|transfer)",
+    rf"\b(?:steal|rob|grab|take|seize)\b.*?\b{NOT_OWNERS}(?P<owner>[A-Za-z][\w-]*)['’]s\b",
+    r"\b(?:steal|rob)\s+(?:from\s+)?(?!me\b)(?P<owner>[A-Za-z][\w-]*)",
+    r"(?:偷|抢)\s*(?P<owner>[^\s，。,的]{1,20}?)\s*的",
     r"\b(?:give|transfer|send|move|hand)\b.*?\bfrom\s+(?!me\b|my\b)(?P<owner>[A-Za-z][\w-]*)['’]?s?\s+(?:stock|inventory|resources|goods)",
     priority=5,
     tool="transfer_resource",
@@ -128,7 +131,7 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
 @intent(
     rf"(?:把|将)\s*(?:我的|自己的)?\s*{QTY}{UNIT}{RES}\s*(?:转赠给|转给|送给|交给|拿给|分给|给|转到|转)\s*{NAME}",
     rf"(?:转赠|转账|转|送|拿|分)\s*{QTY}{UNIT}{RES}\s*(?:给|到)\s*{NAME}",
-    rf"(?:给|帮|替)\s*{GIVEN}\s*(?:转赠|转账|转|送|发|拿|分)?\s*{QTY}{UNIT}{RES}",
+    rf"(?:给|帮|替|送|转给|送给|转赠给)\s*{GIVEN}\s*(?:转赠|转账|转|送|发|拿|分)?\s*{QTY}{UNIT}{RES}",
     rf"(?:转给|送给|转赠给)\s*{GIVEN}\s*{QTY}{UNIT}{RES}",
     rf"\b(?:give|transfer|send|hand|pass|gift|move)\s+{QTY}\s+(?:units?\s+of\s+|pieces?\s+of\s+|bags?\s+of\s+)?{RES}\s+(?:over\s+)?(?:to|for)\s+{NAME}",
     rf"\b(?:give|send|hand|pass|gift)\s+(?!me\b|us\b){NAME}\s+{QTY}\s+(?:units?\s+of\s+|pieces?\s+of\s+)?{RES}",
@@ -166,11 +169,11 @@ def find(turn: Turn, match: re.Match) -> Step:
 
 
 @intent(
-    r"(?P<owner>[A-Za-z][\w-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:现在|目前|手里|手上)?(?:还)?(?:有|拥有|持有|剩)\s*(?:多少|几|什么|哪些)",
+    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:现在|目前|手里|手上)?(?:还)?(?:有|拥有|持有|剩)\s*(?:多少|几|什么|哪些|啥)",
     r"\bhow\s+(?:many|much)\b.*?\b(?:does|did|has)\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:have|got|hold|own)\b",
     r"\bwhat\s+(?:does|has)\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:have|got|hold|own)\b",
     rf"\b{NOT_OWNERS}(?P<owner>[A-Za-z][\w-]*)['’]s\s+(?:resources|inventory|stock|goods|holdings)\b",
-    r"(?P<owner>[A-Za-z][\w-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*(?:资源|库存|东西)",
+    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*(?:资源|库存|东西)",
     priority=4,
     tool="get_my_resources",
 )
@@ -189,6 +192,7 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     r"我的资源|我(?:现在|目前|手里|手上)?(?:有|拥有|持有)(?:哪些|什么|多少)|我有什么|查看资源|(?:我的)?库存|背包",
     r"\bmy\s+(?:resources|inventory|stock|goods|items|stuff|holdings)\b",
     r"\bwhat\s+(?:do|did)\s+i\s+(?:have|hold|own|got)\b",
+    r"\bwhat\s+i\s+(?:have|hold|own|got)\b|\bdo\s+i\s+(?:have|hold|own)\b",
     r"\bwhat\s+(?:resources|goods|items|stuff)\b.*?\b(?:i|me)\b",
     r"\bhow\s+(?:many|much)\b.*?\b(?:do|have)\s+(?:i|you)\s+(?:have|got|hold|own)\b",
     r"\b(?:list|show|check)\s+(?:my\s+|your\s+)?(?:resources|inventory)\b",

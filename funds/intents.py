@@ -12,7 +12,7 @@ import re
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from agents.providers.rules import Outcome, Step, Turn, intent
+from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent
 from agents.providers.vocabulary import vocabulary
 
 from .models import Fund
@@ -28,7 +28,7 @@ _LEADING_VERBS = re.compile(r"^(?:查看|查询|看看|看一下|显示|获取|�
 ONE = r"(?:1\s*[个只支]|一个|一只|个|a|an|one)?"
 # "名称为X，类型为Y": the fields a sentence gives, each "key 为/是/: value" up to the next comma.
 FIELD = re.compile(
-    r"(?:(?P<key>[\u4e00-\u9fff]{2,6}?)\s*(?:为|是|叫|:|=|(?=[A-Za-z0-9]))"
+    r"(?:(?P<key>[\u4e00-\u9fff]{2,6}?)\s*(?:为|是|叫|:|=|\s|(?=[A-Za-z0-9]))"
     r"|(?<![A-Za-z])(?:the\s+)?(?P<ekey>fund\s+name|name|remarks?|notes?|description|type|risk\s+level|category)\s*(?:is|:|=|of|as)?)\s*"
     r"[「“\"']?(?P<value>[^,，;；。「」“”\"']+?)[」”\"']?\s*(?=[,，;；。]|\s+and\s|$)",
     re.IGNORECASE,
@@ -91,6 +91,7 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
 
 
 @intent(
+    r"(?:几个|多少(?:个|只)?)基金",
     r"(?:有哪些|有什么|列出|查看|显示|看看|看一下|查询|所有)(?:所有的?|全部的?)?(?P<active>启用的?|在用的?|可用的?|生效的?|正常的?)?基金(?:列表)?\s*[?？。.!！]?\s*$",
     r"(?P<active>启用的?|在用的?)?基金列表",
     r"(?P<active>启用|在用)的基金有哪些",
@@ -135,13 +136,15 @@ def fund_detail_intent(turn: Turn, match: re.Match) -> Step:
 @intent(
     r"(?:创建|新建|新增|添加|建立|建|开)\s*" + ONE + r"\s*新?的?(?:叫做?|名为|名叫|名字叫|名称为)\s*" + NAME
     + r"\s*的?基金(?:\s*[，,]?\s*备注(?:是|为|：|:)?\s*(?P<remarks>.+?))?" + TEXT_END,
-    r"(?:创建|新建|新增|添加|建立|开)\s*" + ONE + r"\s*新?的?基金\s*[，,:：]?\s*(?P<fields>(?:名称|名字|基金名称|基金名)\s*(?:为|是|叫|:|：).+)$",
+    r"(?:创建|新建|新增|添加|建立|开)\s*" + ONE + r"\s*新?的?基金\s*[，,:：]?\s*(?P<fields>(?:名称|名字|基金名称|基金名)\s*(?:为|是|叫|:|：|\s).+)$",
     r"(?:创建|新建|新增|添加|建立|开)\s*" + ONE + r"\s*新?的?基金\s*(?:叫做?|名为|名叫)?\s*" + NAME
     + r"(?:\s*[，,]?\s*备注(?:是|为|：|:)?\s*(?P<remarks>.+?))?" + TEXT_END,
     r"\b(?:create|add|make|set up|open|start)(?: a| an| one)?(?: new)? fund (?:called|named) " + EN_NAME
     + r"(?:\s*(?:,|with|and)\s*(?:the )?(?:remarks?|notes?)\s*[:：]?\s*(?P<remarks>.+?))?\s*[.!]?\s*$",
     r"\b(?:create|add|make|set up|open|start)(?: a| an| one)?(?: new)? fund\s*[,:]?\s*(?:with\s+)?(?P<fields>(?:the\s+)?(?:name|fund name)\s*(?:is|:|=|of)?\s*.+)$",
     r"\b(?:create|add)(?: a)?(?: new)? fund [\"“](?P<name>[^\"”]+)[\"”]",
+    r"\b(?:(?:create|add|make|set up|start)(?: a| an| one)?(?: new)?|new) fund (?:called|named) (?P<name>[^,]+?)\s*(?:,|\bwith\b)\s*(?P<extra>.+)$",
+    r"\b(?:create|add|make|set up|start)(?: a| an| one)?(?: new)? fund\s+(?!called\b|named\b|with\b|form\b)" + EN_NAME + r"\s*[.!]?\s*$",
     priority=1,
     verbatim=True,
     tool="create_fund",
@@ -152,6 +155,8 @@ def create_fund_intent(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
     if groups.get("fields"):
         name, remarks, others = _fields(groups["fields"])
+    elif groups.get("extra"):
+        name, (_name, remarks, others) = groups["name"].strip(), _fields(groups["extra"])
     else:
         name, remarks, others = _named(match), (groups.get("remarks") or "").strip().strip("「」“”\"'"), []
     if done is not None:
@@ -192,6 +197,7 @@ def _left_in_remarks(others: list[tuple[str, str]]) -> str:
     r"(?:打开|开|显示|弹出)\s*(?:新建|创建|新增)?基金(?:的)?表单|(?:新建|创建|新增)基金(?:的)?表单",
     r"\b(?:open|show|bring up)(?: me)? (?:the )?(?:new|create|add)(?:[ -]fund)? (?:fund )?form\b",
     r"\bnew fund form\b",
+    r"\b(?:open|show|bring up)(?: me)? (?:the )?(?:new |create |add )?fund form\b",
     priority=3,
     verbatim=True,
     tool="create_fund",
@@ -261,3 +267,81 @@ def enable_fund_intent(turn: Turn, match: re.Match) -> Step:
 )
 def disable_fund_intent(turn: Turn, match: re.Match) -> Step:
     return _on_fund(turn, match, "disable_fund")
+
+
+# ---------------------------------------------------------------------------- any word order
+# A fund the sentence names (a known name, or "基金 3") and one verb, wherever they stand:
+# "把科技先锋停用", "科技先锋怎么样", "turn off fund 2".
+
+FUND_ID = re.compile(r"(?:基金|\bfund)\s*#?\s*(?P<id>\d+)", re.IGNORECASE)
+
+
+def _known_fund(turn: Turn) -> dict | None:
+    """The fund the message names: {"id": …} or {"name": …} (the longest known name in it)."""
+    if found := FUND_ID.search(turn.plain):
+        return {"id": found["id"]}
+    lowered = turn.plain.casefold()
+    names = [name for name in Fund.objects.values_list("fund_name", flat=True) if name.casefold() in lowered]
+    return {"name": max(names, key=len)} if names else None
+
+
+class _Named:
+    """A stand-in match for ``_on_fund``: the fund as ``_known_fund`` found it."""
+
+    def __init__(self, fund: dict) -> None:
+        self.fund = fund
+
+    def groupdict(self) -> dict:
+        return {"id": self.fund.get("id"), "quoted": self.fund.get("name"), "name": None}
+
+
+def _on_known_fund(turn: Turn, tool_name: str, **arguments) -> Step:
+    fund = _known_fund(turn)
+    if fund is None:
+        return DECLINE
+    return _on_fund(turn, _Named(fund), tool_name, **arguments)
+
+
+@intent(
+    r"备注\s*(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|为|改|:|：)\s*(?P<remarks>.+?)" + TEXT_END,
+    r"\b(?:remarks?|notes?)\b.*?\bto\s+(?P<remarks>.+?)\s*\.?\s*$",
+    r"(?:改名为|改名成|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成))\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
+    r"\b(?:rename\b.*?\bto|name\s+to)\s+[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
+    verbatim=True,
+    tool="update_fund",
+)
+def update_any_order(turn: Turn, match: re.Match) -> Step:
+    groups = match.groupdict()
+    if groups.get("new"):
+        return _on_known_fund(turn, "update_fund", fund_name=_clean(groups["new"]))
+    return _on_known_fund(turn, "update_fund", remarks=groups["remarks"].strip().strip("「」“”\"'"))
+
+
+@intent(
+    r"停用|禁用|下线|关闭|关掉|删除|删掉|注销",
+    r"\b(?:disable|deactivate|turn\s+off|switch\s+off|suspend|delete|remove|retire)\b",
+    verbatim=True,
+    tool="disable_fund",
+)
+def disable_any_order(turn: Turn, match: re.Match) -> Step:
+    return _on_known_fund(turn, "disable_fund")
+
+
+@intent(
+    r"启用|激活|上线|重新开启|恢复",
+    r"\b(?:enable|activate|reactivate|re-?enable|turn\s+on|switch\s+on|restore)\b",
+    verbatim=True,
+    tool="enable_fund",
+)
+def enable_any_order(turn: Turn, match: re.Match) -> Step:
+    return _on_known_fund(turn, "enable_fund")
+
+
+@intent(
+    r"详情|详细|信息|情况|怎么样|介绍|查一下|查看|查询|看看|是什么",
+    r"\b(?:details?|info|about|describe|show|look\s+up|tell\s+me)\b",
+    verbatim=True,
+    tool="get_fund_detail",
+)
+def detail_any_order(turn: Turn, match: re.Match) -> Step:
+    return _on_known_fund(turn, "get_fund_detail")

@@ -129,7 +129,8 @@ def early_checkout(turn: Turn, match: re.Match) -> Step | None:
 
 @intent(
     rf"(?:查询|查一下|查看|查|看看|看一下)\s*(?:一下)?\s*(?:订单|单号)\s*#?\s*{ORDER_NO}",
-    rf"(?:订单|单号)\s*#?\s*{ORDER_NO}\s*(?:的)?(?:详情|情况|信息|状态|怎么样)",
+    rf"(?:订单|单号)\s*#?\s*{ORDER_NO}\s*(?:的)?(?:详情|情况|信息|状态|怎么样|什么情况)",
+    rf"\b(?:what|how)\s+about\s+(?:the\s+)?order\s*#?{ORDER_NO}",
     rf"\b(?:look up|check|query|find|show|get|pull up|open)\s+(?:me\s+)?(?:the\s+)?(?:details\s+of\s+)?order\s*(?:number|no\.?)?\s*#?{ORDER_NO}",
     rf"\b(?:status|details?)\s+of\s+(?:the\s+)?order\s*#?{ORDER_NO}",
     rf"^\s*(?:订单|order)?\s*#?{ORDER_NO}\s*\??\s*$",
@@ -149,8 +150,10 @@ def _channel(match: re.Match) -> str:
 
 
 @intent(
-    rf"(?:给|向|跟|对|通知|告诉){UPSTREAM}\s*(?:发(?:一条)?(?:消息|信息)|发送|留言|说)?\s*(?:关于\s*(?:订单)?\s*{ORDER_NO}\s*)?[:：,，]\s*(?P<content>.+)",
-    rf"(?:给|向|跟|对|通知|告诉){DOWNSTREAM}\s*(?:发(?:一条)?(?:消息|信息)|发送|留言|说)?\s*(?:关于\s*(?:订单)?\s*{ORDER_NO}\s*)?[:：,，]\s*(?P<content>.+)",
+    rf"(?:给|向|跟|对|通知|告诉){UPSTREAM}\s*(?:发(?:一条)?(?:消息|信息)|发送|留言)?\s*(?:关于\s*(?:订单)?\s*{ORDER_NO}\s*)?(?:[:：,，]|说)\s*(?P<content>.+)",
+    rf"(?:给|向|跟|对|通知|告诉){DOWNSTREAM}\s*(?:发(?:一条)?(?:消息|信息)|发送|留言)?\s*(?:关于\s*(?:订单)?\s*{ORDER_NO}\s*)?(?:[:：,，]|说)\s*(?P<content>.+)",
+    rf"发(?:一条)?(?:消息|信息)给{UPSTREAM}\s*(?:[:：,，]|说)\s*(?P<content>.+)",
+    rf"发(?:一条)?(?:消息|信息)给{DOWNSTREAM}\s*(?:[:：,，]|说)\s*(?P<content>.+)",
     rf"\b(?:send|write|message|tell)\s+(?:a\s+message\s+to\s+|to\s+)?(?:the\s+)?{UPSTREAM}(?:\s+a\s+(?:message|note))?(?:\s+about\s+(?:order\s+)?{ORDER_NO})?\s*[:,]\s*(?P<content>.+)",
     rf"\b(?:send|write|message|tell)\s+(?:a\s+message\s+to\s+|to\s+)?(?:the\s+)?{DOWNSTREAM}(?:\s+a\s+(?:message|note))?(?:\s+about\s+(?:order\s+)?{ORDER_NO})?\s*[:,]\s*(?P<content>.+)",
     priority=6,
@@ -168,8 +171,8 @@ def send_message(turn: Turn, match: re.Match) -> Step | None:
 
 
 @intent(
-    rf"(?:看看|查看|读取|读一下|看一下|查一下|有没有|列出)\s*(?P<unread>未读的?)?\s*{UPSTREAM}(?:的|频道的?)?\s*(?P<unread2>未读的?)?\s*(?:回复|消息|留言|回信)",
-    rf"(?:看看|查看|读取|读一下|看一下|查一下|有没有|列出)\s*(?P<unread>未读的?)?\s*{DOWNSTREAM}(?:的|频道的?)?\s*(?P<unread2>未读的?)?\s*(?:回复|消息|留言|回信)",
+    rf"(?:看看|查看|读取|读一下|看一下|查一下|有没有|列出)\s*(?P<unread>未读的?)?\s*{UPSTREAM}(?:的|频道的?)?\s*(?P<unread2>未读的?)?\s*(?:回复|消息|留言|回信|频道)",
+    rf"(?:看看|查看|读取|读一下|看一下|查一下|有没有|列出)\s*(?P<unread>未读的?)?\s*{DOWNSTREAM}(?:的|频道的?)?\s*(?P<unread2>未读的?)?\s*(?:回复|消息|留言|回信|频道)",
     rf"{UPSTREAM}(?:回复|回)(?:了)?(?:什么|没有)",
     rf"\b(?:read|show|check|list|see)\s+(?:the\s+|any\s+)?(?P<unread>unread\s+)?{UPSTREAM}(?:'s)?\s+(?:channel|messages?|replies|reply|answers?)",
     rf"\b(?:read|show|check|list|see)\s+(?:the\s+|any\s+)?(?P<unread>unread\s+)?{DOWNSTREAM}(?:'s)?\s+(?:channel|messages?|replies|reply)",
@@ -192,7 +195,7 @@ def read_messages(turn: Turn, match: re.Match) -> Step | None:
 
 @intent(
     rf"(?:为|给|替)?\s*(?:订单)?\s*{ORDER_NO}\s*(?:登记|办理|做)?退款",
-    rf"(?:登记|办理)退款\s*[:：,，]?\s*(?:订单)?\s*{ORDER_NO}",
+    rf"(?:登记|办理)?退款\s*[:：,，]?\s*(?:订单)?\s*{ORDER_NO}",
     rf"\b(?:refund|register\s+(?:a\s+)?refund\s+for)\s+(?:the\s+)?(?:order\s+)?#?{ORDER_NO}",
     priority=6,
     verbatim=True,
@@ -202,4 +205,12 @@ def read_messages(turn: Turn, match: re.Match) -> Step | None:
 def register_refund(turn: Turn, match: re.Match) -> Step | None:
     if turn.last("refund") is None:
         return Step.call("refund", order_no=match["order_no"].upper())
+    return None
+
+
+@intent(ORDER_NO, priority=-1, verbatim=True, tool="order_query")
+def any_order_number(turn: Turn, match: re.Match) -> Step | None:
+    """An order number with no other request in the sentence: look the order up."""
+    if turn.last("order_query") is None:
+        return Step.call("order_query", order_no=match["order_no"].upper())
     return None

@@ -24,7 +24,7 @@ NUMERAL = re.compile(rf"[零〇一二两三四五六七八九十百千]+(?=\s*(?
 LEADING_PADDING = re.compile(
     r"^(?:请你?|麻烦(?:你|您)?|劳驾|帮(?:我|忙)|能不能|能否|可不可以|可以|您好|你好|嗨|那个|嗯|"
     r"please|pls|plz|kindly|hi|hello|hey|ok(?:ay)?|so|now|"
-    r"(?:could|can|would|will)\s+you(?:\s+please)?|i\s+(?:would|'d)\s+like\s+(?:you\s+)?to|i\s+want\s+(?:you\s+)?to|"
+    r"(?:could|can|would|will)\s+you(?:\s+please)?|i\s*(?:would|'d)\s+like\s+(?:you\s+)?to|i\s+want\s+(?:you\s+)?to|"
     r"i\s+need\s+(?:you\s+)?to|go\s+ahead\s+and|help\s+me(?:\s+to)?)[\s,，、:：!！]*",
     re.IGNORECASE,
 )
@@ -146,6 +146,7 @@ def normalize(text: str, terms: dict[str, str] | None = None) -> str:
     text = unicodedata.normalize("NFKC", text or "").replace("。", ".").replace("、", ",")
     text = re.sub(r"\s+", " ", text).strip()
     text = _strip_padding(text)
+    text = re.sub(r"(?:\b(?:number|no\.?)|编号|第)\s*#?\s*(?=\d)", "#", text, flags=re.IGNORECASE)
     return re.sub(r" {2,}", " ", _rewrite(text, terms or {})).strip()
 
 
