@@ -15,6 +15,8 @@ GUARD = 50
     r"^(?:我)?(?:不要|别|不用|不必|无需|请勿|勿|先别|暂时不要|千万别|不想|不打算|不准|禁止)",
     r"^(?:i\s+)?(?:don'?t|do\s+not|never|no\s+need\s+to|stop|cancel\s+that|nevermind|never\s+mind)\b",
     r"^(?:no|nope)\b",
+    r"(?:先别|先不要|暂时不要|暂时别|不用|不要|别)(?:处理|办理|动|操作|执行|做)|只是问问|随便问问",
+    r"\b(?:don'?t|do\s+not)\s+(?:do|act|process|handle|touch)\b|\bdo\s+nothing\b|\bjust\s+asking\b",
     priority=GUARD,
 )
 def negation(turn: Turn, match) -> Step:
@@ -35,7 +37,8 @@ def hypothetical(turn: Turn, match) -> Step:
 @intent(
     r"^did\b",
     r"^(?:have|has)\s+(?:you|i|we|they|he|she)\s+(?:already\s+)?(?:\w+(?:ed|en)|sent|made|done|bought|sold|got|paid|put)\b",
-    r"(?:了吗|了没有?|过吗|是否已经|有没有(?:转|给|送|领|接|创建|停用|启用))",
+    r"(?:了吗|了没有?|过吗|是否已经|是不是已经|有没有(?:转|给|送|领|接|创建|停用|启用))",
+    r"^(?:我|你)?(?:是不是|是否)",
     priority=GUARD,
 )
 def question_about_the_past(turn: Turn, match) -> Step:
@@ -48,6 +51,8 @@ def question_about_the_past(turn: Turn, match) -> Step:
     r"^(?:can|could|may|should|shall|must)\s+(?:i|we)\s+(?!see|have|get|know|check|view|look)",
     r"^(?:我|我们)(?:可以|能|能不能|可不可以|应该|该不该|要不要)(?!看|查|知道)",
     r"^(?:is\s+it\s+(?:ok|okay|possible|allowed)|am\s+i\s+allowed)\b",
+    r"^(?:is|are|was|were)\s+(?!there\b)",
+    r"是(?:不是|否)?[^,，。]*的吗\s*\??$",
     priority=GUARD,
 )
 def how_to(turn: Turn, match) -> Step:

@@ -23,7 +23,7 @@ QTY = r"(?P<qty>\d+)"
 RES = r"(?P<res>[A-Za-z][A-Za-z0-9_-]*)"
 NAME = r"(?P<name>[^\s，。,.!！?？#]+)"
 # A resident's name where no space ends it ("给Bob转…", "给张三转…").
-GIVEN = r"(?P<name>[A-Za-z][A-Za-z_.-]*|[\u4e00-\u9fff·]{1,8}?)"
+GIVEN = r"(?![了我你他她它过])(?P<name>[A-Za-z][A-Za-z_.-]*|[\u4e00-\u9fff·]{1,8}?)"
 UNIT = r"\s*(?:个|份|块|袋|捆|斤|张|只|件|单位|units?\s+of|pieces?\s+of|loaf\s+of|loaves\s+of|bags?\s+of)?\s*"
 # What people call a resource besides its slug and its name: a word in either language.
 SYNONYMS = {
@@ -112,7 +112,8 @@ def city_words() -> dict[str, str]:
 @intent(
     r"把\s*(?!我的|自己的)(?P<owner>[^\s的，。,]{1,20})\s*的",
     r"让\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:把|给|转|送)",
-    r"从\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:那里|那儿|手里|手上|处)?\s*(?:拿|取|转|要|抢)",
+    r"从\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:那里|那儿|那|手里|手上|处)?\s*(?:拿|取|转|要|抢)",
+    r"\b(?:move|transfer|get|grab)\b.*?\bfrom\s+(?!me\b|my\b|the\b|shop\b|market\b)(?P<owner>[A-Za-z][\w-]*)\b",
     rf"\b(?:give|transfer|send|move|hand)\b.*?\b{NOT_OWNERS}(?P<owner>[A-Za-z][\w-]*)['’]s\b",
     r"\btake\b.*?\bfrom\s+(?!the\b|shop\b|market\b|me\b|my\b)(?P<owner>[A-Za-z][\w-]*)",
     r"\bmake\s+(?!me\b)(?P<owner>[A-Za-z][\w-]*)\s+(?:give|send|transfer)",
@@ -169,17 +170,20 @@ def find(turn: Turn, match: re.Match) -> Step:
 
 
 @intent(
-    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:现在|目前|手里|手上)?(?:还)?(?:有|拥有|持有|剩)\s*(?:多少|几|什么|哪些|啥)",
     r"\bhow\s+(?:many|much)\b.*?\b(?:does|did|has)\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:have|got|hold|own)\b",
     r"\bwhat\s+(?:does|has)\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:have|got|hold|own)\b",
     rf"\b{NOT_OWNERS}(?P<owner>[A-Za-z][\w-]*)['’]s\s+(?:resources|inventory|stock|goods|holdings)\b",
     r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*(?:资源|库存|东西)",
+    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*\S{1,12}?\s*(?:还)?(?:有|剩)(?:多少|几)",
+    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:还|现在)?有\s*\S{1,12}?吗",
+    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:现在|目前|手里|手上)?(?:还)?(?:有|拥有|持有|剩)\s*(?:多少|几|什么|哪些|啥)",
+    r"\b(?:does|is|has)\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:have|holding|hold|got|own)\b",
     priority=4,
     tool="get_my_resources",
 )
 def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     owner = match["owner"]
-    if re.search(r"信用点|精力|饱食度|credits|energy|satiety", owner, re.IGNORECASE):
+    if re.search(r"信用点|精力|饱食度|credits|energy|satiety", match.group(), re.IGNORECASE):
         return DECLINE  # the status, not the stock
     if owner.lower() in SELF_WORDS | {"you", "i"} or owner[-1] in "我你":
         return _once(turn, "get_my_resources")

@@ -29,7 +29,7 @@ LEADING_PADDING = re.compile(
     re.IGNORECASE,
 )
 TRAILING_PADDING = re.compile(
-    r"[\s,，、]*(?:谢谢(?:你|您)?|多谢|辛苦了|好吗|好不好|可以吗|行吗|行不行|吧|呀|啊|哦|呢|啦|(?<!了)(?<!没)吗|"
+    r"[\s,，、]*(?:谢谢(?:你|您)?|多谢|辛苦了|好吗|好不好|可以吗|行吗|行不行|吧|呀|啊|哦|呢|啦|(?<!了)(?<!没)(?<!的)吗|"
     r"(?<![A-Za-z])(?:please|pls|plz|thanks?(?:\s+you)?|thx|ty|for\s+me|now|right\s+now))\s*$",
     re.IGNORECASE,
 )

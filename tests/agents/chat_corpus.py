@@ -488,3 +488,26 @@ CORPUS += [
     say(D, "查看上游频道", call("message_list", channel="upstream")),
     say(D, "退款 HT20260301003", call("refund", order_no="HT20260301003")),
 ]
+
+CORPUS += [
+    # ---------------------------------------------------------------- found while probing: must not act
+    refuse(R, "Carol的面包有多少"),
+    refuse(R, "does Bob have any bread?"),
+    refuse(R, "Is Bob holding any flour?"),
+    refuse(R, "帮我从Dave那拿10个木材"),
+    refuse(R, "move 5 bread from Bob to me"),
+    refuse(R, "我是不是已经签到了"),
+    refuse(R, "我之前给Bob转过面包吗"),
+    refuse(R, "Bob给了我5个面包"),
+    refuse(R, "Bob gave me 5 bread"),
+    refuse(R, "Have I eaten today?"),
+    refuse(R, "How do I check in?"),
+    refuse(R, "请不要转账"),
+    refuse(R, "suppose I give Eve 3 apples"),
+    refuse(F, "科技先锋是启用的吗"),
+    refuse(F, "is 科技先锋 enabled?"),
+    refuse(F, "should I disable fund 2?"),
+    refuse(F, "Please do not disable 科技先锋"),
+    refuse(D, "客人问能不能提前离店，订单HT20260301001，先别处理"),
+    refuse(D, "don't message the supplier"),
+]
