@@ -20,7 +20,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.conf import settings
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from core.auth import signed_in
@@ -32,6 +32,7 @@ from .confirmations import answer_pending_action
 from .executor import execute, openai_tools
 from .models import Agent, Conversation, Message
 from .providers import Completion, ModelError, ModelProvider, get_provider, model_for
+from .providers.vocabulary import language_of
 from .registry import ToolContext
 
 logger = logging.getLogger(__name__)
@@ -166,6 +167,8 @@ def converse(conversation: Conversation, *, user: Any = None, source: str = "cha
     tools = openai_tools(agent)
     ctx = ToolContext(agent=agent, source=source, user=user, conversation=conversation, mode=conversation.mode)
     made: list[dict] = []
+    # Tool results speak the user's language, as the reply will, whatever the page's.
+    said = conversation.messages.filter(role=Message.Role.USER).order_by("-id").values_list("content", flat=True).first()
     max_rounds = settings.AGENT_MAX_TOOL_ROUNDS
     for round_number in range(max_rounds + 1):
         offered = tools if round_number < max_rounds else []
@@ -180,7 +183,8 @@ def converse(conversation: Conversation, *, user: Any = None, source: str = "cha
             if not reply:
                 reply = _("已达到本轮工具调用上限（%(n)s 轮），请换个说法或分步提问。") % {"n": max_rounds} if not offered else _("（模型没有给出回复）")
             return store_reply(conversation, reply, tool_calls=made, usage=completion.usage)
-        made.extend(_run_tool_calls(conversation, completion, ctx))
+        with translation.override(language_of(said or "")):
+            made.extend(_run_tool_calls(conversation, completion, ctx))
     raise AssertionError("unreachable: the last round offers no tools")
 
 

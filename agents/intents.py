@@ -1,9 +1,72 @@
-"""Chat phrases the rules provider understands for the agents app's own tools."""
+"""Chat phrases the rules provider understands for the agents app's own tools, and the
+sentences no agent acts on whatever they name: negations, hypotheticals, questions about
+what was done, how-to questions (a wrong action is worse than none)."""
 
-from .providers.rules import Step, Turn, intent
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from .providers.rules import Step, Turn, intent, suggestions
+
+# Above every app's intents: these decide before any verb in the sentence is read.
+GUARD = 50
 
 
-@intent(r"我的状态|我现在怎么样|\bmy status\b|\bhow am i\b|\bstatus\b")
+@intent(
+    r"^(?:我)?(?:不要|别|不用|不必|无需|请勿|勿|先别|暂时不要|千万别|不想|不打算|不准|禁止)",
+    r"^(?:i\s+)?(?:don'?t|do\s+not|never|no\s+need\s+to|stop|cancel\s+that|nevermind|never\s+mind)\b",
+    r"^(?:no|nope)\b",
+    r"(?:先别|先不要|暂时不要|暂时别|不用|不要|别)(?:处理|办理|动|操作|执行|做)|只是问问|随便问问",
+    r"\b(?:don'?t|do\s+not)\s+(?:do|act|process|handle|touch)\b|\bdo\s+nothing\b|\bjust\s+asking\b",
+    priority=GUARD,
+)
+def negation(turn: Turn, match) -> Step:
+    return Step.say(_("好的，我不会执行任何操作。"))
+
+
+@intent(
+    r"^(?:如果|假如|假设|要是|万一|倘若)",
+    r"会(?:怎样|怎么样|发生什么)",
+    r"\b(?:what\s+if|what\s+(?:would|will)\s+happen|what\s+happens\s+if|suppose|hypothetically|imagine)\b",
+    r"^if\s+i\b",
+    priority=GUARD,
+)
+def hypothetical(turn: Turn, match) -> Step:
+    return Step.say(_("这是一个假设，我不会因此执行操作；需要时请直接告诉我要做什么。"))
+
+
+@intent(
+    r"^did\b",
+    r"^(?:have|has)\s+(?:you|i|we|they|he|she)\s+(?:already\s+)?(?:\w+(?:ed|en)|sent|made|done|bought|sold|got|paid|put)\b",
+    r"(?:了吗|了没有?|过吗|是否已经|是不是已经|有没有(?:转|给|送|领|接|创建|停用|启用))",
+    r"^(?:我|你)?(?:是不是|是否)",
+    priority=GUARD,
+)
+def question_about_the_past(turn: Turn, match) -> Step:
+    return Step.say(_("这是在问已经发生的事，我不会因此执行操作；可以问我当前的状态或资源。"))
+
+
+@intent(
+    r"^(?:怎么|如何|怎样|该怎么|要怎么)(?!样)",
+    r"^how\s+(?:do|can|could|should|would|to)\b",
+    r"^(?:can|could|may|should|shall|must)\s+(?:i|we)\s+(?!see|have|get|know|check|view|look)",
+    r"^(?:我|我们)(?:可以|能|能不能|可不可以|应该|该不该|要不要)(?!看|查|知道)",
+    r"^(?:is\s+it\s+(?:ok|okay|possible|allowed)|am\s+i\s+allowed)\b",
+    r"^(?:is|are|was|were)\s+(?!there\b)",
+    r"是(?:不是|否)?[^,，。]*的吗\s*\??$",
+    priority=GUARD,
+)
+def how_to(turn: Turn, match) -> Step:
+    examples = [example for _tool, example in suggestions(turn.offered, limit=1)]
+    if not examples:
+        return Step.say(_("这是一个问题，我不会因此执行操作。"))
+    return Step.say(_("这是一个问题，我不会因此执行操作；想让我做什么请直接说，比如「%(example)s」。") % {"example": examples[0]})
+
+
+@intent(
+    r"我的状态|我现在怎么样|\bmy status\b|\bhow am i\b|\bstatus\b|\bmy (?:credits|energy|satiety)\b|(?:信用点|精力|饱食度)(?:还)?有多少",
+    tool="get_my_status",
+    example=gettext_lazy("我的状态"),
+)
 def my_status(turn: Turn, match) -> Step | None:
     if turn.last("get_my_status") is None:
         return Step.call("get_my_status")

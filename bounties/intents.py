@@ -1,38 +1,115 @@
-"""Chat phrases the rules provider understands for the bounty tools."""
+"""Chat phrases the rules provider understands for the bounty tools (zh and en).
 
-from agents.providers.rules import Step, Turn, intent
+A bounty is named by its id ("悬赏 #4") or by its title, which the vocabulary turns into
+its id; "领取一个悬赏" reads the open board first and claims the first bounty on it.
+"""
+
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from agents.providers.rules import Step, Turn, intent, summarize
+from agents.providers.vocabulary import vocabulary
+
+from .models import Bounty
 
 STATUS_WORDS = {
     "进行中": "claimed",
+    "已接取": "claimed",
+    "被接取": "claimed",
     "已完成": "completed",
+    "完成": "completed",
     "已取消": "cancelled",
+    "开放": "open",
+    "可接": "open",
+    "open": "open",
+    "available": "open",
     "claimed": "claimed",
+    "taken": "claimed",
     "completed": "completed",
+    "finished": "completed",
+    "done": "completed",
     "cancelled": "cancelled",
+    "canceled": "cancelled",
 }
+BOUNTY = r"(?:悬赏(?:任务)?|任务|bounty|bounties)"
+ID = r"(?:number\s+|no\.?\s*|编号\s*)?#?\s*(?P<id>\d+)"
+STATUS = r"(?P<status>进行中|已接取|被接取|已完成|已取消|开放|可接|open|available|claimed|taken|completed|finished|done|cancelled|canceled)"
 
 
-@intent(r"接取悬赏\s*#?(?P<id>\d+)", r"\bclaim (?:the )?bounty\s*#?(?P<id>\d+)")
-def claim(turn: Turn, match) -> Step | None:
-    if turn.last("claim_bounty") is None:
-        return Step.call("claim_bounty", bounty_id=int(match["id"]))
-    return None
+@vocabulary
+def bounty_words() -> dict[str, str]:
+    """A bounty's title stands for its id: "领取修缮城墙" is "领取 悬赏 #4"."""
+    return {title: f" 悬赏 #{pk} " for pk, title in Bounty.objects.values_list("pk", "title")}
 
 
-@intent(r"完成悬赏\s*#?(?P<id>\d+)", r"\bcomplete (?:the )?bounty\s*#?(?P<id>\d+)")
-def complete(turn: Turn, match) -> Step | None:
-    if turn.last("complete_bounty") is None:
-        return Step.call("complete_bounty", bounty_id=int(match["id"]))
-    return None
+def _once(turn: Turn, tool_name: str, **arguments) -> Step | None:
+    if turn.last(tool_name) is None:
+        return Step.call(tool_name, **arguments)
+    return None  # the default summary reports the tool's message
 
 
 @intent(
-    r"(?P<status>进行中|已完成|已取消)?的?悬赏(?:列表|任务板|有哪些)|有哪些(?P<status2>进行中|已完成|已取消)?的?悬赏|查看悬赏",
-    r"\blist (?:(?P<status3>claimed|completed|cancelled) )?bounties\b|\bwhat bounties\b|\bbounty board\b",
+    rf"(?:接取|领取|认领|接下|接受|抢|接|领)\s*(?:了)?\s*(?:{BOUNTY}[\s「」“”\"']*)+{ID}",
+    rf"{BOUNTY}\s*{ID}\s*(?:我来接|我接了|我要了|给我)",
+    rf"把\s*{BOUNTY}\s*{ID}\s*(?:接|领|认领)(?:了|取|下|走)?",
+    rf"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?(?:bounty\s+)*(?:悬赏\s*)?{ID}",
+    rf"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?(?:bounty\s+)*{ID}",
+    priority=2,
+    tool="claim_bounty",
+    example=gettext_lazy("接取悬赏 #1"),
+)
+def claim(turn: Turn, match) -> Step | None:
+    return _once(turn, "claim_bounty", bounty_id=int(match["id"]))
+
+
+@intent(
+    rf"(?:接取|领取|认领|接下|接|领)\s*(?:1\s*个|个|一下)?\s*{BOUNTY}(?!\s*#?\s*\d)",
+    r"\b(?:claim|take|grab|pick up|take on)\s+(?:a|an|1|any|some|the\s+first|one)\s+(?:open\s+)?bounty\b",
+    r"\b(?:claim|take|grab)\s+(?:a|an|1|any)?\s*bounty\s*$",
+    priority=1,
+    tool="claim_bounty",
+    example=gettext_lazy("领取一个悬赏"),
+)
+def claim_any(turn: Turn, match) -> Step | None:
+    if (done := turn.last("claim_bounty")) is not None:
+        return Step.say(summarize(Turn(text=turn.text, offered=turn.offered, outcomes=[done])))
+    listed = turn.last("list_bounties")
+    if listed is None:
+        return Step.call("list_bounties", status="open")
+    if not listed.ok:
+        return None
+    bounties = listed.data.get("bounties", [])
+    if not bounties:
+        return Step.say(_("目前没有开放的悬赏可以接取。"))
+    return Step.call("claim_bounty", bounty_id=bounties[0]["bounty_id"])
+
+
+@intent(
+    rf"(?:完成|交付|提交)\s*(?:了)?\s*(?:{BOUNTY}\s*)+{ID}",
+    rf"{BOUNTY}\s*{ID}\s*(?:已经|已)?(?:完成|做完|搞定)了?\s*$",
+    rf"\b(?:complete|finish|finished|completed|submit|turn in|mark)\s+(?:the\s+)?(?:bounty\s+)+{ID}",
+    rf"\bbounty\s+{ID}\s+(?:is\s+)?(?:done|complete|completed|finished)\b",
+    rf"\bi\s+(?:have\s+|'ve\s+)?(?:finished|completed|done)\s+(?:the\s+)?(?:bounty\s+)+{ID}",
+    priority=2,
+    tool="complete_bounty",
+    example=gettext_lazy("完成悬赏 #1"),
+)
+def complete(turn: Turn, match) -> Step | None:
+    return _once(turn, "complete_bounty", bounty_id=int(match["id"]))
+
+
+@intent(
+    rf"(?:有哪些|有什么|有没有|列出|查看|看看|显示|看一下|所有)(?:的)?{STATUS}?的?{BOUNTY}",
+    rf"{STATUS}?的?{BOUNTY}(?:列表|任务板|板|有哪些|有什么)",
+    r"悬赏(?:任务)?板|任务板",
+    rf"\b(?:list|show|see|view|display|get)(?:\s+me)?(?:\s+all)?(?:\s+of)?(?:\s+the)?(?:\s+{STATUS})?\s+bount(?:y|ies)\b",
+    rf"\b(?:what|which|any)(?:\s+{STATUS})?\s+bounties\b",
+    rf"\b{STATUS}\s+bounties\b",
+    r"\bbounty\s+board\b",
+    tool="list_bounties",
+    example=gettext_lazy("有哪些悬赏"),
 )
 def list_board(turn: Turn, match) -> Step | None:
-    if turn.last("list_bounties") is None:
-        groups = match.groupdict()
-        word = groups.get("status") or groups.get("status2") or groups.get("status3")
-        return Step.call("list_bounties", status=STATUS_WORDS.get((word or "").lower(), "open"))
-    return None
+    word = (match.groupdict().get("status") or "").lower()
+    return _once(turn, "list_bounties", status=STATUS_WORDS.get(word, "open"))

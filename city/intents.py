@@ -11,13 +11,27 @@ from __future__ import annotations
 import re
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from agents.providers.rules import Outcome, Step, Turn, intent, summarize
+from agents.models import Agent
+from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent, summarize
+from agents.providers.vocabulary import vocabulary
+
+from .models import Building, BuildingKind, ResourceType, ShopItem
 
 QTY = r"(?P<qty>\d+)"
 RES = r"(?P<res>[A-Za-z][A-Za-z0-9_-]*)"
 NAME = r"(?P<name>[^\s，。,.!！?？#]+)"
-UNIT = r"\s*(?:个|份|块|袋|捆|斤|单位|units?\s+of)?\s*"
+# A resident's name where no space ends it ("给Bob转…", "给张三转…").
+GIVEN = r"(?![了我你他她它过])(?P<name>[A-Za-z][A-Za-z_.-]*|[\u4e00-\u9fff·]{1,8}?)"
+UNIT = r"\s*(?:个|份|块|袋|捆|斤|张|只|件|单位|units?\s+of|pieces?\s+of|loaf\s+of|loaves\s+of|bags?\s+of)?\s*"
+# What people call a resource besides its slug and its name: a word in either language.
+SYNONYMS = {
+    "wood": ("木头", "木料", "木柴", "lumber", "timber", "logs"),
+    "stone": ("石头", "石材", "石块", "rock", "rocks", "stones"),
+    "wheat": ("麦子",),
+    "bread": ("馒头", "loaf", "loaves", "loaf of bread", "loaves of bread"),
+}
 SELF_WORDS = {"我", "me", "myself", "自己", "us", "我们"}
 NOT_A_FOOD = {"something", "anything", "food", "now", "some", "please", "lunch", "dinner", "breakfast"}
 # Words that end in 's without being an owner ("it's", "let's" …).
@@ -72,17 +86,43 @@ def _listed(turn: Turn, listing: str, key: str, matches) -> tuple[Step | None, d
     return None, next((row for row in listed.data[key] if matches(row)), None)
 
 
+@vocabulary
+def city_words() -> dict[str, str]:
+    """Resource types by slug, name and synonym; residents, buildings and shop items by name."""
+    words: dict[str, str] = {}
+    for slug, name in ResourceType.objects.values_list("slug", "name"):
+        words.update({slug: slug, f"{slug}s": slug, name: slug})
+        words.update({synonym: slug for synonym in SYNONYMS.get(slug, ())})
+    for slug, name in BuildingKind.objects.values_list("slug", "name"):
+        words.update({slug: slug, name: slug})
+    # Names stay as they are, but as one word that no numeral or resource rewrite breaks up.
+    names = [
+        *Agent.objects.filter(is_active=True).values_list("name", flat=True),
+        *Building.objects.values_list("name", flat=True),
+        *ShopItem.objects.values_list("name", flat=True),
+    ]
+    for name in names:
+        words.setdefault(name, name)
+    return words
+
+
 # ---------------------------------------------------------------------------- transfers
 
 
 @intent(
     r"把\s*(?!我的|自己的)(?P<owner>[^\s的，。,]{1,20})\s*的",
     r"让\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:把|给|转|送)",
-    r"从\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:那里|那儿|手里|手上|处)?\s*(?:拿|取|转|要|抢)",
+    r"从\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:那里|那儿|那|手里|手上|处)?\s*(?:拿|取|转|要|抢)",
+    r"\b(?:move|transfer|get|grab)\b.*?\bfrom\s+(?!me\b|my\b|the\b|shop\b|market\b)(?P<owner>[A-Za-z][\w-]*)\b",
     rf"\b(?:give|transfer|send|move|hand)\b.*?\b{NOT_OWNERS}(?P<owner>[A-Za-z][\w-]*)['’]s\b",
     r"\btake\b.*?\bfrom\s+(?!the\b|shop\b|market\b|me\b|my\b)(?P<owner>[A-Za-z][\w-]*)",
     r"\bmake\s+(?!me\b)(?P<owner>[A-Za-z][\w-]*)\s+(?:give|send|transfer)",
+    rf"\b(?:steal|rob|grab|take|seize)\b.*?\b{NOT_OWNERS}(?P<owner>[A-Za-z][\w-]*)['’]s\b",
+    r"\b(?:steal|rob)\s+(?:from\s+)?(?!me\b)(?P<owner>[A-Za-z][\w-]*)",
+    r"(?:偷|抢)\s*(?P<owner>[^\s，。,的]{1,20}?)\s*的",
+    r"\b(?:give|transfer|send|move|hand)\b.*?\bfrom\s+(?!me\b|my\b)(?P<owner>[A-Za-z][\w-]*)['’]?s?\s+(?:stock|inventory|resources|goods)",
     priority=5,
+    tool="transfer_resource",
 )
 def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     owner = match["owner"]
@@ -90,10 +130,15 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
 
 
 @intent(
-    rf"把\s*(?:我的|自己的)?\s*{QTY}{UNIT}{RES}\s*(?:转赠给|转给|送给|给)\s*{NAME}",
-    rf"(?:转赠|转|送)\s*{QTY}{UNIT}{RES}\s*给\s*{NAME}",
-    rf"\b(?:give|transfer|send|hand)\s+{QTY}\s+(?:units?\s+of\s+)?{RES}\s+to\s+{NAME}",
-    rf"\b(?:give|send|hand)\s+(?!me\b){NAME}\s+{QTY}\s+(?:units?\s+of\s+)?{RES}",
+    rf"(?:把|将)\s*(?:我的|自己的)?\s*{QTY}{UNIT}{RES}\s*(?:转赠给|转给|送给|交给|拿给|分给|给|转到|转)\s*{NAME}",
+    rf"(?:转赠|转账|转|送|拿|分)\s*{QTY}{UNIT}{RES}\s*(?:给|到)\s*{NAME}",
+    rf"(?:给|帮|替|送|转给|送给|转赠给)\s*{GIVEN}\s*(?:转赠|转账|转|送|发|拿|分)?\s*{QTY}{UNIT}{RES}",
+    rf"(?:转给|送给|转赠给)\s*{GIVEN}\s*{QTY}{UNIT}{RES}",
+    rf"\b(?:give|transfer|send|hand|pass|gift|move)\s+{QTY}\s+(?:units?\s+of\s+|pieces?\s+of\s+|bags?\s+of\s+)?{RES}\s+(?:over\s+)?(?:to|for)\s+{NAME}",
+    rf"\b(?:give|send|hand|pass|gift)\s+(?!me\b|us\b){NAME}\s+{QTY}\s+(?:units?\s+of\s+|pieces?\s+of\s+)?{RES}",
+    rf"\b{QTY}\s+{RES}\s+(?:to|for)\s+{NAME}\s*$",
+    tool="transfer_resource",
+    example=gettext_lazy("把 5 个面包给 Bob"),
 )
 def give(turn: Turn, match: re.Match) -> Step:
     return _resident_then(
@@ -101,7 +146,11 @@ def give(turn: Turn, match: re.Match) -> Step:
     )
 
 
-@intent(rf"把\s*(?:我的|自己的)?\s*{RES}\s*(?:转赠给|转给|送给|给)\s*{NAME}", rf"\b(?:give|send)\s+(?:some\s+)?{RES}\s+to\s+{NAME}")
+@intent(
+    rf"把\s*(?:我的|自己的)?\s*{RES}\s*(?:转赠给|转给|送给|给)\s*{NAME}",
+    rf"\b(?:give|send)\s+(?:some\s+)?{RES}\s+to\s+{NAME}",
+    tool="transfer_resource",
+)
 def give_without_quantity(turn: Turn, match: re.Match) -> Step:
     res, name = match["res"], match["name"]
     return Step.say(_("要给 %(name)s 多少 %(res)s？请说一个数量，比如「把 5 %(res)s 给 %(name)s」。") % {"name": name, "res": res})
@@ -111,12 +160,49 @@ def give_without_quantity(turn: Turn, match: re.Match) -> Step:
     r"(?:查找|找一下|查一下)\s*(?:居民)?\s*(?P<name>[^\s，。,?？]+?)\s*(?:的\s*ID)?$",
     r"\bfind\s+(?:the\s+)?(?:resident|agent)\s+(?P<name>[\w-]+)",
     r"\bwho\s+is\s+(?P<name>[A-Za-z][\w-]*)",
+    r"(?P<name>[A-Za-z][\w-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*(?:ID|id|编号)(?:是(?:多少|什么))?\s*\??$",
+    r"\b(?:what\s+is|what's)\s+(?P<name>[A-Za-z][\w-]*)['’]s\s+id\b",
+    tool="find_agent",
+    example=gettext_lazy("查找居民 Bob"),
 )
 def find(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "find_agent", name=match["name"])
 
 
-@intent(r"我的资源|我有(?:哪些|什么)资源|我有什么|查看资源", r"\bmy\s+(?:resources|inventory|stock|goods)\b", r"\bwhat do i (?:have|hold|own)\b")
+@intent(
+    r"\bhow\s+(?:many|much)\b.*?\b(?:does|did|has)\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:have|got|hold|own)\b",
+    r"\bwhat\s+(?:does|has)\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:have|got|hold|own)\b",
+    rf"\b{NOT_OWNERS}(?P<owner>[A-Za-z][\w-]*)['’]s\s+(?:resources|inventory|stock|goods|holdings)\b",
+    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*(?:资源|库存|东西)",
+    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*\S{1,12}?\s*(?:还)?(?:有|剩)(?:多少|几)",
+    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:还|现在)?有\s*\S{1,12}?吗",
+    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:现在|目前|手里|手上)?(?:还)?(?:有|拥有|持有|剩)\s*(?:多少|几|什么|哪些|啥)",
+    r"\b(?:does|is|has)\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:have|holding|hold|got|own)\b",
+    priority=4,
+    tool="get_my_resources",
+)
+def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
+    owner = match["owner"]
+    if re.search(r"信用点|精力|饱食度|credits|energy|satiety", match.group(), re.IGNORECASE):
+        return DECLINE  # the status, not the stock
+    if owner.lower() in SELF_WORDS | {"you", "i"} or owner[-1] in "我你":
+        return _once(turn, "get_my_resources")
+    if not Agent.objects.filter(name__iexact=owner).exists():
+        return DECLINE  # "商店里有什么": a place, not a resident
+    return Step.say(_("我只能查看自己的资源，看不到 %(owner)s 的。") % {"owner": owner})
+
+
+@intent(
+    r"我的资源|我(?:现在|目前|手里|手上)?(?:有|拥有|持有)(?:哪些|什么|多少)|我有什么|查看资源|(?:我的)?库存|背包",
+    r"\bmy\s+(?:resources|inventory|stock|goods|items|stuff|holdings)\b",
+    r"\bwhat\s+(?:do|did)\s+i\s+(?:have|hold|own|got)\b",
+    r"\bwhat\s+i\s+(?:have|hold|own|got)\b|\bdo\s+i\s+(?:have|hold|own)\b",
+    r"\bwhat\s+(?:resources|goods|items|stuff)\b.*?\b(?:i|me)\b",
+    r"\bhow\s+(?:many|much)\b.*?\b(?:do|have)\s+(?:i|you)\s+(?:have|got|hold|own)\b",
+    r"\b(?:list|show|check)\s+(?:my\s+|your\s+)?(?:resources|inventory)\b",
+    tool="get_my_resources",
+    example=gettext_lazy("我有哪些资源？"),
+)
 def my_resources(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "get_my_resources")
 
@@ -124,16 +210,26 @@ def my_resources(turn: Turn, match: re.Match) -> Step:
 # ---------------------------------------------------------------------------- needs and work
 
 
-@intent(r"签到|打卡", r"\bcheck[ -]?in\b", r"\bclock[ -]?in\b")
+@intent(
+    r"签到|打卡|上班",
+    r"\bcheck[ -]?in\b",
+    r"\bclock[ -]?in\b",
+    r"\bcheckin\b",
+    tool="checkin",
+    example=gettext_lazy("上班打卡"),
+)
 def check_in(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "checkin")
 
 
 @intent(
-    rf"吃(?:点|一?[个份块口])?\s*{RES}",
-    r"吃饭|吃东西|进食|吃点东西",
-    r"\beat(?:\s+(?:a|an|some|one|1))?\s+(?P<res>[A-Za-z][\w-]*)",
+    rf"吃\s*(?:点|\d*\s*[个份块口])?\s*{RES}",
+    r"吃饭|吃东西|进食|吃点东西|我饿了|好饿|饿了",
+    r"\beat(?:\s+(?:a|an|some|one|1|my))?\s+(?P<res>[A-Za-z][\w-]*)",
     r"\beat\b",
+    r"\bi'?m\s+hungry\b|\bhave\s+(?:a\s+)?(?:meal|something\s+to\s+eat)\b",
+    tool="eat",
+    example=gettext_lazy("吃一个面包"),
 )
 def eat(turn: Turn, match: re.Match) -> Step:
     food = (match.groupdict().get("res") or "").lower()
@@ -142,22 +238,49 @@ def eat(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "eat")
 
 
-@intent(r"休息|睡觉|歇一会", r"\b(?:take\s+a\s+)?rest\b", r"\bsleep\b")
+@intent(
+    r"休息|睡觉|睡一觉|歇一会|歇会|我累了|好累",
+    r"\b(?:take|have|get)\s+(?:a\s+|some\s+)?rest\b",
+    r"\brest\b",
+    r"\b(?:sleep|nap)\b|\bi'?m\s+tired\b",
+    tool="rest",
+    example=gettext_lazy("休息一下"),
+)
 def take_rest(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "rest")
 
 
-@intent(r"离职|辞职", r"\bquit\s+(?:my\s+)?job\b", r"\bleave\s+my\s+job\b", priority=1)
+@intent(
+    r"离职|辞职|不干了",
+    r"\bquit\s+(?:my\s+|the\s+|this\s+)?job\b",
+    r"\bleave\s+my\s+job\b",
+    r"\bresign\b",
+    priority=1,
+    tool="unassign_building",
+    example=gettext_lazy("辞职"),
+)
 def quit_job(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "unassign_building")
 
 
-@intent(r"应聘\s*(?:建筑)?\s*#?(?P<id>\d+)", r"\bapply\s+(?:for\s+a\s+job\s+)?(?:at|to)\s+(?:building\s+)?#?(?P<id>\d+)", priority=2)
+@intent(
+    r"(?:应聘|入职|加入)\s*(?:建筑)?\s*#?(?P<id>\d+)",
+    r"\b(?:apply|work)\s+(?:for\s+a\s+job\s+)?(?:at|to|in)\s+(?:building\s+)?#?(?P<id>\d+)",
+    priority=2,
+    tool="assign_building",
+)
 def apply_by_id(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "assign_building", building_id=int(match["id"]))
 
 
-@intent(r"应聘\s*(?P<name>[^\s，。,]+)", r"\bapply\s+(?:for\s+a\s+job\s+)?(?:at|to)\s+(?:the\s+)?(?P<name>.+?)[.!]?$", priority=1)
+@intent(
+    r"(?:应聘|入职)\s*(?:到)?\s*(?P<name>[^\s，。,]+)",
+    r"\bapply\s+(?:for\s+a\s+job\s+)?(?:at|to|in)\s+(?:the\s+)?(?P<name>.+?)[.!]?$",
+    r"\b(?:get|take)\s+a\s+job\s+(?:at|in)\s+(?:the\s+)?(?P<name>.+?)[.!]?$",
+    priority=1,
+    tool="assign_building",
+    example=gettext_lazy("应聘 城东农田"),
+)
 def apply_by_name(turn: Turn, match: re.Match) -> Step:
     name = match["name"].strip()
     wanted = name.lower()
@@ -169,22 +292,41 @@ def apply_by_name(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "assign_building", building_id=building["building_id"])
 
 
-@intent(r"有哪些(?:建筑|工作|岗位)|建筑列表|招聘", r"\b(?:list\s+)?(?:the\s+)?buildings\b", r"\bwhat\s+jobs\b")
+@intent(
+    r"有(?:哪些|什么)(?:建筑|工作|岗位)|建筑列表|招聘|(?:查看|看看|列出)(?:所有)?(?:的)?建筑|哪里(?:有工作|招人)",
+    r"\b(?:list\s+)?(?:the\s+|all\s+)?buildings\b",
+    r"\b(?:what|which|any)\s+jobs\b",
+    r"\bjobs?\s+(?:available|openings)\b",
+    tool="list_buildings",
+    example=gettext_lazy("有哪些建筑"),
+)
 def buildings(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "list_buildings")
 
 
 @intent(
-    r"建造\s*(?:一[座个间栋])?\s*(?P<kind>[A-Za-z][A-Za-z0-9_-]*)\s*[，,]?\s*(?:名为|叫做|叫|取名为?)?\s*(?P<name>[^\s，。,]+)?",
-    r"\bbuild\s+(?:a|an)?\s*(?P<kind>[A-Za-z][\w-]*)(?:\s+(?:called|named)\s+(?P<name>.+?))?[.!]?$",
+    r"(?:建造|建|盖|修建|新建)\s*(?:1\s*[座个间栋])?\s*(?P<kind>[A-Za-z][A-Za-z0-9_-]*)",
+    r"\b(?:build|construct)\s+(?:a|an|1)?\s*(?:new\s+)?(?P<kind>[A-Za-z][\w-]*)",
+    tool="construct_building",
+    example=gettext_lazy("建造 mill 叫 西市磨坊"),
 )
 def construct(turn: Turn, match: re.Match) -> Step:
-    if not match["name"]:
+    # The new name as typed: a kind's name inside it ("新农田") is not the kind.
+    named = re.search(r"(?:名为|名叫|叫做|叫|取名为?|名字是|called|named)\s*[「“\"']?(?P<name>[^\s，。,.!?「」“”\"']+)", turn.plain, re.IGNORECASE)
+    if named is None:
         return Step.say(_("请给新建筑起个名字，比如「建造 mill 叫 西市磨坊」。"))
-    return _once(turn, "construct_building", kind=match["kind"].lower(), name=match["name"].strip())
+    return _once(turn, "construct_building", kind=match["kind"].lower(), name=named["name"].strip())
 
 
-@intent(r"(?:在)?城市频道(?:里)?(?:说|发言|喊)[:：]?\s*(?P<text>.+)", r"广播[:：]\s*(?P<text>.+)", r"\b(?:say|post|announce)(?:\s+in\s+the\s+city(?:\s+channel)?)?\s*:\s*(?P<text>.+)")
+@intent(
+    r"(?:在)?城市频道(?:里|上)?(?:说|发言|喊|发)[:：]?\s*(?P<text>.+)",
+    r"(?:广播|喊话|发言)[:：]\s*(?P<text>.+)",
+    r"\b(?:say|post|announce|broadcast)(?:\s+(?:in|on|to)\s+the\s+city(?:\s+channel)?)?\s*:\s*(?P<text>.+)",
+    r"\b(?:tell|post\s+to)\s+the\s+city(?:\s+channel)?\s*:?\s*(?P<text>.+)",
+    verbatim=True,
+    tool="chat",
+    example=gettext_lazy("在城市频道说：今天面包打折"),
+)
 def city_chat(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "chat", content=match["text"].strip())
 
@@ -192,15 +334,23 @@ def city_chat(turn: Turn, match: re.Match) -> Step:
 # ---------------------------------------------------------------------------- shop and market
 
 
-@intent(r"商店|有什么(?:可以)?买", r"\b(?:the\s+)?shop\b", r"\bwhat\s+can\s+i\s+buy\b")
+@intent(
+    r"商店|有什么(?:可以|能)?买|卖什么|商品|价格表",
+    r"\b(?:the\s+)?shop\b|\bstore\b",
+    r"\bwhat\s+can\s+i\s+buy\b|\bfor\s+sale\b",
+    tool="list_shop_items",
+    example=gettext_lazy("商店里有什么"),
+)
 def shop(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "list_shop_items")
 
 
 @intent(
-    rf"买\s*{QTY}?\s*(?:个|份|块|捆|袋)?\s*(?P<item>[^\s，。,?？#\d][^\s，。,?？]*)",
-    r"\bbuy\s+(?:(?P<qty>\d+)\s+)?(?:an?\s+|some\s+)?(?P<item>[A-Za-z][\w-]*)",
+    rf"(?:买|购买|买入)\s*{QTY}?\s*(?:个|份|块|捆|袋|车)?\s*(?P<item>[^\s，。,?？#\d][^\s，。,?？]*)",
+    r"\b(?:buy|purchase)\s+(?:(?P<qty>\d+)\s+)?(?:an?\s+|some\s+)?(?:units?\s+of\s+|loaves\s+of\s+)?(?P<item>[A-Za-z][\w-]*)",
     priority=1,
+    tool="purchase",
+    example=gettext_lazy("买 2 个面包"),
 )
 def buy(turn: Turn, match: re.Match) -> Step:
     wanted = match["item"].lower()
@@ -212,15 +362,23 @@ def buy(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "purchase", item_id=item["item_id"], quantity=int(match["qty"] or 1))
 
 
-@intent(r"交易市场|市场挂单|看看市场|有哪些挂单", r"\bmarket\s+orders?\b", r"\bthe\s+market\b")
+@intent(
+    r"交易市场|市场(?:上)?(?:的)?挂单|看看市场|有(?:哪些|什么)挂单|挂单列表|市场上有什么",
+    r"\bmarket\s+(?:orders?|listings?)\b",
+    r"\bthe\s+market\b",
+    tool="list_market_orders",
+    example=gettext_lazy("看看市场挂单"),
+)
 def market(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "list_market_orders")
 
 
 @intent(
     rf"(?:出售|卖出?|挂单卖)\s*{QTY}{UNIT}{RES}\s*[，,]?\s*(?:总价|价格|要价|卖|换|for)?\s*(?P<price>\d+)",
-    rf"\bsell\s+{QTY}\s+(?:units?\s+of\s+)?{RES}\s+for\s+(?P<price>\d+)",
+    rf"\b(?:sell|list)\s+{QTY}\s+(?:units?\s+of\s+)?{RES}\s+(?:for|at)\s+(?P<price>\d+)",
     priority=1,
+    tool="create_market_order",
+    example=gettext_lazy("出售 4 个面粉，总价 20"),
 )
 def sell(turn: Turn, match: re.Match) -> Step:
     return _once(
@@ -232,11 +390,23 @@ def sell(turn: Turn, match: re.Match) -> Step:
     )
 
 
-@intent(r"(?:接受|买下|购买|接)挂单\s*#?(?P<id>\d+)", r"\b(?:accept|buy|take)\s+(?:market\s+)?order\s*#?(?P<id>\d+)", priority=2)
+@intent(
+    r"(?:接受|买下|购买|接|买)\s*(?:市场)?挂单\s*#?(?P<id>\d+)",
+    r"挂单\s*#?(?P<id>\d+)\s*我(?:要|买|接)",
+    r"\b(?:accept|buy|take|fill)\s+(?:the\s+)?(?:market\s+)?order\s*#?(?P<id>\d+)",
+    priority=2,
+    tool="accept_market_order",
+    example=gettext_lazy("接受挂单 #1"),
+)
 def accept_order(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "accept_market_order", order_id=int(match["id"]))
 
 
-@intent(r"(?:取消|撤销|撤回)挂单\s*#?(?P<id>\d+)", r"\b(?:cancel|withdraw)\s+(?:market\s+|my\s+)?order\s*#?(?P<id>\d+)", priority=2)
+@intent(
+    r"(?:取消|撤销|撤回|撤掉|下架)\s*(?:我的)?(?:市场)?挂单\s*#?(?P<id>\d+)",
+    r"\b(?:cancel|withdraw|remove)\s+(?:the\s+)?(?:market\s+|my\s+)?(?:market\s+)?order\s*#?(?P<id>\d+)",
+    priority=2,
+    tool="cancel_market_order",
+)
 def cancel_order(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "cancel_market_order", order_id=int(match["id"]))

@@ -10,14 +10,37 @@ from __future__ import annotations
 import re
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from agents.providers.rules import Outcome, Step, Turn, intent
+from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent
+from agents.providers.vocabulary import vocabulary
+
+from .models import Fund
 
 # A fund name as people type it: quoted (spaces allowed), or one word without sentence punctuation.
-NAME = r"(?:[「“\"'《](?P<quoted>[^「」“”\"'《》]+)[」”\"'》]|(?P<name>[^\s「」“”\"'《》，,。？?！!]+?))"
+NAME = (
+    r"(?:[「“\"'《](?P<quoted>[^「」“”\"'《》]+)[」”\"'》]"
+    r"|(?P<name>[A-Za-z0-9][A-Za-z0-9 ._-]*[A-Za-z0-9]|[^\s「」“”\"'《》，,。？?！!]+?))"
+)
 EN_NAME = r"[\"'“]?(?P<name>[^\"'“”?!,]+?)[\"'”]?"
 TEXT_END = r"\s*[。.!！]?\s*$"
-_LEADING_VERBS = re.compile(r"^(?:查看|查询|看看|看一下|显示|获取|请|帮我)+")
+_LEADING_VERBS = re.compile(r"^(?:查看|查询|看看|看一下|显示|获取|请|帮我|把|将|一下)+")
+ONE = r"(?:1\s*[个只支]|一个|一只|个|a|an|one)?"
+# "名称为X，类型为Y": the fields a sentence gives, each "key 为/是/: value" up to the next comma.
+FIELD = re.compile(
+    r"(?:(?P<key>[\u4e00-\u9fff]{2,6}?)\s*(?:为|是|叫|:|=|\s|(?=[A-Za-z0-9]))"
+    r"|(?<![A-Za-z])(?:the\s+)?(?P<ekey>fund\s+name|name|remarks?|notes?|description|type|risk\s+level|category)\s*(?:is|:|=|of|as)?)\s*"
+    r"[「“\"']?(?P<value>[^,，;；。「」“”\"']+?)[」”\"']?\s*(?=[,，;；。]|\s+and\s|$)",
+    re.IGNORECASE,
+)
+NAME_KEYS = {"名称", "名字", "基金名称", "基金名", "name", "fund name", "called", "named"}
+REMARK_KEYS = {"备注", "说明", "描述", "remark", "remarks", "note", "notes", "description"}
+
+
+@vocabulary
+def fund_words() -> dict[str, str]:
+    """Fund names, kept whole: a numeral inside one ("稳健增长一号") is part of the name."""
+    return {name: name for name in Fund.objects.values_list("fund_name", flat=True)}
 
 
 def _clean(name: str) -> str:
@@ -68,11 +91,17 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
 
 
 @intent(
-    r"(?:有哪些|有什么|列出|查看|显示)(?:所有的?)?(?P<active>启用的?|在用的?|可用的?)?基金",
-    r"(?P<active>启用的?)?基金列表",
-    r"\b(?:list|show)(?: me)?(?: all)?(?: the)?(?P<active> active| enabled)? funds\b",
-    r"\b(?:which|what) funds\b(?: are)?(?P<active> active| enabled)?",
+    r"(?:几个|多少(?:个|只)?)基金",
+    r"(?:有哪些|有什么|列出|查看|显示|看看|看一下|查询|所有)(?:所有的?|全部的?)?(?P<active>启用的?|在用的?|可用的?|生效的?|正常的?)?基金(?:列表)?\s*[?？。.!！]?\s*$",
+    r"(?P<active>启用的?|在用的?)?基金列表",
+    r"(?P<active>启用|在用)的基金有哪些",
+    r"\b(?:list|show|see|display|get)(?: me)?(?: all)?(?: of)?(?: the)?(?: our)?(?P<active> active| enabled)? funds\b",
+    r"\b(?:which|what) funds\b(?: are)?(?: there)?(?P<active> active| enabled)?",
+    r"\ball(?: the)?(?P<active> active| enabled)? funds\b",
     priority=2,
+    verbatim=True,
+    tool="list_funds",
+    example=gettext_lazy("有哪些基金？"),
 )
 def list_funds_intent(turn: Turn, match: re.Match) -> Step | None:
     done = turn.last("list_funds")
@@ -87,41 +116,121 @@ def list_funds_intent(turn: Turn, match: re.Match) -> Step | None:
     r"基金\s*#?(?P<id>\d+)\s*的?(?:详情|详细信息|信息)",
     NAME + r"\s*基金\s*的?(?:详情|详细信息|信息|情况)",
     r"(?:查看|查询)\s*基金\s*" + NAME + r"\s*的?(?:详情|详细信息|信息)",
+    r"基金\s*#?(?P<id>\d+)\s*(?:怎么样|的情况|是什么)",
+    r"(?:查看|查询|看看|看一下)\s*基金\s*#?(?P<id>\d+)",
     r"\b(?:details?|info(?:rmation)?) (?:of|for|about|on) (?:the )?fund #?(?P<id>\d+)\b",
+    r"\b(?:show|describe|look up|check)(?: me)? (?:the )?fund #?(?P<id>\d+)\b",
+    r"\bfund #?(?P<id>\d+) (?:details?|info)\b",
     r"\b(?:details?|info(?:rmation)?) (?:of|for|about|on) (?:the )?(?:fund )?" + EN_NAME + r"(?: fund)?\s*\??\s*$",
     r"^\s*" + EN_NAME + r" fund(?:'s)? (?:details?|info)\s*\??\s*$",
+    r"\b(?:show|describe|look up)(?: me)? (?:the )?fund " + EN_NAME + r"\s*\??\s*$",
     priority=1,
+    verbatim=True,
+    tool="get_fund_detail",
+    example=gettext_lazy("基金 1 的详情"),
 )
 def fund_detail_intent(turn: Turn, match: re.Match) -> Step:
     return _on_fund(turn, match, "get_fund_detail")
 
 
 @intent(
-    r"(?:创建|新建|新增|添加)(?:一个|一只|个)?新?的?(?:叫做?|名为|名叫|名字叫|名称为)\s*" + NAME
+    r"(?:创建|新建|新增|添加|建立|建|开)\s*" + ONE + r"\s*新?的?(?:叫做?|名为|名叫|名字叫|名称为)\s*" + NAME
     + r"\s*的?基金(?:\s*[，,]?\s*备注(?:是|为|：|:)?\s*(?P<remarks>.+?))?" + TEXT_END,
-    r"(?:创建|新建|新增|添加)(?:一个)?基金\s*" + NAME + r"(?:\s*[，,]?\s*备注(?:是|为|：|:)?\s*(?P<remarks>.+?))?" + TEXT_END,
-    r"\b(?:create|add|make)(?: a)?(?: new)? fund (?:called|named) " + EN_NAME
-    + r"(?:\s*(?:,|with|and)\s*(?:the )?remarks?\s*[:：]?\s*(?P<remarks>.+?))?\s*[.!]?\s*$",
+    r"(?:创建|新建|新增|添加|建立|开)\s*" + ONE + r"\s*新?的?基金\s*[，,:：]?\s*(?P<fields>(?:名称|名字|基金名称|基金名)\s*(?:为|是|叫|:|：|\s).+)$",
+    r"(?:创建|新建|新增|添加|建立|开)\s*" + ONE + r"\s*新?的?基金\s*(?:叫做?|名为|名叫)?\s*" + NAME
+    + r"(?:\s*[，,]?\s*备注(?:是|为|：|:)?\s*(?P<remarks>.+?))?" + TEXT_END,
+    r"\b(?:create|add|make|set up|open|start)(?: a| an| one)?(?: new)? fund (?:called|named) " + EN_NAME
+    + r"(?:\s*(?:,|with|and)\s*(?:the )?(?:remarks?|notes?)\s*[:：]?\s*(?P<remarks>.+?))?\s*[.!]?\s*$",
+    r"\b(?:create|add|make|set up|open|start)(?: a| an| one)?(?: new)? fund\s*[,:]?\s*(?:with\s+)?(?P<fields>(?:the\s+)?(?:name|fund name)\s*(?:is|:|=|of)?\s*.+)$",
     r"\b(?:create|add)(?: a)?(?: new)? fund [\"“](?P<name>[^\"”]+)[\"”]",
+    r"\b(?:(?:create|add|make|set up|start)(?: a| an| one)?(?: new)?|new) fund (?:called|named) (?P<name>[^,]+?)\s*(?:,|\bwith\b)\s*(?P<extra>.+)$",
+    r"\b(?:create|add|make|set up|start)(?: a| an| one)?(?: new)? fund\s+(?!called\b|named\b|with\b|form\b)" + EN_NAME + r"\s*[.!]?\s*$",
     priority=1,
+    verbatim=True,
+    tool="create_fund",
+    example=gettext_lazy("创建一个叫「稳健增长二号」的基金，备注为长期持有"),
 )
 def create_fund_intent(turn: Turn, match: re.Match) -> Step:
     done = turn.last("create_fund")
+    groups = match.groupdict()
+    if groups.get("fields"):
+        name, remarks, others = _fields(groups["fields"])
+    elif groups.get("extra"):
+        name, (_name, remarks, others) = groups["name"].strip(), _fields(groups["extra"])
+    else:
+        name, remarks, others = _named(match), (groups.get("remarks") or "").strip().strip("「」“”\"'"), []
     if done is not None:
-        return Step.say(_said(done))
-    arguments = {"fund_name": _named(match)}
-    if match.groupdict().get("remarks"):
-        arguments["remarks"] = match["remarks"].strip().strip("「」“”\"'")
+        return Step.say("\n".join(filter(None, [_said(done), _left_in_remarks(others)])))
+    if not name:
+        return Step.say(_("请告诉我新基金的名称（还可以加备注），我会预填新建基金表单，由员工确认。"))
+    arguments = {"fund_name": name}
+    # The domain has no field for them: kept in the remarks, and the reply says so.
+    remarks = "；".join(filter(None, [remarks, *(f"{key}：{value}" for key, value in others)]))
+    if remarks:
+        arguments["remarks"] = remarks
     return Step.call("create_fund", **arguments)
 
 
+def _fields(text: str) -> tuple[str, str, list[tuple[str, str]]]:
+    """(name, remarks, [(key, value)] of the fields a fund does not have) from "名称为X，类型为Y"."""
+    name, remarks, others = "", "", []
+    for found in FIELD.finditer(text):
+        key, value = (found["key"] or found["ekey"]).strip(), found["value"].strip()
+        lowered = re.sub(r"^(?:the|with|and)\s+", "", key.lower())
+        if lowered in NAME_KEYS:
+            name = value
+        elif lowered in REMARK_KEYS:
+            remarks = value
+        else:
+            others.append((key, value))
+    return name, remarks, others
+
+
+def _left_in_remarks(others: list[tuple[str, str]]) -> str:
+    if not others:
+        return ""
+    keys = "、".join(f"「{key}」" for key, _value in others)
+    return _("基金没有%(keys)s字段，我把它们写进了备注。") % {"keys": keys}
+
+
 @intent(
-    r"(?:把|将)\s*" + NAME + r"\s*基金?的?备注(?:改成|改为|修改为|更新为|设为|设置为|换成)\s*(?P<remarks>.+?)" + TEXT_END,
-    r"(?:把|将)\s*" + NAME + r"\s*基金的?(?:名称|名字)?(?:改名为|改名成|重命名为|改为|改成)\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
-    r"\b(?:change|set|update) (?:the )?remarks? (?:of|for|on) (?:the )?(?:fund )?" + EN_NAME
+    r"(?:打开|开|显示|弹出)\s*(?:新建|创建|新增)?基金(?:的)?表单|(?:新建|创建|新增)基金(?:的)?表单",
+    r"\b(?:open|show|bring up)(?: me)? (?:the )?(?:new|create|add)(?:[ -]fund)? (?:fund )?form\b",
+    r"\bnew fund form\b",
+    r"\b(?:open|show|bring up)(?: me)? (?:the )?(?:new |create |add )?fund form\b",
+    priority=3,
+    verbatim=True,
+    tool="create_fund",
+)
+def fund_form_intent(turn: Turn, match: re.Match) -> Step:
+    rest = turn.plain[match.end() :]
+    name, remarks, others = _fields(rest)
+    if not name:
+        return Step.say(_("请告诉我新基金的名称（还可以加备注），我会预填新建基金表单，由员工确认。"))
+    done = turn.last("create_fund")
+    if done is not None:
+        return Step.say("\n".join(filter(None, [_said(done), _left_in_remarks(others)])))
+    remarks = "；".join(filter(None, [remarks, *(f"{key}：{value}" for key, value in others)]))
+    return Step.call("create_fund", fund_name=name, **({"remarks": remarks} if remarks else {}))
+
+
+@intent(
+    r"(?:把|将)?\s*基金\s*#?(?P<id>\d+)\s*的?备注(?:改成|改为|修改为|更新为|设为|设置为|换成|写成)\s*(?P<remarks>.+?)" + TEXT_END,
+    r"(?:把|将)?\s*基金\s*#?(?P<id>\d+)\s*的?(?:名称|名字)?(?:改名为|改名成|重命名为|改为|改成|更名为)\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
+    r"(?:修改|更新|更改)\s*基金\s*#?(?P<id>\d+)\s*的?备注\s*(?:为|成|:|：)\s*(?P<remarks>.+?)" + TEXT_END,
+    r"(?:把|将)\s*" + NAME + r"\s*(?:基金)?的?备注(?:改成|改为|修改为|更新为|设为|设置为|换成|写成)\s*(?P<remarks>.+?)" + TEXT_END,
+    r"(?:把|将)\s*" + NAME + r"\s*基金的?(?:名称|名字)?(?:改名为|改名成|重命名为|改为|改成|更名为)\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
+    r"(?:把|将)\s*" + NAME + r"\s*(?:改名为|改名成|重命名为|更名为)\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
+    r"\b(?:change|set|update|edit) (?:the )?(?:remarks?|notes?) (?:of|for|on) (?:the )?fund #?(?P<id>\d+) to (?P<remarks>.+?)\s*\.?\s*$",
+    r"\b(?:change|set|update|edit) (?:the )?fund #?(?P<id>\d+)(?:'s)? (?:remarks?|notes?) to (?P<remarks>.+?)\s*\.?\s*$",
+    r"\brename (?:the )?fund #?(?P<id>\d+) to [\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
+    r"\b(?:change|set|update|edit) (?:the )?(?:remarks?|notes?) (?:of|for|on) (?:the )?(?:fund )?" + EN_NAME
     + r"(?: fund)? to (?P<remarks>.+?)\s*\.?\s*$",
     r"\brename (?:the )?(?:fund )?" + EN_NAME + r"(?: fund)? to [\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
     priority=1,
+    verbatim=True,
+    tool="update_fund",
+    example=gettext_lazy("把基金 3 的备注改成 长期持有"),
 )
 def update_fund_intent(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
@@ -131,24 +240,108 @@ def update_fund_intent(turn: Turn, match: re.Match) -> Step:
 
 
 @intent(
-    r"启用基金\s*#?(?P<id>\d+)",
-    r"启用\s*" + NAME + r"\s*基金",
-    r"启用基金\s*" + NAME + TEXT_END,
-    r"\benable (?:the )?fund #?(?P<id>\d+)\b",
-    r"\benable (?:the )?(?:fund )?" + EN_NAME + r"(?: fund)?\s*[.!]?\s*$",
+    r"(?:启用|激活|恢复|重新启用)\s*基金\s*#?(?P<id>\d+)",
+    r"(?:启用|激活|重新启用)\s*" + NAME + r"\s*基金",
+    r"(?:启用|激活|重新启用)\s*(?:基金)?\s*" + NAME + TEXT_END,
+    r"\b(?:enable|activate|re-?enable|reactivate) (?:the )?fund #?(?P<id>\d+)\b",
+    r"\b(?:enable|activate|re-?enable|reactivate) (?:the )?(?:fund )?" + EN_NAME + r"(?: fund)?\s*[.!]?\s*$",
     priority=1,
+    verbatim=True,
+    tool="enable_fund",
+    example=gettext_lazy("启用基金 5"),
 )
 def enable_fund_intent(turn: Turn, match: re.Match) -> Step:
     return _on_fund(turn, match, "enable_fund")
 
 
 @intent(
-    r"(?:停用|禁用)基金\s*#?(?P<id>\d+)",
-    r"(?:停用|禁用)\s*" + NAME + r"\s*基金",
-    r"(?:停用|禁用)基金\s*" + NAME + TEXT_END,
-    r"\bdisable (?:the )?fund #?(?P<id>\d+)\b",
-    r"\bdisable (?:the )?(?:fund )?" + EN_NAME + r"(?: fund)?\s*[.!]?\s*$",
+    r"(?:停用|禁用|下线|关闭|暂停)\s*基金\s*#?(?P<id>\d+)",
+    r"(?:停用|禁用|下线|关闭|暂停)\s*" + NAME + r"\s*基金",
+    r"(?:停用|禁用|下线)\s*(?:基金)?\s*" + NAME + TEXT_END,
+    r"\b(?:disable|deactivate|suspend) (?:the )?fund #?(?P<id>\d+)\b",
+    r"\b(?:disable|deactivate|suspend) (?:the )?(?:fund )?" + EN_NAME + r"(?: fund)?\s*[.!]?\s*$",
     priority=1,
+    verbatim=True,
+    tool="disable_fund",
+    example=gettext_lazy("停用科技先锋"),
 )
 def disable_fund_intent(turn: Turn, match: re.Match) -> Step:
     return _on_fund(turn, match, "disable_fund")
+
+
+# ---------------------------------------------------------------------------- any word order
+# A fund the sentence names (a known name, or "基金 3") and one verb, wherever they stand:
+# "把科技先锋停用", "科技先锋怎么样", "turn off fund 2".
+
+FUND_ID = re.compile(r"(?:基金|\bfund)\s*#?\s*(?P<id>\d+)", re.IGNORECASE)
+
+
+def _known_fund(turn: Turn) -> dict | None:
+    """The fund the message names: {"id": …} or {"name": …} (the longest known name in it)."""
+    if found := FUND_ID.search(turn.plain):
+        return {"id": found["id"]}
+    lowered = turn.plain.casefold()
+    names = [name for name in Fund.objects.values_list("fund_name", flat=True) if name.casefold() in lowered]
+    return {"name": max(names, key=len)} if names else None
+
+
+class _Named:
+    """A stand-in match for ``_on_fund``: the fund as ``_known_fund`` found it."""
+
+    def __init__(self, fund: dict) -> None:
+        self.fund = fund
+
+    def groupdict(self) -> dict:
+        return {"id": self.fund.get("id"), "quoted": self.fund.get("name"), "name": None}
+
+
+def _on_known_fund(turn: Turn, tool_name: str, **arguments) -> Step:
+    fund = _known_fund(turn)
+    if fund is None:
+        return DECLINE
+    return _on_fund(turn, _Named(fund), tool_name, **arguments)
+
+
+@intent(
+    r"备注\s*(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|为|改|:|：)\s*(?P<remarks>.+?)" + TEXT_END,
+    r"\b(?:remarks?|notes?)\b.*?\bto\s+(?P<remarks>.+?)\s*\.?\s*$",
+    r"(?:改名为|改名成|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成))\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
+    r"\b(?:rename\b.*?\bto|name\s+to)\s+[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
+    verbatim=True,
+    tool="update_fund",
+)
+def update_any_order(turn: Turn, match: re.Match) -> Step:
+    groups = match.groupdict()
+    if groups.get("new"):
+        return _on_known_fund(turn, "update_fund", fund_name=_clean(groups["new"]))
+    return _on_known_fund(turn, "update_fund", remarks=groups["remarks"].strip().strip("「」“”\"'"))
+
+
+@intent(
+    r"停用|禁用|下线|关闭|关掉|删除|删掉|注销",
+    r"\b(?:disable|deactivate|turn\s+off|switch\s+off|suspend|delete|remove|retire)\b",
+    verbatim=True,
+    tool="disable_fund",
+)
+def disable_any_order(turn: Turn, match: re.Match) -> Step:
+    return _on_known_fund(turn, "disable_fund")
+
+
+@intent(
+    r"启用|激活|上线|重新开启|恢复",
+    r"\b(?:enable|activate|reactivate|re-?enable|turn\s+on|switch\s+on|restore)\b",
+    verbatim=True,
+    tool="enable_fund",
+)
+def enable_any_order(turn: Turn, match: re.Match) -> Step:
+    return _on_known_fund(turn, "enable_fund")
+
+
+@intent(
+    r"详情|详细|信息|情况|怎么样|介绍|查一下|查看|查询|看看|是什么",
+    r"\b(?:details?|info|about|describe|show|look\s+up|tell\s+me)\b",
+    verbatim=True,
+    tool="get_fund_detail",
+)
+def detail_any_order(turn: Turn, match: re.Match) -> Step:
+    return _on_known_fund(turn, "get_fund_detail")

@@ -20,11 +20,14 @@ from __future__ import annotations
 import re
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from agents.providers.rules import Outcome, Step, Turn, intent
 
 ORDER_NO = r"(?P<order_no>[A-Za-z]{2}\d{8,})"
 # What the desk reads as the supplier's go-ahead (the simulator answers "已处理完成，可以办理退款").
+UPSTREAM = r"(?P<up>上游|供应商|酒店方|supplier|upstream|hotel)"
+DOWNSTREAM = r"(?P<down>下游|客人|顾客|客户|guest|customer|downstream)"
 SUPPLIER_AGREES = re.compile(r"可以办理退款|同意退款|可以退款|refund (?:is )?(?:ok|approved|possible)", re.IGNORECASE)
 
 
@@ -52,8 +55,12 @@ def _next(turn: Turn, step: Step, done: str) -> Step:
     rf"{ORDER_NO}.*?提前(?:离店|退房)",
     rf"check(?:s|ing)?[ -]?out early.*?{ORDER_NO}",
     rf"early[ -]check[ -]?out.*?{ORDER_NO}",
-    rf"{ORDER_NO}.*?(?:check(?:s|ing)?[ -]?out early|early[ -]check[ -]?out)",
+    rf"{ORDER_NO}.*?(?:check(?:s|ing)?[ -]?out early|early[ -]check[ -]?out|leav(?:e|es|ing) early)",
+    rf"(?:leav(?:e|es|ing) early|early departure).*?{ORDER_NO}",
     priority=10,
+    verbatim=True,
+    tool="order_query",
+    example=gettext_lazy("客人要提前离店，订单 HT20260301001"),
 )
 def early_checkout(turn: Turn, match: re.Match) -> Step | None:
     order_no = match["order_no"].upper()
@@ -121,11 +128,89 @@ def early_checkout(turn: Turn, match: re.Match) -> Step | None:
 
 
 @intent(
-    rf"(?:查询|查一下|查看|查)\s*订单\s*#?{ORDER_NO}",
-    rf"(?:look up|check|query|find|show)\s+(?:the\s+)?order\s*#?{ORDER_NO}",
+    rf"(?:查询|查一下|查看|查|看看|看一下)\s*(?:一下)?\s*(?:订单|单号)\s*#?\s*{ORDER_NO}",
+    rf"(?:订单|单号)\s*#?\s*{ORDER_NO}\s*(?:的)?(?:详情|情况|信息|状态|怎么样|什么情况)",
+    rf"\b(?:what|how)\s+about\s+(?:the\s+)?order\s*#?{ORDER_NO}",
+    rf"\b(?:look up|check|query|find|show|get|pull up|open)\s+(?:me\s+)?(?:the\s+)?(?:details\s+of\s+)?order\s*(?:number|no\.?)?\s*#?{ORDER_NO}",
+    rf"\b(?:status|details?)\s+of\s+(?:the\s+)?order\s*#?{ORDER_NO}",
+    rf"^\s*(?:订单|order)?\s*#?{ORDER_NO}\s*\??\s*$",
     priority=5,
+    verbatim=True,
+    tool="order_query",
+    example=gettext_lazy("查询订单 HT20260301001"),
 )
 def look_up_order(turn: Turn, match: re.Match) -> Step | None:
     if turn.last("order_query") is None:
         return Step.call("order_query", order_no=match["order_no"].upper())
     return None  # the default summary shows the order, or 订单不存在
+
+
+def _channel(match: re.Match) -> str:
+    return "upstream" if match.groupdict().get("up") else "downstream"
+
+
+@intent(
+    rf"(?:给|向|跟|对|通知|告诉){UPSTREAM}\s*(?:发(?:一条)?(?:消息|信息)|发送|留言)?\s*(?:关于\s*(?:订单)?\s*{ORDER_NO}\s*)?(?:[:：,，]|说)\s*(?P<content>.+)",
+    rf"(?:给|向|跟|对|通知|告诉){DOWNSTREAM}\s*(?:发(?:一条)?(?:消息|信息)|发送|留言)?\s*(?:关于\s*(?:订单)?\s*{ORDER_NO}\s*)?(?:[:：,，]|说)\s*(?P<content>.+)",
+    rf"发(?:一条)?(?:消息|信息)给{UPSTREAM}\s*(?:[:：,，]|说)\s*(?P<content>.+)",
+    rf"发(?:一条)?(?:消息|信息)给{DOWNSTREAM}\s*(?:[:：,，]|说)\s*(?P<content>.+)",
+    rf"\b(?:send|write|message|tell)\s+(?:a\s+message\s+to\s+|to\s+)?(?:the\s+)?{UPSTREAM}(?:\s+a\s+(?:message|note))?(?:\s+about\s+(?:order\s+)?{ORDER_NO})?\s*[:,]\s*(?P<content>.+)",
+    rf"\b(?:send|write|message|tell)\s+(?:a\s+message\s+to\s+|to\s+)?(?:the\s+)?{DOWNSTREAM}(?:\s+a\s+(?:message|note))?(?:\s+about\s+(?:order\s+)?{ORDER_NO})?\s*[:,]\s*(?P<content>.+)",
+    priority=6,
+    verbatim=True,
+    tool="message_send",
+    example=gettext_lazy("告诉客人：退款已登记"),
+)
+def send_message(turn: Turn, match: re.Match) -> Step | None:
+    if turn.last("message_send") is not None:
+        return None
+    arguments = {"channel": _channel(match), "content": match["content"].strip()}
+    if order := re.search(ORDER_NO, turn.plain):
+        arguments["order_no"] = order["order_no"].upper()
+    return Step(calls=(("message_send", arguments),))
+
+
+@intent(
+    rf"(?:看看|查看|读取|读一下|看一下|查一下|有没有|列出)\s*(?P<unread>未读的?)?\s*{UPSTREAM}(?:的|频道的?)?\s*(?P<unread2>未读的?)?\s*(?:回复|消息|留言|回信|频道)",
+    rf"(?:看看|查看|读取|读一下|看一下|查一下|有没有|列出)\s*(?P<unread>未读的?)?\s*{DOWNSTREAM}(?:的|频道的?)?\s*(?P<unread2>未读的?)?\s*(?:回复|消息|留言|回信|频道)",
+    rf"{UPSTREAM}(?:回复|回)(?:了)?(?:什么|没有)",
+    rf"\b(?:read|show|check|list|see)\s+(?:the\s+|any\s+)?(?P<unread>unread\s+)?{UPSTREAM}(?:'s)?\s+(?:channel|messages?|replies|reply|answers?)",
+    rf"\b(?:read|show|check|list|see)\s+(?:the\s+|any\s+)?(?P<unread>unread\s+)?{DOWNSTREAM}(?:'s)?\s+(?:channel|messages?|replies|reply)",
+    rf"\b(?:what\s+did|has)\s+the\s+{UPSTREAM}\s+(?:say|replied|answer(?:ed)?)",
+    priority=6,
+    verbatim=True,
+    tool="message_list",
+    example=gettext_lazy("看看供应商的回复"),
+)
+def read_messages(turn: Turn, match: re.Match) -> Step | None:
+    if turn.last("message_list") is not None:
+        return None
+    arguments = {"channel": _channel(match)}
+    if order := re.search(ORDER_NO, turn.plain):
+        arguments["order_no"] = order["order_no"].upper()
+    if match.groupdict().get("unread") or match.groupdict().get("unread2"):
+        arguments["unread_only"] = True
+    return Step.call("message_list", **arguments)
+
+
+@intent(
+    rf"(?:为|给|替)?\s*(?:订单)?\s*{ORDER_NO}\s*(?:登记|办理|做)?退款",
+    rf"(?:登记|办理)?退款\s*[:：,，]?\s*(?:订单)?\s*{ORDER_NO}",
+    rf"\b(?:refund|register\s+(?:a\s+)?refund\s+for)\s+(?:the\s+)?(?:order\s+)?#?{ORDER_NO}",
+    priority=6,
+    verbatim=True,
+    tool="refund",
+    example=gettext_lazy("为订单 HT20260301001 登记退款"),
+)
+def register_refund(turn: Turn, match: re.Match) -> Step | None:
+    if turn.last("refund") is None:
+        return Step.call("refund", order_no=match["order_no"].upper())
+    return None
+
+
+@intent(ORDER_NO, priority=-1, verbatim=True, tool="order_query")
+def any_order_number(turn: Turn, match: re.Match) -> Step | None:
+    """An order number with no other request in the sentence: look the order up."""
+    if turn.last("order_query") is None:
+        return Step.call("order_query", order_no=match["order_no"].upper())
+    return None

@@ -1,8 +1,11 @@
 """The offline ``rules`` provider's chat half: a small deterministic intent parser.
 
 Each app contributes its phrases in its own ``intents.py`` (autodiscovered), next to its
-tools, with ``@intent(pattern, ...)``. A handler sees the user's message and the results
-of the tool calls made since, and returns the next ``Step``: more tool calls, or a reply.
+tools, with ``@intent(pattern, ...)``, and the words it must recognise with ``@vocabulary``
+(read from the database on every turn, see ``vocabulary.py``). The message is normalised
+first (full-width, numerals, padding, domain words); a message no intent matches is tried
+once more with its English typos corrected. A handler sees the message and the results of
+the tool calls made since, and returns the next ``Step``: more tool calls, or a reply.
 The provider only ever calls tools it was offered, exactly like a real model. Replies are
 gettext strings, rendered in the language the user wrote in (``Turn.language``).
 """
@@ -16,12 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.utils import translation
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 
+from ..registry import registry
 from .base import Completion, ToolCallRequest
+from .vocabulary import correct_typos, domain_terms, language_of, normalize
 
-CJK = re.compile(r"[\u4e00-\u9fff]")
+# How many things the "not understood" reply offers.
+SUGGESTIONS = 4
 
 
 @dataclass(frozen=True)
@@ -43,15 +51,19 @@ class Outcome:
 
 @dataclass
 class Turn:
+    # The message in its normal form (what the intents match); ``said`` is as typed, and
+    # ``plain`` normalised with the domain words left as typed (names and free text).
     text: str
     offered: set[str]
     outcomes: list[Outcome] = field(default_factory=list)
     system: str = ""
+    said: str = ""
+    plain: str = ""
 
     @property
     def language(self) -> str:
         """The language the user wrote in: a model answers in it, whatever the page's language."""
-        return "zh-hans" if CJK.search(self.text) else "en"
+        return language_of(self.said or self.text)
 
     def last(self, name: str) -> Outcome | None:
         return next((o for o in reversed(self.outcomes) if o.name == name), None)
@@ -72,6 +84,9 @@ class Step:
 
 
 Handler = Callable[[Turn, re.Match], "Step | None"]
+# What a handler returns when its pattern matched words that are not its business
+# ("商店里有什么" is not a resident's stock): the next matching intent decides.
+DECLINE = Step(reply="\0decline")
 
 
 @dataclass(frozen=True)
@@ -80,18 +95,27 @@ class Intent:
     patterns: tuple[re.Pattern, ...]
     handler: Handler
     priority: int
+    # The tool this intent leads to and a sentence that reaches it (a gettext_lazy string):
+    # what the "not understood" reply offers.
+    tool: str = ""
+    example: str | Promise = ""
+    # Matched against ``Turn.plain``: for phrases whose captures are free text (names, remarks).
+    verbatim: bool = False
 
 
 _intents: list[Intent] = []
 
 
-def intent(*patterns: str, priority: int = 0) -> Callable[[Handler], Handler]:
-    """Register a chat intent; patterns are searched case-insensitively in the user's message."""
+def intent(
+    *patterns: str, priority: int = 0, tool: str = "", example: str | Promise = "", verbatim: bool = False
+) -> Callable[[Handler], Handler]:
+    """Register a chat intent; patterns are searched case-insensitively in the normalised message."""
 
     def decorator(handler: Handler) -> Handler:
         name = f"{handler.__module__}.{handler.__qualname__}"
         _intents[:] = [i for i in _intents if i.name != name]  # re-import replaces, never duplicates
-        _intents.append(Intent(name, tuple(re.compile(p, re.IGNORECASE) for p in patterns), handler, priority))
+        compiled = tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+        _intents.append(Intent(name, compiled, handler, priority, tool, example, verbatim))
         _intents.sort(key=lambda i: -i.priority)
         return handler
 
@@ -102,12 +126,42 @@ def registered_intents() -> list[Intent]:
     return list(_intents)
 
 
-def match_intent(text: str) -> tuple[Intent, re.Match] | None:
-    for item in _intents:
-        for pattern in item.patterns:
-            if found := pattern.search(text):
-                return item, found
-    return None
+def matches(text: str, offered: set[str] | None = None, plain: str | None = None) -> list[tuple[Intent, re.Match]]:
+    """Every intent with a pattern in ``text``, best first: those of the offered tools first, so
+    that another app's phrase never shadows this agent's; then any (its reply says what is missing)."""
+    passes = [_intents] if offered is None else [[i for i in _intents if not i.tool or i.tool in offered], _intents]
+    found: list[tuple[Intent, re.Match]] = []
+    for intents in passes:
+        for item in intents:
+            searched = plain if item.verbatim and plain is not None else text
+            hit = next((m for m in (p.search(searched) for p in item.patterns) if m), None)
+            if hit is not None and all(item is not seen for seen, _match in found):
+                found.append((item, hit))
+    return found
+
+
+def match_intent(text: str, offered: set[str] | None = None, plain: str | None = None) -> tuple[Intent, re.Match] | None:
+    """The first intent ``matches`` finds, or None."""
+    return next(iter(matches(text, offered, plain)), None)
+
+
+def keywords() -> set[str]:
+    """The English words the intents' patterns spell out: what a typo is corrected towards."""
+    return {word for item in _intents for pattern in item.patterns for word in re.findall(r"[a-z]{4,}", pattern.pattern)}
+
+
+def understand(said: str, offered: set[str] | None = None) -> tuple[str, str, list[tuple[Intent, re.Match]]]:
+    """The message's normal forms and the intents it matches, trying a typo-corrected form last."""
+    terms = domain_terms()
+    text = normalize(said, terms)
+    plain = normalize(said, {surface: surface for surface in terms})
+    found = matches(text, offered, plain)
+    if not found:
+        known = keywords() | {word for pair in terms.items() for word in pair if word.isascii()}
+        corrected, corrected_plain = correct_typos(text, known), correct_typos(plain, known)
+        if corrected != text and (found := matches(corrected, offered, corrected_plain)):
+            text, plain = corrected, corrected_plain
+    return text, plain, found
 
 
 def summarize(turn: Turn) -> str:
@@ -143,7 +197,7 @@ def read_turn(messages: list[dict], offered: set[str]) -> Turn:
             except (json.JSONDecodeError, TypeError):
                 arguments, result = {}, {}
             outcomes.append(Outcome(function.get("name", ""), arguments, result))
-    return Turn(text=text, offered=offered, outcomes=outcomes, system=system)
+    return Turn(text=text, offered=offered, outcomes=outcomes, system=system, said=text)
 
 
 class RulesChatPolicy:
@@ -156,14 +210,16 @@ class RulesChatPolicy:
         offered = {t["function"]["name"] for t in tools if t.get("type") == "function"}
         turn = read_turn(messages, offered)
         with translation.override(turn.language):
-            return self._decide(turn)
+            turn.text, turn.plain, found = understand(turn.said, offered)
+            return self._decide(turn, found)
 
-    def _decide(self, turn: Turn) -> Completion:
-        found = match_intent(turn.text)
-        if found is None:
+    def _decide(self, turn: Turn, found: list[tuple[Intent, re.Match]]) -> Completion:
+        step = DECLINE
+        for item, match in found:
+            if (step := item.handler(turn, match)) is not DECLINE:
+                break
+        if step is DECLINE:
             return Completion(content=self.not_understood(turn))
-        item, match = found
-        step = item.handler(turn, match)
         if step is None:
             step = Step.say(summarize(turn))
         missing = [name for name, _arguments in step.calls if name not in turn.offered]
@@ -179,7 +235,44 @@ class RulesChatPolicy:
 
     @staticmethod
     def not_understood(turn: Turn) -> str:
-        return _("收到：「%(text)s」。我暂时无法据此执行操作，可以换个说法试试，比如「我的状态」。") % {"text": turn.text}
+        """What this agent can do instead, from its granted tools: never a fixed hint."""
+        lines = [
+            _("- %(what)s，例如「%(example)s」") % {"what": registry.get(tool).describe(), "example": example}
+            for tool, example in suggestions(turn.offered)
+        ]
+        if not lines:
+            return _("收到：「%(text)s」。我暂时无法据此执行操作，也没有可用的工具。") % {"text": turn.said}
+        name = agent_name(turn.system)
+        if name:
+            head = _("收到：「%(text)s」，但我没有理解。我是%(name)s，可以帮你：") % {"text": turn.said, "name": name}
+        else:
+            head = _("收到：「%(text)s」，但我没有理解。我可以帮你：") % {"text": turn.said}
+        return "\n".join([head, *lines])
+
+
+def suggestions(offered: set[str], limit: int = SUGGESTIONS) -> list[tuple[str, str]]:
+    """(tool, example) for up to ``limit`` offered tools, taking the apps in turn so a role shows whole."""
+    by_app: dict[str, list[tuple[str, str]]] = {}
+    seen = set()
+    for item in _intents:
+        spec = registry.get(item.tool) if item.tool else None
+        if spec is None or item.tool not in offered or item.tool in seen or not item.example:
+            continue
+        seen.add(item.tool)
+        by_app.setdefault(item.name.split(".")[0], []).append((item.tool, str(item.example)))
+    picked: list[tuple[str, str]] = []
+    queues = [list(rows) for rows in by_app.values()]
+    while len(picked) < limit and any(queues):
+        for rows in queues:
+            if rows and len(picked) < limit:
+                picked.append(rows.pop(0))
+    return picked
+
+
+def agent_name(system: str) -> str:
+    """The agent's name as the system prompt gives it (「Alice」 or "Alice"), or ""."""
+    found = re.search(r"「([^」]+)」|\"([^\"]+)\"", system.split("\n", 1)[0])
+    return (found.group(1) or found.group(2)) if found else ""
 
 
 class RulesProvider:
@@ -195,4 +288,5 @@ class RulesProvider:
         self.policy = RulesChatPolicy()
 
     async def complete(self, messages: list[dict], tools: list[dict], *, model: str | None = None) -> Completion:
-        return self.policy.decide(messages, tools)
+        # The vocabulary is read from the database: back on the caller's thread (and transaction).
+        return await sync_to_async(self.policy.decide)(messages, tools)

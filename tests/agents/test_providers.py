@@ -214,6 +214,7 @@ def test_an_agent_can_be_pinned_to_the_rules_provider(settings):
     assert isinstance(get_provider(Agent(name="y")), OpenAICompatibleProvider)
 
 
+@pytest.mark.django_db  # the rules provider reads its vocabulary from the database
 def test_rules_provider_answers_through_the_async_interface():
     completion = async_to_sync(RulesProvider().complete)(HELLO, TOOLS)
     assert [c.name for c in completion.tool_calls] == ["get_my_status"]

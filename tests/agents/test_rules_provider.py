@@ -9,12 +9,14 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.utils import translation
 
-from agents.chat import run_chat
+from agents.chat import run_chat, system_prompt
 from agents.executor import openai_tools
 from agents.models import ToolCall
-from agents.providers.rules import RulesProvider
+from agents.providers.rules import DECLINE, RulesProvider, Turn, registered_intents, understand
+from agents.registry import registry
 from bounties.models import Bounty
 from city.demo import CITY_TOOLS
+from funds.demo import FUND_TOOLS
 from tests.agents.fixtures import city  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -117,12 +119,52 @@ def test_html_in_the_message_comes_back_as_plain_text(alice):
 
 def test_an_english_reply_is_the_catalogues_translation(alice):
     content = first_step(alice, "tell me a joke").content
-    assert content == "Noted: “tell me a joke”. I cannot act on that yet; try e.g. “my status”."
+    assert content.startswith("Noted: “tell me a joke”, but I did not understand it. I can help you:\n- ")
+    assert ", e.g. “" in content
 
 
 def test_a_chinese_reply_is_the_source_text(alice):
     content = first_step(alice, "讲个笑话").content
-    assert content == "收到：「讲个笑话」。我暂时无法据此执行操作，可以换个说法试试，比如「我的状态」。"
+    assert content.startswith("收到：「讲个笑话」，但我没有理解。我可以帮你：\n- ")
+    assert "，例如「" in content
+
+
+def not_understood_lines(agent, text):
+    messages = [{"role": "system", "content": system_prompt(agent)}, {"role": "user", "content": text}]
+    content = async_to_sync(RulesProvider().complete)(messages, openai_tools(agent)).content
+    head, *lines = content.split("\n")
+    return head, lines
+
+
+@pytest.mark.parametrize(("text", "language"), [("讲个笑话", "zh-hans"), ("tell me a joke", "en")])
+def test_not_understood_offers_three_or_four_things_from_the_agents_own_tools(alice, text, language):
+    head, lines = not_understood_lines(alice, text)
+    assert "Alice" in head
+    assert 3 <= len(lines) <= 4
+    granted = {spec.describe(language) for spec in registry.all() if spec.name in (*CITY_TOOLS, "claim_bounty", "list_bounties")}
+    assert all(any(line.startswith(f"- {description}") for description in granted) for line in lines)
+
+
+def test_the_fund_assistant_offers_fund_things_never_a_residents_status(make_agent):
+    fund_agent = make_agent("基金助理", tools=FUND_TOOLS)
+    head, lines = not_understood_lines(fund_agent, "讲个笑话")
+    assert "基金助理" in head and len(lines) == 4
+    assert all("基金" in line for line in lines)
+    assert "我的状态" not in "\n".join(lines)
+
+
+def test_every_offered_example_reaches_its_tool_in_both_languages(city):
+    offered = registry.names()
+    for item in registered_intents():
+        if not item.example:
+            continue
+        for language in ("zh-hans", "en"):
+            with translation.override(language):
+                example = str(item.example)
+            text, plain, found = understand(example, offered)
+            turn = Turn(text=text, offered=offered, said=example, plain=plain)
+            deciding = next((intent for intent, match in found if intent.handler(turn, match) is not DECLINE), None)
+            assert deciding is not None and deciding.tool == item.tool, (language, example)
 
 
 def test_the_users_language_wins_over_the_active_one(alice):

@@ -4,6 +4,7 @@ import pytest
 
 from agents.chat import run_chat
 from agents.models import ToolCall
+from agents.providers.vocabulary import language_of
 from city.demo import CITY_TOOLS
 from city.models import CityChatMessage, MarketOrder, ResourceTransfer
 
@@ -30,6 +31,11 @@ def bob(resident):
     return resident("Bob")
 
 
+def in_language_of(message, zh, en):
+    """The reply a message gets: in the language it was written in, whatever the page's."""
+    return en if language_of(message) == "en" else zh
+
+
 def chat(agent, user, message):
     result = run_chat(agent=agent, message=message, user=user)
     return result.reply, [(call["name"], call["arguments"]) for call in result.tool_calls]
@@ -45,7 +51,7 @@ def test_giving_looks_the_resident_up_then_transfers(alice, bob, stock, staff_us
         ("transfer_resource", {"to_agent_id": bob.pk, "resource_type": "flour", "quantity": 5}),
     ]
     assert calls[0][1]["name"].lower() == "bob"
-    assert reply == "转移 5 flour 成功"
+    assert reply == in_language_of(message, "转移 5 flour 成功", "Transferred 5 flour")
     assert (holding(alice, "flour"), holding(bob, "flour")) == (5, 5)
     assert ResourceTransfer.objects.get().source == "tool"
 
@@ -89,7 +95,7 @@ def test_moving_someone_elses_goods_is_refused_without_a_tool_call(alice, bob, s
 def test_my_resources(alice, stock, staff_user, message):
     stock(alice, flour=2)
     reply, calls = chat(alice, staff_user, message)
-    assert (calls, reply) == ([("get_my_resources", {})], "我的资源：flour 2")
+    assert (calls, reply) == ([("get_my_resources", {})], in_language_of(message, "我的资源：flour 2", "My resources: flour 2"))
 
 
 @pytest.mark.parametrize("message", ["签到", "帮我打卡", "check in", "Clock in please"])
@@ -99,7 +105,7 @@ def test_check_in(alice, farm, staff_user, message):
     Employment.objects.create(agent=alice, building=farm)
     reply, calls = chat(alice, staff_user, message)
     assert calls == [("checkin", {})]
-    assert reply.startswith("打卡成功")
+    assert reply.startswith(in_language_of(message, "打卡成功", "Checked in"))
 
 
 @pytest.mark.parametrize(
@@ -111,13 +117,13 @@ def test_eat(alice, stock, staff_user, message, arguments):
     stock(alice, bread=1, apple=1)
     reply, calls = chat(alice, staff_user, message)
     assert calls == [("eat", arguments)]
-    assert reply.startswith("吃了 1 ")
+    assert reply.startswith(in_language_of(message, "吃了 1 ", "Ate 1 "))
 
 
 @pytest.mark.parametrize("message", ["休息", "我想睡觉", "take a rest", "rest"])
 def test_rest(alice, staff_user, message):
     reply, calls = chat(alice, staff_user, message)
-    assert (calls, reply) == ([("rest", {})], "休息好了，精力 70")
+    assert (calls, reply) == ([("rest", {})], in_language_of(message, "休息好了，精力 70", "Rested; energy 70"))
 
 
 def test_buying_looks_the_item_up_then_buys(alice, bread_item, staff_user):

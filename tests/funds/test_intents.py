@@ -4,6 +4,7 @@ import pytest
 
 from agents.chat import run_chat
 from agents.models import PendingAction
+from agents.providers.vocabulary import language_of
 from funds.models import Fund
 from funds.services import create_fund
 
@@ -57,7 +58,10 @@ def test_fund_detail_looks_the_name_up_first(fund_agent, staff_user, funds, mess
 def test_creating_a_fund_asks_for_confirmation(fund_agent, staff_user, message, arguments):
     result, calls = chat(fund_agent, staff_user, message)
     assert calls == [("create_fund", arguments)]
-    assert result.reply == f"即将创建基金「{arguments['fund_name']}」，请确认是否继续？"
+    expected = f"即将创建基金「{arguments['fund_name']}」，请确认是否继续？"
+    if language_of(message) == "en":
+        expected = f"About to create fund “{arguments['fund_name']}”. Shall I go ahead?"
+    assert result.reply == expected
     assert PendingAction.objects.get().arguments == arguments
     assert not Fund.objects.exists()
 
@@ -75,7 +79,7 @@ def test_updating_a_fund_by_name_proposes_with_its_id(fund_agent, staff_user, fu
     alpha, _ = funds
     result, calls = chat(fund_agent, staff_user, message)
     assert calls == [("list_funds", {"fund_name": "Alpha"}), ("update_fund", {"fund_id": alpha.pk, **change})]
-    assert "请确认是否继续" in result.reply
+    assert ("请确认是否继续" if language_of(message) == "zh-hans" else "Shall I go ahead?") in result.reply
     alpha.refresh_from_db()
     assert (alpha.remarks, alpha.fund_name) == ("旧备注", "Alpha")
 
@@ -94,7 +98,7 @@ def test_enabling_and_disabling_propose(fund_agent, staff_user, funds, message, 
     result, calls = chat(fund_agent, staff_user, message)
     assert calls[-1] == (tool_name, {"fund_id": fund.pk})
     assert PendingAction.objects.get().tool_name == tool_name
-    assert "请确认是否继续" in result.reply
+    assert ("请确认是否继续" if language_of(message) == "zh-hans" else "Shall I go ahead?") in result.reply
 
 
 def test_an_unknown_fund_name_gets_a_plain_answer(fund_agent, staff_user, funds):

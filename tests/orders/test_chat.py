@@ -110,7 +110,7 @@ def test_order_look_up_through_the_runner(desk):
 def test_order_look_up_of_an_unknown_order(desk):
     result = run_chat(agent=desk, message="look up order HT20990101009")
     assert result.tool_calls[0]["result"]["error"]["code"] == "order_not_found"
-    assert "订单不存在" in result.reply
+    assert "Order not found" in result.reply  # the reply speaks the message's language
 
 
 def test_real_openai_sdk_drives_the_same_flow(desk, settings, scripted_openai):

@@ -1,0 +1,170 @@
+"""The words the offline chat reads before its intents do: one normal form for every message.
+
+Generic only (no domain word lives here): full-width characters, Chinese numerals before a
+classifier, polite padding, English typos. The domain words (resource types, residents,
+funds, bounties …) come from the database through the ``@vocabulary`` sources each app's
+``intents.py`` registers: a source maps what people type to what the intents expect
+("木头" → "wood"), and the names it maps are also protected from the numeral rewrite
+("稳健增长一号" stays a fund name).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+CLASSIFIERS = "个份块张袋捆斤只件瓶杯车箱包颗条根堆座栋间"
+DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+UNITS = {"十": 10, "百": 100, "千": 1000}
+NUMERAL = re.compile(rf"[零〇一二两三四五六七八九十百千]+(?=\s*(?:[{CLASSIFIERS}]|单位))")
+# Padding that asks nicely and changes nothing: dropped at the start or the end of a sentence.
+LEADING_PADDING = re.compile(
+    r"^(?:请你?|麻烦(?:你|您)?|劳驾|帮(?:我|忙)|能不能|能否|可不可以|可以|您好|你好|嗨|那个|嗯|"
+    r"please|pls|plz|kindly|hi|hello|hey|ok(?:ay)?|so|now|"
+    r"(?:could|can|would|will)\s+you(?:\s+please)?|i\s*(?:would|'d)\s+like\s+(?:you\s+)?to|i\s+want\s+(?:you\s+)?to|"
+    r"i\s+need\s+(?:you\s+)?to|go\s+ahead\s+and|help\s+me(?:\s+to)?)[\s,，、:：!！]*",
+    re.IGNORECASE,
+)
+TRAILING_PADDING = re.compile(
+    r"[\s,，、]*(?:谢谢(?:你|您)?|多谢|辛苦了|好吗|好不好|可以吗|行吗|行不行|吧|呀|啊|哦|呢|啦|(?<!了)(?<!没)(?<!的)吗|"
+    r"(?<![A-Za-z])(?:please|pls|plz|thanks?(?:\s+you)?|thx|ty|for\s+me|now|right\s+now))\s*$",
+    re.IGNORECASE,
+)
+ENGLISH_NUMBERS = {
+    word: index
+    for index, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+# Lower case only (and any case first in the sentence): "Alpha Two" is a name, not a number.
+ENGLISH_NUMERAL = re.compile(
+    r"(?:^(?i:" + "|".join(ENGLISH_NUMBERS) + r")|\b(?:" + "|".join(ENGLISH_NUMBERS) + r"|a\s+couple\s+of|a\s+dozen))\b"
+)
+SENTENCE_END = re.compile(r"[\s。.!！~～]+$")
+
+
+def language_of(text: str) -> str:
+    """The language a message is written in: any Chinese character makes it Chinese."""
+    return "zh-hans" if CJK.search(text or "") else "en"
+
+
+def chinese_number(numeral: str) -> int | None:
+    """三 → 3, 十二 → 12, 两百零五 → 205; None for what is not a plain numeral."""
+    total, current = 0, None
+    for char in numeral:
+        if char in DIGITS:
+            if current is not None and current != 0:
+                return None  # two digits in a row ("一二") is not a number
+            current = DIGITS[char]
+        elif char in UNITS:
+            total += (1 if current is None else current) * UNITS[char]
+            current = None
+        else:
+            return None
+    return total + (current or 0)
+
+
+def _numerals_to_digits(text: str) -> str:
+    def digits(match: re.Match) -> str:
+        value = chinese_number(match.group())
+        return str(value) if value is not None else match.group()
+
+    def english(match: re.Match) -> str:
+        word = " ".join(match.group().lower().split())
+        return {"a couple of": "2", "a dozen": "12"}.get(word) or str(ENGLISH_NUMBERS[word])
+
+    return ENGLISH_NUMERAL.sub(english, NUMERAL.sub(digits, text))
+
+
+def _strip_padding(text: str) -> str:
+    previous = None
+    while previous != text:
+        previous = text
+        text = LEADING_PADDING.sub("", text, count=1).strip()
+        text = SENTENCE_END.sub("", text)
+        text = TRAILING_PADDING.sub("", text).strip()
+    return text
+
+
+Source = Callable[[], dict[str, str]]
+_sources: list[Source] = []
+
+
+def vocabulary(source: Source) -> Source:
+    """Register a source of domain words: ``{what people type: what the intents read}``."""
+    name = f"{source.__module__}.{source.__qualname__}"
+    _sources[:] = [s for s in _sources if f"{s.__module__}.{s.__qualname__}" != name]
+    _sources.append(source)
+    return source
+
+
+def domain_terms() -> dict[str, str]:
+    terms: dict[str, str] = {}
+    for source in _sources:
+        for surface, canonical in source().items():
+            if surface and surface.strip():
+                terms.setdefault(surface.strip(), canonical)
+    return terms
+
+
+def _term_pattern(terms: Iterable[str]) -> re.Pattern | None:
+    words = sorted(set(terms), key=len, reverse=True)
+    if not words:
+        return None
+    # An ASCII word only matches whole ("Bob" is not in "Bobby"); Chinese has no spaces to wait for.
+    parts = [rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])" if w.isascii() else re.escape(w) for w in words]
+    return re.compile("|".join(parts), re.IGNORECASE)
+
+
+def _rewrite(text: str, terms: dict[str, str]) -> str:
+    """Domain words to their canonical form; numerals rewritten only outside them."""
+    pattern = _term_pattern(terms)
+    if pattern is None:
+        return _numerals_to_digits(text)
+    lowered = {k.lower(): v for k, v in terms.items()}
+    out, last = [], 0
+    for found in pattern.finditer(text):
+        out.append(_numerals_to_digits(text[last : found.start()]))
+        canonical = lowered.get(found.group().lower(), found.group())
+        before = text[found.start() - 1] if found.start() else " "
+        after = text[found.end()] if found.end() < len(text) else " "
+        # Keep ASCII words apart when a Chinese name became one ("转木材给" → "转 wood 给").
+        pad_left = " " if canonical.isascii() and not before.isspace() and not found.group().isascii() else ""
+        pad_right = " " if canonical.isascii() and not after.isspace() and not found.group().isascii() else ""
+        out.append(f"{pad_left}{canonical}{pad_right}")
+        last = found.end()
+    out.append(_numerals_to_digits(text[last:]))
+    return "".join(out)
+
+
+def normalize(text: str, terms: dict[str, str] | None = None) -> str:
+    """One normal form: half-width characters, digits, canonical domain words, no padding."""
+    text = unicodedata.normalize("NFKC", text or "").replace("。", ".").replace("、", ",")
+    text = re.sub(r"\s+", " ", text).strip()
+    text = _strip_padding(text)
+    text = re.sub(r"(?:\b(?:number|no\.?)|编号|第)\s*#?\s*(?=\d)", "#", text, flags=re.IGNORECASE)
+    return re.sub(r" {2,}", " ", _rewrite(text, terms or {})).strip()
+
+
+def correct_typos(text: str, known: Iterable[str]) -> str:
+    """English words close to a known word ("trasnfer" → "transfer", "Bbo" → "Bob"); others as typed."""
+    by_lower: dict[str, str] = {}
+    for word in known:
+        by_lower.setdefault(word.lower(), word)
+    choices = [w for w in by_lower if len(w) >= 3]
+
+    def fix(match: re.Match) -> str:
+        word = match.group()
+        lower = word.lower()
+        if lower in by_lower or len(lower) < 3:
+            return word
+        close = difflib.get_close_matches(lower, choices, n=1, cutoff=0.75)
+        if not close or close[0][0] != lower[0] and len(lower) < 5:
+            return word
+        return by_lower[close[0]]
+
+    return re.sub(r"[A-Za-z]+", fix, text)

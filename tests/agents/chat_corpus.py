@@ -1,0 +1,513 @@
+"""What the offline chat must understand: (agent, message, expected tool calls) on the demo data.
+
+Each entry names a demo agent, a message as a user would type it, and the tool calls the
+chat must make, in order, with their arguments ("no tool" is an empty list). "@kind:key"
+stands for a demo row's id, "{kind:key}" for the same inside a message (see
+test_chat_corpus.py). ``refuse`` marks a request that must not act: no tool call at all.
+Add an entry for every phrasing a user found that the chat got wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ANY = object()  # an argument whose value the entry does not pin (a composed message)
+
+RESIDENT, FUNDS, DESK = "Alice", "基金助理", "前台助理"
+
+
+@dataclass(frozen=True)
+class Entry:
+    agent: str
+    message: str
+    calls: tuple = ()
+    must_not_act: bool = False
+
+
+def call(tool: str, **arguments) -> list:
+    return [(tool, arguments)]
+
+
+def give(name: str, resource: str, quantity: int) -> list:
+    return [
+        ("find_agent", {"name": name}),
+        ("transfer_resource", {"to_agent_id": f"@agent:{name}", "resource_type": resource, "quantity": quantity}),
+    ]
+
+
+def buy(item: str, quantity: int = 1) -> list:
+    return [("list_shop_items", {}), ("purchase", {"item_id": f"@item:{item}", "quantity": quantity})]
+
+
+def apply_at(building: str) -> list:
+    return [("list_buildings", {}), ("assign_building", {"building_id": f"@building:{building}"})]
+
+
+def on_fund(name: str, tool: str, typed: str | None = None, **arguments) -> list:
+    return [("list_funds", {"fund_name": typed or name}), (tool, {"fund_id": f"@fund:{name}", **arguments})]
+
+
+def by_id(fund: str, tool: str, **arguments) -> list:
+    return [(tool, {"fund_id": f"@fund:{fund}", **arguments})]
+
+
+def claim_first() -> list:
+    # The board lists the newest bounty first.
+    return [("list_bounties", {"status": "open"}), ("claim_bounty", {"bounty_id": "@bounty:修缮城墙"})]
+
+
+def checkout(order_no: str) -> list:
+    # The supplier answers after commit: within one test transaction the desk waits for it.
+    return [
+        ("order_query", {"order_no": order_no}),
+        ("message_send", {"channel": "upstream", "order_no": order_no, "content": ANY}),
+        ("message_list", {"channel": "upstream", "order_no": order_no}),
+    ]
+
+
+def say(agent: str, message: str, calls: list | None = None) -> Entry:
+    return Entry(agent, message, tuple(calls or ()))
+
+
+def refuse(agent: str, message: str) -> Entry:
+    return Entry(agent, message, (), must_not_act=True)
+
+
+R, F, D = RESIDENT, FUNDS, DESK
+NO: list = []
+
+CORPUS: list[Entry] = [
+    # ---------------------------------------------------------------- the issue's sentences
+    say(R, "给Bob转10个木材", give("Bob", "wood", 10)),
+    say(R, "请把 2 个面包转给 Bob", give("Bob", "bread", 2)),
+    say(R, "给Dave转3个面粉", give("Dave", "flour", 3)),
+    say(R, "我有多少资源？", call("get_my_resources")),
+    say(R, "What resources do I have?", call("get_my_resources")),
+    say(R, "领取一个悬赏", claim_first()),
+    say(R, "帮我领取悬赏 #{bounty:修缮城墙}", call("claim_bounty", bounty_id="@bounty:修缮城墙")),
+    say(R, "list the open bounties", call("list_bounties", status="open")),
+    say(F, "帮我创建一个基金，名称为稳健增长1号，类型为债券型，风险等级R2",
+        call("create_fund", fund_name="稳健增长1号", remarks="类型：债券型；风险等级：R2")),
+    say(F, "open the new fund form"),
+    say(R, "把 1 bread 给 Bob", give("Bob", "bread", 1)),
+    say(R, "give 1 flour to Bob", give("Bob", "flour", 1)),
+    say(F, "创建基金，名称为晨星价值，备注为长期持有", call("create_fund", fund_name="晨星价值", remarks="长期持有")),
+    say(F, "把基金 {fund:绿色能源主题} 的备注改成 新能源车", by_id("绿色能源主题", "update_fund", remarks="新能源车")),
+    say(F, "停用科技先锋", on_fund("科技先锋", "disable_fund")),
+    say(F, "打开新建基金表单"),
+    refuse(R, "Bob 有多少面包？"),
+]
+
+CORPUS += [
+    # ---------------------------------------------------------------- transfers, zh
+    say(R, "把5个面粉给Bob", give("Bob", "flour", 5)),
+    say(R, "把 3 个面包送给 Carol", give("Carol", "bread", 3)),
+    say(R, "给Carol转两个面包", give("Carol", "bread", 2)),
+    say(R, "给 Eve 送三块面包", give("Eve", "bread", 3)),
+    say(R, "转十个面粉给Frank", give("Frank", "flour", 10)),
+    say(R, "请给Dave转１２个小麦", give("Dave", "wheat", 12)),
+    say(R, "把我的 2 个小麦转给 Bob，谢谢", give("Bob", "wheat", 2)),
+    say(R, "麻烦把四个面粉转给Eve吧", give("Eve", "flour", 4)),
+    say(R, "帮我给Bob转1个面包", give("Bob", "bread", 1)),
+    say(R, "把6份面粉转赠给Frank。", give("Frank", "flour", 6)),
+    say(R, "给Bob转 5 个木头", give("Bob", "wood", 5)),
+    say(R, "送 2 个馒头给 Eve", give("Eve", "bread", 2)),
+    say(R, "把１个苹果给Carol！", give("Carol", "apple", 1)),
+    say(R, "将 7 个小麦转给 Dave", give("Dave", "wheat", 7)),
+    say(R, "把 2 个石头给 Frank", give("Frank", "stone", 2)),
+    say(R, "转 3 个 flour 给 Bob", give("Bob", "flour", 3)),
+    say(R, "给Eve转两袋面粉", give("Eve", "flour", 2)),
+    say(R, "你好，请把一个面包给Bob", give("Bob", "bread", 1)),
+    say(R, "把二十个面粉转给Carol", give("Carol", "flour", 20)),
+    say(R, "给Frank送十二个小麦，谢谢！", give("Frank", "wheat", 12)),
+    say(R, "把 1 块面包分给 Eve", give("Eve", "bread", 1)),
+    say(R, "给 Bob 转 4 个麦子", give("Bob", "wheat", 4)),
+    # ---------------------------------------------------------------- transfers, en
+    say(R, "give 5 flour to Bob", give("Bob", "flour", 5)),
+    say(R, "Give Bob 2 bread", give("Bob", "bread", 2)),
+    say(R, "please send 3 wheat to Carol", give("Carol", "wheat", 3)),
+    say(R, "transfer 10 wood to Dave", give("Dave", "wood", 10)),
+    say(R, "Could you give two breads to Eve?", give("Eve", "bread", 2)),
+    say(R, "send Frank 4 flour please", give("Frank", "flour", 4)),
+    say(R, "hand 1 apple to Bob", give("Bob", "apple", 1)),
+    say(R, "Please transfer 6 units of flour to Carol.", give("Carol", "flour", 6)),
+    say(R, "give three loaves of bread to Bob", give("Bob", "bread", 3)),
+    say(R, "send ten wheat to Frank, thanks", give("Frank", "wheat", 10)),
+    say(R, "I'd like you to give 2 stones to Dave", give("Dave", "stone", 2)),
+    say(R, "can you send Bob 5 flour?", give("Bob", "flour", 5)),
+    say(R, "give Eve one bread", give("Eve", "bread", 1)),
+    say(R, "ＧＩＶＥ ２ bread to Bob", give("Bob", "bread", 2)),
+    say(R, "trasnfer 3 flour to Carol", give("Carol", "flour", 3)),
+    say(R, "giv 2 bread to Bob", give("Bob", "bread", 2)),
+    say(R, "send 8 lumber to Frank", give("Frank", "wood", 8)),
+    say(R, "pass 2 apples to Eve", give("Eve", "apple", 2)),
+    say(R, "give 1 bread to bob", give("Bob", "bread", 1)),
+    say(R, "transfer twelve flour to Dave please", give("Dave", "flour", 12)),
+    say(R, "Please give 4 wheat to Carol!", give("Carol", "wheat", 4)),
+    say(R, "give 2 flour over to Bob", give("Bob", "flour", 2)),
+    # ---------------------------------------------------------------- transfers that ask first
+    say(R, "把面粉给Bob"),
+    say(R, "give some bread to Bob"),
+    say(R, "给我10个木材"),
+    # ---------------------------------------------------------------- my resources and status
+    say(R, "我的资源", call("get_my_resources")),
+    say(R, "我有什么", call("get_my_resources")),
+    say(R, "我现在有哪些资源", call("get_my_resources")),
+    say(R, "查看我的库存", call("get_my_resources")),
+    say(R, "我有多少面包？", call("get_my_resources")),
+    say(R, "你有多少面粉", call("get_my_resources")),
+    say(R, "show my resources", call("get_my_resources")),
+    say(R, "what do I have?", call("get_my_resources")),
+    say(R, "How many breads do I have?", call("get_my_resources")),
+    say(R, "check my inventory please", call("get_my_resources")),
+    say(R, "list my resources", call("get_my_resources")),
+    say(R, "my stock", call("get_my_resources")),
+    say(R, "我的状态", call("get_my_status")),
+    say(R, "我现在怎么样", call("get_my_status")),
+    say(R, "我的信用点有多少", call("get_my_status")),
+    say(R, "my status", call("get_my_status")),
+    say(R, "how am I doing?", call("get_my_status")),
+    say(R, "What's my status?", call("get_my_status")),
+    say(R, "show my credits", call("get_my_status")),
+    say(R, "stauts", call("get_my_status")),
+    # ---------------------------------------------------------------- residents
+    say(R, "查找居民 Bob", call("find_agent", name="Bob")),
+    say(R, "查一下Carol", call("find_agent", name="Carol")),
+    say(R, "Dave的ID是多少？", call("find_agent", name="Dave")),
+    say(R, "find the resident Eve", call("find_agent", name="Eve")),
+    say(R, "who is Frank?", call("find_agent", name="Frank")),
+    say(R, "what's Bob's id", call("find_agent", name="Bob")),
+    # ---------------------------------------------------------------- work and needs
+    say(R, "签到", call("checkin")),
+    say(R, "帮我打卡", call("checkin")),
+    say(R, "上班打卡", call("checkin")),
+    say(R, "check in", call("checkin")),
+    say(R, "Clock in please", call("checkin")),
+    say(R, "please check-in for me", call("checkin")),
+    say(R, "吃饭", call("eat")),
+    say(R, "我饿了", call("eat")),
+    say(R, "吃一个面包", call("eat", resource_type="bread")),
+    say(R, "吃 1 个苹果", call("eat", resource_type="apple")),
+    say(R, "eat", call("eat")),
+    say(R, "eat a bread", call("eat", resource_type="bread")),
+    say(R, "I'm hungry", call("eat")),
+    say(R, "eat an apple please", call("eat", resource_type="apple")),
+    say(R, "休息", call("rest")),
+    say(R, "我想睡觉", call("rest")),
+    say(R, "休息一下吧", call("rest")),
+    say(R, "take a rest", call("rest")),
+    say(R, "I'm tired, get some rest", call("rest")),
+    say(R, "rest", call("rest")),
+    say(R, "辞职", call("unassign_building")),
+    say(R, "我要离职", call("unassign_building")),
+    say(R, "quit my job", call("unassign_building")),
+    say(R, "I want to quit the job", call("unassign_building")),
+    say(R, "有哪些建筑", call("list_buildings")),
+    say(R, "哪里有工作？", call("list_buildings")),
+    say(R, "list buildings", call("list_buildings")),
+    say(R, "what jobs are there?", call("list_buildings")),
+    say(R, "应聘 城东农田", apply_at("城东农田")),
+    say(R, "应聘西市磨坊", apply_at("西市磨坊")),
+    say(R, "apply at 终南伐木场", apply_at("终南伐木场")),
+    say(R, "apply for a job at the quarry", apply_at("骊山采石场")),
+    say(R, "建造一座磨坊，叫东市磨坊", call("construct_building", kind="mill", name="东市磨坊")),
+    say(R, "建造 farm 叫 新农田", call("construct_building", kind="farm", name="新农田")),
+    say(R, "build a mill called EastMill", call("construct_building", kind="mill", name="EastMill")),
+    say(R, "construct a new bakery named SouthBakery", call("construct_building", kind="bakery", name="SouthBakery")),
+    say(R, "建造一座面包坊"),
+    say(R, "在城市频道说：今天面包打折", call("chat", content="今天面包打折")),
+    say(R, "广播：收购小麦，价格从优", call("chat", content="收购小麦,价格从优")),
+    say(R, "say in the city channel: fresh bread at the bakery", call("chat", content="fresh bread at the bakery")),
+    say(R, "post: buying wood", call("chat", content="buying wood")),
+    # ---------------------------------------------------------------- shop and market
+    say(R, "商店", call("list_shop_items")),
+    say(R, "商店里有什么？", call("list_shop_items")),
+    say(R, "有什么可以买的", call("list_shop_items")),
+    say(R, "what can I buy?", call("list_shop_items")),
+    say(R, "show me the shop", call("list_shop_items")),
+    say(R, "买 2 个 面包", buy("面包", 2)),
+    say(R, "买两个面包", buy("面包", 2)),
+    say(R, "买一个苹果", buy("苹果", 1)),
+    say(R, "购买一捆木材", buy("一捆木材", 1)),
+    say(R, "buy 1 bread", buy("面包", 1)),
+    say(R, "buy three apples", buy("苹果", 3)),
+    say(R, "please buy a bread", buy("面包", 1)),
+    say(R, "purchase 2 flour", buy("一袋面粉", 2)),
+    say(R, "看看市场", call("list_market_orders")),
+    say(R, "市场上有哪些挂单？", call("list_market_orders")),
+    say(R, "show the market orders", call("list_market_orders")),
+    say(R, "what's on the market?", call("list_market_orders")),
+    say(R, "出售 4 个面粉，总价 20", call("create_market_order", resource_type="flour", quantity=4, price=20)),
+    say(R, "卖 2 个面包 10", call("create_market_order", resource_type="bread", quantity=2, price=10)),
+    say(R, "挂单卖三个面粉，总价15", call("create_market_order", resource_type="flour", quantity=3, price=15)),
+    say(R, "sell 2 flour for 9", call("create_market_order", resource_type="flour", quantity=2, price=9)),
+    say(R, "sell 1 bread for 6 credits", call("create_market_order", resource_type="bread", quantity=1, price=6)),
+    say(R, "接受挂单 #{market:Dave}", call("accept_market_order", order_id="@market:Dave")),
+    say(R, "买下挂单{market:Carol}", call("accept_market_order", order_id="@market:Carol")),
+    say(R, "accept order {market:Frank}", call("accept_market_order", order_id="@market:Frank")),
+    say(R, "buy market order #{market:Dave}", call("accept_market_order", order_id="@market:Dave")),
+    say(R, "取消挂单 #{market:Carol}", call("cancel_market_order", order_id="@market:Carol")),
+    say(R, "cancel order {market:Frank}", call("cancel_market_order", order_id="@market:Frank")),
+    # ---------------------------------------------------------------- bounties
+    say(R, "有哪些悬赏", call("list_bounties", status="open")),
+    say(R, "查看悬赏", call("list_bounties", status="open")),
+    say(R, "悬赏列表", call("list_bounties", status="open")),
+    say(R, "有哪些进行中的悬赏", call("list_bounties", status="claimed")),
+    say(R, "看看已完成的悬赏", call("list_bounties", status="completed")),
+    say(R, "list bounties", call("list_bounties", status="open")),
+    say(R, "show me the bounty board", call("list_bounties", status="open")),
+    say(R, "what bounties are there?", call("list_bounties", status="open")),
+    say(R, "list completed bounties", call("list_bounties", status="completed")),
+    say(R, "any open bounties?", call("list_bounties", status="open")),
+    say(R, "list bountys", call("list_bounties", status="open")),
+    say(R, "接取悬赏 {bounty:建造磨坊}", call("claim_bounty", bounty_id="@bounty:建造磨坊")),
+    say(R, "领取悬赏#{bounty:修缮城墙}", call("claim_bounty", bounty_id="@bounty:修缮城墙")),
+    say(R, "我要接悬赏 {bounty:为面包坊送面粉}", call("claim_bounty", bounty_id="@bounty:为面包坊送面粉")),
+    say(R, "领取修缮城墙", call("claim_bounty", bounty_id="@bounty:修缮城墙")),
+    say(R, "接取悬赏「建造磨坊」", call("claim_bounty", bounty_id="@bounty:建造磨坊")),
+    say(R, "帮我接一个悬赏", claim_first()),
+    say(R, "claim bounty #{bounty:修缮城墙}", call("claim_bounty", bounty_id="@bounty:修缮城墙")),
+    say(R, "Please claim the bounty {bounty:建造磨坊}", call("claim_bounty", bounty_id="@bounty:建造磨坊")),
+    say(R, "take bounty {bounty:收集100小麦}", call("claim_bounty", bounty_id="@bounty:收集100小麦")),
+    say(R, "claim a bounty", claim_first()),
+    say(R, "claim any open bounty", claim_first()),
+    say(R, "claim the 修缮城墙 bounty", call("claim_bounty", bounty_id="@bounty:修缮城墙")),
+    say(R, "calim bounty {bounty:建造磨坊}", call("claim_bounty", bounty_id="@bounty:建造磨坊")),
+    say(R, "完成悬赏 {bounty:修缮城墙}", call("complete_bounty", bounty_id="@bounty:修缮城墙")),
+    say(R, "悬赏 #{bounty:建造磨坊} 已经完成了", call("complete_bounty", bounty_id="@bounty:建造磨坊")),
+    say(R, "complete bounty #{bounty:修缮城墙}", call("complete_bounty", bounty_id="@bounty:修缮城墙")),
+    say(R, "I finished bounty {bounty:建造磨坊}", call("complete_bounty", bounty_id="@bounty:建造磨坊")),
+    say(R, "mark bounty {bounty:修缮城墙} as done", call("complete_bounty", bounty_id="@bounty:修缮城墙")),
+]
+
+CORPUS += [
+    # ---------------------------------------------------------------- funds: lists and details
+    say(F, "有哪些基金？", call("list_funds")),
+    say(F, "列出所有基金", call("list_funds")),
+    say(F, "基金列表", call("list_funds")),
+    say(F, "看看启用的基金", call("list_funds", active_only=True)),
+    say(F, "有哪些启用的基金", call("list_funds", active_only=True)),
+    say(F, "list funds", call("list_funds")),
+    say(F, "What funds are there?", call("list_funds")),
+    say(F, "show active funds", call("list_funds", active_only=True)),
+    say(F, "show me all the funds", call("list_funds")),
+    say(F, "which funds are enabled?", call("list_funds", active_only=True)),
+    say(F, "lsit funds", call("list_funds")),
+    say(F, "科技先锋基金的详情", on_fund("科技先锋", "get_fund_detail")),
+    say(F, "查看基金 绿色能源主题 的详情", on_fund("绿色能源主题", "get_fund_detail")),
+    say(F, "基金 {fund:科技先锋} 的详情", by_id("科技先锋", "get_fund_detail")),
+    say(F, "查看基金{fund:稳健增长一号}", by_id("稳健增长一号", "get_fund_detail")),
+    say(F, "稳健增长一号基金的信息", on_fund("稳健增长一号", "get_fund_detail")),
+    say(F, "details of fund Beta Balanced", on_fund("Beta Balanced", "get_fund_detail")),
+    say(F, "Beta Balanced fund details", on_fund("Beta Balanced", "get_fund_detail")),
+    say(F, "show fund {fund:绿色能源主题}", by_id("绿色能源主题", "get_fund_detail")),
+    say(F, "info about fund #{fund:科技先锋}", by_id("科技先锋", "get_fund_detail")),
+    say(F, "details for 科技先锋", on_fund("科技先锋", "get_fund_detail")),
+    # ---------------------------------------------------------------- funds: create
+    say(F, "创建一个叫 晨星成长 的基金", call("create_fund", fund_name="晨星成长")),
+    say(F, "帮我创建一个叫「Alpha Two」的基金，备注是测试用", call("create_fund", fund_name="Alpha Two", remarks="测试用")),
+    say(F, "新建基金 红利精选", call("create_fund", fund_name="红利精选")),
+    say(F, "请新建一个名为蓝筹优选的基金", call("create_fund", fund_name="蓝筹优选")),
+    say(F, "创建基金，名称为稳健增长二号，备注为以债券为主", call("create_fund", fund_name="稳健增长二号", remarks="以债券为主")),
+    say(F, "新建一个基金：名称是消费升级，风险等级是R3", call("create_fund", fund_name="消费升级", remarks="风险等级：R3")),
+    say(F, "添加基金「海外配置」，备注：QDII", call("create_fund", fund_name="海外配置", remarks="QDII")),
+    say(F, "创建一只新基金，名字叫医疗健康", call("create_fund", fund_name="医疗健康")),
+    say(F, "打开新建基金表单，名称为晨光一号", call("create_fund", fund_name="晨光一号")),
+    say(F, "create a fund called Alpha", call("create_fund", fund_name="Alpha")),
+    say(F, 'Create a new fund named "Gamma Growth" with remarks for testing',
+        call("create_fund", fund_name="Gamma Growth", remarks="for testing")),
+    say(F, "create fund with name Delta Income and remarks monthly payout",
+        call("create_fund", fund_name="Delta Income", remarks="monthly payout")),
+    say(F, "please add a new fund named Omega", call("create_fund", fund_name="Omega")),
+    say(F, "create a new fund, name: Sigma Value, type: equity",
+        call("create_fund", fund_name="Sigma Value", remarks="type：equity")),
+    say(F, "open the new fund form, name: Kappa", call("create_fund", fund_name="Kappa")),
+    say(F, "craete a fund called Theta", call("create_fund", fund_name="Theta")),
+    say(F, "帮我建一个基金"),
+    say(F, "create a new fund"),
+    say(F, "show me the new fund form"),
+    # ---------------------------------------------------------------- funds: update
+    say(F, "把科技先锋基金的备注改成 聚焦人工智能", on_fund("科技先锋", "update_fund", remarks="聚焦人工智能")),
+    say(F, "把科技先锋的备注改为AI主题", on_fund("科技先锋", "update_fund", remarks="AI主题")),
+    say(F, "将基金 {fund:科技先锋} 的备注修改为 长期持有", by_id("科技先锋", "update_fund", remarks="长期持有")),
+    say(F, "基金{fund:绿色能源主题}备注改成光伏", by_id("绿色能源主题", "update_fund", remarks="光伏")),
+    say(F, "把绿色能源主题基金改名为绿色未来", on_fund("绿色能源主题", "update_fund", fund_name="绿色未来")),
+    say(F, "把基金 {fund:稳健增长一号} 改名为稳健增长A", by_id("稳健增长一号", "update_fund", fund_name="稳健增长A")),
+    say(F, "change the remarks of fund Beta Balanced to rebalanced yearly",
+        on_fund("Beta Balanced", "update_fund", remarks="rebalanced yearly")),
+    say(F, "set the remarks of fund {fund:科技先锋} to AI focus", by_id("科技先锋", "update_fund", remarks="AI focus")),
+    say(F, "update fund {fund:绿色能源主题} remarks to solar", by_id("绿色能源主题", "update_fund", remarks="solar")),
+    say(F, "rename fund Beta Balanced to Beta Global", on_fund("Beta Balanced", "update_fund", fund_name="Beta Global")),
+    say(F, "rename fund {fund:科技先锋} to Tech Pioneer", by_id("科技先锋", "update_fund", fund_name="Tech Pioneer")),
+    # ---------------------------------------------------------------- funds: enable and disable
+    say(F, "启用货币市场旧份额", on_fund("货币市场旧份额", "enable_fund")),
+    say(F, "启用基金 {fund:货币市场旧份额}", by_id("货币市场旧份额", "enable_fund")),
+    say(F, "重新启用货币市场旧份额基金", on_fund("货币市场旧份额", "enable_fund")),
+    say(F, "enable fund {fund:货币市场旧份额}", by_id("货币市场旧份额", "enable_fund")),
+    say(F, "please re-enable the 货币市场旧份额 fund", on_fund("货币市场旧份额", "enable_fund")),
+    say(F, "停用基金 {fund:绿色能源主题}", by_id("绿色能源主题", "disable_fund")),
+    say(F, "停用科技先锋基金", on_fund("科技先锋", "disable_fund")),
+    say(F, "禁用 Beta Balanced", on_fund("Beta Balanced", "disable_fund")),
+    say(F, "麻烦停用一下稳健增长一号", on_fund("稳健增长一号", "disable_fund")),
+    say(F, "disable the Beta Balanced fund", on_fund("Beta Balanced", "disable_fund")),
+    say(F, "disable fund #{fund:科技先锋}", by_id("科技先锋", "disable_fund")),
+    say(F, "deactivate fund {fund:绿色能源主题}", by_id("绿色能源主题", "disable_fund")),
+    say(F, "dsiable fund {fund:科技先锋}", by_id("科技先锋", "disable_fund")),
+    # ---------------------------------------------------------------- the desk
+    say(D, "查询订单 HT20260301001", call("order_query", order_no="HT20260301001")),
+    say(D, "帮我查一下订单HT20260301002", call("order_query", order_no="HT20260301002")),
+    say(D, "订单 HT20260301003 的详情", call("order_query", order_no="HT20260301003")),
+    say(D, "看看订单ＨＴ２０２６０３０１００１", call("order_query", order_no="HT20260301001")),
+    say(D, "look up order HT20260301001", call("order_query", order_no="HT20260301001")),
+    say(D, "Check order #ht20260301003 please", call("order_query", order_no="HT20260301003")),
+    say(D, "status of order HT20260301002?", call("order_query", order_no="HT20260301002")),
+    say(D, "HT20260301001", call("order_query", order_no="HT20260301001")),
+    say(D, "客人要提前离店，订单 HT20260301001", checkout("HT20260301001")),
+    say(D, "HT20260301002 的客人想提前退房", checkout("HT20260301002")),
+    say(D, "订单HT20260301003，客人提前离店了，帮忙处理一下", checkout("HT20260301003")),
+    say(D, "guest wants to check out early, order HT20260301001", checkout("HT20260301001")),
+    say(D, "Early check-out for order HT20260301002", checkout("HT20260301002")),
+    say(D, "Order HT20260301003: the guest is checking out early", checkout("HT20260301003")),
+    say(D, "告诉客人：退款已登记，请留意到账", call("message_send", channel="downstream", content="退款已登记,请留意到账")),
+    say(D, "给供应商发消息：订单 HT20260301001 能否退款？",
+        call("message_send", channel="upstream", content="订单 HT20260301001 能否退款?", order_no="HT20260301001")),
+    say(D, "tell the guest: your refund is registered", call("message_send", channel="downstream", content="your refund is registered")),
+    say(D, "send the supplier a message: please confirm HT20260301002",
+        call("message_send", channel="upstream", content="please confirm HT20260301002", order_no="HT20260301002")),
+    say(D, "看看供应商的回复", call("message_list", channel="upstream")),
+    say(D, "查看客人的消息", call("message_list", channel="downstream")),
+    say(D, "查看供应商未读消息", call("message_list", channel="upstream", unread_only=True)),
+    say(D, "read the supplier messages", call("message_list", channel="upstream")),
+    say(D, "show unread guest messages", call("message_list", channel="downstream", unread_only=True)),
+    say(D, "what did the supplier say about HT20260301001?", call("message_list", channel="upstream", order_no="HT20260301001")),
+    say(D, "为订单 HT20260301001 登记退款", call("refund", order_no="HT20260301001")),
+    say(D, "给HT20260301002办理退款", call("refund", order_no="HT20260301002")),
+    say(D, "refund order HT20260301003", call("refund", order_no="HT20260301003")),
+    say(D, "register a refund for HT20260301001", call("refund", order_no="HT20260301001")),
+    say(D, "客人要提前离店"),
+]
+
+CORPUS += [
+    # ---------------------------------------------------------------- not understood: text only
+    say(R, "今天天气怎么样"),
+    say(R, "tell me a joke"),
+    say(R, "讲个笑话"),
+    say(R, "去农田工作"),
+    say(F, "你好"),
+    say(F, "hello there"),
+    say(D, "今天忙吗"),
+    say(D, "what's the weather like"),
+    say(R, "<script>alert(1)</script>"),
+    say(F, "基金的收益率怎么样"),
+    # ---------------------------------------------------------------- must not act
+    refuse(R, "Bob 有多少面包？"),
+    refuse(R, "Bob有多少木材"),
+    refuse(R, "How much flour does Bob have?"),
+    refuse(R, "what does Carol have?"),
+    refuse(R, "show me Dave's inventory"),
+    refuse(R, "Eve 的资源有哪些"),
+    refuse(R, "把 Bob 的 flour 给我"),
+    refuse(R, "把Bob的5个面粉转给Carol"),
+    refuse(R, "让 Bob 给我 5 个面粉"),
+    refuse(R, "从 Bob 那里拿 5 个面包"),
+    refuse(R, "give me Bob's flour"),
+    refuse(R, "transfer 5 of Bob’s flour to me"),
+    refuse(R, "take 5 flour from Bob"),
+    refuse(R, "make Bob give me his flour"),
+    refuse(R, "不要给Bob转面包"),
+    refuse(R, "别把面粉给 Carol"),
+    refuse(R, "don't give Bob any bread"),
+    refuse(R, "Do not transfer 5 flour to Dave"),
+    refuse(R, "如果我给Bob 5个面包会怎样？"),
+    refuse(R, "what happens if I give 5 bread to Bob?"),
+    refuse(R, "what if I sell 2 flour for 9"),
+    refuse(R, "我给Bob转了面包吗？"),
+    refuse(R, "did I give Bob 5 bread?"),
+    refuse(R, "Have you transferred the flour to Carol?"),
+    refuse(R, "怎么给Bob转面包？"),
+    refuse(R, "how do I give bread to Bob?"),
+    refuse(R, "how can I claim a bounty?"),
+    refuse(R, "我应该给Bob转面包吗"),
+    refuse(R, "should I give Bob 5 flour?"),
+    refuse(R, "can I give Bob 2 bread?"),
+    refuse(R, "不要领取悬赏 {bounty:修缮城墙}"),
+    refuse(R, "领取悬赏了吗"),
+    refuse(R, "假如我辞职会怎么样"),
+    refuse(R, "never send wood to Frank"),
+    refuse(F, "不要停用科技先锋"),
+    refuse(F, "don't disable the Beta Balanced fund"),
+    refuse(F, "如果停用科技先锋会怎样"),
+    refuse(F, "科技先锋停用了吗？"),
+    refuse(F, "did you create the fund Alpha?"),
+    refuse(F, "how do I create a fund?"),
+    refuse(F, "怎么新建基金"),
+    refuse(D, "不要给订单 HT20260301001 退款"),
+    refuse(D, "HT20260301001 退款了吗"),
+    refuse(D, "what if we refund order HT20260301002?"),
+    refuse(D, "don't refund HT20260301003"),
+    refuse(D, "how do I register a refund?"),
+]
+
+CORPUS += [
+    # ---------------------------------------------------------------- found while probing: other word orders
+    say(R, "给Bob五个面包", give("Bob", "bread", 5)),
+    say(R, "送Carol 2个苹果", give("Carol", "apple", 2)),
+    say(R, "转给Bob 3个小麦", give("Bob", "wheat", 3)),
+    say(R, "我想给Bob 5个面包", give("Bob", "bread", 5)),
+    say(R, "I want to give Bob 3 bread", give("Bob", "bread", 3)),
+    say(R, "我手里有啥", call("get_my_resources")),
+    say(R, "show me what I have", call("get_my_resources")),
+    say(R, "do I have any flour?", call("get_my_resources")),
+    say(R, "领个悬赏", claim_first()),
+    say(R, "I'd like to claim bounty number {bounty:建造磨坊}", call("claim_bounty", bounty_id="@bounty:建造磨坊")),
+    say(R, "把悬赏{bounty:修缮城墙}领了", call("claim_bounty", bounty_id="@bounty:修缮城墙")),
+    say(R, "have a rest", call("rest")),
+    say(R, "I'd like to buy two breads", buy("面包", 2)),
+    refuse(R, "Bob手里有多少小麦"),
+    refuse(R, "steal Bob's bread"),
+    refuse(R, "先别给Bob转面包"),
+    refuse(R, "is it ok to give Bob bread?"),
+    say(F, "现在有几个基金", call("list_funds")),
+    say(F, "科技先锋怎么样", on_fund("科技先锋", "get_fund_detail")),
+    say(F, "tell me about the Beta Balanced fund", on_fund("Beta Balanced", "get_fund_detail")),
+    say(F, "创建基金：名称 量化对冲，备注 试运行", call("create_fund", fund_name="量化对冲", remarks="试运行")),
+    say(F, "add fund Quant Hedge", call("create_fund", fund_name="Quant Hedge")),
+    say(F, "new fund named Quant Hedge with type equity and risk level R4",
+        call("create_fund", fund_name="Quant Hedge", remarks="type：equity；risk level：R4")),
+    say(F, "科技先锋的备注改为AI", on_fund("科技先锋", "update_fund", remarks="AI")),
+    say(F, "修改科技先锋的备注为AI", on_fund("科技先锋", "update_fund", remarks="AI")),
+    say(F, "change fund {fund:科技先锋}'s name to Tech", by_id("科技先锋", "update_fund", fund_name="Tech")),
+    say(F, "把科技先锋停用", on_fund("科技先锋", "disable_fund")),
+    say(F, "turn off fund {fund:科技先锋}", by_id("科技先锋", "disable_fund")),
+    say(F, "please disable fund number {fund:绿色能源主题}", by_id("绿色能源主题", "disable_fund")),
+    say(F, "删除科技先锋", on_fund("科技先锋", "disable_fund")),
+    say(F, "open the fund form"),
+    say(D, "订单HT20260301002什么情况", call("order_query", order_no="HT20260301002")),
+    say(D, "what about order HT20260301003", call("order_query", order_no="HT20260301003")),
+    say(D, "给客人发消息说退款已经登记了", call("message_send", channel="downstream", content="退款已经登记了")),
+    say(D, "查看上游频道", call("message_list", channel="upstream")),
+    say(D, "退款 HT20260301003", call("refund", order_no="HT20260301003")),
+]
+
+CORPUS += [
+    # ---------------------------------------------------------------- found while probing: must not act
+    refuse(R, "Carol的面包有多少"),
+    refuse(R, "does Bob have any bread?"),
+    refuse(R, "Is Bob holding any flour?"),
+    refuse(R, "帮我从Dave那拿10个木材"),
+    refuse(R, "move 5 bread from Bob to me"),
+    refuse(R, "我是不是已经签到了"),
+    refuse(R, "我之前给Bob转过面包吗"),
+    refuse(R, "Bob给了我5个面包"),
+    refuse(R, "Bob gave me 5 bread"),
+    refuse(R, "Have I eaten today?"),
+    refuse(R, "How do I check in?"),
+    refuse(R, "请不要转账"),
+    refuse(R, "suppose I give Eve 3 apples"),
+    refuse(F, "科技先锋是启用的吗"),
+    refuse(F, "is 科技先锋 enabled?"),
+    refuse(F, "should I disable fund 2?"),
+    refuse(F, "Please do not disable 科技先锋"),
+    refuse(D, "客人问能不能提前离店，订单HT20260301001，先别处理"),
+    refuse(D, "don't message the supplier"),
+]
