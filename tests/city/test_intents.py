@@ -51,7 +51,7 @@ def test_giving_looks_the_resident_up_then_transfers(alice, bob, stock, staff_us
         ("transfer_resource", {"to_agent_id": bob.pk, "resource_type": "flour", "quantity": 5}),
     ]
     assert calls[0][1]["name"].lower() == "bob"
-    assert reply == in_language_of(message, "转移 5 flour 成功", "Transferred 5 flour")
+    assert reply == in_language_of(message, "转移 5 面粉 成功", "Transferred 5 flour")
     assert (holding(alice, "flour"), holding(bob, "flour")) == (5, 5)
     assert ResourceTransfer.objects.get().source == "tool"
 
@@ -59,7 +59,7 @@ def test_giving_looks_the_resident_up_then_transfers(alice, bob, stock, staff_us
 def test_giving_more_than_held_reports_the_shortage(alice, bob, stock, staff_user):
     stock(alice, flour=3)
     reply, _ = chat(alice, staff_user, "把 5 flour 给 Bob")
-    assert reply == "flour 不足，当前 3，需要 5"
+    assert reply == "面粉 不足，当前 3，需要 5"
     assert holding(bob, "flour") == 0
 
 
@@ -129,7 +129,7 @@ def test_rest(alice, staff_user, message):
 def test_buying_looks_the_item_up_then_buys(alice, bread_item, staff_user):
     reply, calls = chat(alice, staff_user, "买 2 个 面包")
     assert calls == [("list_shop_items", {}), ("purchase", {"item_id": bread_item.pk, "quantity": 2})]
-    assert reply == "购买成功：花费 16 信用点，获得 2 bread"
+    assert reply == "购买成功：花费 16 信用点，获得 2 面包"
     reply, calls = chat(alice, staff_user, "buy 1 bread")
     assert calls[-1] == ("purchase", {"item_id": bread_item.pk, "quantity": 1})
 
