@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from agents.autonomy.sources import register_world
 
+from ..services import record_city_sample
 from .policy import RulesPolicy
 from .prompt import ACTIONS, system_prompt
 from .world import World, build_world, render_snapshot
@@ -33,7 +34,7 @@ class CityWorld:
         pass  # the city's needs do not change between ticks yet
 
     def end_tick(self, round_) -> None:
-        pass  # the city keeps no per-tick record yet
+        record_city_sample(round_=round_)
 
     def __repr__(self) -> str:
         return "CityWorld()"
