@@ -244,7 +244,7 @@ def test_the_credits_histogram_covers_everyone_and_gini_measures_inequality():
 def test_the_overview_speaks_english(staff_client, resident):
     resident("Alice")
     html = staff_client.get(URL, headers={"Accept-Language": "en"}).content.decode()
-    for label in ("Overview", "Satiety", "Total credits", "Tool calls", "Tokens per decision", "Hungry"):
+    for label in ("Overview", "Satiety", "Total credits", "Tool calls", "Tokens per decision", "Hungry", "Ticks"):
         assert label in html, label
     assert "信用点总量" not in html
 
