@@ -21,7 +21,7 @@ from agents.models import Agent, AgentActionLog
 from .autonomy.policy import HUNGRY
 from .autonomy.world import BountyInfo, bounty_board
 from .models import CitySample
-from .selectors import job_of
+from .selectors import job_of, resources_of, with_city_state
 
 RESIDENT_FILTERS = ("all", "hungry", "idle", "failing")
 RESIDENT_SORTS = ("name", "satiety", "energy", "credits")
@@ -37,6 +37,7 @@ class ResidentRow:
     job: str | None  # the building's name
     bounty: BountyInfo | None
     last: AgentActionLog | None  # the resident's latest autonomy action
+    holdings: dict[str, int]
 
     @property
     def hungry(self) -> bool:
@@ -53,17 +54,18 @@ class ResidentRow:
 
 
 def overview_residents() -> list[ResidentRow]:
-    """Every active resident with job, current bounty and latest action, by name, in three queries."""
+    """Every active resident with job, stock, current bounty and latest action, by name, in four queries."""
     latest = AgentActionLog.objects.filter(agent=OuterRef("pk")).order_by("-id").values("id")[:1]
     active = Agent.objects.filter(is_active=True)
-    agents = list(active.select_related("employment__building").annotate(last_action_id=Subquery(latest)).order_by("name", "id"))
     logs = AgentActionLog.objects.filter(id__in=active.annotate(latest=Subquery(latest)).values("latest"))
     last = {log.agent_id: log for log in logs.only("agent_id", "action", "status", "message", "error_code")}
     bounties = {bounty.claimed_by: bounty for bounty in bounty_board().claimed_by(active)}
     rows = []
-    for agent in agents:
+    for agent in with_city_state(active).order_by("name", "id"):
         job = job_of(agent)
-        rows.append(ResidentRow(agent, job["building_name"] if job else None, bounties.get(agent.pk), last.get(agent.pk)))
+        rows.append(
+            ResidentRow(agent, job["building_name"] if job else None, bounties.get(agent.pk), last.get(agent.pk), resources_of(agent))
+        )
     return rows
 
 

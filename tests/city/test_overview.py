@@ -114,8 +114,8 @@ def test_the_overview_needs_a_staff_member(client, db):
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
 
 
-def test_residents_show_needs_credits_job_bounty_last_action_and_a_chat_link(staff_client, resident, city):
-    alice = resident("Alice", credits=42, satiety=15, energy=70, job=city.mill)
+def test_residents_show_needs_credits_stock_job_bounty_last_action_and_a_chat_link(staff_client, resident, city):
+    alice = resident("Alice", credits=42, satiety=15, energy=70, job=city.mill, holdings={"bread": 2, "flour": 3})
     bounty = Bounty.objects.create(title="修路", reward=10, status="claimed", claimed_by=alice)
     round_ = finished_round()
     AgentActionLog.objects.create(round=round_, agent=alice, action="eat", status="failed", error_code="no_food")
@@ -123,6 +123,7 @@ def test_residents_show_needs_credits_job_bounty_last_action_and_a_chat_link(sta
     row = re.search(rf'<tr id="resident-{alice.pk}".*?</tr>', html, re.S).group(0)
     assert 'class="hungry"' in row and ">Alice<" in row
     assert 'value="15"' in row and 'value="70"' in row and '<td class="credits">42</td>' in row
+    assert '<td class="holdings">bread×2, flour×3</td>' in row
     assert "西市磨坊" in row and f"#{bounty.pk} 修路" in row
     assert "eat" in row and "no_food" in row and "outcome-failed" in row
     assert f'href="/agents/{alice.pk}/chat/"' in row
