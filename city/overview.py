@@ -6,6 +6,7 @@ so it sits above all three (``city.selectors`` stays below the services and the 
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cached_property
@@ -19,9 +20,8 @@ from agents import selectors as agent_selectors
 from agents.models import Agent, AgentActionLog
 
 from .autonomy.policy import HUNGRY
-from .autonomy.world import BountyInfo, bounty_board
-from .models import CitySample
-from .selectors import job_of, resources_of, with_city_state
+from .autonomy.world import bounty_board
+from .models import AgentResource, CitySample
 
 RESIDENT_FILTERS = ("all", "hungry", "idle", "failing")
 RESIDENT_SORTS = ("name", "satiety", "energy", "credits")
@@ -33,39 +33,56 @@ HISTOGRAM_BINS = 10
 
 @dataclass(frozen=True)
 class ResidentRow:
-    agent: Agent
-    job: str | None  # the building's name
-    bounty: BountyInfo | None
-    last: AgentActionLog | None  # the resident's latest autonomy action
-    holdings: dict[str, int]
+    """One resident as the overview shows it, in plain values: a table of 1,000 renders fast."""
 
-    @property
-    def hungry(self) -> bool:
-        return self.agent.satiety < HUNGRY
-
-    @property
-    def idle(self) -> bool:
-        """Neither a job nor a bounty to work on."""
-        return self.job is None and self.bounty is None
-
-    @property
-    def failing(self) -> bool:
-        return self.last is not None and self.last.status == AgentActionLog.Status.FAILED
+    id: int
+    name: str
+    satiety: int
+    energy: int
+    credits: int
+    holdings: str  # "bread×2, flour×3"
+    job: str  # the building's name
+    bounty: str  # "#12 修路"
+    action: str  # the latest autonomy action
+    status: str  # its ``AgentActionLog.Status``
+    outcome: str  # the status as people read it, with the error code
+    hungry: bool
+    idle: bool  # neither a job nor a bounty to work on
+    failing: bool  # the latest action failed
 
 
 def overview_residents() -> list[ResidentRow]:
-    """Every active resident with job, stock, current bounty and latest action, by name, in four queries."""
+    """Every active resident with stock, job, current bounty and latest action, by name, in four queries.
+
+    Plain rows (``values_list``), not model instances: at 1,000 residents that halves the page's time.
+    """
     latest = AgentActionLog.objects.filter(agent=OuterRef("pk")).order_by("-id").values("id")[:1]
     active = Agent.objects.filter(is_active=True)
     logs = AgentActionLog.objects.filter(id__in=active.annotate(latest=Subquery(latest)).values("latest"))
-    last = {log.agent_id: log for log in logs.only("agent_id", "action", "status", "message", "error_code")}
+    last = {agent_id: (action, status, code) for agent_id, action, status, code in logs.values_list("agent_id", "action", "status", "error_code")}
     bounties = {bounty.claimed_by: bounty for bounty in bounty_board().claimed_by(active)}
+    held: dict[int, list[str]] = defaultdict(list)
+    holdings = AgentResource.objects.filter(agent__in=active, quantity__gt=0).order_by("agent_id", "resource_type__slug")
+    for agent_id, slug, quantity in holdings.values_list("agent_id", "resource_type__slug", "quantity"):
+        held[agent_id].append(f"{slug}×{quantity}")
+    labels = {status: str(label) for status, label in AgentActionLog.Status.choices}
+    agents = active.order_by("name", "id").values_list("id", "name", "satiety", "energy", "credits", "employment__building__name")
     rows = []
-    for agent in with_city_state(active).order_by("name", "id"):
-        job = job_of(agent)
-        rows.append(
-            ResidentRow(agent, job["building_name"] if job else None, bounties.get(agent.pk), last.get(agent.pk), resources_of(agent))
-        )
+    for agent_id, name, satiety, energy, credits, job in agents:
+        bounty = bounties.get(agent_id)
+        action, status, code = last.get(agent_id, ("", "", ""))
+        rows.append(ResidentRow(
+            id=agent_id, name=name, satiety=satiety, energy=energy, credits=credits,
+            holdings=", ".join(held.get(agent_id, ())),
+            job=job or "",
+            bounty=f"#{bounty.id} {bounty.title}" if bounty else "",
+            action=action,
+            status=status,
+            outcome=" · ".join(filter(None, [labels.get(status, status), code])),
+            hungry=satiety < HUNGRY,
+            idle=job is None and bounty is None,
+            failing=status == AgentActionLog.Status.FAILED,
+        ))
     return rows
 
 
@@ -74,9 +91,9 @@ def shown_residents(rows: list[ResidentRow], *, show: str, sort: str) -> list[Re
     if show in ("hungry", "idle", "failing"):
         rows = [row for row in rows if getattr(row, show)]
     if sort in ("satiety", "energy"):
-        return sorted(rows, key=lambda row: getattr(row.agent, sort))
+        return sorted(rows, key=lambda row: getattr(row, sort))
     if sort == "credits":
-        return sorted(rows, key=lambda row: -row.agent.credits)
+        return sorted(rows, key=lambda row: -row.credits)
     return rows
 
 
@@ -134,7 +151,7 @@ class CityOverview:
 
     @cached_property
     def credits(self) -> list[int]:
-        return [row.agent.credits for row in self.all_residents]
+        return [row.credits for row in self.all_residents]
 
     @cached_property
     def credits_histogram(self) -> list[tuple[str, int]]:
