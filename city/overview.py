@@ -19,7 +19,7 @@ from django.utils import timezone
 from agents import selectors as agent_selectors
 from agents.models import Agent, AgentActionLog
 
-from .autonomy.policy import HUNGRY
+from .autonomy.policy import HUNGRY, TIRED
 from .autonomy.world import bounty_board
 from .models import AgentResource, CitySample
 
@@ -135,6 +135,10 @@ def transfer_volume_by_hour(*, hours: int = TRANSFER_HOURS, now: datetime | None
 class CityOverview:
     """What the overview page shows, each panel read when the template first asks for it
     (an HTMX refresh of one panel reads only that one). Query count: constant."""
+
+    # The needs' meters turn to "low" where the rules policy starts looking after them.
+    hungry_below = HUNGRY
+    tired_below = TIRED
 
     def __init__(self, *, show: str = "all", sort: str = "name", now: datetime | None = None):
         self.show = show if show in RESIDENT_FILTERS else "all"
