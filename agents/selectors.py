@@ -1,11 +1,16 @@
 """Read-only queries of the agents app."""
 
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db.models import Count, Min, Q
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core.errors import ApplicationError, NotFound
 from core.params import parse_id
 
-from .models import Agent, PendingAction
+from .models import Agent, AutonomyRound, PendingAction, ToolCall
 from .registry import ToolContext, localized_schema, registry
 
 
@@ -81,3 +86,75 @@ def agents_by_keys(keys: list[str]) -> list[Agent]:
             raise NotFound("agent_not_found", _("居民不存在：%(key)s") % {"key": key})
         found.append(agent)
     return found
+
+
+# ---------------------------------------------------------------------------- overview
+
+# Ages a waiting proposal is counted under: (upper bound, key), then ``older``.
+PENDING_AGE_BUCKETS = ((timedelta(minutes=5), "within_5m"), (timedelta(hours=1), "within_1h"), (timedelta(days=1), "within_1d"))
+
+
+@dataclass(frozen=True)
+class TickRow:
+    """One tick's numbers as the overview charts them (from ``AutonomyRound.stats``)."""
+
+    id: int
+    started_at: datetime
+    duration_s: float
+    decided: int
+    failed: int
+    fallbacks: int
+    tokens: int
+
+    @property
+    def tokens_per_decision(self) -> float:
+        return round(self.tokens / self.decided, 1) if self.decided else 0.0
+
+    @property
+    def error_rate(self) -> float:
+        """Failed decisions as a percentage of all decisions."""
+        return round(100 * self.failed / self.decided, 1) if self.decided else 0.0
+
+
+def recent_ticks(*, limit: int = 100) -> list[TickRow]:
+    """The last ``limit`` finished ticks, oldest first, in one query."""
+    rounds = AutonomyRound.objects.filter(finished_at__isnull=False).order_by("-started_at", "-id")[:limit]
+    rows = [
+        TickRow(
+            id=pk,
+            started_at=started_at,
+            duration_s=float(stats.get("duration_s", 0) or 0),
+            decided=int(stats.get("decided", 0) or 0),
+            failed=int(stats.get("failed", 0) or 0),
+            fallbacks=int(stats.get("fallback", 0) or 0),
+            tokens=int(stats.get("tokens", 0) or 0),
+        )
+        for pk, started_at, stats in rounds.values_list("id", "started_at", "stats")
+    ]
+    return rows[::-1]
+
+
+def tool_call_outcomes(*, since: datetime) -> tuple[list[str], list[tuple[str, list[int]]]]:
+    """Tool calls since ``since`` per tool and outcome, as a table: the outcomes (columns) and
+    one row per tool, busiest first. An outcome is ``success``, ``pending`` or the error code."""
+    counts: dict[str, dict[str, int]] = {}
+    calls = ToolCall.objects.filter(created_at__gte=since).values("tool_name", "status", "error_code")
+    for row in calls.annotate(calls=Count("id")).order_by():
+        outcome = {"success": "success", "pending_confirmation": "pending"}.get(row["status"]) or row["error_code"] or "error"
+        by_outcome = counts.setdefault(row["tool_name"], {})
+        by_outcome[outcome] = by_outcome.get(outcome, 0) + row["calls"]
+    errors = sorted({outcome for by_outcome in counts.values() for outcome in by_outcome} - {"success", "pending"})
+    outcomes = [*(o for o in ("success", "pending") if any(o in c for c in counts.values())), *errors]
+    tools = sorted(counts, key=lambda tool: (-sum(counts[tool].values()), tool))
+    return outcomes, [(tool, [counts[tool].get(outcome, 0) for outcome in outcomes]) for tool in tools]
+
+
+def pending_proposal_ages(*, now: datetime | None = None) -> dict:
+    """Proposals waiting for staff: how many, when the oldest was made, and how many per age bucket (one query)."""
+    now = now or timezone.now()
+    buckets, newer_than = {}, now
+    for bound, key in PENDING_AGE_BUCKETS:
+        buckets[key] = Count("id", filter=Q(created_at__gt=now - bound, created_at__lte=newer_than))
+        newer_than = now - bound
+    buckets["older"] = Count("id", filter=Q(created_at__lte=newer_than))
+    return PendingAction.objects.open(now=now).aggregate(waiting=Count("id"), oldest=Min("created_at"), **buckets)

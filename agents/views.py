@@ -2,7 +2,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods
 
 from core.errors import ApplicationError, NotFound
 from core.pages import form_errors, render_page
@@ -15,13 +15,6 @@ from .models import Agent, Conversation
 
 CHAT_TEMPLATE = "agents/chat.html"
 CHAT_PARTS = ("chat-panel",)
-
-
-@require_GET
-@staff_member_required
-def home(request):
-    agents = Agent.objects.filter(is_active=True).order_by("id")
-    return render_page(request, "agents/home.html", {"agents": agents}, parts=())
 
 
 @staff_member_required

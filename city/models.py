@@ -393,3 +393,32 @@ class CityChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.agent}: {self.content[:40]}"
+
+
+class CitySample(models.Model):
+    """The city's economy after one autonomy tick: what the overview charts read, never the ledger.
+
+    Written by the tick (``record_city_sample``); deleted with its round, so it is kept as long
+    as round logs and the event log (``EVENT_LOG_RETENTION_DAYS``).
+    """
+
+    round = models.OneToOneField(
+        "agents.AutonomyRound", on_delete=models.CASCADE, related_name="city_sample", verbose_name=_("回合")
+    )
+    created_at = models.DateTimeField(_("时间"), auto_now_add=True, db_index=True)
+    residents = models.PositiveIntegerField(_("居民数"), default=0)
+    total_credits = models.BigIntegerField(_("信用点总量"), default=0)
+    # {slug: quantity held by all agents together}
+    stock = models.JSONField(_("资源存量"), default=dict, blank=True)
+    transfers = models.PositiveIntegerField(_("转赠笔数"), default=0, help_text=_("自上一个样本以来"))
+    transferred = models.PositiveBigIntegerField(_("转赠数量"), default=0, help_text=_("自上一个样本以来"))
+    # The newest ledger row counted: the next sample counts the transfers after it.
+    last_transfer_id = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name = _("城市样本")
+        verbose_name_plural = pgettext_lazy("plural", "城市样本")
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.created_at:%Y-%m-%d %H:%M:%S}"

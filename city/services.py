@@ -27,12 +27,12 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, QuerySet, Value
+from django.db.models import Count, F, Max, QuerySet, Sum, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from agents.models import Agent
+from agents.models import Agent, AutonomyRound
 from core.auth import signed_in
 from core.errors import ApplicationError, Conflict, NotFound
 from core.events import broadcast
@@ -46,6 +46,7 @@ from .models import (
     BuildingKind,
     CheckIn,
     CityChatMessage,
+    CitySample,
     CreditEntry,
     Employment,
     MarketOrder,
@@ -638,3 +639,38 @@ def post_city_chat(*, agent_id: int, content: str) -> CityChatMessage:
     message = CityChatMessage.objects.create(agent=agent, content=text)
     broadcast("city_chat", agent_id=agent.pk, agent_name=agent.name, message_id=message.pk, content=text)
     return message
+
+
+# ---------------------------------------------------------------------------- overview samples
+
+
+@transaction.atomic
+def record_city_sample(*, round_: AutonomyRound) -> CitySample:
+    """Write the city's economy as it is after a tick (what the overview charts), then tell open pages.
+
+    Transfers are counted from the ledger rows after the previous sample's newest one (an
+    index range, not a scan of the ledger); the first sample counts those of its own tick.
+    """
+    previous = CitySample.objects.order_by("-id").values_list("last_transfer_id", flat=True).first()
+    new_transfers = ResourceTransfer.objects.all()
+    if previous is None:
+        new_transfers = new_transfers.filter(created_at__gte=round_.started_at)
+    else:
+        new_transfers = new_transfers.filter(pk__gt=previous)
+    moved = new_transfers.aggregate(count=Count("id"), quantity=Sum("quantity"), last=Max("id"))
+    residents = Agent.objects.filter(is_active=True)
+    totals = residents.aggregate(count=Count("id"), credits=Sum("credits"))
+    stock_by_slug = dict.fromkeys(ResourceType.objects.order_by("slug").values_list("slug", flat=True), 0)
+    held = AgentResource.objects.filter(agent__in=residents).values("resource_type__slug").annotate(total=Sum("quantity"))
+    stock_by_slug.update(held.values_list("resource_type__slug", "total"))
+    sample = CitySample.objects.create(
+        round=round_,
+        residents=totals["count"],
+        total_credits=totals["credits"] or 0,
+        stock=stock_by_slug,
+        transfers=moved["count"],
+        transferred=moved["quantity"] or 0,
+        last_transfer_id=moved["last"] or previous or 0,
+    )
+    broadcast("tick_finished", round_id=round_.pk, sample_id=sample.pk)
+    return sample

@@ -2,7 +2,7 @@ from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import redirect
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods
 
 from agents.confirmations import (
     confirm_pending_action,
@@ -16,11 +16,22 @@ from core.params import parse_id
 from . import selectors, services
 from .forms import TransferForm
 from .models import ResourceTransfer
+from .overview import CityOverview
 
+OVERVIEW_TEMPLATE = "city/overview.html"
+OVERVIEW_PARTS = ("residents", "economy", "agents-work", "ticks")
 TEMPLATE = "city/trade.html"
 PARTS = ("resources", "history", "proposals", "transfer-form")
 # Sent after an HTMX transfer so the tables refresh even without the WebSocket.
 CHANGED_TRIGGER = "city-changed"
+
+
+@require_GET
+@staff_member_required
+def overview(request):
+    """The city and its agents at a glance: residents (filtered, sorted), economy, agents' work, ticks; all live."""
+    city = CityOverview(show=request.GET.get("show", "all"), sort=request.GET.get("sort", "name"))
+    return render_page(request, OVERVIEW_TEMPLATE, {"city": city}, parts=OVERVIEW_PARTS, part=request.GET.get("part"))
 
 
 @staff_member_required

@@ -10,6 +10,7 @@ from __future__ import annotations
 from agents.autonomy.sources import register_world, tick_agents
 from city.services import decay_needs
 
+from ..services import record_city_sample
 from .policy import RulesPolicy
 from .prompt import ACTIONS, system_prompt
 from .world import World, build_world, render_snapshot
@@ -35,7 +36,7 @@ class CityWorld:
         decay_needs(agents=tick_agents(ACTIONS, agent_ids))
 
     def end_tick(self, round_) -> None:
-        pass  # the city keeps no per-tick record yet
+        record_city_sample(round_=round_)
 
     def __repr__(self) -> str:
         return "CityWorld()"

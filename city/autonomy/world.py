@@ -188,6 +188,11 @@ def contribute_bounty_board(board: BountyBoard) -> None:
     _board[:] = [board]
 
 
+def bounty_board() -> BountyBoard:
+    """The contributed board (the overview reads residents' current bounties from it too)."""
+    return _board[0]
+
+
 def build_world(agent_ids: list[int] | None = None) -> World:
     """Read the world for a tick. The number of queries is the same for 10 or 10,000 agents."""
     agents = tick_agents(ACTIONS, agent_ids)

@@ -87,7 +87,7 @@ def test_the_language_switcher_names_each_language_in_itself(staff_client, pages
 
 def test_home_lists_agents_in_english(staff_client, make_agent):
     html = staff_client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    assert "No agents yet" in html and "<h1>Agents</h1>" in html
+    assert "No agents yet" in html and '<h2 id="residents-heading">Agents</h2>' in html
     make_agent("Bob")
     html = staff_client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Bob" in html and "Conversation" in html and untranslated(html) == []
