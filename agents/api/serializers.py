@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
 from agents.models import Tool
+from core.api.schema import ErrorSerializer
 
 
 class ToolSerializer(serializers.ModelSerializer):
@@ -33,3 +34,9 @@ class ChatOutputSerializer(serializers.Serializer):
     conversation_id = serializers.IntegerField(source="conversation.pk")
     reply = serializers.CharField()
     tool_calls = ChatToolCallSerializer(many=True)
+
+
+class ModelFailureSerializer(ErrorSerializer):
+    """The chat's answer when the model failed: the user's message is kept in this conversation."""
+
+    conversation_id = serializers.IntegerField()

@@ -194,5 +194,7 @@ class RulesProvider:
     def __init__(self) -> None:
         self.policy = RulesChatPolicy()
 
-    async def complete(self, messages: list[dict], tools: list[dict], *, model: str | None = None) -> Completion:
+    async def complete(
+        self, messages: list[dict], tools: list[dict], *, model: str | None = None, max_tokens: int | None = None
+    ) -> Completion:
         return self.policy.decide(messages, tools)
