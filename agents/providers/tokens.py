@@ -1,7 +1,7 @@
 """Token estimates that err high, so what is sent fits a model's context without its tokenizer.
 
 Tokenizers differ (a CJK character is 0.7 to 1.5 tokens, English about 4 characters a token),
-so a CJK character counts as one token, any other three characters as one, and each message
+so a CJK character counts as 1.5 tokens, any other three characters as one, and each message
 adds a fixed overhead for its role and separators.
 """
 
@@ -22,7 +22,7 @@ def _wide(char: str) -> bool:
 
 def estimate_tokens(text: str) -> int:
     wide = sum(1 for char in text if _wide(char))
-    return wide + math.ceil((len(text) - wide) / 3)
+    return math.ceil(wide * 1.5 + (len(text) - wide) / 3)
 
 
 def message_tokens(message: dict[str, Any]) -> int:
