@@ -97,6 +97,7 @@ def _empty_stats(agents: int, batches: int) -> dict:
         "skipped_batches": 0,
         "budget_exhausted": False,
         "tokens": 0,
+        "prompt_tokens": 0,  # as the endpoint counted them (its ``usage``)
         "by_action": {},
         "by_status": {},
         "duration_s": 0.0,
@@ -159,6 +160,7 @@ class _Tick:
         try:
             answer = await asyncio.wait_for(self.policy.answer(self.world, batch, prompt), self.batch_timeout)
             self.stats["tokens"] += int(answer.usage.get("total_tokens", 0) or 0)
+            self.stats["prompt_tokens"] += int(answer.usage.get("prompt_tokens", 0) or 0)
             decided = validate_decisions(parse_decisions(answer.text), batch, self.source.actions)
         except ModelError as exc:
             self.stats["tokens"] += int(exc.usage.get("total_tokens", 0) or 0)  # an abandoned answer still cost them
