@@ -100,3 +100,21 @@ def test_the_schema_lists_the_model_failures(api_client):
     [chat_path] = [path for path in schema["paths"] if path.endswith("/chat/") and "agents" in path]
     responses = schema["paths"][chat_path]["post"]["responses"]
     assert {"502", "503", "504"} <= set(responses)
+
+
+def test_the_funds_chat_shows_the_reason(client, staff_user, make_agent, endpoint):
+    from funds.demo import FUND_TOOLS
+
+    make_agent("基金助理", tools=FUND_TOOLS)
+    client.force_login(staff_user)
+    endpoint.error(500).error(500)
+    page = client.post("/funds/chat/", {"message": "有哪些基金？"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "HTTP 500" in page and "模型服务的日志" in page
+
+
+def test_the_orders_desk_shows_the_reason(client, staff_user, make_agent, endpoint):
+    desk = make_agent("前台助理", tools=("order_query",))
+    client.force_login(staff_user)
+    endpoint.error(500).error(500)
+    page = client.post("/orders/", {"chat": "1", "agent": desk.pk, "message": "查询订单 HT1"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "HTTP 500" in page and "模型服务的日志" in page
