@@ -6,9 +6,12 @@ the model as ``tool`` messages, at most ``AGENT_MAX_TOOL_ROUNDS`` rounds, then o
 call without tools for the final reply. Every message is stored as it happens.
 
 The runner is sync code; it awaits the (async) provider through ``async_to_sync`` and
-never while a database transaction is open, so a slow model blocks no writer. A model
-failure becomes a clear assistant reply; tool calls that already ran stay (each ran in
-its own transaction and is audited), nothing is left half-written.
+never while a database transaction is open, so a slow model blocks no writer. What is sent
+fits ``AGENT_CONTEXT_TOKENS``: the oldest history is left out first, never the system prompt
+or the current turn, so one long message cannot make a conversation unusable. A model
+failure raises a ``ModelFailed`` error (502 / 503 / 504) that says what would help; the
+user's message stays, and so do tool calls that already ran (each ran in its own
+transaction and is audited): nothing is left half-written.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from core.auth import signed_in
-from core.errors import ApplicationError, NotFound
+from core.errors import ApplicationError, BadGateway, GatewayTimeout, NotFound, ServiceUnavailable
 from core.text import clean_text
 from core.untrusted import UntrustedJSONError, check_value, load_json
 
@@ -33,6 +36,7 @@ from .executor import execute, openai_tools
 from .models import Agent, Conversation, Message
 from .providers import Completion, ModelError, ModelProvider, get_provider, model_for
 from .providers.vocabulary import language_of
+from .providers.tokens import messages_tokens, tools_tokens
 from .registry import ToolContext
 
 logger = logging.getLogger(__name__)
@@ -141,6 +145,29 @@ def history(conversation: Conversation) -> list[dict]:
     return out
 
 
+def fit_context(system: dict, turns: list[dict], tools: list[dict]) -> list[dict]:
+    """The messages to send: the system prompt and the current turn always, then older turns,
+    newest first and whole, as long as the estimate leaves room for the tools and the answer."""
+    users = [index for index, message in enumerate(turns) if message["role"] == "user"]
+    start = users[-1] if users else 0
+    room = (
+        settings.AGENT_CONTEXT_TOKENS - settings.AGENT_MAX_TOKENS - tools_tokens(tools)
+        - messages_tokens([system, *turns[start:]])
+    )
+    for earlier in reversed(users[:-1]):
+        cost = messages_tokens(turns[earlier:start])
+        if cost > room:
+            break
+        room, start = room - cost, earlier
+    return [system, *turns[start:]]
+
+
+def model_failed(exc: ModelError, conversation: Conversation) -> ApplicationError:
+    """The API's error for a model failure: 503 unreachable, 504 timeout, 502 anything else."""
+    kind = {"model_unavailable": ServiceUnavailable, "model_timeout": GatewayTimeout}.get(exc.code, BadGateway)
+    return kind(exc.code, str(exc), extra={"conversation_id": conversation.pk})
+
+
 def ask(provider: ModelProvider, messages: list[dict], tools: list[dict], model: str | None) -> Completion:
     """One model call from sync code. Callers hold no transaction here (see the module doc)."""
     return async_to_sync(provider.complete)(messages, tools, model=model)
@@ -172,12 +199,13 @@ def converse(conversation: Conversation, *, user: Any = None, source: str = "cha
     max_rounds = settings.AGENT_MAX_TOOL_ROUNDS
     for round_number in range(max_rounds + 1):
         offered = tools if round_number < max_rounds else []
-        messages = [{"role": "system", "content": system_prompt(agent)}, *history(conversation)]
+        messages = fit_context({"role": "system", "content": system_prompt(agent)}, history(conversation), offered)
         try:
             completion = ask(provider, messages, offered, model)
         except ModelError as exc:
             logger.warning("chat with %s: model failed: %s", agent.name, exc)
-            return store_reply(conversation, _("抱歉，模型暂时无法回答（%(reason)s），请稍后再试。") % {"reason": exc}, tool_calls=made)
+            Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+            raise model_failed(exc, conversation) from exc
         if not offered or not completion.tool_calls:
             reply = completion.content.strip()
             if not reply:

@@ -33,7 +33,11 @@ def agent_chat(request, pk: int):
             _decide(request, conversation)
         else:
             conversation_id = _conversation_id(form.cleaned_data["conversation_id"])
-            result = run_chat(agent=agent, message=form.cleaned_data["message"], user=request.user, conversation_id=conversation_id)
+            try:
+                result = run_chat(agent=agent, message=form.cleaned_data["message"], user=request.user, conversation_id=conversation_id)
+            except ApplicationError as exc:  # a model failure: show the conversation that keeps the message
+                conversation = _conversation(agent, str(exc.extra.get("conversation_id", ""))) or conversation
+                raise
             conversation = result.conversation
         if not request.htmx:
             return redirect(_chat_url(agent, conversation))

@@ -64,6 +64,14 @@ def tick_with_model(*, agents: int, batch_size: int, concurrency: int) -> dict:
     return {"baseline_s": single.stats["duration_s"], "stats": result.stats, "line": result.line()}
 
 
+def first_prompts(*, agents: int, batch_size: int) -> list[str]:
+    """Child process: the system prompt and the first batch's prompt, as a model would get them."""
+    from agents.autonomy.tick import run_tick
+
+    populate(agents=agents)
+    return run_tick(agent_ids=list(range(1, batch_size + 1)), batch_size=batch_size, dry_run=True, show_prompt=True).prompts
+
+
 def tick_with_rules(*, agents: int) -> dict:
     """Child process: a tick of a tenth of the residents (baseline), then of all of them."""
     from agents.autonomy.tick import run_tick
@@ -98,7 +106,17 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=20)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--rules-agents", type=int, default=10_000)
+    parser.add_argument("--show-prompt", action="store_true", help="print the system prompt and one batch prompt, then stop")
     args = parser.parse_args()
+
+    if args.show_prompt:
+        with tempfile.TemporaryDirectory(prefix="bench-autonomy-") as workdir:
+            prompts = run_django(
+                migrated_database("sqlite", workdir), "bench.autonomy_tick:first_prompts", env={"AGENT_PROVIDER": "rules"},
+                agents=args.agents, batch_size=args.batch_size,
+            )
+        print("\n\n".join(prompts))
+        return
 
     with tempfile.TemporaryDirectory(prefix="bench-autonomy-") as workdir, ScriptedOpenAI() as server:
         server.respond_with(decide_rest_or_chat, delay=args.latency)
@@ -123,6 +141,8 @@ def main() -> None:
               f"(first batch sent → last answer in, executions overlapping)")
         print(f"  snapshot {stats['snapshot_s']:.3f} s, executing {stats['execute_s']:.3f} s for {stats['decided']} decisions "
               f"({1000 * stats['execute_s'] / max(stats['decided'], 1):.2f} ms each)")
+        print(f"  prompt tokens {stats['prompt_tokens']} by the endpoint's usage: "
+              f"{stats['prompt_tokens'] / max(stats['agents'], 1):.1f} per resident at batch {args.batch_size} (target ≤ 100)")
 
     with tempfile.TemporaryDirectory(prefix="bench-autonomy-") as workdir:
         rules = run_django(

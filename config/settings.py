@@ -286,6 +286,8 @@ AGENT_MODEL_TIMEOUT = env_float("AGENT_MODEL_TIMEOUT", 60.0, minimum=0.1)
 AGENT_MAX_TOOL_ROUNDS = env_int("AGENT_MAX_TOOL_ROUNDS", 4, minimum=1)
 # Cap of one chat answer, in tokens (the tick sizes its own per batch).
 AGENT_MAX_TOKENS = env_int("AGENT_MAX_TOKENS", 512, minimum=16)
+# The model's context window in tokens: chat trims old history and the tick sizes batches to fit it.
+AGENT_CONTEXT_TOKENS = env_int("AGENT_CONTEXT_TOKENS", 8192, minimum=512)
 AGENT_TOOL_CALLS_PER_MINUTE = env_int("AGENT_TOOL_CALLS_PER_MINUTE", 30, minimum=1)
 AUTONOMY_TOKEN_BUDGET = env_int("AUTONOMY_TOKEN_BUDGET", 200_000, minimum=0)
 AUTONOMY_BATCH_SIZE = env_int("AUTONOMY_BATCH_SIZE", 20, minimum=1)

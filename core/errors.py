@@ -36,3 +36,21 @@ class Forbidden(ApplicationError):
     """The caller may not do this (a missing permission): HTTP 403, never a second error channel."""
 
     status_code = 403
+
+
+class BadGateway(ApplicationError):
+    """A service this one relies on (the model endpoint) answered with an error or nonsense: HTTP 502."""
+
+    status_code = 502
+
+
+class ServiceUnavailable(ApplicationError):
+    """A service this one relies on cannot be reached: HTTP 503."""
+
+    status_code = 503
+
+
+class GatewayTimeout(ApplicationError):
+    """A service this one relies on did not answer in time: HTTP 504."""
+
+    status_code = 504

@@ -2,6 +2,7 @@ from rest_framework import serializers
 
 from agents.models import Tool
 from core.params import MAX_ID
+from core.api.schema import ErrorSerializer
 
 
 class ToolSerializer(serializers.ModelSerializer):
@@ -34,3 +35,9 @@ class ChatOutputSerializer(serializers.Serializer):
     conversation_id = serializers.IntegerField(max_value=MAX_ID, source="conversation.pk")
     reply = serializers.CharField()
     tool_calls = ChatToolCallSerializer(many=True)
+
+
+class ModelFailureSerializer(ErrorSerializer):
+    """The chat's answer when the model failed: the user's message is kept in this conversation."""
+
+    conversation_id = serializers.IntegerField()

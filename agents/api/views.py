@@ -6,9 +6,10 @@ from rest_framework.views import APIView
 
 from agents.chat import run_chat
 from agents.models import Agent, Tool
+from core.api.schema import ERROR_RESPONSES
 from core.errors import NotFound
 
-from .serializers import ChatInputSerializer, ChatOutputSerializer, ToolSerializer
+from .serializers import ChatInputSerializer, ChatOutputSerializer, ModelFailureSerializer, ToolSerializer
 
 
 @extend_schema(tags=["tools"])
@@ -20,9 +21,21 @@ class ToolList(generics.ListAPIView):
     pagination_class = None
 
 
-@extend_schema(tags=["agents"], request=ChatInputSerializer, responses={200: ChatOutputSerializer})
+@extend_schema(
+    tags=["agents"],
+    request=ChatInputSerializer,
+    responses={
+        200: ChatOutputSerializer, **ERROR_RESPONSES,
+        502: ModelFailureSerializer, 503: ModelFailureSerializer, 504: ModelFailureSerializer,
+    },
+)
 class AgentChat(APIView):
-    """Send a message to an agent: it may call its granted tools, then replies."""
+    """Send a message to an agent: it may call its granted tools, then replies.
+
+    A model failure answers 502 ``model_error`` (an error or an unreadable answer), 503
+    ``model_unavailable`` (unreachable) or 504 ``model_timeout``, with the conversation that
+    keeps the message.
+    """
 
     def post(self, request, pk: int):
         agent = Agent.objects.filter(pk=pk).first()

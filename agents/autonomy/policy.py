@@ -14,6 +14,7 @@ from typing import Any
 from django.conf import settings
 
 from agents.providers import ModelProvider, get_provider, model_for
+from agents.providers.tokens import decisions_tokens
 
 from .sources import Policy, WorldSource
 
@@ -37,7 +38,7 @@ class ModelPolicy:
 
     async def answer(self, world: Any, batch: list[int], prompt: str) -> Answer:
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
-        completion = await self.provider.complete(messages, [], model=self.model)
+        completion = await self.provider.complete(messages, [], model=self.model, max_tokens=decisions_tokens(len(batch)))
         return Answer(completion.content, completion.usage)
 
 

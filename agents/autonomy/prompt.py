@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from agents.registry import registry
 
-_PLACEHOLDER = {"integer": "<int>", "number": "<number>", "string": '"<str>"', "boolean": "<bool>"}
+_TYPES = {"number": "num", "string": "str", "boolean": "bool"}
 
 
 def params_hint(action: str) -> str:
-    """``{"item_id": <int>, "quantity"?: <int>}`` from the tool's schema (``?`` = optional)."""
+    """``{item_id, quantity?}`` from the tool's schema: integers bare, other types named, ``?`` optional."""
     spec = registry.get(action)
     if spec is None:
         return "{}"
@@ -21,11 +21,11 @@ def params_hint(action: str) -> str:
     required = set(schema.get("required", []))
     parts = []
     for name, prop in schema.get("properties", {}).items():
-        optional = "" if name in required else "?"
-        parts.append(f'"{name}"{optional}: {_PLACEHOLDER.get(prop.get("type"), "<value>")}')
+        kind = prop.get("type")
+        parts.append(f"{name}{'' if name in required else '?'}{'' if kind == 'integer' else ':' + _TYPES.get(kind, 'any')}")
     return "{" + ", ".join(parts) + "}"
 
 
 def batch_prompt(snapshot: str, agent_ids: list[int]) -> str:
     ids = ", ".join(str(i) for i in agent_ids)
-    return f"{snapshot}\n\n请为以上每个居民（ID: {ids}）各决定一个行为，只输出 JSON 数组。"
+    return f"{snapshot}\n\n为居民 {ids} 各决定一个行为。"

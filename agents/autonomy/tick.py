@@ -7,8 +7,11 @@ arrive, one batch at a time, on this thread (the one holding the database connec
 while other batches are still with the model. A batch executes in one short transaction
 (each tool in its own savepoint, through the audited executor, source ``autonomy``, as
 chat does); no transaction ever waits on a model. A batch whose model call fails, times
-out, or answers garbage makes its residents rest; the tick always finishes. Its messages
-to people go through gettext; the prompt text is the model contract and stays Chinese.
+out, or answers garbage makes its residents rest; the tick always finishes, and its stats
+count those rests as ``fallback``, never as ``success``. A batch is split until its prompt
+and its answer fit ``AGENT_CONTEXT_TOKENS`` (by an estimate that errs high), and the answer
+is capped to its size. Its messages to people go through gettext; the prompt text is the
+model contract and stays Chinese.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from django.utils.translation import gettext as _
 from agents.executor import ExecutionBatch, execute
 from agents.models import AgentActionLog, AutonomyRound
 from agents.providers import ModelError
+from agents.providers.tokens import decisions_tokens, estimate_tokens
 from agents.registry import ToolContext
 from core.events import broadcast
 
@@ -54,13 +58,20 @@ class TickResult:
     # The system prompt and each batch's prompt, when asked for (``--show-prompt``).
     prompts: list[str] = field(default_factory=list)
 
+    @property
+    def every_batch_failed(self) -> bool:
+        """Nobody decided: every batch the model was asked about failed (an endpoint down, a wrong model)."""
+        asked = self.stats["batches"] - self.stats["skipped_batches"]
+        return asked > 0 and self.stats["failed_batches"] == asked
+
     def line(self) -> str:
         s = self.stats
         actions = ", ".join(f"{name} {count}" for name, count in sorted(s["by_action"].items(), key=lambda kv: (-kv[1], kv[0])))
         parts = [
             f"tick {'(dry run)' if self.dry_run else '#' + str(self.round_id) if self.round_id else '(no residents)'} [{self.provider}]",
             f"{s['agents']} agents in {s['batches']} batches",
-            f"decided {s['decided']} · success {s['success']} · failed {s['failed']} · pending {s['pending']}",
+            f"decided {s['decided']} · success {s['success']} · failed {s['failed']} · pending {s['pending']}"
+            f" · fallback {s['fallback']}",
             actions or "no actions",
             f"tokens {s['tokens']}",
             f"{s['duration_s']:.2f}s",
@@ -80,11 +91,13 @@ def _empty_stats(agents: int, batches: int) -> dict:
         "success": 0,
         "failed": 0,
         "pending": 0,
+        "fallback": 0,  # residents who rested because their batch failed or was not asked
         "ignored": 0,
         "failed_batches": 0,
         "skipped_batches": 0,
         "budget_exhausted": False,
         "tokens": 0,
+        "prompt_tokens": 0,  # as the endpoint counted them (its ``usage``)
         "by_action": {},
         "by_status": {},
         "duration_s": 0.0,
@@ -116,18 +129,19 @@ class _Tick:
         self.decisions: list[Decision] = []
         self.errors: list[dict] = []
         self.prompts: dict[int, str] = {}
+        self.fallback: set[int] = set()  # residents whose rest is the tick's, not a decision
 
-    async def run(self, batches: list[list[int]], concurrency: int) -> None:
+    async def run(self, batches: list[tuple[list[int], str]], concurrency: int) -> None:
         gate = asyncio.Semaphore(concurrency)
         self.started = time.monotonic()
-        await asyncio.gather(*(self.run_batch(index, batch, gate) for index, batch in enumerate(batches)))
+        await asyncio.gather(*(self.run_batch(index, batch, prompt, gate) for index, (batch, prompt) in enumerate(batches)))
 
     def budget_spent(self) -> bool:
         return bool(self.budget) and self.stats["tokens"] >= self.budget
 
-    async def run_batch(self, index: int, batch: list[int], gate: asyncio.Semaphore) -> None:
+    async def run_batch(self, index: int, batch: list[int], prompt: str, gate: asyncio.Semaphore) -> None:
         async with gate:
-            decided = await self.ask(index, batch)
+            decided = await self.ask(index, batch, prompt)
         self.stats["decide_s"] = round(max(self.stats["decide_s"], time.monotonic() - self.started), 3)
         # Executed outside the gate: the next batch's model call starts meanwhile.
         await sync_to_async(self.execute_batch)(decided)
@@ -135,21 +149,23 @@ class _Tick:
         if self.progress is not None:
             self.progress(self.done, self.total)
 
-    async def ask(self, index: int, batch: list[int]) -> BatchDecisions:
-        prompt = ""
-        if self.policy.uses_prompt or self.show_prompt:
-            prompt = batch_prompt(self.source.snapshot(self.world, batch), batch)
-            if self.show_prompt:
-                self.prompts[index] = prompt
+    async def ask(self, index: int, batch: list[int], prompt: str) -> BatchDecisions:
+        if self.show_prompt:
+            self.prompts[index] = prompt
         if self.budget_spent():
             self.stats["budget_exhausted"] = True
             self.stats["skipped_batches"] += 1
+            self.fallback.update(batch)
             return resting(batch, _("本轮 token 预算已用完，未询问模型，默认休息"))
         try:
             answer = await asyncio.wait_for(self.policy.answer(self.world, batch, prompt), self.batch_timeout)
             self.stats["tokens"] += int(answer.usage.get("total_tokens", 0) or 0)
+            self.stats["prompt_tokens"] += int(answer.usage.get("prompt_tokens", 0) or 0)
             decided = validate_decisions(parse_decisions(answer.text), batch, self.source.actions)
-        except (ModelError, DecisionFormatError, TimeoutError) as exc:
+        except ModelError as exc:
+            self.stats["tokens"] += int(exc.usage.get("total_tokens", 0) or 0)  # an abandoned answer still cost them
+            return self.batch_failed(index, batch, str(exc) or type(exc).__name__)
+        except (DecisionFormatError, TimeoutError) as exc:
             reason = str(exc) or type(exc).__name__
             return self.batch_failed(index, batch, reason)
         except Exception as exc:  # a bug must not stop the other batches
@@ -161,6 +177,7 @@ class _Tick:
     def batch_failed(self, index: int, batch: list[int], reason: str) -> BatchDecisions:
         logger.warning("autonomy batch %s (%s residents) failed: %s; they rest this tick", index, len(batch), reason)
         self.stats["failed_batches"] += 1
+        self.fallback.update(batch)
         self.errors.append({"batch": index, "agent_ids": batch, "error": reason[:500]})
         return resting(batch, _("本轮决策失败（%(reason)s），默认休息") % {"reason": reason[:120]})
 
@@ -195,7 +212,10 @@ class _Tick:
                 logger.exception("could not log the rolled-back autonomy batch")
         for decision, status, _message, _code in outcomes:
             self.by_status[decision.action][status] += 1
-            self.stats[{"success": "success", "failed": "failed", "pending_confirmation": "pending"}[status]] += 1
+            counted = {"success": "success", "failed": "failed", "pending_confirmation": "pending"}[status]
+            if counted == "success" and decision.agent_id in self.fallback:
+                counted = "fallback"
+            self.stats[counted] += 1
         self.stats["execute_s"] = round(self.stats["execute_s"] + time.monotonic() - began, 3)
 
     def log(self, decision: Decision, status: str, message: str, code: str) -> AgentActionLog:
@@ -250,8 +270,8 @@ def run_tick(
     world = source.build(agent_ids)
     snapshot_s = time.monotonic() - started
     ids = list(world.residents)
-    batches = [ids[i : i + batch_size] for i in range(0, len(ids), batch_size)]
     policy = policy or policy_from_settings(source, seed)
+    batches = plan_batches(source, world, ids, batch_size, prompts=policy.uses_prompt or show_prompt, sized=policy.uses_prompt)
     round_ = None
     if ids and not dry_run:
         round_ = AutonomyRound.objects.create(provider=policy.name, model=policy.model or "", agent_count=len(ids))
@@ -279,6 +299,29 @@ def run_tick(
         errors=tick.errors,
         prompts=prompts,
     )
+
+
+def plan_batches(
+    source: WorldSource, world: World, ids: list[int], batch_size: int, *, prompts: bool, sized: bool
+) -> list[tuple[list[int], str]]:
+    """Residents in batches of at most ``batch_size``, each with its prompt (when one is needed).
+
+    For a model (``sized``), a batch whose system prompt, batch prompt and capped answer would not
+    fit ``AGENT_CONTEXT_TOKENS`` is halved until it fits; a single resident is sent regardless.
+    """
+    fixed = estimate_tokens(source.system_prompt()) if sized else 0
+    planned: list[tuple[list[int], str]] = []
+    pending = [ids[i : i + batch_size] for i in range(0, len(ids), batch_size)]
+    while pending:
+        batch = pending.pop(0)
+        prompt = batch_prompt(source.snapshot(world, batch), batch) if prompts else ""
+        needed = fixed + estimate_tokens(prompt) + decisions_tokens(len(batch))
+        if sized and len(batch) > 1 and needed > settings.AGENT_CONTEXT_TOKENS:
+            half = (len(batch) + 1) // 2
+            pending[:0] = [batch[:half], batch[half:]]
+            continue
+        planned.append((batch, prompt))
+    return planned
 
 
 def prune_rounds() -> int:

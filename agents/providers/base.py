@@ -37,6 +37,11 @@ class ModelError(Exception):
 
     code = "model_error"
 
+    def __init__(self, message: str = "", *, usage: dict | None = None) -> None:
+        super().__init__(message)
+        # Tokens the endpoint reported for the failed answer, when it reported any (budgets count them).
+        self.usage = usage or {}
+
 
 class ModelUnavailable(ModelError):
     code = "model_unavailable"
@@ -50,5 +55,6 @@ class ModelProvider(Protocol):
     name: str
 
     async def complete(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, model: str | None = None
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, model: str | None = None,
+        max_tokens: int | None = None,
     ) -> Completion: ...

@@ -47,13 +47,19 @@ def invalid_request(exc: Exception) -> bool:
     return any(word in text for word in INVALID_REQUEST_WORDS)
 
 
-def model_error(exc: Exception) -> ModelError:
-    """The ModelError that says which way the call failed."""
+def model_error(exc: Exception, *, endpoint: str = "", timeout: float | None = None) -> ModelError:
+    """The ModelError that says which way the call failed, in words staff can act on."""
+    reason = describe(exc, endpoint=endpoint, timeout=timeout)
     if isinstance(exc, openai.APITimeoutError):
-        return ModelTimeout(describe(exc))
+        return ModelTimeout(reason)
     if isinstance(exc, openai.APIConnectionError):
-        return ModelUnavailable(describe(exc))
-    return ModelError(describe(exc))
+        return ModelUnavailable(reason)
+    return ModelError(reason)
+
+
+# How servers word a refusal because the prompt and the answer do not fit the model's context.
+CONTEXT_WORDS = ("context length", "context window", "maximum context", "n_ctx", "too many tokens", "exceed context")
+
 
 TEXT_PROTOCOL = """你可以调用下列工具（OpenAI function 格式，参数为 JSON Schema）：
 {tools}
@@ -74,14 +80,29 @@ def refuses_tools(exc: openai.APIStatusError) -> bool:
     return any(word in text for word in ("tool", "function call", "function_call", "function-call"))
 
 
-def describe(exc: Exception) -> str:
-    """A one-line reason safe to show staff (no keys, no stack)."""
+def describe(exc: Exception, *, endpoint: str = "", timeout: float | None = None) -> str:
+    """A one-line reason safe to show staff (no keys, no stack) that says what would help."""
+    endpoint = endpoint or "api.openai.com"
     if isinstance(exc, openai.APITimeoutError):
-        return _("模型响应超时")
+        return _(
+            "模型在 %(seconds)s 秒内没有回答（%(endpoint)s 超时）：服务可能正忙于别的请求；可以再发一次，"
+            "或请管理员调大 AGENT_MODEL_TIMEOUT、换用更快的模型"
+        ) % {"seconds": f"{timeout:g}" if timeout else "?", "endpoint": endpoint}
     if isinstance(exc, openai.APIConnectionError):
-        return _("无法连接模型服务")
+        return _("无法连接模型服务 %(endpoint)s：请确认它已启动，或请管理员检查 OPENAI_BASE_URL") % {"endpoint": endpoint}
     if isinstance(exc, openai.APIStatusError):
-        return _("模型服务返回错误 HTTP %(status)s：%(message)s") % {"status": exc.status_code, "message": str(exc.message)[:200]}
+        message = str(exc.message)[:200]
+        if any(word in message.lower() for word in CONTEXT_WORDS):
+            return _(
+                "这条消息超出了模型的上下文长度（HTTP %(status)s：%(message)s）：请缩短这条消息后再发；更早的对话会自动略去"
+            ) % {"status": exc.status_code, "message": message}
+        if exc.status_code >= 500:
+            return _("模型服务出错（HTTP %(status)s：%(message)s）：请管理员查看模型服务的日志") % {
+                "status": exc.status_code, "message": message,
+            }
+        return _("模型服务拒绝了请求（HTTP %(status)s：%(message)s）：请管理员检查模型名 AGENT_MODEL 与服务的设置") % {
+            "status": exc.status_code, "message": message,
+        }
     return _("模型调用失败：%(error)s") % {"error": type(exc).__name__}
 
 
@@ -130,7 +151,7 @@ class OpenAICompatibleProvider:
                 return self._read(await self._create(model=model, messages=messages, tools=tools, tool_choice="auto", **cap))
             except openai.APIStatusError as exc:
                 if not refuses_tools(exc):
-                    raise model_error(exc) from exc
+                    raise self._failure(exc) from exc
                 if self.native_tools:  # concurrent calls may all be refused; say it once
                     self.native_tools = False
                     logger.warning(
@@ -147,7 +168,7 @@ class OpenAICompatibleProvider:
         try:
             return await self._create(**kwargs)
         except openai.APIStatusError as exc:
-            raise model_error(exc) from exc
+            raise self._failure(exc) from exc
 
     async def _create(self, **kwargs: Any) -> Any:
         """One request, retried exactly once on a transient failure."""
@@ -157,17 +178,20 @@ class OpenAICompatibleProvider:
                     return await client.chat.completions.create(timeout=self.timeout, **kwargs)
             except TRANSIENT as exc:
                 if invalid_request(exc):
-                    raise model_error(exc) from exc
+                    raise self._failure(exc) from exc
                 if attempt == 2:
-                    raise model_error(exc) from exc
-                logger.info("model call failed (%s), retrying once", describe(exc))
+                    raise self._failure(exc) from exc
+                logger.info("model call failed (%s), retrying once", describe(exc, endpoint=self.base_url, timeout=self.timeout))
             except openai.APIStatusError:
                 raise
             except openai.OpenAIError as exc:
-                raise model_error(exc) from exc
+                raise self._failure(exc) from exc
             except ValueError as exc:  # a 200 whose body is not JSON
                 raise ModelError(_("模型返回了无法解析的响应")) from exc
         raise AssertionError("unreachable")
+
+    def _failure(self, exc: Exception) -> ModelError:
+        return model_error(exc, endpoint=self.base_url, timeout=self.timeout)
 
     @staticmethod
     def _usage(response: Any) -> dict:
@@ -178,14 +202,18 @@ class OpenAICompatibleProvider:
             key: int(getattr(usage, key, 0) or 0) for key in ("prompt_tokens", "completion_tokens", "total_tokens")
         }
 
-    @staticmethod
-    def _message(response: Any) -> Any:
+    @classmethod
+    def _message(cls, response: Any) -> Any:
         try:
             message = response.choices[0].message
             message.content  # noqa: B018  (a garbage body fails here, not later)
             return message
         except (AttributeError, IndexError, KeyError, TypeError) as exc:
-            raise ModelError(_("模型返回了无法解析的响应")) from exc
+            try:
+                usage = cls._usage(response)
+            except (AttributeError, TypeError, ValueError):
+                usage = {}
+            raise ModelError(_("模型返回了无法解析的响应"), usage=usage) from exc
 
     def _read(self, response: Any) -> Completion:
         message = self._message(response)

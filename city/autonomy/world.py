@@ -28,11 +28,12 @@ from city.models import AgentResource, Building, BuildingKind, CheckIn, Employme
 
 from .prompt import ACTIONS
 
-# Caps of the shared lists in every batch prompt (the rest is summarised as a count).
-MAX_BUILDINGS = 30
-MAX_MARKET_ORDERS = 30
-MAX_OPEN_BOUNTIES = 30
-MAX_NEEDY = 10
+# Caps of the shared lists in every batch prompt (the rest is summarised as a count): at batch 20 they
+# keep a prompt near 100 tokens per resident, so a batch and its answer fit a 4k context.
+MAX_BUILDINGS = 8
+MAX_MARKET_ORDERS = 8
+MAX_OPEN_BOUNTIES = 8
+MAX_NEEDY = 5
 
 
 @dataclass(frozen=True)
@@ -299,19 +300,16 @@ def render_snapshot(world: World, batch: list[int]) -> str:
     residents = [world.residents[agent_id] for agent_id in batch if agent_id in world.residents]
     lines = ["== 居民状态 =="]
     for r in residents:
-        job = "无"
+        job = ""  # no job: the field is left out (the system prompt says so)
         if r.job is not None:
-            job = f"{r.job.name}#{r.job.id}(日薪{r.job.wage}, {'今日已打卡' if r.checked_in_today else '今日未打卡'})"
-        bounty = f"#{r.bounty.id} {r.bounty.title}" if r.bounty else "无"
+            job = f" | 工作={r.job.name}#{r.job.id}(日薪{r.job.wage}, {'今日已打卡' if r.checked_in_today else '今日未打卡'})"
+        bounty = f" | 进行中悬赏=#{r.bounty.id} {r.bounty.title}" if r.bounty else ""
         persona = f" | 人设: {r.persona.strip()[:120]}" if r.persona.strip() else ""
-        lines.append(
-            f"- ID={r.id} {r.name} | 信用点={r.credits} | 饱食度={r.satiety} | 精力={r.energy} | 工作={job} | "
-            f"进行中悬赏={bounty}{persona}"
-        )
+        lines.append(f"- ID={r.id} {r.name} | 信用点={r.credits} | 饱食度={r.satiety} | 精力={r.energy}{job}{bounty}{persona}")
     lines.append("== 资源 ==")
     for r in residents:
         orders = "".join(f" | 自己的挂单#{o.id}: {o.resource}×{o.quantity} 总价{o.price}" for o in r.open_orders[:5])
-        lines.append(f"- ID={r.id} {r.name}: {_stock(r.holdings)}{orders}")
+        lines.append(f"- ID={r.id}: {_stock(r.holdings)}{orders}")
     foods = [k for k in world.resources.values() if k.edible]
     if foods:
         lines.append("- 食物: " + ", ".join(f"{k.slug}({k.name}, 饱食度+{k.satiety_gain})" for k in foods))

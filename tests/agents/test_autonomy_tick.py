@@ -203,7 +203,7 @@ def test_a_failed_batch_rests_and_the_tick_finishes(endpoint, resident):
     result = run_tick(batch_size=1, concurrency=1)
 
     assert result.stats["failed_batches"] == 1
-    assert result.stats["by_action"] == {"rest": 2} and result.stats["success"] == 2
+    assert result.stats["by_action"] == {"rest": 2} and result.stats["success"] == 1 and result.stats["fallback"] == 1
     [error] = result.errors
     assert error["agent_ids"] == [alice.pk] and "500" in error["error"]
     alice_log = AgentActionLog.objects.get(agent=alice)
@@ -310,3 +310,82 @@ def test_no_transaction_is_open_while_the_model_decides(endpoint, resident):
     result = run_tick(batch_size=1, concurrency=2)
     assert outcomes == ["wrote"] * 4
     assert result.stats["success"] == len(residents)
+
+
+def test_residents_of_a_failed_batch_count_as_fallback_not_success(endpoint, resident):
+    resident("Alice", energy=50)
+    endpoint.reply("今天大家都很开心！")
+    result = run_tick()
+    assert (result.stats["success"], result.stats["fallback"]) == (0, 1)
+    assert result.every_batch_failed and "fallback 1" in result.line()
+
+
+def test_every_batch_failing_exits_non_zero_naming_the_endpoint(endpoint, resident, settings):
+    from django.core.management import CommandError, call_command
+
+    resident("Alice")
+    endpoint.error(500).error(500)
+    with pytest.raises(CommandError) as failed:
+        call_command("autonomy_tick")
+    assert settings.OPENAI_BASE_URL in str(failed.value) and "HTTP 500" in str(failed.value)
+
+
+def test_an_unreachable_endpoint_fails_the_command(resident, settings):
+    import socket
+
+    from django.core.management import CommandError, call_command
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings.AGENT_PROVIDER, settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = "openai", f"http://127.0.0.1:{port}/v1", "k"
+    resident("Alice")
+    with pytest.raises(CommandError) as failed:
+        call_command("autonomy_tick")
+    assert f"127.0.0.1:{port}" in str(failed.value) and "every batch failed" in str(failed.value)
+
+
+def test_one_failed_batch_of_two_is_not_a_failed_tick(endpoint, resident):
+    from django.core.management import call_command
+
+    resident("Alice"), resident("Bob")
+    endpoint.error(500).error(500).reply("[]")
+    call_command("autonomy_tick", "--batch-size", "1", "--concurrency", "1")  # no CommandError
+
+
+def test_tokens_of_an_abandoned_answer_count_against_the_budget(resident):
+    from agents.providers import ModelError
+
+    class Unreadable:
+        name, model, uses_prompt = "openai", "m", True
+
+        async def answer(self, world, batch, prompt):
+            raise ModelError("unreadable", usage={"prompt_tokens": 700, "completion_tokens": 50, "total_tokens": 750})
+
+    resident("Alice")
+    result = run_tick(policy=Unreadable())
+    assert result.stats["failed_batches"] == 1 and result.stats["tokens"] == 750
+
+
+def test_each_batch_caps_its_answer_by_its_size(endpoint, resident):
+    resident("Alice"), resident("Bob"), resident("Carol")
+    endpoint.respond_with(lambda request: {"content": decisions(*({"agent_id": i, "action": "rest"} for i in prompt_ids(request)))}, delay=0)
+    run_tick(batch_size=2, concurrency=1)
+    caps = sorted((len(prompt_ids(r)), r["max_tokens"]) for r in endpoint.requests)
+    assert caps[0][0] == 1 and caps[1][0] == 2 and caps[0][1] < caps[1][1] <= 512
+
+
+def test_a_batch_too_big_for_the_context_is_split(endpoint, resident, settings):
+    from agents.providers.tokens import estimate_tokens
+
+    residents = [resident(f"R{i}") for i in range(6)]
+    endpoint.respond_with(lambda request: {"content": decisions(*({"agent_id": i, "action": "rest"} for i in prompt_ids(request)))}, delay=0)
+    run_tick(batch_size=6, dry_run=True)
+    whole = endpoint.requests[0]
+    needed = sum(estimate_tokens(m["content"]) for m in whole["messages"]) + whole["max_tokens"]
+    settings.AGENT_CONTEXT_TOKENS = needed - 1
+    result = run_tick(batch_size=6)
+
+    asked = [prompt_ids(r) for r in endpoint.requests[1:]]
+    assert len(asked) >= 2 and sorted(i for ids in asked for i in ids) == sorted(r.pk for r in residents)
+    assert result.stats["failed_batches"] == 0 and result.stats["success"] == 6

@@ -144,25 +144,27 @@ def test_server_error_is_retried_once_inside_a_chat(endpoint, alice):
     assert len(endpoint.requests) == 2
 
 
-def test_model_timeout_gives_a_clear_error_reply(endpoint, alice, settings):
+def test_model_timeout_is_a_504_that_keeps_the_users_message(endpoint, alice, settings):
     settings.AGENT_MODEL_TIMEOUT = 0.3
     endpoint.reply("太慢", delay=2).reply("还是太慢", delay=2)
-    result = run_chat(agent=alice, message="在吗")
+    with pytest.raises(ApplicationError) as failed:
+        run_chat(agent=alice, message="在吗")
 
-    assert "模型暂时无法回答" in result.reply and "超时" in result.reply
-    assert roles(result.conversation) == ["user", "assistant"]
-    assert result.conversation.messages.last().content == result.reply
+    assert (failed.value.status_code, failed.value.code) == (504, "model_timeout")
+    assert "超时" in failed.value.message and "AGENT_MODEL_TIMEOUT" in failed.value.message
+    conversation = Conversation.objects.get(pk=failed.value.extra["conversation_id"])
+    assert roles(conversation) == ["user"] and conversation.messages.get().content == "在吗"
 
 
 def test_model_failure_after_a_tool_round_leaves_the_conversation_whole(endpoint, alice):
     endpoint.tool_calls([("add_my_credits", {"amount": 3})]).error(500).error(500)
-    result = run_chat(agent=alice, message="加钱")
+    with pytest.raises(ApplicationError) as failed:
+        run_chat(agent=alice, message="加钱")
 
     alice.refresh_from_db()
-    assert alice.credits == 103  # the call that ran is kept, audited, and reported
-    assert [c["name"] for c in result.tool_calls] == ["add_my_credits"]
-    assert "模型暂时无法回答" in result.reply
-    assert roles(result.conversation) == ["user", "assistant", "tool", "assistant"]
+    assert alice.credits == 103  # the call that ran is kept and audited
+    assert (failed.value.status_code, failed.value.code) == (502, "model_error")
+    assert roles(Conversation.objects.get(pk=failed.value.extra["conversation_id"])) == ["user", "assistant", "tool"]
 
 
 def test_endpoint_refusing_tools_still_runs_tools_through_the_text_protocol(endpoint, alice):

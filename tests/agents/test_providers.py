@@ -10,7 +10,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.core import checks
 
+from agents.checks import check_model_endpoint
 from agents.models import Agent
 from agents.providers import get_provider, model_for
 from agents.providers.base import ModelError, ModelTimeout, ModelUnavailable
@@ -263,3 +265,50 @@ def test_an_assistant_tool_call_goes_back_with_empty_content_not_null(scripted_o
     second = scripted_openai.requests[1]["messages"]
     calls = [m for m in second if m["role"] == "assistant" and m.get("tool_calls")]
     assert calls and all(m["content"] == "" for m in calls)
+
+
+def test_an_unreadable_answer_keeps_the_tokens_it_reported():
+    body = b'{"choices": [], "usage": {"prompt_tokens": 700, "completion_tokens": 50, "total_tokens": 750}}'
+    server = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (GarbageHandler,), {"body": body}))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        provider = OpenAICompatibleProvider(model="m", base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", timeout=2)
+        with pytest.raises(ModelError) as failed:
+            complete(provider)
+        assert failed.value.usage["total_tokens"] == 750
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# `manage.py check` on the model endpoint: a warning when it is down, never an error.
+
+
+def closed_port_number() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_an_unreachable_endpoint_is_a_warning(settings):
+    settings.AGENT_PROVIDER, settings.OPENAI_BASE_URL = "openai", f"http://127.0.0.1:{closed_port_number()}/v1"
+    [warning] = check_model_endpoint(None)
+    assert warning.level == checks.WARNING and warning.id == "agents.W001"
+    assert settings.OPENAI_BASE_URL in warning.msg
+
+
+def test_a_listening_endpoint_passes(settings, scripted_openai):
+    settings.AGENT_PROVIDER, settings.OPENAI_BASE_URL = "openai", scripted_openai.base_url
+    assert check_model_endpoint(None) == []
+
+
+def test_no_endpoint_configured_is_not_checked(settings):
+    settings.AGENT_PROVIDER, settings.OPENAI_BASE_URL = "rules", ""
+    assert check_model_endpoint(None) == []
+
+
+def test_the_check_command_still_succeeds_offline(settings):
+    from django.core.management import call_command
+
+    settings.AGENT_PROVIDER, settings.OPENAI_BASE_URL = "openai", f"http://127.0.0.1:{closed_port_number()}/v1"
+    call_command("check")  # warnings do not fail it

@@ -55,7 +55,7 @@ def test_resident_lines_show_needs_job_and_holdings(resident, city):
     alice = resident("Alice", holdings={"bread": 3, "flour": 10}, job=city.mill, credits=120, satiety=35, energy=60)
     _, text = snapshot()
     assert f"- ID={alice.pk} Alice | 信用点=120 | 饱食度=35 | 精力=60 | 工作=西市磨坊#{city.mill.pk}(日薪15, 今日未打卡)" in text
-    assert f"- ID={alice.pk} Alice: bread×3, flour×10" in text
+    assert f"- ID={alice.pk}: bread×3, flour×10" in text
     assert f"- 建筑#{city.mill.pk} 西市磨坊(mill) | 岗位=1/2 | 日薪=15 | 打卡产出=flour×4" in text
     assert "- 可建造 mill(磨坊) | 花费=80信用点 + wood×20" in text
     assert f"- 商品#{city.bread_item.pk} 面包 | 价格=8信用点 | 获得 bread×1" in text

@@ -3,6 +3,7 @@ import signal
 import sys
 import threading
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import close_old_connections, connection
 
@@ -32,7 +33,8 @@ class Command(BaseCommand):
     help = (
         "Run the autonomy tick: every active resident decides one action, executed through the tool registry. "
         "Before each tick, overdue pending actions expire and their conversations are told. "
-        "One stats line per tick; Ctrl-C stops cleanly between ticks (a second Ctrl-C interrupts)."
+        "One stats line per tick; Ctrl-C stops cleanly between ticks (a second Ctrl-C interrupts). "
+        "Exits non-zero, naming the endpoint and the error, when every batch of a tick failed (not with --loop)."
     )
 
     def add_arguments(self, parser):
@@ -92,11 +94,23 @@ class Command(BaseCommand):
                 if progress is not None:
                     progress.clear()
                 self._report(result, dry_run, show_prompt)
+                if result.every_batch_failed:
+                    failure = self._every_batch_failed(result)
+                    if not loop:
+                        raise CommandError(failure)
+                    self.stderr.write(failure)
             done += 1
             if not loop and done >= count:
                 break
             if stop.wait(interval):
                 break
+
+    def _every_batch_failed(self, result) -> str:
+        endpoint = settings.OPENAI_BASE_URL or "https://api.openai.com/v1"
+        return (
+            f"every batch failed: nobody decided, all {result.stats['agents']} residents rested. "
+            f"Endpoint {endpoint} (model {settings.AGENT_MODEL}): {result.errors[0]['error']}"
+        )
 
     def _expire(self) -> None:
         """The loop's expiry step: the one place pending actions expire besides a late decision."""

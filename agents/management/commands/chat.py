@@ -28,8 +28,9 @@ class Command(BaseCommand):
         try:
             [found] = agents_by_keys([agent])
             result = run_chat(agent=found, message=message, conversation_id=conversation, user=staff)
-        except ApplicationError as exc:
-            raise CommandError(f"{exc.code}: {exc.message}") from exc
+        except ApplicationError as exc:  # a model failure too: the message stays in the conversation named
+            kept = exc.extra.get("conversation_id")
+            raise CommandError(f"{exc.code}: {exc.message}" + (f" [conversation {kept}]" if kept else "")) from exc
         for call in result.tool_calls:
             arguments = json.dumps(call["arguments"], ensure_ascii=False)
             outcome = json.dumps(call["result"], ensure_ascii=False)
