@@ -37,12 +37,12 @@ TIRED = 30  # energy below which rest comes first
 
 # Filled in by ``system_prompt`` with the thresholds, the work cost and the configured decay.
 RULES = """规则：每个居民只做一件事，合乎人设与状态；rest 总是可以。没写工作即无工作
-- 每轮饱食度降 {satiety_decay}、精力降 {energy_decay}；饱食度低于 {hungry} 先 eat（没有食物就买），精力低于 {tired} 先 rest
-- 有工作且精力不低于 {work_energy} 就 checkin（每天一次）；没工作可 assign_building 有空缺的建筑
+- 每轮饱食度下降 {satiety_decay}、精力下降 {energy_decay}；饱食度低于 {hungry} 时优先 eat（没有食物就买），精力低于 {tired} 时优先 rest
+- 有工作且精力不低于 {work_energy} 时去 checkin（每天一次）；没工作可 assign_building 有空缺的建筑
 - 钱不够不能 purchase、accept_market_order；资源不够不能转赠、挂单、建造；建筑名称不能重复
 - 只能转出、卖出自己的资源，只能撤自己的挂单
 - 你同时只能接取一个悬赏，已有进行中悬赏时不要再接
-- 看“上一轮行为”的失败原因：失败的行为不要用同样的参数再做一次"""
+- 看“上一轮行为”的失败原因：上一轮失败的行为不要用同样的参数再做一次"""
 
 FORMAT = """只输出 JSON 数组，每个居民一个对象，不要别的文字：
 [{"agent_id": 1, "action": "claim_bounty", "params": {"bounty_id": 3}, "reason": "奖励丰厚"}]"""
