@@ -11,6 +11,7 @@ from agents.admin import AgentAdmin
 from agents.models import Agent
 from core.admin import ReadOnlyAdmin
 from core.errors import ApplicationError
+from core.pages import form_errors
 
 from . import services
 from .models import (
@@ -57,25 +58,17 @@ class EmploymentInline(admin.TabularInline):
         return False
 
 
-def _form_error(form: forms.Form, exc: ApplicationError, prefix: str = "") -> None:
-    form.add_error(exc.field if exc.field in form.fields else None, f"{prefix}{exc.message}")
-
-
 class CorrectionForm(forms.Form):
-    """A staff correction's input, checked by the service's own validator so the page shows its messages."""
+    """A staff correction's input, checked by the service's own validator (each subclass's
+    ``validate``) so the page shows its messages."""
 
     reason = forms.CharField(label=_("原因"))
-
-    def validate(self, data: dict) -> None:
-        raise NotImplementedError
 
     def clean(self):
         cleaned = super().clean()
         if not self.errors:
-            try:
+            with form_errors(self):
                 self.validate(cleaned)
-            except ApplicationError as exc:
-                _form_error(self, exc)
         return cleaned
 
 
@@ -165,7 +158,8 @@ class CityAgentAdmin(AgentAdmin):
                     self.message_user(request, f"{agent.name}：{exc.message}", messages.WARNING)
                 return None
             for agent, exc in refusals:
-                _form_error(form, exc, prefix=f"{agent.name}：" if len(agents) > 1 else "")
+                with form_errors(form):
+                    raise exc if len(agents) == 1 else ApplicationError(exc.code, f"{agent.name}：{exc.message}", field=exc.field)
         action = request.POST["action"]
         context = {
             **self.admin_site.each_context(request),
