@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.services import free_port
+from tests.support.services import free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow  # it runs make, a migration and two servers
@@ -53,6 +53,7 @@ def test_make_run_serves_ticks_and_stops_cleanly_on_ctrl_c(clone: Path):
             line = process.stdout.readline()
             assert line or process.poll() is None, "".join(lines[-40:])
             lines.append(line)
+        wait_for_port("127.0.0.1", port, timeout=120)  # the loop may tick before Daphne listens
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tools/", timeout=10)
         assert refused.value.code == 401  # the API answers: our server, on the port we gave
