@@ -9,8 +9,9 @@ from django.views.decorators.http import require_POST
 from core.admin import ReadOnlyAdmin
 from core.errors import ApplicationError
 
-from .autonomy.tick import run_tick
+from .autonomy.tick import RUN_AUTONOMY_PERMISSION, run_tick
 from .confirmations import (
+    DECIDE_PERMISSION,
     confirm_pending_action,
     outcome_message,
     reject_pending_action,
@@ -37,7 +38,10 @@ class AgentAdmin(admin.ModelAdmin):
     filter_horizontal = ["tools"]
     actions = ["run_autonomy_tick"]
 
-    @admin.action(description=_("为所选居民运行一次自主回合"))
+    def has_run_autonomy_permission(self, request) -> bool:
+        return request.user.has_perm(RUN_AUTONOMY_PERMISSION)
+
+    @admin.action(description=_("为所选居民运行一次自主回合"), permissions=["run_autonomy"])
     def run_autonomy_tick(self, request, queryset):
         result = run_tick(agent_ids=list(queryset.values_list("pk", flat=True)))
         if not result.stats["agents"]:
@@ -70,7 +74,7 @@ class ToolAdmin(admin.ModelAdmin):
             obj.confirmation_set_by_staff = True
         super().save_model(request, obj, form, change)
 
-    @admin.action(description=_("立即同步工具"))
+    @admin.action(description=_("立即同步工具"), permissions=["change"])
     def sync_now(self, request, queryset):
         report = sync_tools()
         self.message_user(request, "; ".join(report.lines()), messages.SUCCESS)
@@ -137,8 +141,13 @@ class PendingActionAdmin(ReadOnlyAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         action = self.get_object(request, object_id)
-        decidable = action is not None and action.effective_status == PendingAction.Status.PENDING
+        decidable = (
+            action is not None and action.effective_status == PendingAction.Status.PENDING and self.has_decide_permission(request)
+        )
         return super().change_view(request, object_id, form_url, {**(extra_context or {}), "decidable": decidable})
+
+    def has_decide_permission(self, request) -> bool:
+        return request.user.has_perm(DECIDE_PERMISSION)
 
     @method_decorator(require_POST)
     def decide_view(self, request, object_id):
@@ -181,11 +190,11 @@ class PendingActionAdmin(ReadOnlyAdmin):
             notes.append(review["problem"])
         return format_html("{}{}", table, format_html_join("", "<p>{}</p>", ((note,) for note in notes)))
 
-    @admin.action(description=_("确认并执行所选的待确认操作"))
+    @admin.action(description=_("确认并执行所选的待确认操作"), permissions=["decide"])
     def confirm_selected(self, request, queryset):
         self._decide(request, queryset.order_by("id"), lambda action: confirm_pending_action(action_id=action.pk, user=request.user))
 
-    @admin.action(description=_("拒绝所选的待确认操作"))
+    @admin.action(description=_("拒绝所选的待确认操作"), permissions=["decide"])
     def reject_selected(self, request, queryset):
         self._decide(request, queryset.order_by("id"), lambda action: reject_pending_action(action_id=action.pk, user=request.user))
 

@@ -27,10 +27,13 @@ class AgentsConfig(AppConfig):
     verbose_name = _("智能体")
 
     def ready(self):
+        from core.events import declare_events
+
         from . import checks  # noqa: F401  (registers the system check)
         from .registry import registry
 
         autodiscover_modules("tools", register_to=registry)
         autodiscover_modules("intents")
         autodiscover_modules("autonomy")  # the tick's world (agents.autonomy.sources.register_world)
+        declare_events(agent_action="agents.view_agentactionlog", pending_action="agents.view_pendingaction")
         post_migrate.connect(sync_tools_after_migrate, sender=self, dispatch_uid="agents.sync_tools")

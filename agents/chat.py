@@ -41,6 +41,8 @@ from .registry import ToolContext
 
 logger = logging.getLogger(__name__)
 
+# Talking to an agent, on a page, the API or MCP.
+CHAT_PERMISSION = "agents.chat_agent"
 MAX_MESSAGE_LENGTH = 4000
 # Messages of a conversation sent back to the model; older ones are left out.
 HISTORY_LIMIT = 40

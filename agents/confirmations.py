@@ -22,16 +22,18 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core.auth import is_active_staff
+from core.auth import has_permissions, require_permissions
 from core.errors import ApplicationError, Conflict, Forbidden
 from core.params import parse_id
 
 from .executor import audit_call, execute
 from .models import Conversation, Message, PendingAction
 from .proposals import announce
-from .registry import ToolContext
+from .registry import ToolContext, registry
 from .selectors import pending_action_get
 
+# Deciding a proposal; confirming it also needs the permission of the write it proposes.
+DECIDE_PERMISSION = "agents.confirm_pendingaction"
 CONFIRM_ANSWERS = frozenset(
     {"确认", "确定", "确认执行", "是", "是的", "好", "好的", "可以", "继续", "执行", "confirm", "yes", "y", "ok", "okay", "go ahead"}
 )
@@ -47,10 +49,13 @@ def confirm_pending_action(*, action_id: int, user: Any, arguments: dict | None 
     ``version_conflict`` with the current values in ``result``). An input error (one naming a
     ``field``: a bad edit, or a name taken meanwhile) is raised and everything is rolled back:
     the action stays pending, so staff can edit and confirm again, or reject it.
-    Raises ``Conflict`` unless the action is pending (``pending_action_expired`` once expired).
+    Raises ``Conflict`` unless the action is pending (``pending_action_expired`` once expired), and
+    ``Forbidden`` unless ``user`` may decide proposals and make the write itself.
     """
-    _require_staff(user)
+    _require_decider(user)
     action = pending_action_get(action_id=action_id)
+    spec = registry.get(action.tool_name)
+    require_permissions(user, [DECIDE_PERMISSION, *([spec.permission] if spec and spec.permission else [])])
     if arguments is not None and not isinstance(arguments, dict):
         raise ApplicationError("invalid_arguments", _("参数必须是 JSON 对象"), field="arguments")
     if not action.agent.is_active:
@@ -96,7 +101,7 @@ def confirm_pending_action(*, action_id: int, user: Any, arguments: dict | None 
 
 def reject_pending_action(*, action_id: int, user: Any, reason: str = "") -> PendingAction:
     """Close the proposal without running it."""
-    _require_staff(user)
+    _require_decider(user)
     now = timezone.now()
     reason = (reason or "").strip()[:500]
     with transaction.atomic():
@@ -253,6 +258,6 @@ def _record_outcome(action: PendingAction) -> None:
     announce(action)
 
 
-def _require_staff(user: Any) -> None:
-    if not is_active_staff(user):
-        raise Forbidden("permission_denied", _("只有员工可以确认或拒绝待确认操作"))
+def _require_decider(user: Any) -> None:
+    if not has_permissions(user, DECIDE_PERMISSION):
+        raise Forbidden("permission_denied", _("只有有确认权限的员工可以确认或拒绝待确认操作"))

@@ -26,7 +26,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import InMemoryChannelLayer
 
 from core.auth import is_active_staff
-from core.events import EVENTS_GROUP, REPLAY_LIMIT, latest_event_seq, stored_events, user_group
+from core.events import EVENTS_GROUP, REPLAY_LIMIT, hidden_frame, latest_event_seq, stored_events, user_group, visible_events
 
 logger = logging.getLogger(__name__)
 
@@ -116,9 +116,9 @@ class EventHub:
             except Exception:
                 logger.exception("the event hub could not read the event log; retrying")
                 continue
-            for seq, text in stored:
+            for seq, event, text in stored:
                 if seq > self.last_seen:
-                    await self.offer({"type": "event.send", "seq": seq, "text": text})
+                    await self.offer({"type": "event.send", "seq": seq, "event": event, "text": text})
 
     async def stay_joined(self) -> None:
         while True:
@@ -157,6 +157,9 @@ class EventsConsumer(AsyncWebsocketConsumer):
     recheck: asyncio.Task | None = None
     own_group = ""
     last_seq: int | None = None
+    # The events this user may receive (None: all, a superuser), and the newest seq it was not sent.
+    visible: frozenset[str] | None = frozenset()
+    hidden_through: int | None = None
     live = False  # the replay is done and the backlog task runs
     busy = False  # the backlog task is handling an event
 
@@ -170,6 +173,7 @@ class EventsConsumer(AsyncWebsocketConsumer):
         if not is_active_staff(user):
             await self.close()  # before accept: the handshake is refused (HTTP 403)
             return
+        self.visible = await database_sync_to_async(visible_events)(user)
         self.own_group = user_group(user.pk)
         await self.channel_layer.group_add(self.own_group, self.channel_name)
         self.backlog = asyncio.Queue(maxsize=BACKLOG_SIZE)
@@ -194,17 +198,20 @@ class EventsConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(self.own_group, self.channel_name)
 
     async def keep_checking_the_user(self) -> None:
-        """Close the socket once its token is deleted, its session ends or its user stops being staff."""
-        from .routing import still_allowed
+        """Close the socket once its token is deleted, its session ends or its user stops being
+        staff; follow changes of the user's permissions."""
+        from .routing import current_staff
 
         while True:
             await asyncio.sleep(RECHECK_SECONDS)
             try:
-                allowed = await still_allowed(self.scope)
+                user = await current_staff(self.scope)
+                if user is not None:
+                    self.visible = await database_sync_to_async(visible_events)(user)
             except Exception:
                 logger.exception("could not re-check the user of an events socket")
                 continue
-            if not allowed:
+            if user is None:
                 self.live = False
                 await self.close(code=4403)
                 return
@@ -252,10 +259,19 @@ class EventsConsumer(AsyncWebsocketConsumer):
                 return
             if seq > self.last_seq + 1:
                 await self.send_stored(after=self.last_seq, before=seq)
-        await self.send(text_data=message["text"])
-        self.last_seq = seq
+        await self.deliver(seq, message["event"], message["text"])
 
     async def send_stored(self, *, after: int, before: int | None = None) -> None:
-        for seq, text in await database_sync_to_async(stored_events)(after=after, before=before):
+        for seq, event, text in await database_sync_to_async(stored_events)(after=after, before=before):
+            await self.deliver(seq, event, text)
+
+    async def deliver(self, seq: int, event: str, text: str) -> None:
+        """Send the event if this user may see it; before the next one it may, say what it skipped."""
+        if self.visible is None or event in self.visible:
+            if self.hidden_through is not None:
+                await self.send(text_data=hidden_frame(self.hidden_through))
+                self.hidden_through = None
             await self.send(text_data=text)
-            self.last_seq = seq
+        else:
+            self.hidden_through = seq
+        self.last_seq = seq

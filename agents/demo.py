@@ -1,4 +1,4 @@
-"""Demo data of the agents app: the staff login every other demo relies on."""
+"""Demo data of the agents app: the staff logins every other demo relies on, one per role."""
 
 import os
 import secrets
@@ -6,6 +6,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+
+from .roles import DEMO_USERS, apply_roles
 
 CREDENTIALS_FILE = Path(settings.BASE_DIR) / ".demo-credentials"
 DEMO_USERNAME = "admin"
@@ -26,4 +28,12 @@ def seed(stdout) -> None:
         user.set_password(password)
         user.is_staff = user.is_superuser = True
         user.save()
-    stdout.write(f"Staff login: {DEMO_USERNAME} / {password}  (also in {CREDENTIALS_FILE.name})")
+    stdout.write(f"Staff login: {DEMO_USERNAME} / {password}  (superuser; also in {CREDENTIALS_FILE.name})")
+    groups = apply_roles()
+    for username, role in DEMO_USERS.items():
+        member, _ = get_user_model().objects.get_or_create(username=username, defaults={"is_staff": True})
+        if not member.check_password(password):
+            member.set_password(password)
+            member.save()
+        member.groups.set([groups[role]])
+    stdout.write("Role logins, same password: " + ", ".join(f"{name} ({role})" for name, role in DEMO_USERS.items()))

@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core.auth import signed_in
-from core.errors import ApplicationError
+from core.errors import ApplicationError, Forbidden
 from core.events import EventBatch
 from core.untrusted import UntrustedJSONError, check_value, load_json
 
@@ -162,6 +162,15 @@ def _resolve(name: str, agent: Agent | None, batch: ExecutionBatch | None) -> tu
     return spec, requires_confirmation
 
 
+def _check_person(spec: ToolSpec, context: ToolContext) -> None:
+    """A staff member behind the call needs the tool's permission: an agent never writes for them what they may not."""
+    user = signed_in(context.user)
+    if user is not None and spec.permission and not user.has_perm(spec.permission):
+        raise Forbidden(
+            "permission_denied", _("您没有让居民执行 %(name)s 的权限（需要 %(permission)s）") % {"name": spec.name, "permission": spec.permission}
+        )
+
+
 def execute(name: str, arguments: Any, context: ToolContext, *, batch: ExecutionBatch | None = None) -> dict:
     """Validate, check the grant, run (or propose) the tool, audit it. Never raises.
 
@@ -173,6 +182,7 @@ def execute(name: str, arguments: Any, context: ToolContext, *, batch: Execution
     audited_args = {"_raw": arguments[:2000] if isinstance(arguments, str) else _("（未通过校验的参数）")}
     try:
         spec, requires_confirmation = _resolve(name, context.agent, batch)
+        _check_person(spec, context)
         cleaned = validate_arguments(spec.input_schema, parse_arguments(arguments))
         audited_args = cleaned
         # A confirmed proposal was counted when proposed; the autonomy tick is bounded by

@@ -219,6 +219,7 @@ class PendingAction(models.Model):
         ordering = ["-created_at", "-id"]
         verbose_name = _("待确认操作")
         verbose_name_plural = pgettext_lazy("plural", "待确认操作")
+        permissions = [("confirm_pendingaction", "Can confirm or reject agents' proposals")]
         indexes = [models.Index(fields=["status", "expires_at"], name="pending_status_expiry")]
 
     def __str__(self) -> str:
@@ -247,6 +248,7 @@ class AutonomyRound(models.Model):
     class Meta:
         ordering = ["-started_at", "-id"]
         verbose_name = _("自主回合")
+        permissions = [("run_autonomy", "Can run an autonomy tick")]
         verbose_name_plural = pgettext_lazy("plural", "自主回合")
 
     def __str__(self) -> str:

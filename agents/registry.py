@@ -77,6 +77,9 @@ class ToolSpec:
     source: str
     # Builds the staff-facing proposal of a confirmation-requiring call (see agents.proposals).
     propose: Callable[..., Proposal] | None = None
+    # The Django permission ("app_label.codename") a person needs for this write to run on their
+    # word: chatting, calling it over MCP, or confirming its proposal. Every action tool names one.
+    permission: str | None = None
 
     def describe(self, language: str | None = None) -> str:
         """The description in ``language``, or in the active language when none is given."""
@@ -254,6 +257,7 @@ def tool(
     requires_confirmation: bool = False,
     name: str | None = None,
     propose: Callable[..., Proposal] | None = None,
+    permission: str | None = None,
     register_to: ToolRegistry | None = registry,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``func`` as a tool and return it unchanged (with ``func.tool_spec`` attached)."""
@@ -278,6 +282,7 @@ def tool(
             input_schema=schema,
             source=source,
             propose=propose,
+            permission=permission,
         )
         func.tool_spec = spec  # type: ignore[attr-defined]
         if register_to is not None:

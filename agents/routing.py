@@ -52,21 +52,21 @@ def token_user(key: str):
 
 
 @database_sync_to_async
-def still_allowed(scope) -> bool:
-    """Whether the user who opened this socket may still see events: the token still exists,
-    or the session does; the user is still active staff."""
+def current_staff(scope):
+    """The user who opened this socket, read again, or None once its token or session is gone or
+    it stopped being active staff."""
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
     key = token_key(scope)
     if key is not None:
         token = Token.objects.select_related("user").filter(key=key).first()
-        return token is not None and is_active_staff(token.user)
+        return token.user if token is not None and is_active_staff(token.user) else None
     session = scope.get("session")
     if session is None or not session.session_key or not session.exists(session.session_key):
-        return False
+        return None
     user = get_user_model().objects.filter(pk=getattr(scope.get("user"), "pk", None)).first()
-    return is_active_staff(user)
+    return user if is_active_staff(user) else None
 
 
 class TokenAuthMiddleware(BaseMiddleware):

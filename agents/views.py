@@ -1,14 +1,14 @@
-from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
+from core.auth import staff_page
 from core.errors import ApplicationError, NotFound
 from core.pages import form_errors, render_page
 from core.params import parse_id
 
-from .chat import MAX_MESSAGE_LENGTH, conversation_transcript, run_chat
+from .chat import CHAT_PERMISSION, MAX_MESSAGE_LENGTH, conversation_transcript, run_chat
 from .confirmations import confirm_pending_action, reject_pending_action
 from .forms import ChatForm
 from .models import Agent, Conversation
@@ -17,7 +17,7 @@ CHAT_TEMPLATE = "agents/chat.html"
 CHAT_PARTS = ("chat-panel",)
 
 
-@staff_member_required
+@staff_page(CHAT_PERMISSION)
 @require_http_methods(["GET", "POST"])
 def agent_chat(request, pk: int):
     """Standalone chat with one agent: the conversation with its tool calls and their results, a

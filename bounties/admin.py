@@ -52,11 +52,11 @@ class BountyAdmin(admin.ModelAdmin):
         )
         obj.pk, obj.created_at = created.pk, created.created_at
 
-    @admin.action(description=_("取消所选的开放悬赏"))
+    @admin.action(description=_("取消所选的开放悬赏"), permissions=["change"])
     def cancel_selected(self, request, queryset):
         self._apply(request, queryset, lambda bounty: services.cancel_bounty(bounty_id=bounty.pk))
 
-    @admin.action(description=_("完成所选的进行中悬赏（向接取者支付奖励）"))
+    @admin.action(description=_("完成所选的进行中悬赏（向接取者支付奖励）"), permissions=["change"])
     def complete_selected(self, request, queryset):
         self._apply(
             request,

@@ -34,6 +34,7 @@ def bounty_data(bounty: Bounty) -> dict:
 @tool(
     category="action",
     description=gettext_lazy("接取一个开放的悬赏任务：先到先得，同时只能接取一个"),
+    permission="bounties.change_bounty",
 )
 def claim_bounty(ctx: ToolContext, bounty_id: BountyId) -> dict:
     bounty = services.claim_bounty(agent_id=ctx.agent.pk, bounty_id=bounty_id)
@@ -80,6 +81,7 @@ def _propose_completion(ctx: ToolContext, bounty_id: int) -> Proposal:
     requires_confirmation=True,
     propose=_propose_completion,
     description=gettext_lazy("报告自己接取的悬赏已完成，经员工确认后获得奖励"),
+    permission="bounties.change_bounty",
 )
 def complete_bounty(ctx: ToolContext, bounty_id: BountyId) -> dict:
     bounty = services.complete_bounty(agent_id=ctx.agent.pk, bounty_id=bounty_id)

@@ -1,11 +1,11 @@
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from agents.models import Agent
+from core.auth import require_permissions, staff_page
 from core.pages import form_errors, render_page
 
 from . import selectors, services
@@ -18,7 +18,7 @@ CARD_ACTIONS = ("claim", "complete", "cancel")
 CHANGED_TRIGGER = "bounties-changed"
 
 
-@staff_member_required
+@staff_page("bounties.view_bounty")
 @require_http_methods(["GET", "POST"])
 def board(request):
     """The bounty board: columns by status, a create form, claim / complete / cancel on each card.
@@ -41,6 +41,7 @@ def board(request):
 
 def _create(request, form: BountyForm) -> bool:
     with form_errors(form):
+        require_permissions(request.user, "bounties.add_bounty")
         bounty = services.create_bounty(**form.cleaned_data, created_by=request.user)
         messages.success(request, _("已发布悬赏#%(id)s「%(title)s」") % {"id": bounty.pk, "title": bounty.title})
         return True
@@ -59,6 +60,7 @@ def _card_action(request) -> tuple[bool, CardActionForm | None]:
         form.add_error("agent_id", _("请选择居民"))
         return False, form
     with form_errors(form):
+        require_permissions(request.user, "bounties.change_bounty")
         if action == "claim":
             bounty = services.claim_bounty(agent_id=agent_id, bounty_id=bounty_id)
             text = _("%(agent)s 接取了悬赏「%(title)s」")

@@ -234,7 +234,7 @@ class MarketOrderAdmin(ReadOnlyAdmin):
     list_select_related = ["seller", "buyer", "resource_type"]
     actions = ["cancel_orders"]
 
-    @admin.action(description=_("取消所选挂单（资源退回卖方）"))
+    @admin.action(description=_("取消所选挂单（资源退回卖方）"), permissions=["act"])
     def cancel_orders(self, request, queryset):
         for order in queryset:
             try:

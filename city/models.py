@@ -61,6 +61,10 @@ class AgentResource(models.Model):
         return f"{self.agent}: {self.quantity} {self.resource_type}"
 
 
+# Moving goods between residents by hand (page, API) or confirming an agent's proposed transfer.
+TRANSFER_PERMISSION = "city.transfer_resources"
+
+
 class ResourceTransfer(models.Model):
     """The ledger: one row per resource transfer between two agents, never edited."""
 
@@ -90,6 +94,7 @@ class ResourceTransfer(models.Model):
         ordering = ["-id"]
         verbose_name = _("资源转赠记录")
         verbose_name_plural = pgettext_lazy("plural", "资源转赠记录")
+        permissions = [("transfer_resources", "Can transfer resources between residents")]
         constraints = [
             models.CheckConstraint(condition=Q(quantity__gte=1), name="resourcetransfer_quantity_positive"),
             models.CheckConstraint(

@@ -15,7 +15,7 @@ from agents.models import Agent
 from agents.registry import Param, Proposal, ToolContext, tool
 
 from . import selectors, services
-from .models import ResourceTransfer, ResourceType
+from .models import TRANSFER_PERMISSION, ResourceTransfer, ResourceType
 
 MAX = services.MAX_AMOUNT
 
@@ -163,6 +163,7 @@ def propose_transfer(ctx: ToolContext, to_agent_id: int, resource_type: str, qua
     description=gettext_lazy("将自己的资源转赠给另一个居民"),
     category="action",
     propose=propose_transfer,
+    permission=TRANSFER_PERMISSION,
 )
 def transfer_resource(ctx: ToolContext, to_agent_id: ReceiverId, resource_type: ResourceSlug, quantity: Quantity) -> dict:
     transfer = services.transfer_resource(
@@ -185,6 +186,7 @@ def transfer_resource(ctx: ToolContext, to_agent_id: ReceiverId, resource_type: 
 @tool(
     description=gettext_lazy("上班打卡（每天一次）：领取工资并获得所在建筑的产出，消耗精力"),
     category="action",
+    permission="city.add_checkin",
 )
 def checkin(ctx: ToolContext) -> dict:
     record = services.checkin(agent_id=ctx.agent.pk)
@@ -202,7 +204,7 @@ def checkin(ctx: ToolContext) -> dict:
     }
 
 
-@tool(description=gettext_lazy("在商店用信用点购买商品"), category="action")
+@tool(description=gettext_lazy("在商店用信用点购买商品"), category="action", permission="city.add_purchase")
 def purchase(
     ctx: ToolContext,
     item_id: Annotated[int, Param(ge=1, description=gettext_lazy("商品 ID"))],
@@ -219,7 +221,7 @@ def purchase(
     }
 
 
-@tool(description=gettext_lazy("在城市频道说一句话"), category="action")
+@tool(description=gettext_lazy("在城市频道说一句话"), category="action", permission="city.add_citychatmessage")
 def chat(
     ctx: ToolContext,
     content: Annotated[
@@ -230,7 +232,7 @@ def chat(
     return {"message_id": message.pk, "message": _("已在城市频道发言：%(content)s") % {"content": message.content}}
 
 
-@tool(description=gettext_lazy("休息，恢复精力"), category="action")
+@tool(description=gettext_lazy("休息，恢复精力"), category="action", permission="agents.change_agent")
 def rest(ctx: ToolContext) -> dict:
     agent = services.rest(agent_id=ctx.agent.pk)
     return {"energy": agent.energy, "message": _("休息好了，精力 %(energy)s") % {"energy": agent.energy}}
@@ -239,6 +241,7 @@ def rest(ctx: ToolContext) -> dict:
 @tool(
     description=gettext_lazy("吃一份食物，提高饱食度；不指定则吃最顶饱的"),
     category="action",
+    permission="agents.change_agent",
 )
 def eat(
     ctx: ToolContext,
@@ -258,6 +261,7 @@ def eat(
 @tool(
     description=gettext_lazy("应聘某个建筑的工作（每人只能有一份工作）"),
     category="action",
+    permission="city.change_building",
 )
 def assign_building(
     ctx: ToolContext,
@@ -273,7 +277,7 @@ def assign_building(
     }
 
 
-@tool(description=gettext_lazy("辞去当前工作"), category="action")
+@tool(description=gettext_lazy("辞去当前工作"), category="action", permission="city.change_building")
 def unassign_building(ctx: ToolContext) -> dict:
     building = services.unassign_building(agent_id=ctx.agent.pk)
     return {
@@ -285,6 +289,7 @@ def unassign_building(ctx: ToolContext) -> dict:
 @tool(
     description=gettext_lazy("在市场挂单出售自己的资源（总价，挂单期间资源被冻结）"),
     category="action",
+    permission="city.add_marketorder",
 )
 def create_market_order(
     ctx: ToolContext,
@@ -305,6 +310,7 @@ def create_market_order(
 @tool(
     description=gettext_lazy("买下市场上别人的挂单（支付总价，获得全部资源）"),
     category="action",
+    permission="city.change_marketorder",
 )
 def accept_market_order(ctx: ToolContext, order_id: OrderId) -> dict:
     order = services.accept_market_order(agent_id=ctx.agent.pk, order_id=order_id, user=ctx.user)
@@ -318,6 +324,7 @@ def accept_market_order(ctx: ToolContext, order_id: OrderId) -> dict:
 @tool(
     description=gettext_lazy("取消自己的挂单，冻结的资源退回"),
     category="action",
+    permission="city.change_marketorder",
 )
 def cancel_market_order(ctx: ToolContext, order_id: OrderId) -> dict:
     order = services.cancel_market_order(agent_id=ctx.agent.pk, order_id=order_id, user=ctx.user)
@@ -331,6 +338,7 @@ def cancel_market_order(ctx: ToolContext, order_id: OrderId) -> dict:
 @tool(
     description=gettext_lazy("花费信用点和材料建造一座新建筑（建筑类型见 list_buildings）"),
     category="action",
+    permission="city.add_building",
 )
 def construct_building(
     ctx: ToolContext,

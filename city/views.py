@@ -1,5 +1,4 @@
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
@@ -10,12 +9,13 @@ from agents.confirmations import (
     reject_pending_action,
 )
 from agents.models import PendingAction
+from core.auth import require_permissions, staff_page
 from core.pages import form_errors, render_page
 from core.params import parse_id
 
 from . import selectors, services
 from .forms import TransferForm
-from .models import ResourceTransfer
+from .models import TRANSFER_PERMISSION, ResourceTransfer
 from .overview import CityOverview
 
 OVERVIEW_TEMPLATE = "city/overview.html"
@@ -27,14 +27,14 @@ CHANGED_TRIGGER = "city-changed"
 
 
 @require_GET
-@staff_member_required
+@staff_page()
 def overview(request):
     """The city and its agents at a glance: residents (filtered, sorted), economy, agents' work, ticks; all live."""
     city = CityOverview(show=request.GET.get("show", "all"), sort=request.GET.get("sort", "name"))
     return render_page(request, OVERVIEW_TEMPLATE, {"city": city}, parts=OVERVIEW_PARTS, part=request.GET.get("part"))
 
 
-@staff_member_required
+@staff_page("city.view_resourcetransfer")
 @require_http_methods(["GET", "POST"])
 def trade(request):
     """Every agent's stock, a transfer form, the ledger (live), and agents' proposed transfers.
@@ -62,6 +62,7 @@ def trade(request):
 
 def _transfer(request, form: TransferForm) -> bool:
     with form_errors(form):
+        require_permissions(request.user, TRANSFER_PERMISSION)
         transfer = services.transfer_resource(**form.transfer_arguments(), source=ResourceTransfer.Source.PAGE, user=request.user)
         names = {"sender": transfer.from_agent.name, "receiver": transfer.to_agent.name}
         messages.success(request, _("%(sender)s → %(receiver)s：%(message)s") % {**names, "message": services.transfer_message(transfer)})

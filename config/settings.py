@@ -244,7 +244,7 @@ REST_FRAMEWORK = {
         "core.api.authentication.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
+    "DEFAULT_PERMISSION_CLASSES": ["core.api.permissions.DeclaredPermissions"],
     # Per user (a script's token) and per address for anonymous calls; wrong tokens are
     # counted by core.api.authentication, since DRF throttles only after authenticating.
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.UserRateThrottle", "rest_framework.throttling.AnonRateThrottle"],

@@ -43,6 +43,29 @@ _DATA = EventLog._meta.get_field("data")
 _INSERTED = ("event", "data", "created_at")
 
 
+# Who may receive an event: the Django permission to view what it is about. Apps declare their
+# events in AppConfig.ready(); an event nobody declared reaches superusers only.
+_EVENT_PERMISSIONS: dict[str, str] = {}
+
+
+def declare_events(**permissions: str) -> None:
+    """``declare_events(fund_changed="funds.view_fund")``: the permission each event needs."""
+    _EVENT_PERMISSIONS.update(permissions)
+
+
+def visible_events(user: Any) -> frozenset[str] | None:
+    """The events ``user`` may receive; None for all of them (a superuser)."""
+    if user.is_superuser:
+        return None
+    granted = user.get_all_permissions()
+    return frozenset(event for event, permission in _EVENT_PERMISSIONS.items() if permission in granted)
+
+
+def hidden_frame(seq: int) -> str:
+    """Tells a client that events up to ``seq`` were not for it, so the gap is no reason to re-sync."""
+    return json.dumps({"type": "events_hidden", "data": {"through": seq}})
+
+
 def user_group(user_id: int) -> str:
     return f"user.{user_id}"
 
@@ -77,8 +100,8 @@ def event_text(row: EventLog) -> str:
     return json.dumps({"type": "system_event", "data": data}, ensure_ascii=False)
 
 
-def stored_events(*, after: int, before: int | None = None, limit: int = REPLAY_LIMIT) -> list[tuple[int, str]]:
-    """``(seq, frame)`` of stored events with ``after < seq < before``, oldest first.
+def stored_events(*, after: int, before: int | None = None, limit: int = REPLAY_LIMIT) -> list[tuple[int, str, str]]:
+    """``(seq, event, frame)`` of stored events with ``after < seq < before``, oldest first.
 
     At most the newest ``limit`` of them: a client that missed more re-syncs instead.
     """
@@ -86,7 +109,7 @@ def stored_events(*, after: int, before: int | None = None, limit: int = REPLAY_
     if before is not None:
         rows = rows.filter(seq__lt=before)
     newest = list(rows.order_by("-seq")[:limit])
-    return [(row.seq, event_text(row)) for row in reversed(newest)]
+    return [(row.seq, row.event, event_text(row)) for row in reversed(newest)]
 
 
 def latest_event_seq() -> int:
@@ -150,7 +173,7 @@ def _store_and_send_all(events: list[tuple[str, dict]]) -> None:
         logger.exception("could not store events %s", ", ".join(sorted({event for event, _ in events})))
         return
     for row in rows:
-        _group_send(EVENTS_GROUP, {"type": "event.send", "seq": row.seq, "text": event_text(row)})
+        _group_send(EVENTS_GROUP, {"type": "event.send", "seq": row.seq, "event": row.event, "text": event_text(row)})
 
 
 def _store(events: list[tuple[str, dict]]) -> list[EventLog]:

@@ -78,11 +78,11 @@ class FundAdmin(admin.ModelAdmin):
             return
         obj.pk, obj.version = saved.pk, saved.version
 
-    @admin.action(description=_("启用所选基金"))
+    @admin.action(description=_("启用所选基金"), permissions=["change"])
     def enable_selected(self, request, queryset):
         self._apply(request, queryset, services.enable_fund)
 
-    @admin.action(description=_("停用所选基金"))
+    @admin.action(description=_("停用所选基金"), permissions=["change"])
     def disable_selected(self, request, queryset):
         self._apply(request, queryset, services.disable_fund)
 

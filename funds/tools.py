@@ -121,6 +121,7 @@ def propose_create_fund(ctx: ToolContext, fund_name: str, remarks: str | None = 
     category="action",
     requires_confirmation=True,
     propose=propose_create_fund,
+    permission="funds.add_fund",
 )
 def create_fund(ctx: ToolContext, fund_name: FundName, remarks: Remarks | None = None) -> dict:
     fund = services.create_fund(fund_name=fund_name, remarks=remarks or "", user=ctx.user)
@@ -158,6 +159,7 @@ def propose_update_fund(
     category="action",
     requires_confirmation=True,
     propose=propose_update_fund,
+    permission="funds.change_fund",
 )
 def update_fund(
     ctx: ToolContext,
@@ -205,6 +207,7 @@ def propose_disable_fund(ctx: ToolContext, fund_id: int) -> Proposal:
     category="action",
     requires_confirmation=True,
     propose=propose_enable_fund,
+    permission="funds.change_fund",
 )
 def enable_fund(ctx: ToolContext, fund_id: FundId) -> dict:
     fund = services.enable_fund(fund_id=fund_id, version=_version(ctx, fund_id), user=ctx.user)
@@ -216,6 +219,7 @@ def enable_fund(ctx: ToolContext, fund_id: FundId) -> dict:
     category="action",
     requires_confirmation=True,
     propose=propose_disable_fund,
+    permission="funds.change_fund",
 )
 def disable_fund(ctx: ToolContext, fund_id: FundId) -> dict:
     fund = services.disable_fund(fund_id=fund_id, version=_version(ctx, fund_id), user=ctx.user)

@@ -9,13 +9,12 @@ import json
 from functools import partial
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.http import QueryDict
 from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from agents.chat import MAX_MESSAGE_LENGTH, conversation_transcript, run_chat
+from agents.chat import CHAT_PERMISSION, MAX_MESSAGE_LENGTH, conversation_transcript, run_chat
 from agents.confirmations import (
     confirm_pending_action,
     outcome_message,
@@ -23,6 +22,7 @@ from agents.confirmations import (
 )
 from agents.forms import ChatForm
 from agents.models import Agent, Conversation, PendingAction
+from core.auth import require_permissions, staff_page
 from core.pages import form_errors, render_page
 from core.params import parse_id
 
@@ -39,7 +39,7 @@ FORM_DONE_TRIGGER = "fund-form-done"
 CHAT_AGENT_KEY = "funds_chat_agent"
 
 
-@staff_member_required
+@staff_page("funds.view_fund")
 @require_http_methods(["GET", "POST"])
 def fund_page(request):
     """Fund list, create / edit modal, enable / disable, agents' proposals (the button's value says which)."""
@@ -68,7 +68,7 @@ def fund_page(request):
     return response
 
 
-@staff_member_required
+@staff_page("funds.view_fund", CHAT_PERMISSION)
 @require_POST
 def fund_chat(request):
     """The chat panel: a fund agent answers in embedded mode (its proposals open the form here)."""
@@ -100,6 +100,7 @@ def _set_status(request, form: FundStatusForm, *, enable: bool) -> str:
     """Enable or disable the row's fund; the notice to show, or "" when refused (the error is on the form)."""
     operation = services.enable_fund if enable else services.disable_fund
     with form_errors(form):
+        require_permissions(request.user, "funds.change_fund")
         fund = operation(fund_id=form.cleaned_data["fund_id"], version=form.cleaned_data["version"], user=request.user)
         return (_("基金「%(name)s」已启用") if enable else _("基金「%(name)s」已停用")) % {"name": fund.fund_name}
     return ""
@@ -127,6 +128,7 @@ def _submit(request, action: str):
 
 def _save(request, form: FundForm) -> str:
     data = form.cleaned_data
+    require_permissions(request.user, "funds.add_fund" if form.fund is None else "funds.change_fund")
     if form.fund is None:
         fund = services.create_fund(fund_name=data["fund_name"], remarks=data["remarks"], user=request.user)
         return _("基金「%(name)s」创建成功，ID 为 %(id)s") % {"name": fund.fund_name, "id": fund.pk}

@@ -2,6 +2,7 @@ from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from core.admin import ReadOnlyAdmin
 from core.errors import ApplicationError
 
 from . import services
@@ -33,46 +34,32 @@ class OrderAdmin(admin.ModelAdmin):
 
 
 @admin.register(ChannelMessage)
-class ChannelMessageAdmin(admin.ModelAdmin):
+class ChannelMessageAdmin(ReadOnlyAdmin):
+    """Messages are sent through the desk, so the supplier and the live page hear of them; the channels are the record."""
+
     list_display = ("created_at", "channel", "sender", "order", "content", "read")
     list_filter = ("channel", "read", "sender")
     search_fields = ("content", "order__order_no")
     list_select_related = ("order",)
     actions = ["mark_read"]
 
-    def has_add_permission(self, request):
-        return False  # messages are sent through the desk so the supplier and the live page hear of them
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # the channels are the record of what guest and supplier were told
-
-    @admin.action(description=_("标记为已读"))
+    @admin.action(description=_("标记为已读"), permissions=["act"])
     def mark_read(self, request, queryset):
         count = services.mark_messages_read(message_ids=list(queryset.values_list("pk", flat=True)))
         self.message_user(request, ngettext("%(n)d 条消息已标记为已读", "%(n)d 条消息已标记为已读", count) % {"n": count})
 
 
 @admin.register(Refund)
-class RefundAdmin(admin.ModelAdmin):
+class RefundAdmin(ReadOnlyAdmin):
+    """Refunds are registered through the desk; deleting one would let the same order be refunded twice."""
+
     list_display = ("order", "status", "created_at", "completed_at")
     list_filter = ("status",)
     search_fields = ("order__order_no", "order__guest_name")
     list_select_related = ("order",)
     actions = ["complete"]
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # deleting a refund would let the same order be refunded twice
-
-    @admin.action(description=_("标记为已退款"))
+    @admin.action(description=_("标记为已退款"), permissions=["act"])
     def complete(self, request, queryset):
         done = 0
         for refund_id in queryset.values_list("pk", flat=True):

@@ -42,6 +42,7 @@ def order_query(ctx: ToolContext, order_no: Annotated[str, ORDER_NO]) -> dict:
 @tool(
     category="action",
     description=gettext_lazy("以前台身份发送消息：downstream 频道发给客人，upstream 频道发给供应商；可注明相关订单号"),
+    permission="orders.add_channelmessage",
 )
 def message_send(
     ctx: ToolContext,
@@ -82,6 +83,7 @@ def message_list(
 @tool(
     category="action",
     description=gettext_lazy("为订单登记退款；每个订单只能登记一次"),
+    permission="orders.add_refund",
 )
 def refund(ctx: ToolContext, order_no: Annotated[str, ORDER_NO]) -> dict:
     registered = services.register_refund(order_no=order_no)

@@ -1,10 +1,10 @@
-from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from agents.chat import run_chat
+from agents.chat import CHAT_PERMISSION, run_chat
 from agents.models import Conversation
+from core.auth import require_permissions, staff_page
 from core.pages import form_errors, render_page
 from core.params import parse_id
 
@@ -18,7 +18,7 @@ PARTS = ("orders", "channels", "chat")
 CHANGED_TRIGGER = "orders-changed"
 
 
-@staff_member_required
+@staff_page("orders.view_order", "orders.view_channelmessage")
 @require_http_methods(["GET", "POST"])
 def desk(request):
     """The early-checkout desk: orders, the two channels, and a chat with the desk agent.
@@ -70,6 +70,7 @@ class DeskState:
         data = form.cleaned_data
         # No transaction here: the runner must not hold one open while the model thinks.
         with form_errors(form):
+            require_permissions(self.request.user, CHAT_PERMISSION)
             result = run_chat(
                 agent=data["agent"], message=data["message"], user=self.request.user,
                 conversation_id=data["conversation_id"], page=reverse("orders:desk"),
@@ -87,6 +88,7 @@ class DeskState:
         if not form.is_valid():
             return False
         with form_errors(form):
+            require_permissions(self.request.user, "orders.add_channelmessage")
             services.send_message(
                 channel=form.cleaned_data["channel"], content=form.cleaned_data["content"],
                 order_no=form.cleaned_data["order_no"] or None,
@@ -100,6 +102,7 @@ class DeskState:
         if not form.is_valid():
             return False
         with form_errors(form):
+            require_permissions(self.request.user, "orders.change_channelmessage")
             services.mark_messages_read(channel=form.cleaned_data["mark_read"])
             return True
         return False

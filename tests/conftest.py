@@ -16,8 +16,11 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture
-def staff_user(django_user_model):
-    return django_user_model.objects.create_user("staff", password="pw-staff-123", is_staff=True)
+def staff_user(db):
+    """A staff member holding every permission, through the permission checks (not a superuser)."""
+    from tests.support.staff import create_staff
+
+    return create_staff("staff", password="pw-staff-123")
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.autonomy.tick import run_tick
+from agents.autonomy.tick import RUN_AUTONOMY_PERMISSION, run_tick
 from agents.models import Agent
 from core.errors import NotFound
 from core.params import MAX_ID
@@ -39,6 +39,8 @@ class TickOutputSerializer(serializers.Serializer):
 @extend_schema(tags=["autonomy"], request=TickInputSerializer, responses={200: TickOutputSerializer})
 class AutonomyTick(APIView):
     """Run one autonomy tick now (every active resident, or the given agents)."""
+
+    permissions = {"POST": RUN_AUTONOMY_PERMISSION}
 
     def post(self, request):
         serializer = TickInputSerializer(data=request.data)

@@ -13,7 +13,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agents.confirmations import confirm_pending_action, outcome_message, reject_pending_action
+from agents.confirmations import DECIDE_PERMISSION, confirm_pending_action, outcome_message, reject_pending_action
 from agents.models import PendingAction
 from agents.selectors import pending_action_get
 from core.api.schema import ErrorSerializer
@@ -73,6 +73,7 @@ def _decision(action: PendingAction) -> Response:
 @extend_schema(tags=["pending actions"])
 class PendingActionList(GenericAPIView):
     serializer_class = PendingActionSerializer
+    permissions = {"GET": "agents.view_pendingaction"}
 
     @extend_schema(
         operation_id="pending_actions_list",
@@ -96,6 +97,7 @@ class PendingActionList(GenericAPIView):
 @extend_schema(tags=["pending actions"])
 class PendingActionDetail(GenericAPIView):
     serializer_class = PendingActionSerializer
+    permissions = {"GET": "agents.view_pendingaction"}
 
     def get(self, request: Request, pk: int) -> Response:
         return Response(PendingActionSerializer(pending_action_get(action_id=pk)).data)
@@ -110,6 +112,8 @@ class PendingActionDetail(GenericAPIView):
 )
 class PendingActionConfirm(GenericAPIView):
     serializer_class = DecisionSerializer
+    # The service also asks for the permission the proposed write itself needs.
+    permissions = {"POST": DECIDE_PERMISSION}
 
     def post(self, request: Request, pk: int) -> Response:
         serializer = ConfirmSerializer(data=request.data)
@@ -127,6 +131,7 @@ class PendingActionConfirm(GenericAPIView):
 )
 class PendingActionReject(GenericAPIView):
     serializer_class = DecisionSerializer
+    permissions = {"POST": DECIDE_PERMISSION}
 
     def post(self, request: Request, pk: int) -> Response:
         serializer = RejectSerializer(data=request.data)

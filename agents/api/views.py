@@ -4,7 +4,7 @@ from rest_framework import generics
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agents.chat import run_chat
+from agents.chat import CHAT_PERMISSION, run_chat
 from agents.models import Agent, Tool
 from core.api.schema import ERROR_RESPONSES
 from core.errors import NotFound
@@ -15,6 +15,8 @@ from .serializers import ChatInputSerializer, ChatOutputSerializer, ModelFailure
 @extend_schema(tags=["tools"])
 class ToolList(generics.ListAPIView):
     """The tool registry as synced into the database."""
+
+    permissions = {"GET": "agents.view_tool"}
 
     queryset = Tool.objects.order_by("name")
     serializer_class = ToolSerializer
@@ -36,6 +38,8 @@ class AgentChat(APIView):
     ``model_unavailable`` (unreachable) or 504 ``model_timeout``, with the conversation that
     keeps the message.
     """
+
+    permissions = {"POST": CHAT_PERMISSION}
 
     def post(self, request, pk: int):
         agent = Agent.objects.filter(pk=pk).first()

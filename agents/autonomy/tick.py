@@ -44,6 +44,8 @@ from .sources import Policy, World, WorldSource, world_source
 
 logger = logging.getLogger(__name__)
 
+# Running a tick by hand (the API, the admin action); the loop and the command run as the operator.
+RUN_AUTONOMY_PERMISSION = "agents.run_autonomy"
 Progress = Callable[[int, int], None]
 
 

@@ -15,12 +15,12 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
-from core.auth import is_active_staff
+from core.auth import has_permissions
 from core.errors import ApplicationError, Forbidden, NotFound
 
+from ..chat import CHAT_PERMISSION
 from ..models import Agent
 
-ACT_AS_AGENT_PERMISSION = "agents.chat_agent"
 TOKEN_SCHEMES = ("bearer", "token")
 
 
@@ -44,7 +44,7 @@ def token_user(authorization: str | None) -> Any:
 
 def agent_for(*, user: Any, agent_id: int) -> Agent:
     """The active agent ``user`` may act as; Forbidden before NotFound, so outsiders learn nothing."""
-    if not is_active_staff(user) or not user.has_perm(ACT_AS_AGENT_PERMISSION):
+    if not has_permissions(user, CHAT_PERMISSION):
         raise Forbidden("permission_denied", _("You do not have permission to perform this action."))
     agent = Agent.objects.filter(pk=agent_id, is_active=True).first()
     if agent is None:

@@ -37,6 +37,7 @@ def acting_agent_id(request: Request) -> int:
 @extend_schema(tags=["bounties"])
 class BountyListCreate(GenericAPIView):
     serializer_class = BountySerializer
+    permissions = {"GET": "bounties.view_bounty", "POST": "bounties.add_bounty"}
 
     @extend_schema(
         parameters=[
@@ -60,6 +61,7 @@ class BountyListCreate(GenericAPIView):
 @extend_schema(tags=["bounties"], responses={200: BountySerializer, 404: ErrorSerializer})
 class BountyDetail(GenericAPIView):
     serializer_class = BountySerializer
+    permissions = {"GET": "bounties.view_bounty"}
 
     def get(self, request: Request, pk: int) -> Response:
         return Response(BountySerializer(selectors.bounty_get(bounty_id=pk)).data)
@@ -74,6 +76,7 @@ class BountyDetail(GenericAPIView):
 )
 class BountyClaim(GenericAPIView):
     serializer_class = BountySerializer
+    permissions = {"POST": "bounties.change_bounty"}
 
     def post(self, request: Request, pk: int) -> Response:
         agent_id = acting_agent_id(request)
@@ -90,6 +93,7 @@ class BountyClaim(GenericAPIView):
 )
 class BountyComplete(GenericAPIView):
     serializer_class = BountySerializer
+    permissions = {"POST": "bounties.change_bounty"}
 
     def post(self, request: Request, pk: int) -> Response:
         agent_id = acting_agent_id(request)
@@ -105,6 +109,7 @@ class BountyComplete(GenericAPIView):
 )
 class BountyCancel(GenericAPIView):
     serializer_class = BountySerializer
+    permissions = {"POST": "bounties.change_bounty"}
 
     def post(self, request: Request, pk: int) -> Response:
         bounty = services.cancel_bounty(bounty_id=pk)

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 
 from agents.models import Agent
 from city import selectors, services
-from city.models import MarketOrder, ResourceTransfer
+from city.models import TRANSFER_PERMISSION, MarketOrder, ResourceTransfer
 from core.api.schema import ERROR_RESPONSES as ERRORS
 from core.api.schema import ErrorSerializer
 
@@ -35,12 +35,14 @@ from .serializers import (
 
 @extend_schema(tags=["agents"])
 class AgentList(generics.ListAPIView):
+    permissions = {"GET": "agents.view_agent"}
     queryset = selectors.with_city_state(Agent.objects.prefetch_related("tools").order_by("id"))
     serializer_class = AgentSerializer
 
 
 @extend_schema(tags=["agents"])
 class AgentDetail(generics.RetrieveAPIView):
+    permissions = {"GET": "agents.view_agent"}
     queryset = selectors.with_city_state(Agent.objects.prefetch_related("tools"))
     serializer_class = AgentSerializer
 
@@ -59,6 +61,7 @@ def _valid(serializer_class, data) -> dict:
 )
 class TransferResource(GenericAPIView):
     serializer_class = TransferInputSerializer
+    permissions = {"POST": TRANSFER_PERMISSION}
 
     def post(self, request: Request) -> Response:
         data = _valid(TransferInputSerializer, request.data)
@@ -76,6 +79,7 @@ class TransferResource(GenericAPIView):
 )
 class TransferList(GenericAPIView):
     serializer_class = TransferSerializer
+    permissions = {"GET": "city.view_resourcetransfer"}
 
     def get(self, request: Request) -> Response:
         filters = _valid(TransferFilterSerializer, request.query_params)
@@ -93,6 +97,7 @@ class TransferList(GenericAPIView):
 )
 class MarketOrderList(GenericAPIView):
     serializer_class = MarketOrderSerializer
+    permissions = {"GET": "city.view_marketorder"}
 
     def get(self, request: Request) -> Response:
         status = _valid(MarketOrderFilterSerializer, request.query_params)["status"]
@@ -108,6 +113,7 @@ class MarketOrderList(GenericAPIView):
 )
 class MarketOrderAccept(GenericAPIView):
     serializer_class = MarketOrderSerializer
+    permissions = {"POST": "city.change_marketorder"}
 
     def post(self, request: Request, pk: int) -> Response:
         data = _valid(AcceptOrderInputSerializer, request.data)
@@ -123,6 +129,7 @@ class MarketOrderAccept(GenericAPIView):
 )
 class MarketOrderCancel(GenericAPIView):
     serializer_class = MarketOrderSerializer
+    permissions = {"POST": "city.change_marketorder"}
 
     def post(self, request: Request, pk: int) -> Response:
         data = _valid(CancelOrderInputSerializer, request.data)

@@ -35,6 +35,7 @@ class _Filters(serializers.Serializer):
 @extend_schema(tags=["funds"])
 class FundListCreate(GenericAPIView):
     serializer_class = FundSerializer
+    permissions = {"GET": "funds.view_fund", "POST": "funds.add_fund"}
 
     @extend_schema(
         parameters=[
@@ -62,6 +63,7 @@ class FundListCreate(GenericAPIView):
 @extend_schema(tags=["funds"])
 class FundDetail(GenericAPIView):
     serializer_class = FundSerializer
+    permissions = {"GET": "funds.view_fund", "PATCH": "funds.change_fund"}
 
     @extend_schema(responses={200: FundSerializer, 404: FundErrorSerializer})
     def get(self, request: Request, pk: int) -> Response:
@@ -78,6 +80,7 @@ class FundDetail(GenericAPIView):
 @extend_schema(tags=["funds"], request=VersionSerializer, responses={200: FundSerializer, **ERRORS})
 class _FundStatusChange(GenericAPIView):
     serializer_class = FundSerializer
+    permissions = {"POST": "funds.change_fund"}
     operation = staticmethod(services.enable_fund)
 
     def post(self, request: Request, pk: int) -> Response:
@@ -103,6 +106,7 @@ class FundDisable(_FundStatusChange):
 )
 class FundValidate(GenericAPIView):
     serializer_class = FundValidationSerializer
+    permissions = {"POST": "funds.view_fund"}  # reads only: whether a draft would be accepted
 
     def post(self, request: Request) -> Response:
         serializer = FundDraftSerializer(data=request.data)
@@ -120,6 +124,7 @@ class FundValidate(GenericAPIView):
 )
 class FundBatchUpsert(GenericAPIView):
     serializer_class = FundBatchResultSerializer
+    permissions = {"POST": ("funds.add_fund", "funds.change_fund")}
 
     def post(self, request: Request) -> Response:
         serializer = FundBatchRowSerializer(data=request.data, many=True)

@@ -16,6 +16,7 @@ from .serializers import ChannelMessageQuerySerializer, ChannelMessageSerializer
 @extend_schema(tags=["orders"], responses={200: OrderSerializer(many=True)})
 class OrderList(GenericAPIView):
     serializer_class = OrderSerializer
+    permissions = {"GET": "orders.view_order"}
 
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(selectors.order_list())
@@ -28,6 +29,7 @@ class OrderList(GenericAPIView):
 )
 class OrderDetail(GenericAPIView):
     serializer_class = OrderSerializer
+    permissions = {"GET": "orders.view_order"}
 
     def get(self, request: Request, order_no: str) -> Response:
         return Response(OrderSerializer(selectors.order_with_refund(order_no=order_no)).data)
@@ -50,6 +52,7 @@ class ChannelMessageList(GenericAPIView):
     """The channel's latest 50 messages, oldest first (what the desk page shows)."""
 
     serializer_class = ChannelMessageSerializer
+    permissions = {"GET": "orders.view_channelmessage"}
     pagination_class = None  # a plain list, not a page: the schema must say so
 
     def get(self, request: Request) -> Response:

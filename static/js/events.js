@@ -5,6 +5,9 @@
 //   desk:ui_action  a UI instruction for this staff member, detail = its data
 //   desk:resync     events were missed (seq gap): re-read what the page shows
 //
+// Events the user lacks the view permission for are not sent; an "events_hidden" frame says up to
+// which seq, so the gap they leave is not taken for a missed event.
+//
 // Pages listen with htmx: hx-trigger="desk:bounty_claimed from:body". A live part swaps its
 // own content (hx-swap="innerHTML" hx-select="#part > *" hx-disinherit="hx-select"), never
 // itself: an event arriving while the part's request is in flight is queued on the element,
@@ -80,6 +83,8 @@
     }
     if (parsed.type === "system_event" && parsed.data && parsed.data.event) {
       onSystemEvent(parsed.data);
+    } else if (parsed.type === "events_hidden" && parsed.data && typeof parsed.data.through === "number") {
+      lastSeq = Math.max(lastSeq === null ? 0 : lastSeq, parsed.data.through); // not for this user: no gap
     } else if (parsed.type === "ui_action" && parsed.data) {
       emit("desk:ui_action", parsed.data);
     }

@@ -26,10 +26,11 @@ def create_bounty_over_http(base_url: str, token: str, title: str) -> dict:
 
 def create_staff_token(username: str) -> str:
     """A staff user with a DRF token; returns the key for ``Authorization: Token <key>``."""
-    from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
-    user = get_user_model().objects.create_user(username, password="pw-staff-123", is_staff=True)
+    from tests.support.staff import create_staff
+
+    user = create_staff(username, password="pw-staff-123")
     return Token.objects.create(user=user).key
 
 

@@ -29,6 +29,7 @@ from config.asgi import application
 from core.events import EVENTS_GROUP, REPLAY_LIMIT, broadcast, event_text, latest_event_seq, send_ui_action
 from core.models import EventLog
 from tests.support.services import free_port
+from tests.support.staff import create_staff
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -294,7 +295,7 @@ def test_replay_of_more_than_the_limit_sends_only_the_newest(staff_user):
 
 
 def test_ui_action_reaches_only_that_staff_members_pages(staff_user, django_user_model):
-    colleague = django_user_model.objects.create_user("colleague", password="pw-colleague-1", is_staff=True)
+    colleague = create_staff("colleague", password="pw-colleague-1")
     mine, theirs = session_headers(staff_user), session_headers(colleague)
 
     def propose():

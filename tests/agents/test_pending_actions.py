@@ -19,6 +19,7 @@ from core.errors import ApplicationError, Conflict, Forbidden
 from core.models import EventLog
 from funds.models import Fund
 from funds.services import create_fund, update_fund
+from tests.support.staff import create_staff
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +47,7 @@ def assistant_messages(conversation):
 
 
 def test_confirm_runs_the_tool_once_as_the_confirming_staff_member(agent, conversation, staff_user, django_user_model):
-    other_staff = django_user_model.objects.create_user("other", is_staff=True)
+    other_staff = create_staff("other")
     action = propose(agent, conversation, "create_fund", {"fund_name": "Alpha"}, user=staff_user)
     decided = confirm_pending_action(action_id=action.pk, user=other_staff)
     fund = Fund.objects.get()

@@ -22,6 +22,7 @@ from bounties.services import cancel_bounty, claim_bounty, complete_bounty, crea
 from city.models import CreditEntry
 from city.services import grant_credits
 from core.errors import ApplicationError
+from tests.support.staff import create_staff
 from tests.support.threads import run_threads
 
 START_CREDITS = 100
@@ -278,12 +279,11 @@ def random_operations(operations: int = 1000, agents: int = 12, threads: int = 8
 
 def api_race_for_one_bounty(agents: int = 20, rounds: int = 10) -> dict:
     """Each round, ``agents`` threads POST /api/bounties/{id}/claim/ for the same bounty at once."""
-    from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
     agent_ids = make_agents(agents, "api-racer")
-    staff = get_user_model().objects.create_user("api-racer-staff", password="unused-pw-123", is_staff=True)
+    staff = create_staff("api-racer-staff", password="unused-pw-123")
     token = Token.objects.create(user=staff).key
     clients: dict[int, APIClient] = {}
 

@@ -11,13 +11,13 @@ import random
 import threading
 from collections import Counter
 
-from django.contrib.auth import get_user_model
 from django.db.models import Min, Sum
 from rest_framework.test import APIClient
 
 from agents.models import Agent
 from city import services
 from city.models import AgentResource, MarketOrder, Purchase, ResourceTransfer, ResourceType, ShopItem
+from tests.support.staff import create_staff
 from tests.support.threads import outcome as attempt
 from tests.support.threads import run_threads
 
@@ -37,7 +37,7 @@ def api_attempt(client: APIClient, url: str, body: dict) -> str:
     return response.json()["code"]
 
 def staff_client(username: str) -> APIClient:
-    user = get_user_model().objects.create_user(username, is_staff=True)
+    user = create_staff(username)
     client = APIClient(HTTP_HOST="localhost")
     client.force_authenticate(user)
     return client

@@ -11,7 +11,6 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 
-from django.contrib.auth import get_user_model
 from django.db import connection
 
 from agents.confirmations import confirm_pending_action
@@ -21,6 +20,7 @@ from agents.registry import ToolContext
 from core.errors import ApplicationError
 from funds.models import Fund
 from funds.services import create_fund, update_fund
+from tests.support.staff import create_staff
 
 FUND_TOOLS = ("list_funds", "get_fund_detail", "create_fund", "update_fund", "enable_fund", "disable_fund")
 
@@ -55,7 +55,7 @@ def _race(threads: int, operation: Callable[[int], object]) -> list[str]:
 
 
 def _setup():
-    staff = [get_user_model().objects.create_user(f"staff-{i}", is_staff=True) for i in range(8)]
+    staff = [create_staff(f"staff-{i}") for i in range(8)]
     agent = Agent.objects.create(name="基金助理")
     agent.tools.set(Tool.objects.filter(name__in=FUND_TOOLS))
     conversation = Conversation.objects.create(agent=agent, user=staff[0])
