@@ -19,7 +19,13 @@ from .models import TRANSFER_PERMISSION, ResourceTransfer
 from .overview import CityOverview
 
 OVERVIEW_TEMPLATE = "city/overview.html"
-OVERVIEW_PARTS = ("residents", "economy", "agents-work", "ticks")
+# Each panel of the overview, and the permission to see it: staff see the panels of their role.
+OVERVIEW_PANELS = {
+    "residents": "agents.view_agent",
+    "economy": "city.view_resourcetransfer",
+    "agents-work": "agents.view_toolcall",
+    "ticks": "agents.view_autonomyround",
+}
 TEMPLATE = "city/trade.html"
 PARTS = ("resources", "history", "proposals", "transfer-form")
 # Sent after an HTMX transfer so the tables refresh even without the WebSocket.
@@ -30,8 +36,10 @@ CHANGED_TRIGGER = "city-changed"
 @staff_page()
 def overview(request):
     """The city and its agents at a glance: residents (filtered, sorted), economy, agents' work, ticks; all live."""
+    panels = [name for name, permission in OVERVIEW_PANELS.items() if request.user.has_perm(permission)]
     city = CityOverview(show=request.GET.get("show", "all"), sort=request.GET.get("sort", "name"))
-    return render_page(request, OVERVIEW_TEMPLATE, {"city": city}, parts=OVERVIEW_PARTS, part=request.GET.get("part"))
+    context = {"city": city, "panels": {name.replace("-", "_") for name in panels}}
+    return render_page(request, OVERVIEW_TEMPLATE, context, parts=panels, part=request.GET.get("part"))
 
 
 @staff_page("city.view_resourcetransfer")

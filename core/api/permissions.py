@@ -2,7 +2,7 @@
 
 from rest_framework.permissions import BasePermission
 
-from core.auth import has_permissions
+from core.auth import has_permissions, is_active_staff
 
 # A method a view does not declare is refused; reading the headers or the options is a read.
 _SAME_AS = {"HEAD": "GET", "OPTIONS": "GET"}
@@ -17,6 +17,10 @@ class DeclaredPermissions(BasePermission):
     """
 
     def has_permission(self, request, view) -> bool:
-        declared = getattr(view, "permissions", {})
+        if not is_active_staff(request.user):
+            return False
         method = _SAME_AS.get(request.method, request.method)
+        if not hasattr(view, method.lower()):
+            return True  # a method the view does not have: staff learn it with 405, not 403
+        declared = getattr(view, "permissions", {})
         return method in declared and has_permissions(request.user, declared[method])

@@ -208,7 +208,7 @@ def test_agent_actions_need_the_change_permission(client, django_user_model, ali
     client.force_login(viewer)
     assert "grant_credits" not in client.get(AGENTS_URL).content.decode()
     response = run_action(client, "grant_credits", [alice], amount=20, reason="越权")
-    assert response.status_code == 302  # the change list refuses an action it does not offer
+    assert response.status_code == 200  # the change list offers the viewer no action: the post just shows the list
     assert (Agent.objects.get(pk=alice.pk).credits, CreditEntry.objects.count()) == (100, 0)
 
 

@@ -182,6 +182,25 @@ def test_each_role_opens_the_pages_the_table_says(users, make_agent, page):
         assert client.get(url).status_code == expected, role
 
 
+# Overview panel (its section id) -> roles that see it.
+OVERVIEW_PANELS = {
+    "residents": READERS,
+    "economy": (OPERATOR, AUDITOR),
+    "agents-work": (OPERATOR, AUDITOR),
+    "ticks": (OPERATOR, AUDITOR),
+}
+
+
+@pytest.mark.django_db
+def test_each_role_sees_the_overview_panels_of_its_role(users):
+    for role in (*EVERY_ROLE, SUPERUSER):
+        client = Client()
+        client.force_login(users[role])
+        html = client.get("/").content.decode()
+        shown = {panel for panel in OVERVIEW_PANELS if f'<section id="{panel}"' in html}
+        assert shown == {panel for panel, roles in OVERVIEW_PANELS.items() if role in roles or role == SUPERUSER}, role
+
+
 def _admin_actions(user) -> dict[tuple[str, str], bool]:
     request = RequestFactory().get("/admin/")
     request.user = user

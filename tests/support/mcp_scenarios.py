@@ -29,18 +29,21 @@ def seed_mcp_desk(credentials_file: str) -> dict:
     call_command("seed_demo", stdout=StringIO())
     users = get_user_model().objects
 
-    def token(username: str, *, staff: bool = True, may_act: bool = True) -> str:
+    # Operators hold every permission: what the agents may do is their grants' to decide here.
+    everything = Permission.objects.all()
+    may_not_act = everything.exclude(content_type__app_label="agents", codename="chat_agent")
+
+    def token(username: str, *, staff: bool = True, permissions=everything) -> str:
         user = users.create_user(username, is_staff=staff)
-        if may_act:  # every permission: what the agents may do is their grants' to decide here
-            user.user_permissions.set(Permission.objects.all())
+        user.user_permissions.set(permissions)
         return Token.objects.create(user=user).key
 
     keys = {
         "operator": token("operator"),
         "second_operator": token("second-operator"),
-        "clerk": token("clerk", may_act=False),
+        "clerk": token("clerk", permissions=may_not_act),
         "outsider": token("outsider", staff=False),
-        "supervisor": token("supervisor", may_act=False),
+        "supervisor": token("supervisor", permissions=may_not_act),
     }
     revoked = token("former-operator")
     Token.objects.filter(key=revoked).delete()
