@@ -35,3 +35,10 @@ class MarkReadForm(forms.Form):
     """A channel's "mark read" button: its value names the channel (checked by the service)."""
 
     mark_read = forms.CharField()
+
+
+class RefundDecisionForm(forms.Form):
+    """A pending refund's Confirm / Reject button: the button's value says which, the hidden field which proposal."""
+
+    decide = forms.ChoiceField(choices=[("confirm", _("确认退款")), ("reject", _("拒绝"))])
+    pending_action_id = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
