@@ -1,9 +1,8 @@
 from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import redirect
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods
-
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
 
 from agents.chat import run_chat
 from agents.confirmations import confirm_pending_action, outcome_message, reject_pending_action
