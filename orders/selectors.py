@@ -6,12 +6,14 @@ import json
 
 from django.db.models import Count, Q, QuerySet
 
-from agents.models import Agent, Conversation, Message
+from agents.confirmations import outcome_message
+from agents.models import Agent, Conversation, Message, PendingAction
 
 from .models import ChannelMessage, Order, Refund
 from .services import clean_channel, clean_order_no, open_refund_proposals, order_get
 
 MESSAGE_LIST_LIMIT = 50
+DECIDED_REFUNDS_SHOWN = 5
 
 
 def refund_dict(refund: Refund | None) -> dict | None:
@@ -70,6 +72,17 @@ def order_list() -> QuerySet[Order]:
 
 def order_numbers() -> list[str]:
     return list(Order.objects.order_by("order_no").values_list("order_no", flat=True))
+
+
+def decided_refunds(*, limit: int = DECIDED_REFUNDS_SHOWN) -> list[dict]:
+    """The latest decided refund proposals, newest first, each with the outcome staff and the conversation saw."""
+    decided = (
+        PendingAction.objects.filter(tool_name="refund", decided_at__isnull=False)
+        .exclude(status=PendingAction.Status.PENDING)
+        .select_related("decided_by")
+        .order_by("-decided_at", "-id")[:limit]
+    )
+    return [{"action": action, "outcome": outcome_message(action)} for action in decided]
 
 
 def message_dict(message: ChannelMessage) -> dict:

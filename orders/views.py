@@ -5,7 +5,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from agents.chat import run_chat
-from agents.confirmations import confirm_pending_action, outcome_message, reject_pending_action
+from agents.confirmations import confirm_pending_action, reject_pending_action
 from agents.models import Conversation, PendingAction
 from core.errors import NotFound
 from core.pages import form_errors, render_page
@@ -57,7 +57,6 @@ class DeskState:
         self.chat_form = DeskChatForm(initial=self._chat_initial())
         self.message_forms = {channel: ChannelMessageForm(channel=channel) for channel in ChannelMessage.Channel.values}
         self.decision_form = RefundDecisionForm()
-        self.decided = ""
 
     def _conversation(self, raw) -> Conversation | None:
         conversation_id = parse_id(raw)
@@ -122,10 +121,9 @@ class DeskState:
             if not PendingAction.objects.filter(pk=action_id, tool_name="refund").exists():
                 raise NotFound("pending_action_not_found", _("待确认操作不存在"))
             if form.cleaned_data["decide"] == "confirm":
-                action = confirm_pending_action(action_id=action_id, user=self.request.user)
+                confirm_pending_action(action_id=action_id, user=self.request.user)
             else:
-                action = reject_pending_action(action_id=action_id, user=self.request.user)
-            self.decided = outcome_message(action)
+                reject_pending_action(action_id=action_id, user=self.request.user)
             return True
         return False
 
@@ -144,8 +142,8 @@ class DeskState:
         context = {
             "orders": selectors.order_list(),
             "pending_refunds": selectors.pending_refunds(),
+            "decided_refunds": selectors.decided_refunds(),
             "decision_form": self.decision_form,
-            "decided": self.decided,
             "channels": channels,
             "chat_form": self.chat_form,
             "has_desk_agent": selectors.desk_agents().exists(),

@@ -190,6 +190,8 @@ def test_confirming_on_the_page_registers_the_refund_and_tells_the_guest(admin_c
     assert (action.status, action.decided_by) == ("confirmed", admin_user)
     assert Refund.objects.get().order.order_no == "HT20260301001"
     assert ChannelMessage.objects.get().channel == "downstream"
+    later = admin_client.get(URL + "?part=refunds", **HTMX).content.decode()  # the outcome is a row, not a flash
+    assert f'id="decided-refund-{action.pk}" class="decided" data-status="confirmed"' in later
 
 
 def test_rejecting_on_the_page_registers_nothing_and_tells_the_guest_nothing(admin_client, admin_user, desk):
