@@ -1,6 +1,8 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from core.params import MAX_ID
+
 from . import selectors
 
 
@@ -41,4 +43,4 @@ class RefundDecisionForm(forms.Form):
     """A pending refund's Confirm / Reject button: the button's value says which, the hidden field which proposal."""
 
     decide = forms.ChoiceField(choices=[("confirm", _("确认退款")), ("reject", _("拒绝"))])
-    pending_action_id = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    pending_action_id = forms.IntegerField(min_value=1, max_value=MAX_ID, widget=forms.HiddenInput)

@@ -219,7 +219,7 @@ def test_a_decided_refund_cannot_be_decided_again(admin_client, desk):
     assert not Refund.objects.exists()
 
 
-@pytest.mark.parametrize("decision, action_id", [("confirm", "999999"), ("delete", None), ("confirm", "abc"), ("confirm", "")])
+@pytest.mark.parametrize("decision, action_id", [("confirm", "999999"), ("delete", None), ("confirm", "abc"), ("confirm", ""), ("confirm", str(2**63)), ("confirm", "²")])
 def test_bad_decisions_are_refused_inline_and_change_nothing(admin_client, desk, decision, action_id):
     action = propose_refund(desk)
     response = decide(admin_client, action.pk if action_id is None else action_id, decision, **HTMX)
