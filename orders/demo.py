@@ -8,7 +8,13 @@ DESK_AGENT_NAME = "前台助理"
 DESK_TOOLS = ("order_query", "message_send", "message_list", "refund")
 DESK_PERSONA = (
     "你是酒店预订平台的前台助理。客人要提前离店时：查询订单，用供应商订单号在上游频道联系供应商，"
-    "读取供应商的回复，供应商同意后登记退款，再在下游频道告诉客人。"
+    "读取供应商的回复，供应商同意后提议退款。退款要等员工确认才会登记，登记后系统会通知客人；"
+    "在那之前不要告诉客人退款已办理。"
+)
+# The seed's earlier persona, which had the agent tell the guest before staff confirmed the refund.
+PREVIOUS_PERSONAS = (
+    "你是酒店预订平台的前台助理。客人要提前离店时：查询订单，用供应商订单号在上游频道联系供应商，"
+    "读取供应商的回复，供应商同意后登记退款，再在下游频道告诉客人。",
 )
 
 ORDERS = (
@@ -54,5 +60,7 @@ def seed(stdout) -> None:
         _, was_created = Order.objects.get_or_create(order_no=fields["order_no"], defaults=fields)
         created += was_created
     agent, _ = Agent.objects.get_or_create(name=DESK_AGENT_NAME, defaults={"persona": DESK_PERSONA})
+    if agent.persona in PREVIOUS_PERSONAS:  # never a persona staff wrote themselves
+        Agent.objects.filter(pk=agent.pk).update(persona=DESK_PERSONA)
     agent.tools.add(*Tool.objects.filter(name__in=DESK_TOOLS))
     stdout.write(f"Orders: {created} created, {len(ORDERS) - created} already present; desk agent {agent.name}")

@@ -1,6 +1,8 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from core.params import MAX_ID
+
 from . import selectors
 
 
@@ -35,3 +37,10 @@ class MarkReadForm(forms.Form):
     """A channel's "mark read" button: its value names the channel (checked by the service)."""
 
     mark_read = forms.CharField()
+
+
+class RefundDecisionForm(forms.Form):
+    """A pending refund's Confirm / Reject button: the button's value says which, the hidden field which proposal."""
+
+    decide = forms.ChoiceField(choices=[("confirm", _("确认退款")), ("reject", _("拒绝"))])
+    pending_action_id = forms.IntegerField(min_value=1, max_value=MAX_ID, widget=forms.HiddenInput)

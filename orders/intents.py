@@ -5,14 +5,12 @@
     round 1  order_query(order_no)
     round 2  message_send(upstream, asks the supplier, quoting the supplier order number)
     round 3  message_list(upstream, order_no)            reads the supplier's reply
-    round 4  refund(order_no) + message_send(downstream)  tells the guest
+    round 4  refund(order_no)                            proposed: waits for staff
     then     the final reply (the runner's last call, offered no tools)
 
-The chat runner allows AGENT_MAX_TOOL_ROUNDS (default 4) tool rounds before its final call,
-so the refund and the guest's message share round 4, the refund first. Writing to the guest
-before the refund's result is back is safe enough: round 1 already ended the flow if the
-order had a refund, the one way ``refund`` fails here; if another desk refunds the order in
-between, the final reply says the guest's message needs correcting.
+The agent never tells the guest itself: registering the refund does, once staff confirm the
+proposal (on /orders/, by API, or "确认 #N" in the chat), so the guest hears the refund's
+real result. A rejected proposal tells the guest nothing (see orders.services).
 """
 
 from __future__ import annotations
@@ -72,6 +70,11 @@ def early_checkout(turn: Turn, match: re.Match) -> Step | None:
     order = looked_up.data
     if order.get("refund"):
         return Step.say(_("订单 %(order_no)s 已登记退款，无需重复办理。") % {"order_no": order_no})
+    if order.get("pending_refund_id"):
+        return Step.say(
+            _("订单 %(order_no)s 的退款已在等待员工确认（#%(id)s），无需重复办理。")
+            % {"order_no": order_no, "id": order["pending_refund_id"]}
+        )
 
     asked = _sent(turn, "upstream")
     if asked is None:
@@ -100,31 +103,20 @@ def early_checkout(turn: Turn, match: re.Match) -> Step | None:
         return Step.say(
             contacted + _("供应商回复：「%(answer)s」，未同意退款，请人工跟进。") % {"answer": answer}
         )
+    answered = contacted + _("供应商回复：「%(answer)s」。") % {"answer": answer}
 
     refunded = turn.last("refund")
     if refunded is None:
-        guest_note = _(
-            "%(guest_name)s您好，您的订单 %(order_no)s（%(hotel_name)s）提前离店已办理，供应商已确认，退款已登记，请留意退款到账。"
-        ) % {**order, "order_no": order_no}
-        step = Step(calls=(("refund", {"order_no": order_no}), ("message_send", {"channel": "downstream", "order_no": order_no, "content": guest_note})))
-        return _next(turn, step, contacted + _("供应商回复：「%(answer)s」。") % {"answer": answer})
-    told = _sent(turn, "downstream")
+        return _next(turn, Step.call("refund", order_no=order_no), answered)
+    if refunded.result.get("status") == "pending_confirmation":
+        return Step.say(
+            answered
+            + _("已提议为订单 %(order_no)s 退款，等待员工确认（#%(id)s）；确认登记后系统会通知客人。")
+            % {"order_no": order_no, "id": refunded.result.get("pending_action_id")}
+        )
     if not refunded.ok:
-        failed = contacted + _("退款登记失败：%(error)s") % {"error": _error(refunded)}
-        if told is not None and told.ok:
-            failed += _("。已发给客人的通知需要人工更正。")
-        return Step.say(failed)
-    guest = (
-        _("已通知客人。")
-        if told is not None and told.ok
-        else _("通知客人失败：%(error)s") % {"error": _error(told) if told else ""}
-    )
-    done = _("订单 %(order_no)s 的提前离店已办理：供应商（%(supplier_order_no)s）回复「%(answer)s」，退款已登记，") % {
-        **order,
-        "order_no": order_no,
-        "answer": answer,
-    }
-    return Step.say(done + guest)
+        return Step.say(answered + _("退款登记失败：%(error)s") % {"error": _error(refunded)})
+    return Step.say(answered + _("退款已登记，系统已通知客人。"))
 
 
 @intent(

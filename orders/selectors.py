@@ -6,12 +6,14 @@ import json
 
 from django.db.models import Count, Q, QuerySet
 
-from agents.models import Agent, Conversation, Message
+from agents.confirmations import outcome_message
+from agents.models import Agent, Conversation, Message, PendingAction
 
 from .models import ChannelMessage, Order, Refund
-from .services import clean_channel, order_get
+from .services import clean_channel, clean_order_no, open_refund_proposals, order_get
 
 MESSAGE_LIST_LIMIT = 50
+DECIDED_REFUNDS_SHOWN = 5
 
 
 def refund_dict(refund: Refund | None) -> dict | None:
@@ -46,8 +48,22 @@ def order_with_refund(*, order_no: str) -> Order:
 
 
 def order_detail(*, order_no: str) -> dict:
-    """The whole order, its supplier order number and its refund (or ``order_not_found``)."""
-    return order_dict(order_with_refund(order_no=order_no))
+    """The whole order, its supplier order number, its refund and a refund proposal waiting for staff
+    (or ``order_not_found``)."""
+    order = order_with_refund(order_no=order_no)
+    waiting = open_refund_proposals(order=order)
+    return {**order_dict(order), "pending_refund_id": waiting[0].pk if waiting else None}
+
+
+def pending_refunds() -> list[dict]:
+    """Refund proposals waiting for staff, each with its order as the desk shows it (None if unknown)."""
+    proposals = open_refund_proposals()
+    wanted = {clean_order_no(p.arguments.get("order_no", "")) for p in proposals}
+    orders = Order.objects.in_bulk(wanted, field_name="order_no")
+    return [
+        {"action": proposal, "order": orders.get(clean_order_no(proposal.arguments.get("order_no", "")))}
+        for proposal in proposals
+    ]
 
 
 def order_list() -> QuerySet[Order]:
@@ -56,6 +72,17 @@ def order_list() -> QuerySet[Order]:
 
 def order_numbers() -> list[str]:
     return list(Order.objects.order_by("order_no").values_list("order_no", flat=True))
+
+
+def decided_refunds(*, limit: int = DECIDED_REFUNDS_SHOWN) -> list[dict]:
+    """The latest decided refund proposals, newest first, each with the outcome staff and the conversation saw."""
+    decided = (
+        PendingAction.objects.filter(tool_name="refund", decided_at__isnull=False)
+        .exclude(status=PendingAction.Status.PENDING)
+        .select_related("decided_by")
+        .order_by("-decided_at", "-id")[:limit]
+    )
+    return [{"action": action, "outcome": outcome_message(action)} for action in decided]
 
 
 def message_dict(message: ChannelMessage) -> dict:

@@ -1,5 +1,9 @@
 """Business rules of the early-checkout desk: channel messages, the supplier simulator, refunds.
 
+A refund is the guest's news: registering it tells the guest downstream in the same
+transaction, so the guest hears of a refund only once it is registered, and never of one
+that failed or that staff rejected while it waited as a proposal.
+
 Every service that writes runs in one ``transaction.atomic()`` (a savepoint when the caller
 already has a transaction). Events and the supplier's answer are queued with
 ``transaction.on_commit``, so a rolled-back write neither announces itself nor gets an answer.
@@ -14,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from agents.models import PendingAction
 from core.errors import ApplicationError, Conflict, NotFound
 from core.events import broadcast
 from core.text import clean_text
@@ -112,19 +117,54 @@ def mark_messages_read(*, channel: str | None = None, message_ids: list[int] | N
     return count
 
 
-@transaction.atomic
-def register_refund(*, order_no: str) -> Refund:
-    """Register the order's refund; a second one is refused, however many callers race."""
+def refundable_order(*, order_no: str) -> Order:
+    """The order, if a refund may be registered for it now (``order_not_found``, ``refund_exists``)."""
     order = order_get(order_no=order_no)
     if Refund.objects.filter(order=order).exists():
         raise _refund_exists(order)
+    return order
+
+
+def open_refund_proposals(*, order: Order | None = None) -> list[PendingAction]:
+    """Refund proposals staff can still decide, oldest first; of one order when given."""
+    proposals = PendingAction.objects.open().filter(tool_name="refund").select_related("agent").order_by("id")
+    if order is None:
+        return list(proposals)
+    # The model's spelling of the number is stored as it came ("ht20260301001 "), so compare cleaned.
+    return [p for p in proposals if clean_order_no(p.arguments.get("order_no", "")) == order.order_no]
+
+
+def check_refund_proposal(*, order_no: str) -> Order:
+    """The order, if an agent may propose its refund: refundable, and no proposal already waiting."""
+    order = refundable_order(order_no=order_no)
+    if waiting := open_refund_proposals(order=order):
+        raise Conflict(
+            "refund_pending",
+            _("订单 %(order_no)s 的退款已在等待员工确认（#%(id)s）") % {"order_no": order.order_no, "id": waiting[0].pk},
+            extra={"order_no": order.order_no, "pending_action_id": waiting[0].pk},
+        )
+    return order
+
+
+@transaction.atomic
+def register_refund(*, order_no: str) -> Refund:
+    """Register the order's refund and tell the guest; a second one is refused, however many callers race."""
+    order = refundable_order(order_no=order_no)
     try:
         refund = Refund.objects.create(order=order)
     except IntegrityError:
         # The losing racer; this service's savepoint keeps the caller's transaction usable.
         raise _refund_exists(order) from None
     broadcast("refund_registered", refund_id=refund.pk, order_no=order.order_no, status=refund.status)
+    send_message(channel=ChannelMessage.Channel.DOWNSTREAM, content=refund_notice(order), order_no=order.order_no)
     return refund
+
+
+def refund_notice(order: Order) -> str:
+    """What the guest is told once the refund is registered."""
+    return _(
+        "%(guest_name)s您好，您的订单 %(order_no)s（%(hotel_name)s）提前离店已办理，退款已登记，请留意退款到账。"
+    ) % {"guest_name": order.guest_name, "order_no": order.order_no, "hotel_name": order.hotel_name}
 
 
 def _refund_exists(order: Order) -> Conflict:

@@ -1,5 +1,9 @@
 """Tools of the early-checkout desk: look up an order, talk to guest and supplier, register a refund.
 
+``refund`` needs a staff member's confirmation unless staff turned that off in the admin: the
+agent proposes it, and registering it (on confirmation) tells the guest, so the guest hears
+only of a refund that is registered.
+
 The desk agent sends as the desk (identity from the context); channels and content are
 checked by the services, so every caller gets the same ``invalid_channel`` /
 ``empty_content`` codes.
@@ -10,7 +14,7 @@ from typing import Annotated
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from agents.registry import Param, ToolContext, tool
+from agents.registry import Param, Proposal, ToolContext, tool
 
 from . import selectors, services
 from .models import ChannelMessage
@@ -36,6 +40,8 @@ def order_query(ctx: ToolContext, order_no: Annotated[str, ORDER_NO]) -> dict:
     ) % order
     if order["refund"]:
         order["message"] += _("；退款%(status)s") % {"status": order["refund"]["status_display"]}
+    elif order["pending_refund_id"]:
+        order["message"] += _("；退款待员工确认（#%(id)s）") % {"id": order["pending_refund_id"]}
     return order
 
 
@@ -80,13 +86,29 @@ def message_list(
     return {"channel": channel, "messages": [selectors.message_dict(m) for m in messages], "message": summary}
 
 
+def propose_refund(ctx: ToolContext, order_no: str) -> Proposal:
+    order = services.check_refund_proposal(order_no=order_no)
+    message = _(
+        "即将为订单 %(order_no)s（客人 %(guest_name)s，%(hotel_name)s）登记退款，登记后系统会通知客人。请确认是否继续？"
+    ) % {"order_no": order.order_no, "guest_name": order.guest_name, "hotel_name": order.hotel_name}
+    return Proposal(message=message, form_data={"order_no": order.order_no}, labels={"order_no": _("订单号")})
+
+
 @tool(
     category="action",
-    description=gettext_lazy("为订单登记退款；每个订单只能登记一次"),
+    description=gettext_lazy(
+        "为订单登记退款；需要员工确认后才会执行，每个订单只能登记一次。"
+        "登记成功后系统会在下游频道通知客人，不要自己另外告诉客人退款结果"
+    ),
+    requires_confirmation=True,
+    propose=propose_refund,
     permission="orders.add_refund",
 )
 def refund(ctx: ToolContext, order_no: Annotated[str, ORDER_NO]) -> dict:
     registered = services.register_refund(order_no=order_no)
     data = selectors.refund_dict(registered)
-    data["message"] = _("订单 %(order_no)s 的退款已登记") % {"order_no": registered.order.order_no}
+    data["message"] = _("订单 %(order_no)s 的退款已登记，已通知客人 %(guest_name)s") % {
+        "order_no": registered.order.order_no,
+        "guest_name": registered.order.guest_name,
+    }
     return data

@@ -1,19 +1,22 @@
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from agents.chat import CHAT_PERMISSION, run_chat
-from agents.models import Conversation
+from agents.confirmations import confirm_pending_action, reject_pending_action
+from agents.models import Conversation, PendingAction
 from core.auth import require_permissions, staff_page
+from core.errors import NotFound
 from core.pages import form_errors, render_page
 from core.params import parse_id
 
 from . import selectors, services
-from .forms import ChannelMessageForm, DeskChatForm, MarkReadForm
+from .forms import ChannelMessageForm, DeskChatForm, MarkReadForm, RefundDecisionForm
 from .models import ChannelMessage
 
 TEMPLATE = "orders/desk.html"
-PARTS = ("orders", "channels", "chat")
+PARTS = ("orders", "refunds", "channels", "chat")
 # Sent with every HTMX answer that changed something, so the page refreshes without the WebSocket too.
 CHANGED_TRIGGER = "orders-changed"
 
@@ -23,7 +26,8 @@ CHANGED_TRIGGER = "orders-changed"
 def desk(request):
     """The early-checkout desk: orders, the two channels, and a chat with the desk agent.
 
-    The button's name says the action: ``chat``, ``send`` (in a channel) or ``mark_read``.
+    The button's name says the action: ``chat``, ``send`` (in a channel), ``mark_read``, or
+    ``decide`` (confirm / reject a refund the agent proposed).
     """
     state = DeskState(request)
     if request.method == "POST":
@@ -33,6 +37,8 @@ def desk(request):
             changed, part = state.send(), "channels"
         elif "mark_read" in request.POST:
             changed, part = state.mark_read(), "channels"
+        elif "decide" in request.POST:
+            changed, part = state.decide(), "refunds"
         else:
             changed, part = False, None
         if changed and not request.htmx:
@@ -50,6 +56,7 @@ class DeskState:
         self.conversation = self._conversation(request.GET.get("conversation"))
         self.chat_form = DeskChatForm(initial=self._chat_initial())
         self.message_forms = {channel: ChannelMessageForm(channel=channel) for channel in ChannelMessage.Channel.values}
+        self.decision_form = RefundDecisionForm()
 
     def _conversation(self, raw) -> Conversation | None:
         conversation_id = parse_id(raw)
@@ -107,6 +114,22 @@ class DeskState:
             return True
         return False
 
+    def decide(self) -> bool:
+        """Confirm or reject one refund proposal, as the staff member (never another tool's proposal)."""
+        form = self.decision_form = RefundDecisionForm(self.request.POST)
+        if not form.is_valid():
+            return False
+        with form_errors(form):
+            action_id = form.cleaned_data["pending_action_id"]
+            if not PendingAction.objects.filter(pk=action_id, tool_name="refund").exists():
+                raise NotFound("pending_action_not_found", _("待确认操作不存在"))
+            if form.cleaned_data["decide"] == "confirm":
+                confirm_pending_action(action_id=action_id, user=self.request.user)
+            else:
+                reject_pending_action(action_id=action_id, user=self.request.user)
+            return True
+        return False
+
     def render(self, part: str | None, *, changed: bool = False):
         unread = selectors.unread_counts()
         channels = [
@@ -121,6 +144,9 @@ class DeskState:
         ]
         context = {
             "orders": selectors.order_list(),
+            "pending_refunds": selectors.pending_refunds(),
+            "decided_refunds": selectors.decided_refunds(),
+            "decision_form": self.decision_form,
             "channels": channels,
             "chat_form": self.chat_form,
             "has_desk_agent": selectors.desk_agents().exists(),

@@ -15,7 +15,7 @@ def concurrent_refunds(orders: int, threads: int) -> dict:
     from agents.executor import execute
     from agents.models import Agent, Tool
     from agents.registry import ToolContext
-    from orders.models import Order, Refund
+    from orders.models import ChannelMessage, Order, Refund
 
     order_nos = [f"HT2026{index:07d}" for index in range(orders)]
     for order_no in order_nos:
@@ -25,6 +25,8 @@ def concurrent_refunds(orders: int, threads: int) -> dict:
         )
     agent = Agent.objects.create(name="前台助理")
     agent.tools.set(Tool.objects.filter(name="refund"))
+    # Staff turned the refund's confirmation off in the admin, so every racer really registers.
+    Tool.objects.filter(name="refund").update(requires_confirmation=False, confirmation_set_by_staff=True)
     connection.close()
 
     outcomes: list[tuple[str, str]] = []
@@ -57,4 +59,5 @@ def concurrent_refunds(orders: int, threads: int) -> dict:
         "vendor": connection.vendor,
         "per_order": per_order,
         "refund_rows": {no: Refund.objects.filter(order__order_no=no).count() for no in order_nos},
+        "guest_notices": {no: ChannelMessage.objects.filter(order__order_no=no, channel="downstream").count() for no in order_nos},
     }

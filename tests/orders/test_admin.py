@@ -54,7 +54,7 @@ def test_messages_and_refunds_are_not_written_by_hand(admin_client, desk):
     assert admin_client.get("/admin/orders/refund/add/").status_code == 403
     assert admin_client.post(f"/admin/orders/refund/{refund.pk}/delete/", {"post": "yes"}).status_code == 403
     assert admin_client.post(f"/admin/orders/channelmessage/{message.pk}/delete/", {"post": "yes"}).status_code == 403
-    assert Refund.objects.count() == 1 and ChannelMessage.objects.count() == 1
+    assert Refund.objects.count() == 1 and ChannelMessage.objects.count() == 2  # the message and the guest notice
 
 
 def test_complete_action_marks_refunds_paid_and_reports_refusals(admin_client, desk):

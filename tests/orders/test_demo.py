@@ -45,3 +45,18 @@ def test_seed_is_idempotent_and_keeps_staff_changes():
     assert Order.objects.get(order_no="HT20260301002").status == "cancelled"
     assert "0 created, 3 already present" in out.getvalue()
 
+
+
+def test_seed_gives_the_desk_agent_the_story_where_staff_confirm_the_refund():
+    demo.seed(io.StringIO())
+    Agent.objects.filter(name="前台助理").update(persona=demo.PREVIOUS_PERSONAS[0])
+    demo.seed(io.StringIO())
+    persona = Agent.objects.get(name="前台助理").persona
+    assert persona == demo.DESK_PERSONA and "员工确认" in persona
+
+
+def test_seed_keeps_a_persona_staff_wrote():
+    demo.seed(io.StringIO())
+    Agent.objects.filter(name="前台助理").update(persona="只查询订单。")
+    demo.seed(io.StringIO())
+    assert Agent.objects.get(name="前台助理").persona == "只查询订单。"

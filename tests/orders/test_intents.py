@@ -60,6 +60,7 @@ def test_a_sentence_without_an_order_number_is_not_an_order_request(desk):
 ORDER = {
     "order_no": "HT20260301001", "supplier_order_no": "SUP-88901", "guest_name": "张三", "hotel_name": "杭州西湖大酒店",
     "check_in": "2026-03-01", "check_out": "2026-03-05", "room_type": "大床房", "status": "confirmed", "refund": None,
+    "pending_refund_id": None,
 }
 
 
@@ -102,13 +103,33 @@ def test_a_supplier_that_does_not_agree_gets_no_refund(desk):
     assert "未同意退款" in completion.content and "无法退款" in completion.content
 
 
-def test_a_refund_lost_to_another_desk_says_the_guest_needs_correcting(desk):
-    refund = ("refund", {"order_no": "HT20260301001"}, failed("refund_exists", "订单 HT20260301001 已登记退款，不能重复登记"))
-    told = ("message_send", {"channel": "downstream", "order_no": "HT20260301001", "content": "…"}, ok({"message_id": 9}))
-    messages = history("客人要提前离店，订单 HT20260301001", *until_supplier_answers("已处理完成，可以办理退款"), [refund, told])
-    completion = RulesChatPolicy().decide(messages, [])
+def test_once_the_supplier_agrees_the_refund_is_proposed_alone_and_the_guest_not_told(desk):
+    messages = history("客人要提前离店，订单 HT20260301001", *until_supplier_answers("已处理完成，可以办理退款"))
+    completion = RulesChatPolicy().decide(messages, openai_tools(desk))
+    assert [(c.name, json.loads(c.arguments)) for c in completion.tool_calls] == [("refund", {"order_no": "HT20260301001"})]
+
+
+def test_a_proposed_refund_ends_the_turn_waiting_for_staff(desk):
+    proposed = ("refund", {"order_no": "HT20260301001"}, {"status": "pending_confirmation", "pending_action_id": 12, "message": "…"})
+    messages = history("客人要提前离店，订单 HT20260301001", *until_supplier_answers("已处理完成，可以办理退款"), [proposed])
+    completion = RulesChatPolicy().decide(messages, openai_tools(desk))
     assert completion.tool_calls == []
-    assert "退款登记失败" in completion.content and "人工更正" in completion.content
+    assert "等待员工确认（#12）" in completion.content and "确认登记后系统会通知客人" in completion.content
+
+
+def test_a_refund_lost_to_another_desk_is_reported_and_the_guest_not_told(desk):
+    refund = ("refund", {"order_no": "HT20260301001"}, failed("refund_exists", "订单 HT20260301001 已登记退款，不能重复登记"))
+    messages = history("客人要提前离店，订单 HT20260301001", *until_supplier_answers("已处理完成，可以办理退款"), [refund])
+    completion = RulesChatPolicy().decide(messages, openai_tools(desk))
+    assert completion.tool_calls == []
+    assert "退款登记失败" in completion.content and "已登记退款" in completion.content
+
+
+def test_an_order_whose_refund_waits_for_staff_is_not_worked_again(desk):
+    looked_up = ("order_query", {"order_no": "HT20260301001"}, ok({**ORDER, "pending_refund_id": 5}))
+    completion = RulesChatPolicy().decide(history("客人要提前离店，订单 HT20260301001", [looked_up]), openai_tools(desk))
+    assert completion.tool_calls == []
+    assert "等待员工确认（#5）" in completion.content
 
 
 def test_a_supplier_message_older_than_the_question_is_not_its_answer(desk):

@@ -117,8 +117,42 @@ def test_refund_register_records_a_refund_for_the_order(desk, django_capture_on_
     with django_capture_on_commit_callbacks(execute=True):
         refund = services.register_refund(order_no=" ht20260301001 ")
     assert (refund.order.order_no, refund.status) == ("HT20260301001", "registered")
-    event = EventLog.objects.get()
-    assert (event.event, event.data["order_no"], event.data["status"]) == ("refund_registered", "HT20260301001", "registered")
+    event = EventLog.objects.get(event="refund_registered")
+    assert (event.data["order_no"], event.data["status"]) == ("HT20260301001", "registered")
+
+
+def test_a_registered_refund_tells_the_guest_downstream(desk):
+    services.register_refund(order_no="HT20260301001")
+    told = ChannelMessage.objects.get()
+    assert (told.channel, told.sender, told.order.order_no, told.read) == ("downstream", "desk", "HT20260301001", False)
+    assert told.content.startswith("张三您好") and "退款已登记" in told.content
+
+
+def test_a_refused_refund_tells_the_guest_nothing(desk):
+    services.register_refund(order_no="HT20260301001")
+    with pytest.raises(Conflict):
+        services.register_refund(order_no="HT20260301001")
+    assert ChannelMessage.objects.count() == 1
+
+
+def test_a_refund_proposal_needs_a_refundable_order(desk):
+    with pytest.raises(NotFound):
+        services.check_refund_proposal(order_no="HT99999999999")
+    services.register_refund(order_no="HT20260301001")
+    with pytest.raises(Conflict) as caught:
+        services.check_refund_proposal(order_no="HT20260301001")
+    assert caught.value.code == "refund_exists"
+    assert services.check_refund_proposal(order_no=" ht20260301002 ").order_no == "HT20260301002"
+
+
+def test_a_second_refund_proposal_of_an_order_is_refused_while_the_first_waits(desk):
+    from agents.executor import execute
+    from agents.registry import ToolContext
+
+    first = execute("refund", {"order_no": "ht20260301002"}, ToolContext(agent=desk))
+    with pytest.raises(Conflict) as caught:
+        services.check_refund_proposal(order_no="HT20260301002")
+    assert (caught.value.code, caught.value.extra["pending_action_id"]) == ("refund_pending", first["pending_action_id"])
 
 
 def test_refund_register_refuses_an_unknown_order(desk):

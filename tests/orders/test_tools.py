@@ -5,7 +5,7 @@ Seed 003's acceptance criteria in Django form:
   AC2 HT20260301001 → SUP-88901                             test_order_query_returns_the_whole_order_with_its_supplier_order_number
   AC3 unknown order → 订单不存在                            test_order_query_of_an_unknown_order_says_it_does_not_exist
   AC4 message stored in its channel, unread                 test_message_send_stores_the_message_in_its_channel_unread
-  AC5 refund registered                                     test_refund_registers_the_refund
+  AC5 refund registered (issue 15 §5: once staff confirm)   test_confirming_the_refund_registers_it_and_tells_the_guest
   AC6 at least three hard orders                            tests/orders/test_demo.py
   AC7 the supplier answers upstream                         test_the_supplier_answers_an_upstream_message
   AC8 discovery, look-up by name, definitions               test_tools_are_discovered_and_found_by_name, test_migrate_synced_...
@@ -18,9 +18,12 @@ supplier_simulator_is_off), discovery after import (the registry and the synced 
 import pytest
 from django.utils import translation
 
+from agents.confirmations import confirm_pending_action, reject_pending_action
 from agents.executor import execute, openai_tools
-from agents.models import Tool, ToolCall
+from agents.models import PendingAction, Tool, ToolCall
 from agents.registry import localized_schema, registry
+from agents.sync import sync_tools
+from orders import services
 from orders.models import ChannelMessage, Refund
 
 pytestmark = pytest.mark.django_db
@@ -99,9 +102,16 @@ def test_order_query_returns_the_whole_order_with_its_supplier_order_number(ctx)
 
 
 def test_order_query_shows_a_registered_refund(ctx):
-    run(ctx, "refund", order_no="HT20260301003")
+    services.register_refund(order_no="HT20260301003")
     refund = run(ctx, "order_query", order_no="HT20260301003")["data"]["refund"]
     assert (refund["order_no"], refund["status"]) == ("HT20260301003", "registered")
+
+
+def test_order_query_shows_a_refund_waiting_for_staff(ctx):
+    proposed = run(ctx, "refund", order_no="HT20260301003")
+    data = run(ctx, "order_query", order_no="HT20260301003")["data"]
+    assert (data["refund"], data["pending_refund_id"]) == (None, proposed["pending_action_id"])
+    assert f"退款待员工确认（#{proposed['pending_action_id']}）" in data["message"]
 
 
 def test_order_query_of_an_unknown_order_says_it_does_not_exist(ctx):
@@ -191,20 +201,94 @@ def test_message_list_refuses_an_unknown_channel(ctx):
     assert run(ctx, "message_list", channel="north")["error"]["code"] == "invalid_channel"
 
 
-def test_refund_registers_the_refund(ctx):
+def without_confirmation(name="refund"):
+    """What staff do in the admin: the tool runs at once, and the sync keeps their choice."""
+    Tool.objects.filter(name=name).update(requires_confirmation=False, confirmation_set_by_staff=True)
+
+
+def test_refund_requires_confirmation_by_default():
+    assert registry.get("refund").requires_confirmation
+    assert Tool.objects.get(name="refund").requires_confirmation
+
+
+def test_the_sync_gives_refund_its_new_default_unless_staff_chose(db):
+    Tool.objects.filter(name="refund").update(requires_confirmation=False)
+    sync_tools()
+    assert Tool.objects.get(name="refund").requires_confirmation
+    without_confirmation()
+    sync_tools()
+    assert not Tool.objects.get(name="refund").requires_confirmation
+
+
+def test_refund_is_proposed_and_nothing_is_registered(ctx):
+    result = run(ctx, "refund", order_no="ht20260301001")
+    assert result["status"] == "pending_confirmation"
+    action = PendingAction.objects.get(pk=result["pending_action_id"])
+    assert (action.tool_name, action.status, action.arguments) == ("refund", "pending", {"order_no": "ht20260301001"})
+    assert "HT20260301001" in action.summary and "张三" in action.summary and result["message"] == action.summary
+    assert not Refund.objects.exists()
+    assert not ChannelMessage.objects.exists()
+
+
+def test_confirming_the_refund_registers_it_and_tells_the_guest(ctx, admin_user):
+    proposed = run(ctx, "refund", order_no="HT20260301001")
+    action = confirm_pending_action(action_id=proposed["pending_action_id"], user=admin_user)
+    assert action.status == "confirmed"
+    assert (action.result["data"]["order_no"], action.result["data"]["status"]) == ("HT20260301001", "registered")
+    assert "已通知客人 张三" in action.result["data"]["message"]
+    assert Refund.objects.get().order.order_no == "HT20260301001"
+    told = ChannelMessage.objects.get()
+    assert (told.channel, told.order.order_no) == ("downstream", "HT20260301001") and "退款已登记" in told.content
+    call = ToolCall.objects.filter(tool_name="refund").order_by("id").last()
+    assert (call.source, call.status, call.user) == ("confirmation", "success", admin_user)
+
+
+def test_rejecting_the_refund_registers_nothing_and_tells_the_guest_nothing(ctx, admin_user):
+    proposed = run(ctx, "refund", order_no="HT20260301001")
+    assert reject_pending_action(action_id=proposed["pending_action_id"], user=admin_user).status == "rejected"
+    assert not Refund.objects.exists()
+    assert not ChannelMessage.objects.exists()
+
+
+def test_a_confirmed_refund_that_fails_tells_the_guest_nothing(ctx, admin_user):
+    proposed = run(ctx, "refund", order_no="HT20260301001")
+    services.register_refund(order_no="HT20260301001")  # another desk was quicker
+    action = confirm_pending_action(action_id=proposed["pending_action_id"], user=admin_user)
+    assert (action.status, action.result["error"]["code"]) == ("failed", "refund_exists")
+    assert Refund.objects.count() == 1 and ChannelMessage.objects.count() == 1
+
+
+def test_refund_runs_at_once_when_staff_turned_confirmation_off(ctx):
+    without_confirmation()
     result = run(ctx, "refund", order_no="HT20260301001")
     assert result["status"] == "success"
     assert (result["data"]["order_no"], result["data"]["status"]) == ("HT20260301001", "registered")
-    assert Refund.objects.get().order.order_no == "HT20260301001"
+    assert not PendingAction.objects.exists()
+    assert ChannelMessage.objects.get().channel == "downstream"
 
 
 def test_refund_of_an_unknown_order_is_refused(ctx):
     result = run(ctx, "refund", order_no="HT99999999999")
     assert (result["error"]["code"], result["error"]["message"]) == ("order_not_found", "订单不存在")
-    assert not Refund.objects.exists()
+    assert not Refund.objects.exists() and not PendingAction.objects.exists()
+
+
+def test_a_refund_of_a_refunded_order_is_not_even_proposed(ctx):
+    services.register_refund(order_no="HT20260301001")
+    result = run(ctx, "refund", order_no="HT20260301001")
+    assert result["error"]["code"] == "refund_exists"
+    assert not PendingAction.objects.exists()
+
+
+def test_a_second_refund_proposal_of_the_same_order_is_refused(ctx):
+    first = run(ctx, "refund", order_no="HT20260301001")
+    again = run(ctx, "refund", order_no="HT20260301001")
+    assert (again["error"]["code"], again["error"]["pending_action_id"]) == ("refund_pending", first["pending_action_id"])
+    assert PendingAction.objects.count() == 1
 
 
 def test_a_second_refund_of_the_same_order_is_refused(ctx):
+    without_confirmation()
     run(ctx, "refund", order_no="HT20260301001")
     result = run(ctx, "refund", order_no="HT20260301001")
     assert result["error"]["code"] == "refund_exists"
