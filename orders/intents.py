@@ -151,7 +151,7 @@ def _channel(match: re.Match) -> str:
     priority=6,
     verbatim=True,
     tool="message_send",
-    example=gettext_lazy("告诉客人：退款已登记"),
+    example=gettext_lazy("告诉客人：我们正在为您确认退款"),
 )
 def send_message(turn: Turn, match: re.Match) -> Step | None:
     if turn.last("message_send") is not None:
