@@ -26,6 +26,8 @@ def residents(make_agent):
         ("post", "/api/autonomy/tick/", {"agent_ids": [HUGE]}),
         ("post", f"/api/bounties/1/claim/?agent_id={HUGE}", None),
         ("post", "/api/agents/1/chat/", {"message": "hi", "conversation_id": HUGE}),
+        ("post", "/api/market-orders/1/accept/", {"agent_id": HUGE}),
+        ("post", "/api/market-orders/1/cancel/", {"agent_id": HUGE}),
     ],
 )
 def test_an_integer_past_2_63_is_a_400(api_client, residents, method, path, body):
