@@ -253,8 +253,8 @@ REST_FRAMEWORK = {
         "anon": env_str("API_THROTTLE_ANON", "60/minute"),
         "bad_token": env_str("API_THROTTLE_BAD_TOKEN", "20/minute"),
     },
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_SCHEMA_CLASS": "core.api.schema.ApiSchema",
+    "DEFAULT_PAGINATION_CLASS": "core.api.pagination.StrictPageNumberPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "core.api.errors.exception_handler",
     "DEFAULT_PARSER_CLASSES": [
@@ -269,6 +269,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Staff API of Agent Desk: agents, tools, city, bounties, funds, orders.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # A JSON API: the form parsers serve DRF's browsable API and test client, not API clients.
+    "PARSER_WHITELIST": ["core.api.parsers.UntrustedJSONParser"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

@@ -24,7 +24,7 @@ api_patterns = [
     # The split view serves Swagger UI's start-up code as a file: the CSP allows no inline script.
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     # Anything else under /api/ is the API's JSON 404, not the site's HTML page.
-    re_path(r"^.*$", unknown_api_path),
+    re_path(r"^[\s\S]*$", unknown_api_path),  # not ".*": a path may hold an encoded newline
 ]
 
 urlpatterns = [

@@ -8,16 +8,18 @@ from rest_framework.views import APIView
 
 from agents.autonomy.tick import RUN_AUTONOMY_PERMISSION, run_tick
 from agents.models import Agent
+from core.api.fields import JSONBooleanField
+from core.api.schema import ERROR_RESPONSES
 from core.errors import NotFound
 from core.params import MAX_ID
 
 
 class TickInputSerializer(serializers.Serializer):
     agent_ids = serializers.ListField(
-        child=serializers.IntegerField(max_value=MAX_ID, min_value=1), required=False, allow_empty=False, max_length=10_000,
+        child=serializers.IntegerField(max_value=MAX_ID, min_value=1), required=False, min_length=1, max_length=10_000,
         help_text="only these agents (default: every active resident)",
     )
-    dry_run = serializers.BooleanField(required=False, default=False, help_text="decide, change nothing")
+    dry_run = JSONBooleanField(required=False, default=False, help_text="decide, change nothing")
 
 
 class TickDecisionSerializer(serializers.Serializer):
@@ -36,7 +38,7 @@ class TickOutputSerializer(serializers.Serializer):
     decisions = TickDecisionSerializer(many=True, required=False, help_text="dry run only")
 
 
-@extend_schema(tags=["autonomy"], request=TickInputSerializer, responses={200: TickOutputSerializer})
+@extend_schema(tags=["autonomy"], request=TickInputSerializer, responses={200: TickOutputSerializer, **ERROR_RESPONSES})
 class AutonomyTick(APIView):
     """Run one autonomy tick now (every active resident, or the given agents)."""
 

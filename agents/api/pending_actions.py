@@ -16,13 +16,15 @@ from rest_framework.response import Response
 from agents.confirmations import DECIDE_PERMISSION, confirm_pending_action, outcome_message, reject_pending_action
 from agents.models import PendingAction
 from agents.selectors import pending_action_get
+from core.api.fields import TextField
 from core.api.schema import ErrorSerializer
 
 
 class PendingActionSerializer(serializers.ModelSerializer):
     agent_name = serializers.CharField(source="agent.name", read_only=True)
-    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    decided_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    # null for a proposal from the autonomy tick, one not decided yet, or a deleted user
+    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    decided_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     status = serializers.ChoiceField(source="effective_status", choices=PendingAction.Status.choices, read_only=True)
 
     class Meta:
@@ -41,7 +43,7 @@ class ConfirmSerializer(serializers.Serializer):
 
 
 class RejectSerializer(serializers.Serializer):
-    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+    reason = TextField(required=False, default="", max_length=500)
 
 
 class DecisionSerializer(serializers.Serializer):
@@ -86,7 +88,7 @@ class PendingActionList(GenericAPIView):
         responses={200: PendingActionSerializer(many=True), 400: DecisionErrorSerializer},
     )
     def get(self, request: Request) -> Response:
-        status = request.query_params.get("status") or None
+        status = request.query_params.get("status")
         if status is not None and status not in PendingAction.Status.values:
             raise serializers.ValidationError({"status": [f"must be one of {', '.join(PendingAction.Status.values)}"]})
         actions = _actions() if status is None else _actions().shown_as(status)

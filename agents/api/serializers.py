@@ -1,8 +1,10 @@
 from rest_framework import serializers
 
+from agents.chat import MAX_MESSAGE_LENGTH
 from agents.models import Tool
-from core.params import MAX_ID
+from core.api.fields import TextField
 from core.api.schema import ErrorSerializer
+from core.params import MAX_ID
 
 
 class ToolSerializer(serializers.ModelSerializer):
@@ -21,7 +23,7 @@ class ToolSerializer(serializers.ModelSerializer):
 
 class ChatInputSerializer(serializers.Serializer):
     # Content rules (blank, length) live in agents.chat.clean_message, shared by every surface.
-    message = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    message = TextField(rule_max_length=MAX_MESSAGE_LENGTH)
     conversation_id = serializers.IntegerField(max_value=MAX_ID, required=False, allow_null=True, min_value=1)
 
 

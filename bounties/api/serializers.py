@@ -2,6 +2,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from bounties.models import MAX_REWARD, Bounty
+from bounties.services import DESCRIPTION_MAX_LENGTH, TITLE_MAX_LENGTH
+from core.api.fields import TextField
 from core.params import MAX_ID
 
 
@@ -24,9 +26,18 @@ class BountySerializer(serializers.ModelSerializer):
 class BountyCreateSerializer(serializers.Serializer):
     """Input shape only; the rules (title required, reward range) are the service's."""
 
-    title = serializers.CharField(required=False, allow_blank=True, default="", help_text="required, at most 200 characters")
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    title = TextField(required=False, default="", help_text="required, at most 200 characters")
+    description = TextField(required=False, default="")
     reward = serializers.IntegerField(required=False, allow_null=True, default=None, help_text=f"credits, 1 – {MAX_REWARD}")
+
+
+class BountyDraftSerializer(serializers.Serializer):
+    """Schema only: the body the service's rules accept (``validate_bounty_draft``). The view reads
+    it with ``BountyCreateSerializer``, so a missing title or reward gets the service's own code."""
+
+    title = TextField(rule_max_length=TITLE_MAX_LENGTH)
+    description = TextField(rule_max_length=DESCRIPTION_MAX_LENGTH, rule_required=False, required=False)
+    reward = serializers.IntegerField(min_value=1, max_value=MAX_REWARD, help_text="credits")
 
 
 class AgentIdSerializer(serializers.Serializer):

@@ -15,10 +15,10 @@ from core.api.schema import ERROR_RESPONSES as ERRORS
 from core.api.schema import ErrorSerializer
 from core.params import MAX_ID
 
-from .serializers import AgentIdSerializer, BountyCreateSerializer, BountySerializer
+from .serializers import AgentIdSerializer, BountyCreateSerializer, BountyDraftSerializer, BountySerializer
 
 AGENT_ID_PARAMETER = OpenApiParameter(
-    "agent_id", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
+    "agent_id", {"type": "integer", "minimum": 1, "maximum": MAX_ID}, OpenApiParameter.QUERY, required=False,
     description="acting agent; may be given in the JSON body instead",
 )
 # For the schema: the body is optional when ?agent_id= is given.
@@ -50,7 +50,7 @@ class BountyListCreate(GenericAPIView):
         page = self.paginate_queryset(bounties)
         return self.get_paginated_response(BountySerializer(page, many=True).data)
 
-    @extend_schema(request=BountyCreateSerializer, responses={201: BountySerializer, 400: ErrorSerializer})
+    @extend_schema(request=BountyDraftSerializer, responses={201: BountySerializer, 400: ErrorSerializer})
     def post(self, request: Request) -> Response:
         serializer = BountyCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

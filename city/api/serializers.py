@@ -1,5 +1,4 @@
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -7,12 +6,13 @@ from agents.models import Agent
 from city import selectors
 from city.models import MarketOrder, ResourceTransfer
 from city.services import MAX_AMOUNT
+from core.api.fields import TextField
 from core.params import MAX_ID
 
 
-@extend_schema_field(OpenApiTypes.INT)
+@extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_AMOUNT})
 class WholeNumberField(serializers.Field):
-    """A JSON number. 5.0 is read as 5; 2.5 or 0 go on to the service, which owns the quantity
+    """A JSON number (the schema states the service's quantity rule). 5.0 is read as 5; 2.5 or 0 go on to the service, which owns the quantity
     rule (``invalid_quantity``); strings and booleans are not numbers (``invalid_input``)."""
 
     default_error_messages = {"invalid": _("必须是数字")}
@@ -27,9 +27,9 @@ class WholeNumberField(serializers.Field):
 
 
 class TransferInputSerializer(serializers.Serializer):
-    from_agent_id = serializers.IntegerField(max_value=MAX_ID, help_text="sending agent")
-    to_agent_id = serializers.IntegerField(max_value=MAX_ID, help_text="receiving agent")
-    resource_type = serializers.CharField(max_length=50, help_text="resource slug, e.g. flour")
+    from_agent_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="sending agent")
+    to_agent_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="receiving agent")
+    resource_type = TextField(max_length=50, help_text="resource slug, e.g. flour")
     quantity = WholeNumberField(help_text=f"a whole number, 1 – {MAX_AMOUNT}")
 
 
@@ -77,11 +77,11 @@ class MarketOrderFilterSerializer(serializers.Serializer):
 
 
 class AcceptOrderInputSerializer(serializers.Serializer):
-    agent_id = serializers.IntegerField(max_value=MAX_ID, help_text="the buying agent")
+    agent_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="the buying agent")
 
 
 class CancelOrderInputSerializer(serializers.Serializer):
-    agent_id = serializers.IntegerField(max_value=MAX_ID, required=False, help_text="the seller (default: the order's seller)")
+    agent_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False, help_text="the seller (default: the order's seller)")
 
 
 class JobSerializer(serializers.Serializer):

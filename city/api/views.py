@@ -74,7 +74,7 @@ class TransferResource(GenericAPIView):
 @extend_schema(
     tags=["city"],
     summary="The transfer ledger, newest first",
-    parameters=[OpenApiParameter("agent_id", OpenApiTypes.INT, description="only transfers this agent sent or received")],
+    parameters=[TransferFilterSerializer],
     responses={200: TransferSerializer(many=True), 400: ErrorSerializer},
 )
 class TransferList(GenericAPIView):

@@ -2,6 +2,7 @@
 
 from django.core.exceptions import PermissionDenied, SuspiciousOperation
 from django.http import Http404
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -26,7 +27,8 @@ def _first_message(detail) -> tuple[str | None, str]:
     if isinstance(detail, dict):
         for key, value in detail.items():
             field, message = _first_message(value)
-            return (field or (None if key == "non_field_errors" else key)), message
+            # The input field is the outermost name: {"agent_ids": {1: [...]}} is about agent_ids.
+            return (field if key == "non_field_errors" else str(key)), message
     if isinstance(detail, list) and detail:
         return _first_message(detail[0])
     return None, str(detail)
@@ -64,6 +66,7 @@ def _auth_headers(response) -> dict:
     return {k: v for k, v in response.items() if k in ("WWW-Authenticate", "Allow", "Retry-After")}
 
 
+@csrf_exempt  # it changes nothing, and a POST must get this 404, not the CSRF failure page
 def unknown_api_path(request, *args, **kwargs):
     """A path under /api/ that no endpoint serves (``/api/funds/null,null/``): the JSON 404."""
     from django.http import JsonResponse

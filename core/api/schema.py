@@ -1,6 +1,10 @@
-"""The API's one error body, for the OpenAPI schema (see core.api.errors for the handler)."""
+"""The API's one error body and the OpenAPI schema class (see core.api.errors for the handler)."""
 
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
+
+from core.api.fields import TextField
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -11,3 +15,57 @@ class ErrorSerializer(serializers.Serializer):
 
 
 ERROR_RESPONSES = {400: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer}
+
+# Every operation: no or a wrong token (401), a missing permission (403), too many calls (429).
+EVERY_OPERATION_ERRORS = (401, 403, 429)
+
+
+class ApiSchema(AutoSchema):
+    """drf-spectacular's AutoSchema, plus the errors the exception handler gives on any operation
+    (``core.api.errors``), so that a view declares only the responses of its own rules."""
+
+    def get_operation(self, path, path_regex, path_prefix, method, registry):
+        operation = super().get_operation(path, path_regex, path_prefix, method, registry)
+        if operation is None:
+            return None
+        statuses = set(EVERY_OPERATION_ERRORS)
+        if operation.get("requestBody"):
+            statuses |= {400, 415}  # malformed or invalid body; a body not in JSON
+        if any(parameter["in"] == "query" for parameter in operation.get("parameters", ())):
+            statuses.add(400)
+        if "{" in path:
+            statuses.add(404)  # no such object
+        if self._is_list_view() and self._get_paginator() is not None:
+            statuses.add(404)  # ?page= past the last page or not a page number
+        responses = operation["responses"]
+        for status in sorted(statuses):
+            responses.setdefault(str(status), self._get_response_for_code(ErrorSerializer, str(status)))
+        operation["responses"] = dict(sorted(responses.items()))
+        return operation
+
+    def _insert_field_validators(self, field, schema):
+        super()._insert_field_validators(field, schema)
+        if isinstance(field, TextField) and "oneOf" in schema:
+            # DRF's mapping offers "" beside a blank-allowing field's pattern; ours already says.
+            schema.update(schema.pop("oneOf")[0])
+
+    def _get_request_for_media_type(self, serializer, direction="request"):
+        # The views validate a PATCH body in full (a fund's version is required), never partially.
+        method, self.method = self.method, "POST" if self.method == "PATCH" else self.method
+        try:
+            schema, required = super()._get_request_for_media_type(serializer, direction)
+        finally:
+            self.method = method
+        if schema is not None and getattr(serializer, "min_length", None):  # a list body, at least this long
+            schema = {**schema, "minItems": serializer.min_length}
+        return schema, required
+
+
+class TextFieldSchema(OpenApiSerializerFieldExtension):
+    """``core.api.fields.TextField``: a string with the pattern of the text rule it stands for."""
+
+    target_class = "core.api.fields.TextField"
+
+    def map_serializer_field(self, auto_schema, direction):
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        return {**schema, "pattern": self.target.pattern}

@@ -1,8 +1,9 @@
 from rest_framework import serializers
 
+from core.api.fields import TextField
 from core.api.schema import ErrorSerializer
 from core.params import MAX_ID
-from funds.models import Fund
+from funds.models import FUND_NAME_MAX_LENGTH, REMARKS_MAX_LENGTH, Fund
 
 
 class FundSerializer(serializers.ModelSerializer):
@@ -22,14 +23,14 @@ class FundSerializer(serializers.ModelSerializer):
 class FundCreateSerializer(serializers.Serializer):
     """Input shape only; the rules (name required, unique, lengths) are the service's."""
 
-    fund_name = serializers.CharField(allow_blank=True, trim_whitespace=False, help_text="required, unique, at most 100 characters")
-    remarks = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    fund_name = TextField(rule_max_length=FUND_NAME_MAX_LENGTH, help_text="required, unique, at most 100 characters")
+    remarks = TextField(rule_max_length=REMARKS_MAX_LENGTH, rule_required=False, required=False, default="")
 
 
 class FundUpdateSerializer(serializers.Serializer):
     version = serializers.IntegerField(max_value=MAX_ID, min_value=1, help_text="the version you read; a stale one is a 409 version_conflict")
-    fund_name = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
-    remarks = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    fund_name = TextField(rule_max_length=FUND_NAME_MAX_LENGTH, required=False)
+    remarks = TextField(rule_max_length=REMARKS_MAX_LENGTH, rule_required=False, required=False)
 
 
 class VersionSerializer(serializers.Serializer):
@@ -38,8 +39,9 @@ class VersionSerializer(serializers.Serializer):
 
 class FundDraftSerializer(serializers.Serializer):
     id = serializers.IntegerField(max_value=MAX_ID, required=False, allow_null=True, min_value=1, help_text="the fund being edited, if any")
-    fund_name = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
-    remarks = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    # Any text: the answer lists its problems instead of refusing it.
+    fund_name = TextField(required=False, default="")
+    remarks = TextField(required=False, default="")
 
 
 class FundValidationSerializer(serializers.Serializer):
@@ -52,8 +54,8 @@ class FundBatchRowSerializer(serializers.Serializer):
 
     id = serializers.IntegerField(max_value=MAX_ID, required=False, allow_null=True, min_value=1)
     version = serializers.IntegerField(max_value=MAX_ID, required=False, allow_null=True, min_value=1)
-    fund_name = serializers.CharField(required=False, allow_null=True, allow_blank=True, trim_whitespace=False)
-    remarks = serializers.CharField(required=False, allow_null=True, allow_blank=True, trim_whitespace=False)
+    fund_name = TextField(rule_max_length=FUND_NAME_MAX_LENGTH, required=False, allow_null=True)
+    remarks = TextField(rule_max_length=REMARKS_MAX_LENGTH, rule_required=False, required=False, allow_null=True)
     active_status = serializers.ChoiceField(choices=Fund.ActiveStatus.choices, required=False, allow_null=True)
 
 

@@ -119,7 +119,7 @@ class FundValidate(GenericAPIView):
 @extend_schema(
     tags=["funds"],
     summary="Create or update many funds, all or nothing",
-    request=FundBatchRowSerializer(many=True),
+    request=FundBatchRowSerializer(many=True, min_length=1),  # the service refuses [] (empty_batch)
     responses={200: FundBatchResultSerializer, **ERRORS},
 )
 class FundBatchUpsert(GenericAPIView):

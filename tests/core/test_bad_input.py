@@ -25,7 +25,9 @@ def residents(make_agent):
         ("get", f"/api/transfers/?agent_id={HUGE}", None),
         ("post", "/api/autonomy/tick/", {"agent_ids": [HUGE]}),
         ("post", f"/api/bounties/1/claim/?agent_id={HUGE}", None),
-        ("post", f"/api/agents/1/chat/", {"message": "hi", "conversation_id": HUGE}),
+        ("post", "/api/agents/1/chat/", {"message": "hi", "conversation_id": HUGE}),
+        ("post", "/api/market-orders/1/accept/", {"agent_id": HUGE}),
+        ("post", "/api/market-orders/1/cancel/", {"agent_id": HUGE}),
     ],
 )
 def test_an_integer_past_2_63_is_a_400(api_client, residents, method, path, body):
@@ -34,14 +36,34 @@ def test_an_integer_past_2_63_is_a_400(api_client, residents, method, path, body
     assert response.json()["ok"] is False
 
 
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/agents/transfer-resource/", {"from_agent_id": 1, "to_agent_id": -HUGE - 1, "resource_type": "flour", "quantity": 1}),
+        ("/api/market-orders/1/accept/", {"agent_id": -HUGE - 1}),
+        ("/api/market-orders/1/cancel/", {"agent_id": -HUGE - 1}),
+    ],
+)
+def test_an_integer_below_minus_2_63_is_a_400(api_client, residents, path, body):
+    response = api_client.post(path, body, format="json")
+    assert response.status_code == 400 and response.json()["field"] in body
+
+
 @pytest.mark.parametrize("path", [f"/api/funds/{HUGE}/", f"/api/bounties/{HUGE}/", f"/api/agents/{HUGE}/"])
 def test_an_id_past_2_63_in_a_path_is_a_json_404(api_client, path):
     response = api_client.get(path)
     assert response.status_code == 404 and response.json()["code"] == "not_found"
 
 
-def test_an_unknown_api_path_is_the_apis_json_404(api_client):
-    response = api_client.get("/api/funds/null,null/")
+@pytest.mark.parametrize("method", ["get", "post", "patch"])
+@pytest.mark.parametrize("path", ["/api/funds/null,null/", "/api/funds/g%0A/", "/api/agents/0/chat/"])
+def test_an_unknown_api_path_is_the_apis_json_404(django_user_model, method, path):
+    from django.test import Client
+
+    # With CSRF checks on, as in a browser: a POST gets this 404, not Django's CSRF failure page.
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(django_user_model.objects.create_superuser("root", password="pw-root-123"))
+    response = getattr(client, method)(path)
     assert response.status_code == 404
     assert response["Content-Type"] == "application/json" and response.json()["ok"] is False
 
