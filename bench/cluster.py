@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import Any, Literal
 
@@ -63,13 +63,29 @@ def machine_busy_seconds() -> tuple[float, float]:
     return (sum(values) - idle) / CLOCK_TICKS, sum(values) / CLOCK_TICKS
 
 
+def stop_on_sigterm() -> None:
+    """SIGTERM unwinds like Ctrl-C, so every server this run started is stopped."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+
+
 def load_average() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 class Cluster:
-    def __init__(self, *, database: DatabaseKind = "postgres", daphnes: int = 2, redis: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        database: DatabaseKind = "postgres",
+        daphnes: int = 2,
+        redis: bool = True,
+        env: dict[str, str] | None = None,
+        postgres: PostgresServer | None = None,
+    ) -> None:
+        """``postgres``: a running server to use (runs share it and its migrated template); else one is started."""
         self.database = database
+        self.shared_postgres = postgres
+        self.extra_env = env or {}
         self.daphne_count = daphnes
         self.with_redis = redis
         self.stack = ExitStack()
@@ -96,7 +112,7 @@ class Cluster:
         self.stack.callback(shutil.rmtree, self.workdir, ignore_errors=True)
         try:
             if self.database == "postgres":
-                self.postgres = self.stack.enter_context(PostgresServer())
+                self.postgres = self.shared_postgres or self.stack.enter_context(PostgresServer())
                 self.database_url = migrated_database("postgres", self.workdir, self.postgres.url)
             else:
                 self.database_url = migrated_database("sqlite", self.workdir)
@@ -120,7 +136,7 @@ class Cluster:
 
     @property
     def env(self) -> dict[str, str]:
-        env = dict(BENCH_ENV)
+        env = {**BENCH_ENV, **self.extra_env}
         if self.redis is not None:
             env["REDIS_URL"] = self.redis.url
         return env
@@ -197,6 +213,19 @@ class Cluster:
                 [database],
             ).fetchall()
         return len(rows)
+
+    def latest_seq(self) -> int:
+        """The newest event-log seq, read directly (a Django child takes seconds on a busy machine)."""
+        query = "SELECT COALESCE(MAX(seq), 0) FROM agents_eventlog"
+        if self.postgres is None:
+            import sqlite3
+
+            with closing(sqlite3.connect(self.database_url.removeprefix("sqlite:///"), timeout=30)) as connection:
+                return int(connection.execute(query).fetchone()[0])
+        import psycopg
+
+        with psycopg.connect(self.database_url, autocommit=True) as connection:
+            return int(connection.execute(query).fetchone()[0])
 
     def lock_waits(self) -> int:
         """Connections of the bench database waiting on a lock right now (PostgreSQL)."""

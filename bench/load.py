@@ -1,7 +1,7 @@
 """Load on the scale-out setup: PostgreSQL + Redis + 2 Daphne processes on loopback, then a
 reconciliation of what the load did against the database.
 
-    .venv/bin/python -m bench.load                          # 10, 50 and 100 users, 60 s each
+    .venv/bin/python -m bench.load                          # 10, 50 and 100 users, 30 s each
     .venv/bin/python -m bench.load --users 50 --duration 30
     .venv/bin/python -m bench.load --database sqlite        # the embedded default: SQLite, 1 Daphne, no Redis, 10 users
     .venv/bin/python -m bench.load --json report.json
@@ -128,12 +128,6 @@ def city_totals() -> dict[str, int]:
     }
 
 
-def latest_seq() -> int:
-    from core.events import latest_event_seq
-
-    return latest_event_seq()
-
-
 def reconcile(*, world: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
     """What the load did, checked against the database. ``facts`` counts the answers the
     generator got; ``unknown`` ones (the connection died before the answer) may have committed.
@@ -248,6 +242,7 @@ class Listener:
     seqs: set[int] = field(default_factory=set)
     live_ms: list[float] = field(default_factory=list)
     reconnects: int = 0
+    why: Counter = field(default_factory=Counter)  # what ended each connection
     last: int = 0
     replayed: int = 0
 
@@ -261,7 +256,9 @@ async def _listen(urls: list[str], token: str, index: int, state: Listener, stop
         base = urls[(index + attempt) % len(urls)].replace("http://", "ws://")
         try:
             async with websockets.connect(
-                f"{base}/ws/events/?since={state.last}", additional_headers=headers, max_queue=None, open_timeout=10
+                # No client pings: a client busy reading must not close a healthy socket (Daphne pings too).
+                f"{base}/ws/events/?since={state.last}", additional_headers=headers, max_queue=None, open_timeout=30,
+                ping_interval=None,
             ) as socket:
                 connected_at = time.time()
                 stopper = asyncio.ensure_future(stop.wait())
@@ -284,9 +281,10 @@ async def _listen(urls: list[str], token: str, index: int, state: Listener, stop
                     else:
                         state.replayed += 1
                 stopper.cancel()
-        except Exception:
+        except Exception as exc:
             if stop.is_set():
                 return
+            state.why[type(exc).__name__] += 1
             state.reconnects += 1
             attempt += 1
             await asyncio.sleep(0.2)
@@ -305,7 +303,10 @@ async def _catch_up(urls: list[str], token: str, state: Listener, wanted: range,
         base = urls[attempt % len(urls)].replace("http://", "ws://")
         attempt += 1
         try:
-            async with websockets.connect(f"{base}/ws/events/?since={missing[0] - 1}", additional_headers=headers, max_queue=None) as socket:
+            async with websockets.connect(
+                f"{base}/ws/events/?since={missing[0] - 1}", additional_headers=headers, max_queue=None, open_timeout=30,
+                ping_interval=None,
+            ) as socket:
                 while time.monotonic() < deadline:
                     try:
                         raw = await asyncio.wait_for(socket.recv(), 2)
@@ -327,29 +328,36 @@ def listeners_process(urls: list[str], token: str, clients: int, since: int, con
     async def main() -> dict[str, Any]:
         stop = asyncio.Event()
         states = [Listener(last=since) for _ in range(clients)]
-        tasks = [asyncio.create_task(_listen(urls, token, i, state, stop)) for i, state in enumerate(states)]
+        tasks = []
+        for i, state in enumerate(states):
+            tasks.append(asyncio.create_task(_listen(urls, token, i, state, stop)))
+            await asyncio.sleep(0.02)  # a page load, not a thundering herd
         loop = asyncio.get_running_loop()
         connection.send("ready")
-        last, live_urls, settle = await loop.run_in_executor(None, connection.recv)
+        last, live_urls, settle, after = await loop.run_in_executor(None, connection.recv)
         wanted = range(since + 1, last + 1)
+        later = range(after + 1, last + 1)
         deadline = time.monotonic() + settle
         while time.monotonic() < deadline and any(last not in st.seqs for st in states if last in wanted):
             await asyncio.sleep(0.1)
         live = sum(len(st.seqs.intersection(wanted)) for st in states)
+        live_later = sum(len(st.seqs.intersection(later)) for st in states)
         stop.set()
         await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
-        catch_up_deadline = time.monotonic() + 60
-        for start in range(0, clients, 20):
-            await asyncio.gather(*(_catch_up(live_urls, token, st, wanted, catch_up_deadline) for st in states[start : start + 20]))
+        catch_up_deadline = time.monotonic() + 90
+        await asyncio.gather(*(_catch_up(live_urls, token, st, wanted, catch_up_deadline) for st in states))
         latencies = [ms for st in states for ms in st.live_ms]
         return {
             "clients": clients,
             "events": len(wanted),
             "expected": clients * len(wanted),
             "delivered_before_catch_up": live,
+            "expected_after_mark": clients * len(later),
+            "delivered_after_mark_before_catch_up": live_later,
             "delivered": sum(len(st.seqs.intersection(wanted)) for st in states),
             "replayed": sum(st.replayed for st in states),
             "reconnects": sum(st.reconnects for st in states),
+            "reconnect_causes": dict(sum((st.why for st in states), Counter())),
             "latency_ms": percentiles(latencies),
             "missing_example": next(
                 ([s for s in wanted if s not in st.seqs][:5] for st in states if not set(wanted) <= st.seqs), []
@@ -559,6 +567,7 @@ async def drive(load: Load, users: int, duration: float, think: float, faults: l
             await asyncio.sleep(at)
             load.timeline.append((time.perf_counter() - load.started, "FAULT"))
             await asyncio.to_thread(action)
+            load.timeline.append((time.perf_counter() - load.started, "FAULT_END"))
 
         tasks += [asyncio.create_task(fault(at, action)) for at, action in faults]
         await asyncio.gather(*tasks)
@@ -574,9 +583,14 @@ def run_level(
     residents: int,
     tick_interval: float,
     faults: list[tuple[float, Any]] | None = None,
-    tick_env: dict[str, str] | None = None,
+    marks: dict[str, Any] | None = None,
+    tick_loop: bool = True,
 ) -> dict[str, Any]:
-    """One measured run on a started ``bench.cluster.Cluster``: prepare, load, reconcile."""
+    """One measured run on a started ``bench.cluster.Cluster``: prepare, load, reconcile.
+
+    A fault may set ``marks["after_seq"]``: the WebSocket figures then also count live delivery
+    of the events after it (events resume). ``marks["world"]`` is the prepared world."""
+    marks = {} if marks is None else marks
     from bench.cluster import CpuMeter, load_average
 
     proposals = int(users * duration / max(think, 0.05) * WEIGHTS["confirm"] / sum(WEIGHTS.values()) * 1.5) + 20
@@ -584,6 +598,7 @@ def run_level(
     world = cluster.run(
         "bench.load:prepare", env={"AGENT_TOOL_CALLS_PER_MINUTE": "1000000"}, residents=residents, proposals=min(proposals, 3000)
     )
+    marks["world"] = world
     cluster.start_servers()
     context = multiprocessing.get_context("spawn")
     parent, child = context.Pipe()
@@ -594,9 +609,9 @@ def run_level(
         raise RuntimeError("the WebSocket clients did not start")
     parent.recv()
     tick = None
-    if residents:
+    if residents and tick_loop:
         ids = ",".join(str(pk) for pk in world["resident_ids"])
-        tick = cluster.manage("autonomy_tick", "--loop", "--interval", str(tick_interval), "--agents", ids, env=tick_env)
+        tick = cluster.manage("autonomy_tick", "--loop", "--interval", str(tick_interval), "--agents", ids)
     load = Load(world=world, backends=Backends(cluster.urls), http=None)
     load.open_bounties = list(world["bounty_ids"])
     load.pending = deque(world["pending_ids"])
@@ -620,8 +635,8 @@ def run_level(
     tick_output = cluster.stop(tick) if tick is not None else ""
     resources = meter.stop()
     resources["load_average"] = f"{load_before} -> {load_average()}"
-    last = cluster.run("bench.load:latest_seq")
-    parent.send((last, load.backends.live(), 20))
+    last = cluster.latest_seq()
+    parent.send((last, load.backends.live(), 20, marks.get("after_seq", world["seq0"])))
     events = parent.recv() if parent.poll(180) else {"error": "the WebSocket clients did not report"}
     listeners.join(30)
     if listeners.is_alive():
@@ -685,11 +700,10 @@ def error_classes(outcomes: Counter) -> dict[str, int]:
 
 
 def server_errors(cluster) -> list[str]:
-    """Tracebacks the Daphne processes logged (a 500 leaves one)."""
+    """The 500s the Daphne processes logged (Django logs each as "Internal Server Error: PATH")."""
     lines = []
     for index, server in enumerate(cluster.daphnes):
-        output = server.output()
-        lines += [f"daphne-{index}: {line}" for line in output.splitlines() if "Traceback" in line or "Internal Server Error" in line]
+        lines += [f"daphne-{index}: {line}" for line in server.output().splitlines() if "Internal Server Error" in line]
     return lines
 
 
@@ -725,14 +739,14 @@ def print_report(report: dict[str, Any]) -> None:
     errors = report["errors"]
     print(
         f"   errors: documented 4xx {errors.get('documented_4xx', 0)}, clean 503 {errors.get('clean_503', 0)}, "
-        f"other {errors.get('other', 0)} (5xx {errors.get('5xx', 0)}); server tracebacks {len(report['server_errors'])}"
+        f"other {errors.get('other', 0)} (5xx {errors.get('5xx', 0)}); 500s in the server logs {len(report['server_errors'])}"
     )
     ws = report["websocket"]
     if "latency_ms" in ws:
         latency = ws["latency_ms"]
         print(
             f"   websocket: {ws['clients']} clients x {ws['events']} events: delivered live {ws['delivered_before_catch_up']}/{ws['expected']}, "
-            f"after ?since= catch-up {ws['delivered']}/{ws['expected']}; reconnects {ws['reconnects']}; "
+            f"after ?since= catch-up {ws['delivered']}/{ws['expected']}; reconnects {ws['reconnects']} {ws.get('reconnect_causes') or ''}; "
             f"latency p50 {latency['p50']} ms, p95 {latency['p95']} ms, p99 {latency['p99']} ms"
         )
     else:
@@ -752,32 +766,43 @@ def print_report(report: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", default="10,50,100", help="comma-separated user levels (default 10,50,100)")
-    parser.add_argument("--duration", type=float, default=60, help="seconds of load per level (default 60)")
+    parser.add_argument("--duration", type=float, default=30, help="seconds of load per level (default 30)")
     parser.add_argument("--think", type=float, default=0.5, help="mean think time between a user's requests, s (default 0.5)")
     parser.add_argument("--clients", type=int, default=100, help="WebSocket clients (default 100)")
     parser.add_argument("--residents", type=int, default=1000, help="residents of the autonomy tick (default 1000; 0: no tick)")
     parser.add_argument("--tick-interval", type=float, default=10, help="seconds between ticks (default 10)")
     parser.add_argument("--database", choices=["postgres", "sqlite"], default="postgres", help="sqlite: 1 Daphne, no Redis, 10 users")
+    parser.add_argument(
+        "--conn-max-age", type=int, default=0, help="DATABASE_CONN_MAX_AGE of the servers, s (default 0: a connection per request)"
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the full report as JSON")
     args = parser.parse_args(argv)
 
-    from bench.cluster import Cluster
+    from contextlib import ExitStack
 
+    from bench.cluster import Cluster, stop_on_sigterm
+    from tests.support.services import PostgresServer
+
+    stop_on_sigterm()
     levels = [int(n) for n in args.users.split(",") if n.strip()]
     if args.database == "sqlite" and args.users == parser.get_default("users"):
         levels = [10]
     print(f"$ python -m bench.load {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip())
     reports = []
-    for users in levels:
-        with Cluster(
-            database=args.database, daphnes=2 if args.database == "postgres" else 1, redis=args.database == "postgres"
-        ) as cluster:
-            report = run_level(
-                cluster, users=users, duration=args.duration, think=args.think, clients=args.clients,
-                residents=args.residents, tick_interval=args.tick_interval,
-            )
-        print_report(report)
-        reports.append(report)
+    with ExitStack() as stack:
+        # One PostgreSQL server for every level (each gets its own database): initdb and migrate once.
+        postgres = stack.enter_context(PostgresServer()) if args.database == "postgres" else None
+        for users in levels:
+            with Cluster(
+                database=args.database, daphnes=2 if postgres else 1, redis=postgres is not None,
+                env={"DATABASE_CONN_MAX_AGE": str(args.conn_max_age)}, postgres=postgres,
+            ) as cluster:
+                report = run_level(
+                    cluster, users=users, duration=args.duration, think=args.think, clients=args.clients,
+                    residents=args.residents, tick_interval=args.tick_interval,
+                )
+            print_report(report)
+            reports.append(report)
     knee = next((r["users"] for r in reports if r["all"]["p95"] > P95_TARGET_MS), None)
     print("\nsummary")
     for r in reports:
