@@ -135,8 +135,9 @@ def _break(name: str, cluster, marks: dict[str, Any], extra: dict[str, Any], arg
         _model_tick(cluster, marks["world"]["resident_ids"], extra)
     elif name == "sqlite_disk_full":
         pids = [server.process.pid for server in cluster.daphnes] + [p.pid for p in cluster.background if p.poll() is None]
+        # The soft limit only: lowering the hard one could not be undone without CAP_SYS_RESOURCE.
         for pid in pids:
-            resource.prlimit(pid, resource.RLIMIT_FSIZE, (DISK_LIMIT_BYTES, DISK_LIMIT_BYTES))
+            resource.prlimit(pid, resource.RLIMIT_FSIZE, (DISK_LIMIT_BYTES, resource.RLIM_INFINITY))
         time.sleep(8)
         for pid in pids:
             resource.prlimit(pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
@@ -174,12 +175,16 @@ def _fault_problems(name: str, report: dict[str, Any]) -> list[str]:
     """What each fault must additionally show."""
     problems = []
     after = report["after"]
-    if not after.get("ok"):
+    # The API does not need the model: a model tick may outlast the load.
+    if not after.get("ok") and name != "model_drop":
         problems.append("no request succeeded after the fault")
     if after.get("other") or after.get("clean_503"):
         problems.append(f"after recovery: {after.get('other', 0)} other errors, {after.get('clean_503', 0)} 503s")
     if report["errors"].get("other"):
         problems.append(f"{report['errors']['other']} answers that are neither documented nor a clean 503")
+    # Only a killed process leaves requests without an answer (their outcome is reconciled as unknown).
+    if name != "kill_daphne" and report["errors"].get("lost_in_flight"):
+        problems.append(f"{report['errors']['lost_in_flight']} requests got no answer")
     ws = report["websocket"]
     if name == "kill_daphne" and ws.get("delivered_before_catch_up") != ws.get("expected"):
         problems.append(f"clients of the killed process missed events: {ws.get('delivered_before_catch_up')}/{ws.get('expected')} before catch-up")
@@ -218,7 +223,8 @@ def print_fault(report: dict[str, Any], verbose: bool) -> None:
     errors, after, ws = report["errors"], report["after"], report["websocket"]
     print(
         f"\n{report['fault']}: {report['requests']} requests: ok {errors.get('ok', 0)}, documented 4xx {errors.get('documented_4xx', 0)}, "
-        f"clean 503 {errors.get('clean_503', 0)}, other {errors.get('other', 0)}; 5xx {errors.get('5xx', 0)}; "
+        f"clean 503 {errors.get('clean_503', 0)}, no answer {errors.get('lost_in_flight', 0)}, other {errors.get('other', 0)}; "
+        f"5xx {errors.get('5xx', 0)}; "
         f"after recovery: ok {after.get('ok', 0)}, other {after.get('other', 0)}; "
         f"ws delivered {ws.get('delivered_before_catch_up')}/{ws.get('expected')} live, {ws.get('delivered')}/{ws.get('expected')} with catch-up, "
         f"reconnects {ws.get('reconnects')} {ws.get('reconnect_causes') or ''}; {report['extra'] or ''}; "
@@ -263,11 +269,12 @@ def main(argv: list[str] | None = None) -> int:
             report["seconds"] = round(time.monotonic() - started)
             reports.append(report)
             print_fault(report, args.verbose)
-    print(f"\n| fault | requests | ok | documented 4xx | clean 503 | other | 5xx | anomalies | lost |\n|{'---|' * 9}")
+    print(f"\n| fault | requests | ok | documented 4xx | clean 503 | no answer | other | 5xx | anomalies | lost |\n|{'---|' * 10}")
     for r in reports:
         e = r["errors"]
         print(
             f"| {r['fault']} | {r['requests']} | {e.get('ok', 0)} | {e.get('documented_4xx', 0)} | {e.get('clean_503', 0)} | "
+            f"{e.get('lost_in_flight', 0)} | "
             f"{e.get('other', 0)} | {e.get('5xx', 0)} | {len(r['anomalies'])} | {lost(r)} |"
         )
     if args.json:

@@ -604,6 +604,7 @@ def run_level(
     parent, child = context.Pipe()
     listeners = context.Process(target=listeners_process, args=(cluster.urls, world["token"], clients, world["seq0"], child))
     listeners.start()
+    cluster.stack.callback(lambda: listeners.is_alive() and listeners.kill())  # when this run fails half-way
     cluster.watched["ws-clients"] = listeners.pid
     if not parent.poll(60):
         raise RuntimeError("the WebSocket clients did not start")
@@ -693,7 +694,7 @@ def error_classes(outcomes: Counter) -> dict[str, int]:
     classes: Counter = Counter()
     for outcome, count in outcomes.items():
         kind = outcome.split()[0]
-        classes[{"ok": "ok", "4xx": "documented_4xx", "503": "clean_503"}.get(kind, "other")] += count
+        classes[{"ok": "ok", "4xx": "documented_4xx", "503": "clean_503", "lost": "lost_in_flight"}.get(kind, "other")] += count
         if outcome.startswith("other 5") or outcome.startswith("503"):
             classes["5xx"] += count
     return dict(classes)
@@ -739,7 +740,8 @@ def print_report(report: dict[str, Any]) -> None:
     errors = report["errors"]
     print(
         f"   errors: documented 4xx {errors.get('documented_4xx', 0)}, clean 503 {errors.get('clean_503', 0)}, "
-        f"other {errors.get('other', 0)} (5xx {errors.get('5xx', 0)}); 500s in the server logs {len(report['server_errors'])}"
+        f"no answer {errors.get('lost_in_flight', 0)}, other {errors.get('other', 0)} (5xx {errors.get('5xx', 0)}); "
+        f"500s in the server logs {len(report['server_errors'])}"
     )
     ws = report["websocket"]
     if "latency_ms" in ws:
@@ -814,7 +816,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         with open(args.json, "w") as out:
             json.dump({"levels": [{k: v for k, v in r.items() if k != "timeline"} for r in reports], "knee_users": knee}, out, indent=2)
-    failed = any(r["anomalies"] or r["errors"].get("other") for r in reports)
+    failed = any(r["anomalies"] or r["errors"].get("other") or r["errors"].get("lost_in_flight") for r in reports)
     return 1 if failed else 0
 
 
