@@ -39,6 +39,8 @@ REJOIN_SECONDS = 3600
 TAIL_INTERVAL = 0.25
 # How often an open socket checks that its user may still see events (token revoked, staff removed).
 RECHECK_SECONDS = 30
+# How long the hub waits before it tries the channel layer again after a failure.
+RETRY_SECONDS = 1.0
 
 
 def replay_start(scope) -> int | None:
@@ -71,9 +73,10 @@ class EventHub:
                 # channels through one shared queue named after it.
                 self.channel = await self.layer.new_channel()
                 await self.layer.group_add(EVENTS_GROUP, self.channel)
+                # Where the log catch-up starts (the tail, or a rejoin after the layer failed).
+                self.last_seen = await database_sync_to_async(latest_event_seq)()
                 self.tasks = [asyncio.create_task(self.pump()), asyncio.create_task(self.stay_joined())]
                 if isinstance(self.layer, InMemoryChannelLayer):
-                    self.last_seen = await database_sync_to_async(latest_event_seq)()
                     self.tasks.append(asyncio.create_task(self.tail()))
             self.consumers.add(consumer)
 
@@ -88,16 +91,47 @@ class EventHub:
             await self.layer.group_discard(EVENTS_GROUP, self.channel)
 
     async def pump(self) -> None:
+        joined = True
         while True:
+            if not joined:
+                joined = await self.rejoin()
+                if not joined:
+                    await asyncio.sleep(RETRY_SECONDS)
+                    continue
             try:
                 message = await self.layer.receive(self.channel)
             except asyncio.CancelledError:
                 raise
             except Exception:
-                logger.exception("the event hub could not receive from the channel layer; retrying in 1 s")
-                await asyncio.sleep(1)
+                logger.exception("the event hub could not receive from the channel layer; retrying")
+                # The layer's server may have restarted without its state: every group is gone.
+                joined = False
+                await asyncio.sleep(RETRY_SECONDS)
                 continue
             await self.offer(message)
+
+    async def rejoin(self) -> bool:
+        """Join the events group again, and each consumer its own group, then offer what the log
+        got meanwhile (pushes to nobody while the layer was away). False while the layer still fails."""
+        try:
+            await self.layer.group_add(EVENTS_GROUP, self.channel)
+            for consumer in list(self.consumers):
+                if consumer.own_group:
+                    await self.layer.group_add(consumer.own_group, consumer.channel_name)
+        except Exception:
+            logger.warning("the event hub could not rejoin its channel-layer groups yet", exc_info=True)
+            return False
+        try:
+            await self.offer_stored()
+        except Exception:
+            logger.exception("the event hub could not read the event log; the next event fills the gap")
+        return True
+
+    async def offer_stored(self) -> None:
+        """Offer the logged events after the newest one offered so far."""
+        for seq, event, text in await database_sync_to_async(stored_events)(after=self.last_seen):
+            if seq > self.last_seen:
+                await self.offer({"type": "event.send", "seq": seq, "event": event, "text": text})
 
     async def offer(self, message: dict) -> None:
         self.last_seen = max(self.last_seen, message["seq"])
@@ -112,13 +146,9 @@ class EventHub:
         while True:
             await asyncio.sleep(TAIL_INTERVAL)
             try:
-                stored = await database_sync_to_async(stored_events)(after=self.last_seen)
+                await self.offer_stored()
             except Exception:
                 logger.exception("the event hub could not read the event log; retrying")
-                continue
-            for seq, event, text in stored:
-                if seq > self.last_seen:
-                    await self.offer({"type": "event.send", "seq": seq, "event": event, "text": text})
 
     async def stay_joined(self) -> None:
         while True:

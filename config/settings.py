@@ -87,7 +87,11 @@ def database_from_env() -> dict:
             "TEST": {"NAME": str(Path(tempfile.gettempdir()) / f"agentdesk-test-{os.getpid()}.sqlite3")},
         }
     try:
-        config = dj_database_url.parse(url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0))
+        # Health checks: a kept connection that PostgreSQL dropped (restart, pg_terminate_backend)
+        # is replaced before a request uses it, instead of failing that request.
+        config = dj_database_url.parse(
+            url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0), conn_health_checks=True
+        )
     except (ValueError, KeyError) as exc:
         raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {exc}") from None
     engine = config.get("ENGINE", "")
@@ -162,6 +166,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "config.middleware.ContentSecurityPolicyMiddleware",
     "axes.middleware.AxesMiddleware",
+    "core.middleware.DatabaseUnavailableMiddleware",
 ]
 
 # Sign-in throttling (django-axes) for the admin and the pages: after AXES_FAILURE_LIMIT

@@ -6,7 +6,9 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
 
+from core.database import database_failure
 from core.errors import ApplicationError
 
 _CODES = {
@@ -35,6 +37,9 @@ def _first_message(detail) -> tuple[str | None, str]:
 
 
 def exception_handler(exc, context):
+    if failure := database_failure(exc):
+        set_rollback()
+        exc = failure
     if isinstance(exc, ApplicationError):
         body = {"ok": False, "code": exc.code, "reason": exc.message, **exc.extra}
         if exc.field:

@@ -147,6 +147,10 @@ class PostgresServer:
             raise
         return self
 
+    def restart(self) -> None:
+        """Stop (disconnecting every client) and start again on the same port and data."""
+        self._run("pg_ctl", "-D", str(self.data_dir), "-l", str(self.log_file), "-m", "fast", "-w", "-t", "60", "restart")
+
     def __exit__(self, *exc_info: object) -> None:
         try:
             self._run("pg_ctl", "-D", str(self.data_dir), "-m", "immediate", "-w", "stop")
@@ -170,10 +174,10 @@ def redis_ping(host: str, port: int) -> bool:
 
 
 class RedisServer:
-    """A throwaway redis-server on a free 127.0.0.1 port without persistence."""
+    """A throwaway redis-server on 127.0.0.1 without persistence, on ``port`` or a free one."""
 
-    def __init__(self) -> None:
-        self.port = 0
+    def __init__(self, port: int = 0) -> None:
+        self.port = port
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -184,7 +188,7 @@ class RedisServer:
         executable = shutil.which("redis-server")
         if executable is None:
             raise RuntimeError("redis-server is not on PATH")
-        self.port = free_port()
+        self.port = self.port or free_port()
         # A file, not a pipe: nobody reads the log while the server runs.
         log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(

@@ -1,0 +1,25 @@
+from django.http import HttpResponse, JsonResponse
+from django.template.loader import render_to_string
+
+from core.database import database_failure
+
+
+class DatabaseUnavailableMiddleware:
+    """A view that fails because the database does (restarted, connection killed, disk full)
+    answers 503: the API's JSON error under /api/, a plain page elsewhere, never a 500."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        failure = database_failure(exception)
+        if failure is None:
+            return None
+        if request.path.startswith("/api/"):
+            return JsonResponse({"ok": False, "code": failure.code, "reason": failure.message}, status=failure.status_code)
+        # No request context: the page must render without the database (no user, no session).
+        html = render_to_string("503.html", {"reason": failure.message})
+        return HttpResponse(html, status=failure.status_code, headers={"Retry-After": "5"})

@@ -1,0 +1,97 @@
+"""The database failing under a request: a 503 that says so, nothing half-written, and the next
+request served without a restart. The failure is simulated by the OperationalError the driver
+raises (a killed PostgreSQL connection, SQLite's full disk); bench/faults.py does it for real."""
+
+from unittest import mock
+
+import pytest
+from django.db import OperationalError
+from rest_framework.test import APIClient
+
+from city import selectors
+from city.models import AgentResource, ResourceTransfer, ResourceType
+
+TRANSFER_URL = "/api/agents/transfer-resource/"
+KILLED = OperationalError("terminating connection due to administrator command")
+DISK_FULL = OperationalError("database or disk is full")
+
+
+@pytest.fixture
+def superuser(django_user_model):
+    return django_user_model.objects.create_superuser("root", password="pw-root-123")
+
+
+@pytest.fixture
+def client_api(superuser):
+    client = APIClient()
+    client.force_authenticate(superuser)
+    return client
+
+
+@pytest.fixture
+def stock(make_agent):
+    flour = ResourceType.objects.create(slug="flour", name="面粉")
+    alice, bob = make_agent("Alice"), make_agent("Bob")
+    AgentResource.objects.create(agent=alice, resource_type=flour, quantity=10)
+    return alice, bob
+
+
+def transfer(client, alice, bob):
+    body = {"from_agent_id": alice.pk, "to_agent_id": bob.pk, "resource_type": "flour", "quantity": 4}
+    return client.post(TRANSFER_URL, body, format="json")
+
+
+@pytest.mark.django_db
+def test_api_read_on_a_killed_connection_is_a_503_json_error_and_the_next_read_succeeds(client_api):
+    with mock.patch.object(selectors, "transfer_history", side_effect=KILLED):
+        response = client_api.get("/api/transfers/")
+    assert response.status_code == 503
+    assert response.json() == {"ok": False, "code": "database_unavailable", "reason": mock.ANY}
+    assert "稍后再试" in response.json()["reason"]
+    assert client_api.get("/api/transfers/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_api_write_on_a_full_disk_is_a_503_and_leaves_the_stock_as_it_was(client_api, stock):
+    alice, bob = stock
+    with mock.patch.object(ResourceTransfer.objects, "create", side_effect=DISK_FULL):
+        response = transfer(client_api, alice, bob)
+    assert response.status_code == 503
+    assert response.json()["code"] == "database_full"
+    assert dict(AgentResource.objects.values_list("agent__name", "quantity")) == {"Alice": 10}
+    assert not ResourceTransfer.objects.exists()
+    assert transfer(client_api, alice, bob).status_code == 200
+    assert dict(AgentResource.objects.values_list("agent__name", "quantity")) == {"Alice": 6, "Bob": 4}
+
+
+@pytest.mark.django_db
+def test_api_error_is_in_english_when_asked(client_api):
+    with mock.patch.object(selectors, "transfer_history", side_effect=KILLED):
+        response = client_api.get("/api/transfers/", HTTP_ACCEPT_LANGUAGE="en")
+    assert response.json()["reason"] == "The database is unavailable for the moment, and nothing was changed. Please try again later."
+
+
+@pytest.mark.django_db
+def test_page_on_a_killed_connection_is_a_plain_503_page_not_a_500(client, superuser):
+    client.force_login(superuser)
+    with mock.patch.object(selectors, "resource_table", side_effect=KILLED):
+        response = client.get("/trade/")
+    assert response.status_code == 503
+    html = response.content.decode()
+    assert "服务暂时不可用" in html and "数据库暂时不可用" in html and "Traceback" not in html
+    assert client.get("/trade/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_bug_that_is_not_the_database_still_raises(client_api):
+    with mock.patch.object(selectors, "transfer_history", side_effect=RuntimeError("bug")), pytest.raises(RuntimeError):
+        client_api.get("/api/transfers/")
+
+
+def test_a_postgres_url_checks_kept_connections_before_use(monkeypatch):
+    from config.settings import database_from_env
+
+    monkeypatch.setenv("DATABASE_URL", "postgres://u@127.0.0.1:5432/desk")
+    monkeypatch.setenv("DATABASE_CONN_MAX_AGE", "60")
+    config = database_from_env()
+    assert config["CONN_MAX_AGE"] == 60 and config["CONN_HEALTH_CHECKS"] is True
