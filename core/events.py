@@ -23,7 +23,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Max
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
@@ -168,12 +168,24 @@ def _store_and_send(event: str, data: dict) -> None:
 
 def _store_and_send_all(events: list[tuple[str, dict]]) -> None:
     try:
-        rows = _store(events)
+        rows = _store_on_a_live_connection(events)
     except Exception:
         logger.exception("could not store events %s", ", ".join(sorted({event for event, _ in events})))
         return
     for row in rows:
         _group_send(EVENTS_GROUP, {"type": "event.send", "seq": row.seq, "event": row.event, "text": event_text(row)})
+
+
+def _store_on_a_live_connection(events: list[tuple[str, dict]]) -> list[EventLog]:
+    """Store the events of a committed change; a connection lost since the commit (PostgreSQL
+    restarted, its backend terminated) is replaced once, so the change does not lose its events."""
+    try:
+        return _store(events)
+    except (OperationalError, InterfaceError):
+        if connection.in_atomic_block:
+            raise  # inside someone's transaction: not ours to reconnect
+        connection.close()
+        return _store(events)
 
 
 def _store(events: list[tuple[str, dict]]) -> list[EventLog]:

@@ -10,6 +10,8 @@ from rest_framework.test import APIClient
 
 from city import selectors
 from city.models import AgentResource, ResourceTransfer, ResourceType
+from core import events
+from core.models import EventLog
 
 TRANSFER_URL = "/api/agents/transfer-resource/"
 KILLED = OperationalError("terminating connection due to administrator command")
@@ -95,3 +97,27 @@ def test_a_postgres_url_checks_kept_connections_before_use(monkeypatch):
     monkeypatch.setenv("DATABASE_CONN_MAX_AGE", "60")
     config = database_from_env()
     assert config["CONN_MAX_AGE"] == 60 and config["CONN_HEALTH_CHECKS"] is True
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_lost_after_the_commit_does_not_lose_the_changes_event(client_api, stock):
+    store, attempts = events._store, []
+
+    def lost_once(batch):
+        attempts.append(batch)
+        if len(attempts) == 1:
+            raise KILLED
+        return store(batch)
+
+    with mock.patch("core.events._store", side_effect=lost_once):
+        assert transfer(client_api, *stock).status_code == 200
+    assert len(attempts) == 2
+    assert list(EventLog.objects.values_list("event", flat=True)) == ["resource_transferred"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_full_disk_after_the_commit_keeps_the_change_and_says_why_its_event_is_missing(client_api, stock, caplog):
+    with mock.patch("core.events._store", side_effect=DISK_FULL):
+        assert transfer(client_api, *stock).status_code == 200
+    assert ResourceTransfer.objects.count() == 1 and not EventLog.objects.exists()
+    assert "could not store events resource_transferred" in caplog.text
