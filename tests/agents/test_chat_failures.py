@@ -112,6 +112,22 @@ def test_the_funds_chat_shows_the_reason(client, staff_user, make_agent, endpoin
     assert "HTTP 500" in page and "模型服务的日志" in page
 
 
+def test_the_funds_chat_keeps_a_failed_first_message_and_goes_on(client, staff_user, make_agent, endpoint):
+    from funds.demo import FUND_TOOLS
+
+    make_agent("基金助理", tools=FUND_TOOLS)
+    client.force_login(staff_user)
+    endpoint.error(500).error(500).reply("目前没有基金")
+    failed = client.post("/funds/chat/", {"message": "有哪些基金？"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "模型服务的日志" in failed
+    assert "员工</strong>\n有哪些基金？</div>" in failed  # in the transcript
+    assert ">有哪些基金？</textarea>" in failed  # and still in the box, to shorten or send again
+    answered = client.post("/funds/chat/", {"message": "再查一次"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "目前没有基金" in answered and "模型服务的日志" not in answered
+    conversation = Conversation.objects.get()
+    assert list(conversation.messages.filter(role="user").values_list("content", flat=True)) == ["有哪些基金？", "再查一次"]
+
+
 def test_the_orders_desk_shows_the_reason(client, staff_user, make_agent, endpoint):
     desk = make_agent("前台助理", tools=("order_query",))
     client.force_login(staff_user)
