@@ -46,6 +46,17 @@ def test_an_unreachable_model_is_a_503_naming_the_endpoint(api_client, alice, se
     assert settings.OPENAI_BASE_URL in body["reason"] and "OPENAI_BASE_URL" in body["reason"]
 
 
+def test_the_reason_reads_in_english_for_an_english_client(api_client, alice, settings, closed_port):
+    settings.AGENT_PROVIDER, settings.OPENAI_API_KEY = "openai", "k"
+    settings.OPENAI_BASE_URL = f"http://127.0.0.1:{closed_port}/v1"
+    response = api_client.post(f"/api/agents/{alice.pk}/chat/", {"message": "hi"}, format="json", HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 503
+    assert response.json()["reason"] == (
+        f"Cannot reach the model endpoint {settings.OPENAI_BASE_URL}: make sure it is running, "
+        "or ask an administrator to check OPENAI_BASE_URL"
+    )
+
+
 def test_a_model_timeout_is_a_504(api_client, alice, endpoint, settings):
     settings.AGENT_MODEL_TIMEOUT = 0.3
     endpoint.reply("late", delay=2).reply("late", delay=2)
