@@ -346,10 +346,15 @@ def render_snapshot(world: World, batch: list[int]) -> str:
         lines.append("(无悬赏)")
     lines.append("== 上一轮行为 ==")
     previous = [r for r in residents if r.last is not None]
+    succeeded: dict[str, list[str]] = {}
     for r in previous:
-        outcome = {"success": "成功", "failed": "失败", "pending_confirmation": "待员工确认"}.get(r.last.status, r.last.status)
+        if r.last.status == "success":  # the state above already shows what it did: one line per action
+            succeeded.setdefault(r.last.action, []).append(str(r.id))
+            continue
+        outcome = {"failed": "失败", "pending_confirmation": "待员工确认"}.get(r.last.status, r.last.status)
         detail = f"：{r.last.message}" if r.last.message else ""
         lines.append(f"- ID={r.id} {r.name}: {r.last.action} {outcome}{detail}")
+    lines.extend(f"- {action} 成功: ID={','.join(ids)}" for action, ids in succeeded.items())
     if not previous:
         lines.append("(无)")
     return "\n".join(lines)

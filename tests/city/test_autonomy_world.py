@@ -171,3 +171,16 @@ def test_snapshot_costs_the_same_number_of_queries_for_10_and_1000_agents(city):
     assert residents == 1000
     assert small == large
     assert large <= 20
+
+
+def test_previous_successes_are_one_line_per_action_without_their_messages(resident):
+    alice, bob, carol = resident("Alice"), resident("Bob"), resident("Carol")
+    latest = AutonomyRound.objects.create(provider="rules")
+    for agent in (alice, bob):
+        AgentActionLog.objects.create(round=latest, agent=agent, action="rest", status="success", message="休息好了，精力 90")
+    AgentActionLog.objects.create(round=latest, agent=carol, action="eat", status="failed", message="没有食物")
+    _, text = snapshot()
+    section = text.split("== 上一轮行为 ==\n")[1]
+    assert f"- rest 成功: ID={alice.pk},{bob.pk}" in section
+    assert f"- ID={carol.pk} Carol: eat 失败：没有食物" in section
+    assert "休息好了" not in section
