@@ -2,11 +2,14 @@
 
     .venv/bin/python -m bench.autonomy_tick [--agents 1000] [--latency 0.2] [--batch-size 20]
                                             [--concurrency 8] [--rules-agents 10000]
+                                            [--endpoint URL --model NAME]
 
 1. Model: a tick of ``--agents`` residents against the local scripted OpenAI-compatible
    server answering every batch after ``--latency`` s, through the real ``openai`` SDK.
    Wall time against the ideal ``ceil(N / batch) / concurrency × latency`` (target ≤ 1.5).
    Baseline in the same run: one batch alone (one model round trip + its execution).
+   With ``--endpoint``, against that real server instead (e.g. llama-cpp-python's): its own
+   ``usage`` counts the prompt tokens per resident (target ≤ 100 at batch 20).
 2. Rules: a tick of ``--rules-agents`` residents with the offline ``rules`` provider
    (target ≤ 10 s). Baseline in the same run: a tick of a tenth as many residents.
 
@@ -96,6 +99,19 @@ def decide_rest_or_chat(request: dict) -> dict:
     return {"content": json.dumps(items, ensure_ascii=False)}
 
 
+def model_environment(base_url: str) -> dict[str, str]:
+    """The child's settings for a tick against ``base_url``: no token budget, no tool-call rate limit."""
+    return {
+        "AGENT_PROVIDER": "openai", "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "bench",
+        "AUTONOMY_TOKEN_BUDGET": "0", "AGENT_TOOL_CALLS_PER_MINUTE": "1000",
+    }
+
+
+def print_prompt_tokens(stats: dict, batch_size: int) -> None:
+    print(f"  prompt tokens {stats['prompt_tokens']} by the endpoint's usage: "
+          f"{stats['prompt_tokens'] / max(stats['agents'], 1):.1f} per resident at batch {batch_size} (target ≤ 100)")
+
+
 def main() -> None:
     from tests.support.django_process import migrated_database, run_django
     from tests.support.scripted_openai import ScriptedOpenAI
@@ -107,6 +123,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--rules-agents", type=int, default=10_000)
     parser.add_argument("--show-prompt", action="store_true", help="print the system prompt and one batch prompt, then stop")
+    parser.add_argument("--endpoint", default="", help="a real OpenAI-compatible base URL to tick against, then stop")
+    parser.add_argument("--model", default="gpt-4o-mini", help="the model name at --endpoint")
+    parser.add_argument("--timeout", type=float, default=300.0, help="AGENT_MODEL_TIMEOUT against --endpoint")
     args = parser.parse_args()
 
     if args.show_prompt:
@@ -118,15 +137,27 @@ def main() -> None:
         print("\n\n".join(prompts))
         return
 
+    if args.endpoint:
+        with tempfile.TemporaryDirectory(prefix="bench-autonomy-") as workdir:
+            env = {
+                **model_environment(args.endpoint), "AGENT_MODEL": args.model, "AGENT_MODEL_TIMEOUT": str(args.timeout),
+            }
+            model = run_django(
+                migrated_database("sqlite", workdir), "bench.autonomy_tick:tick_with_model", env=env, timeout=7200,
+                agents=args.agents, batch_size=args.batch_size, concurrency=args.concurrency,
+            )
+        print(f"model tick: {args.agents} agents, batch {args.batch_size}, concurrency {args.concurrency}, "
+              f"{args.model} at {args.endpoint} (real openai SDK, SQLite file)")
+        print(f"  {model['line']}")
+        print(f"  baseline (one batch alone): {model['baseline_s']:.3f} s; whole tick {model['stats']['duration_s']:.3f} s")
+        print_prompt_tokens(model["stats"], args.batch_size)
+        return
+
     with tempfile.TemporaryDirectory(prefix="bench-autonomy-") as workdir, ScriptedOpenAI() as server:
         server.respond_with(decide_rest_or_chat, delay=args.latency)
-        env = {
-            "AGENT_PROVIDER": "openai", "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "bench",
-            "AUTONOMY_TOKEN_BUDGET": "0", "AGENT_TOOL_CALLS_PER_MINUTE": "1000",
-        }
         model = run_django(
-            migrated_database("sqlite", workdir), "bench.autonomy_tick:tick_with_model", env=env, timeout=1800,
-            agents=args.agents, batch_size=args.batch_size, concurrency=args.concurrency,
+            migrated_database("sqlite", workdir), "bench.autonomy_tick:tick_with_model", env=model_environment(server.base_url),
+            timeout=1800, agents=args.agents, batch_size=args.batch_size, concurrency=args.concurrency,
         )
         ideal = ideal_duration(args.agents, args.batch_size, args.concurrency, args.latency)
         stats = model["stats"]
@@ -141,8 +172,7 @@ def main() -> None:
               f"(first batch sent → last answer in, executions overlapping)")
         print(f"  snapshot {stats['snapshot_s']:.3f} s, executing {stats['execute_s']:.3f} s for {stats['decided']} decisions "
               f"({1000 * stats['execute_s'] / max(stats['decided'], 1):.2f} ms each)")
-        print(f"  prompt tokens {stats['prompt_tokens']} by the endpoint's usage: "
-              f"{stats['prompt_tokens'] / max(stats['agents'], 1):.1f} per resident at batch {args.batch_size} (target ≤ 100)")
+        print_prompt_tokens(stats, args.batch_size)
 
     with tempfile.TemporaryDirectory(prefix="bench-autonomy-") as workdir:
         rules = run_django(

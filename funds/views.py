@@ -23,6 +23,7 @@ from agents.confirmations import (
 from agents.forms import ChatForm
 from agents.models import Agent, Conversation, PendingAction
 from core.auth import require_permissions, staff_page
+from core.errors import ApplicationError
 from core.pages import form_errors, render_page
 from core.params import parse_id
 
@@ -80,10 +81,15 @@ def fund_chat(request):
     elif agent is not None and form.is_valid():
         with form_errors(form):
             conversation = _current_conversation(request, agent)
-            result = run_chat(
-                agent=agent, message=form.cleaned_data["message"], user=request.user, page=FUNDS_PAGE,
-                conversation_id=conversation.pk if conversation else None, mode=Conversation.Mode.EMBEDDED,
-            )
+            try:
+                result = run_chat(
+                    agent=agent, message=form.cleaned_data["message"], user=request.user, page=FUNDS_PAGE,
+                    conversation_id=conversation.pk if conversation else None, mode=Conversation.Mode.EMBEDDED,
+                )
+            except ApplicationError as exc:  # a model failure: the panel stays in the conversation that keeps the message
+                if exc.extra.get("conversation_id"):
+                    request.session[_conversation_key(agent)] = exc.extra["conversation_id"]
+                raise
             request.session[_conversation_key(agent)] = result.conversation.pk
             form, trigger = ChatForm(), _proposal_trigger(result.tool_calls)
     if not request.htmx:

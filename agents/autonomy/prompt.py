@@ -27,5 +27,5 @@ def params_hint(action: str) -> str:
 
 
 def batch_prompt(snapshot: str, agent_ids: list[int]) -> str:
-    ids = ", ".join(str(i) for i in agent_ids)
-    return f"{snapshot}\n\n为居民 {ids} 各决定一个行为。"
+    """The snapshot holds only this batch's residents: the ask names how many, not their ids again."""
+    return f"{snapshot}\n\n为以上 {len(agent_ids)} 个居民各决定一个行为（agent_id 即 ID）。"

@@ -36,7 +36,7 @@ HUNGRY = 40  # satiety below which food comes first
 TIRED = 30  # energy below which rest comes first
 
 # Filled in by ``system_prompt`` with the thresholds, the work cost and the configured decay.
-RULES = """规则：每个居民只做一件事，合乎人设与状态；rest 总是可以。没写工作即无工作
+RULES = """规则：每个居民只做一件事，合乎人设与状态；rest 总是可以。没写工作即无工作；悬赏没写进行中即开放，奖励是信用点；打卡得产出
 - 每轮饱食度下降 {satiety_decay}、精力下降 {energy_decay}；饱食度低于 {hungry} 时优先 eat（没有食物就买），精力低于 {tired} 时优先 rest
 - 有工作且精力不低于 {work_energy} 时去 checkin（每天一次）；没工作可 assign_building 有空缺的建筑
 - 钱不够不能 purchase、accept_market_order；资源不够不能转赠、挂单、建造；建筑名称不能重复

@@ -290,9 +290,10 @@ def _more(shown: int, total: int) -> list[str]:
 
 
 def bounty_line(bounty: BountyInfo) -> str:
+    """Open unless it says who has it (the system prompt says so): the state is not repeated per line."""
     if bounty.claimed_by is None:
-        return f"- 悬赏#{bounty.id}: {bounty.title} | 奖励={bounty.reward}信用点 | 状态=开放"
-    return f"- 悬赏#{bounty.id}: {bounty.title} | 奖励={bounty.reward}信用点 | 状态=进行中(接取者ID={bounty.claimed_by})"
+        return f"- 悬赏#{bounty.id}: {bounty.title} | 奖励={bounty.reward}"
+    return f"- 悬赏#{bounty.id}: {bounty.title} | 奖励={bounty.reward} | 进行中(接取者ID={bounty.claimed_by})"
 
 
 def render_snapshot(world: World, batch: list[int]) -> str:
@@ -313,12 +314,9 @@ def render_snapshot(world: World, batch: list[int]) -> str:
     foods = [k for k in world.resources.values() if k.edible]
     if foods:
         lines.append("- 食物: " + ", ".join(f"{k.slug}({k.name}, 饱食度+{k.satiety_gain})" for k in foods))
-    needy = world.needy
-    if needy:
-        lines.append("- 没有食物的居民: " + ", ".join(f"ID={r.id} {r.name}(饱食度{r.satiety})" for r in needy))
     lines.append("== 建筑与工作 ==")
     for b in world.buildings[:MAX_BUILDINGS]:
-        produces = f" | 打卡产出={b.produces}×{b.produces_quantity}" if b.produces else ""
+        produces = f" | 产出={b.produces}×{b.produces_quantity}" if b.produces else ""
         lines.append(f"- 建筑#{b.id} {b.name}({b.kind}) | 岗位={b.employed}/{b.job_slots} | 日薪={b.wage}{produces}")
     lines.extend(_more(min(len(world.buildings), MAX_BUILDINGS), len(world.buildings)))
     if not world.buildings:
@@ -346,10 +344,15 @@ def render_snapshot(world: World, batch: list[int]) -> str:
         lines.append("(无悬赏)")
     lines.append("== 上一轮行为 ==")
     previous = [r for r in residents if r.last is not None]
+    succeeded: dict[str, list[str]] = {}
     for r in previous:
-        outcome = {"success": "成功", "failed": "失败", "pending_confirmation": "待员工确认"}.get(r.last.status, r.last.status)
+        if r.last.status == "success":  # the state above already shows what it did: one line per action
+            succeeded.setdefault(r.last.action, []).append(str(r.id))
+            continue
+        outcome = {"failed": "失败", "pending_confirmation": "待员工确认"}.get(r.last.status, r.last.status)
         detail = f"：{r.last.message}" if r.last.message else ""
         lines.append(f"- ID={r.id} {r.name}: {r.last.action} {outcome}{detail}")
+    lines.extend(f"- {action} 成功: ID={','.join(ids)}" for action, ids in succeeded.items())
     if not previous:
         lines.append("(无)")
     return "\n".join(lines)

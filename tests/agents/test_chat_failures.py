@@ -46,6 +46,17 @@ def test_an_unreachable_model_is_a_503_naming_the_endpoint(api_client, alice, se
     assert settings.OPENAI_BASE_URL in body["reason"] and "OPENAI_BASE_URL" in body["reason"]
 
 
+def test_the_reason_reads_in_english_for_an_english_client(api_client, alice, settings, closed_port):
+    settings.AGENT_PROVIDER, settings.OPENAI_API_KEY = "openai", "k"
+    settings.OPENAI_BASE_URL = f"http://127.0.0.1:{closed_port}/v1"
+    response = api_client.post(f"/api/agents/{alice.pk}/chat/", {"message": "hi"}, format="json", HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 503
+    assert response.json()["reason"] == (
+        f"Cannot reach the model endpoint {settings.OPENAI_BASE_URL}: make sure it is running, "
+        "or ask an administrator to check OPENAI_BASE_URL"
+    )
+
+
 def test_a_model_timeout_is_a_504(api_client, alice, endpoint, settings):
     settings.AGENT_MODEL_TIMEOUT = 0.3
     endpoint.reply("late", delay=2).reply("late", delay=2)
@@ -110,6 +121,22 @@ def test_the_funds_chat_shows_the_reason(client, staff_user, make_agent, endpoin
     endpoint.error(500).error(500)
     page = client.post("/funds/chat/", {"message": "有哪些基金？"}, HTTP_HX_REQUEST="true").content.decode()
     assert "HTTP 500" in page and "模型服务的日志" in page
+
+
+def test_the_funds_chat_keeps_a_failed_first_message_and_goes_on(client, staff_user, make_agent, endpoint):
+    from funds.demo import FUND_TOOLS
+
+    make_agent("基金助理", tools=FUND_TOOLS)
+    client.force_login(staff_user)
+    endpoint.error(500).error(500).reply("目前没有基金")
+    failed = client.post("/funds/chat/", {"message": "有哪些基金？"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "模型服务的日志" in failed
+    assert "员工</strong>\n有哪些基金？</div>" in failed  # in the transcript
+    assert ">有哪些基金？</textarea>" in failed  # and still in the box, to shorten or send again
+    answered = client.post("/funds/chat/", {"message": "再查一次"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "目前没有基金" in answered and "模型服务的日志" not in answered
+    conversation = Conversation.objects.get()
+    assert list(conversation.messages.filter(role="user").values_list("content", flat=True)) == ["有哪些基金？", "再查一次"]
 
 
 def test_the_orders_desk_shows_the_reason(client, staff_user, make_agent, endpoint):

@@ -105,7 +105,8 @@ def complete(provider, messages, tools=(), **kwargs):
 
 
 def test_tools_reach_the_model_prompt(gemma):
-    question = [{"role": "user", "content": "给Bob转20个木材"}]
+    # The server lists the tools inside the system message, as the chat runner always sends one.
+    question = [{"role": "system", "content": "你是居民 Alice。"}, {"role": "user", "content": "给Bob转20个木材"}]
     bare = complete(gemma, question)
     with_tools = complete(gemma, question, TOOLS)
     # Without tool_choice the server leaves the tools out of the prompt (138 tokens instead of 1,933).

@@ -33,14 +33,14 @@ def test_world_snapshot_contains_bounties(resident):
     bounty = Bounty.objects.create(title="收集100小麦", reward=50)
     _, text = snapshot()
     assert "== 悬赏任务 ==" in text
-    assert f"- 悬赏#{bounty.pk}: 收集100小麦 | 奖励=50信用点 | 状态=开放" in text
+    assert f"- 悬赏#{bounty.pk}: 收集100小麦 | 奖励=50" in text
 
 
 def test_world_snapshot_shows_claimed_bounty(resident):
     carol = resident("Carol")
     bounty = Bounty.objects.create(title="建造磨坊", reward=80, status="claimed", claimed_by=carol)
     _, text = snapshot()
-    assert f"- 悬赏#{bounty.pk}: 建造磨坊 | 奖励=80信用点 | 状态=进行中(接取者ID={carol.pk})" in text
+    assert f"- 悬赏#{bounty.pk}: 建造磨坊 | 奖励=80 | 进行中(接取者ID={carol.pk})" in text
     assert f"进行中悬赏=#{bounty.pk} 建造磨坊" in text
 
 
@@ -56,12 +56,12 @@ def test_resident_lines_show_needs_job_and_holdings(resident, city):
     _, text = snapshot()
     assert f"- ID={alice.pk} Alice | 信用点=120 | 饱食度=35 | 精力=60 | 工作=西市磨坊#{city.mill.pk}(日薪15, 今日未打卡)" in text
     assert f"- ID={alice.pk}: bread×3, flour×10" in text
-    assert f"- 建筑#{city.mill.pk} 西市磨坊(mill) | 岗位=1/2 | 日薪=15 | 打卡产出=flour×4" in text
+    assert f"- 建筑#{city.mill.pk} 西市磨坊(mill) | 岗位=1/2 | 日薪=15 | 产出=flour×4" in text
     assert "- 可建造 mill(磨坊) | 花费=80信用点 + wood×20" in text
     assert f"- 商品#{city.bread_item.pk} 面包 | 价格=8信用点 | 获得 bread×1" in text
 
 
-def test_market_orders_and_residents_without_food_are_listed(resident):
+def test_market_orders_are_listed_and_who_lacks_food_is_read_from_the_resources(resident):
     from city.services import create_market_order
 
     alice = resident("Alice", holdings={"flour": 10})
@@ -70,8 +70,8 @@ def test_market_orders_and_residents_without_food_are_listed(resident):
     _, text = snapshot()
     assert f"- 挂单#{order.pk}: Alice(ID={alice.pk}) 出售 flour×4 | 总价=12信用点" in text
     assert f"自己的挂单#{order.pk}: flour×4 总价12" in text
-    assert f"没有食物的居民: ID={alice.pk} Alice" in text
-    assert f"ID={bob.pk} Bob(" not in text.split("没有食物的居民")[1].split("\n")[0]
+    assert f"- ID={alice.pk}: flour×6" in text and f"- ID={bob.pk}: bread×1" in text
+    assert "没有食物的居民" not in text  # the resources section already says it: no line repeats it
 
 
 def test_previous_round_section_shows_the_outcome_and_failure_reason(resident):
@@ -118,7 +118,7 @@ def test_shared_lists_are_capped_so_prompts_do_not_grow(resident):
     Bounty.objects.bulk_create(Bounty(title=f"任务{i}", reward=10) for i in range(MAX_OPEN_BOUNTIES + 12))
     _, text = snapshot()
     section = text.split("== 悬赏任务 ==\n")[1].split("==")[0]
-    assert section.count("状态=开放") == MAX_OPEN_BOUNTIES
+    assert section.count("| 奖励=10\n") == MAX_OPEN_BOUNTIES
     assert "(另有 12 项未列出)" in section
 
 
@@ -171,3 +171,16 @@ def test_snapshot_costs_the_same_number_of_queries_for_10_and_1000_agents(city):
     assert residents == 1000
     assert small == large
     assert large <= 20
+
+
+def test_previous_successes_are_one_line_per_action_without_their_messages(resident):
+    alice, bob, carol = resident("Alice"), resident("Bob"), resident("Carol")
+    latest = AutonomyRound.objects.create(provider="rules")
+    for agent in (alice, bob):
+        AgentActionLog.objects.create(round=latest, agent=agent, action="rest", status="success", message="休息好了，精力 90")
+    AgentActionLog.objects.create(round=latest, agent=carol, action="eat", status="failed", message="没有食物")
+    _, text = snapshot()
+    section = text.split("== 上一轮行为 ==\n")[1]
+    assert f"- rest 成功: ID={alice.pk},{bob.pk}" in section
+    assert f"- ID={carol.pk} Carol: eat 失败：没有食物" in section
+    assert "休息好了" not in section

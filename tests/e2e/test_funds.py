@@ -4,6 +4,8 @@ proposal arriving over the WebSocket alone and surviving a reload."""
 import pytest
 from playwright.sync_api import expect
 
+from tests.agents.fixtures import endpoint  # noqa: F401  (fixture)
+
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 FUND_TOOLS = ("list_funds", "get_fund_detail", "create_fund", "update_fund", "enable_fund", "disable_fund")
@@ -130,3 +132,22 @@ def test_a_shown_proposal_decided_elsewhere_shows_its_outcome(fund_agent, staff_
     expect(dialog.locator("[data-outcome]")).to_contain_text(f"基金「Gamma」创建成功，ID 为 {fund.pk}")
     expect(dialog.locator("button[value=confirm]")).to_have_count(0)
     expect(page.locator("#fund-list")).to_contain_text("Gamma")
+
+
+def test_a_failed_first_message_shows_why_stays_in_the_panel_and_the_next_one_is_answered(fund_agent, endpoint, staff_page):
+    # ``endpoint`` comes before ``staff_page``: the forked live server inherits the scripted model's settings.
+    endpoint.error(500).error(500).reply("目前没有基金")
+    page = staff_page
+    page.goto("/funds/")
+    box = page.locator("#fund-chat-form textarea[name=message]")
+    box.fill("有哪些基金？")
+    page.locator("#fund-chat-form button[type=submit]").first.click()
+    expect(page.locator("#fund-chat-form [role=alert]")).to_contain_text("模型服务的日志")
+    expect(page.locator("#chat-log .msg.user")).to_have_text(["员工\n有哪些基金？"])
+    expect(box).to_have_value("有哪些基金？")
+
+    box.fill("再查一次")
+    page.locator("#fund-chat-form button[type=submit]").first.click()
+    expect(page.locator("#chat-log")).to_contain_text("目前没有基金")
+    expect(page.locator("#chat-log .msg.user")).to_have_count(2)
+    expect(page.locator("#fund-chat-form [role=alert]")).to_have_count(0)
