@@ -21,10 +21,10 @@ from .overview import CityOverview
 OVERVIEW_TEMPLATE = "city/overview.html"
 # Each panel of the overview, and the permission to see it: staff see the panels of their role.
 OVERVIEW_PANELS = {
-    "residents": "agents.view_agent",
-    "economy": "city.view_resourcetransfer",
-    "agents-work": "agents.view_toolcall",
-    "ticks": "agents.view_autonomyround",
+    "residents": ("agents.view_agent", "city.view_agentresource"),
+    "economy": ("city.view_resourcetransfer",),
+    "agents-work": ("agents.view_toolcall",),
+    "ticks": ("agents.view_autonomyround",),
 }
 TEMPLATE = "city/trade.html"
 PARTS = ("resources", "history", "proposals", "transfer-form")
@@ -36,7 +36,7 @@ CHANGED_TRIGGER = "city-changed"
 @staff_page()
 def overview(request):
     """The city and its agents at a glance: residents (filtered, sorted), economy, agents' work, ticks; all live."""
-    panels = [name for name, permission in OVERVIEW_PANELS.items() if request.user.has_perm(permission)]
+    panels = [name for name, permissions in OVERVIEW_PANELS.items() if request.user.has_perms(permissions)]
     city = CityOverview(show=request.GET.get("show", "all"), sort=request.GET.get("sort", "name"))
     context = {"city": city, "panels": {name.replace("-", "_") for name in panels}}
     return render_page(request, OVERVIEW_TEMPLATE, context, parts=panels, part=request.GET.get("part"))

@@ -184,7 +184,7 @@ def test_each_role_opens_the_pages_the_table_says(users, make_agent, page):
 
 # Overview panel (its section id) -> roles that see it.
 OVERVIEW_PANELS = {
-    "residents": READERS,
+    "residents": (OPERATOR, AUDITOR),  # the residents' holdings are the city's
     "economy": (OPERATOR, AUDITOR),
     "agents-work": (OPERATOR, AUDITOR),
     "ticks": (OPERATOR, AUDITOR),
