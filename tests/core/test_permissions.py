@@ -270,6 +270,26 @@ def test_only_the_roles_allowed_write_through_the_pages(users, make_agent, write
         assert count() == before + (role in allowed), role
 
 
+# Page -> (a control that writes, the role that sees it); a view-only auditor sees none of them.
+PAGE_CONTROLS = {
+    "/funds/": ('name="action" value="disable"', FUNDS),
+    "/bounties/": ('name="create"', OPERATOR),
+    "/orders/": ('name="send"', DESK),
+    "/trade/": ('name="transfer"', OPERATOR),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("page", sorted(PAGE_CONTROLS))
+def test_pages_offer_write_controls_only_to_roles_that_may_use_them(users, page):
+    Fund.objects.create(fund_name="Alpha")
+    control, role = PAGE_CONTROLS[page]
+    for who, shown in ((role, True), (AUDITOR, False)):
+        client = Client()
+        client.force_login(users[who])
+        assert (control in client.get(page).content.decode()) is shown, who
+
+
 # --- confirmations: the confirm permission and the write's own ----------------------------------
 
 
