@@ -100,6 +100,13 @@ def database_from_env() -> dict:
         config["TEST"] = {"NAME": f"{config['NAME']}.test"}
     elif engine != "django.db.backends.postgresql":
         raise ImproperlyConfigured(f"DATABASE_URL must be a sqlite:// or postgres:// URL, got engine {engine!r}")
+    elif pool_size := env_int("DATABASE_POOL_SIZE", 0, minimum=0):
+        # A connection pool per process (psycopg_pool): no new PostgreSQL backend per request, and
+        # unlike kept connections it is shared by Daphne's threads; with CONN_HEALTH_CHECKS Django
+        # has the pool check a connection before handing it out, so a dropped one is replaced.
+        if config["CONN_MAX_AGE"]:
+            raise ImproperlyConfigured("DATABASE_POOL_SIZE and DATABASE_CONN_MAX_AGE exclude each other: set one")
+        config["OPTIONS"] = {"pool": {"min_size": 1, "max_size": pool_size, "timeout": 10}}
     return config
 
 

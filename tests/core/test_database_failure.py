@@ -121,3 +121,17 @@ def test_a_full_disk_after_the_commit_keeps_the_change_and_says_why_its_event_is
         assert transfer(client_api, *stock).status_code == 200
     assert ResourceTransfer.objects.count() == 1 and not EventLog.objects.exists()
     assert "could not store events resource_transferred" in caplog.text
+
+
+def test_a_postgres_pool_shares_connections_and_excludes_kept_ones(monkeypatch):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from config.settings import database_from_env
+
+    monkeypatch.setenv("DATABASE_URL", "postgres://u@127.0.0.1:5432/desk")
+    monkeypatch.setenv("DATABASE_POOL_SIZE", "8")
+    config = database_from_env()
+    assert config["OPTIONS"]["pool"]["max_size"] == 8 and config["CONN_MAX_AGE"] == 0 and config["CONN_HEALTH_CHECKS"]
+    monkeypatch.setenv("DATABASE_CONN_MAX_AGE", "60")
+    with pytest.raises(ImproperlyConfigured, match="exclude each other"):
+        database_from_env()
