@@ -281,6 +281,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Staff API of Agent Desk: agents, tools, city, bounties, funds, orders.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema and its docs are for staff, like the API they describe.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAdminUser"],
     # A JSON API: the form parsers serve DRF's browsable API and test client, not API clients.
     "PARSER_WHITELIST": ["core.api.parsers.UntrustedJSONParser"],
     "SWAGGER_UI_DIST": "SIDECAR",

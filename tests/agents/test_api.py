@@ -84,6 +84,13 @@ def test_openapi_schema_and_local_docs(api_client, client, staff_user):
     assert "cdn" not in html.lower()  # assets are served locally: the product works offline
 
 
+def test_schema_and_docs_are_for_staff_only(client, django_user_model):
+    assert client.get("/api/schema/").status_code in (401, 403)
+    client.force_login(django_user_model.objects.create_user("visitor", password="pw-visitor-1"))
+    assert client.get("/api/schema/").status_code == 403
+    assert client.get("/api/docs/").status_code == 403
+
+
 def test_too_many_form_fields_is_a_json_400(api_client, settings):
     # Django raises TooManyFieldsSent (a SuspiciousOperation) while DRF parses the body;
     # it must come back in the API's error shape, not Django's HTML "Bad Request (400)".
