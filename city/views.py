@@ -38,8 +38,7 @@ def overview(request):
     """The city and its agents at a glance: residents (filtered, sorted), economy, agents' work, ticks; all live."""
     panels = [name for name, permissions in OVERVIEW_PANELS.items() if request.user.has_perms(permissions)]
     city = CityOverview(show=request.GET.get("show", "all"), sort=request.GET.get("sort", "name"))
-    context = {"city": city, "panels": {name.replace("-", "_") for name in panels}}
-    return render_page(request, OVERVIEW_TEMPLATE, context, parts=panels, part=request.GET.get("part"))
+    return render_page(request, OVERVIEW_TEMPLATE, {"city": city, "panels": panels}, parts=panels, part=request.GET.get("part"))
 
 
 @staff_page("city.view_resourcetransfer")

@@ -1,6 +1,7 @@
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
+from core.api.errors import error_body
 from core.database import database_failure
 
 
@@ -19,7 +20,7 @@ class DatabaseUnavailableMiddleware:
         if failure is None:
             return None
         if request.path.startswith("/api/"):
-            return JsonResponse({"ok": False, "code": failure.code, "reason": failure.message}, status=failure.status_code)
+            return JsonResponse(error_body(failure), status=failure.status_code)
         # No request context: the page must render without the database (no user, no session).
         html = render_to_string("503.html", {"reason": failure.message})
         return HttpResponse(html, status=failure.status_code, headers={"Retry-After": "5"})

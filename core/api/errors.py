@@ -1,7 +1,8 @@
 """One error shape for the whole API: ``{"ok": false, "code": ..., "reason": ...}``."""
 
 from django.core.exceptions import PermissionDenied, SuspiciousOperation
-from django.http import Http404
+from django.http import Http404, JsonResponse
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -9,7 +10,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
 from core.database import database_failure
-from core.errors import ApplicationError
+from core.errors import ApplicationError, NotFound
 
 _CODES = {
     exceptions.NotAuthenticated: "not_authenticated",
@@ -36,15 +37,20 @@ def _first_message(detail) -> tuple[str | None, str]:
     return None, str(detail)
 
 
+def error_body(error: ApplicationError) -> dict:
+    """The API's body for a refusal: every JSON error, from DRF views or not, has this shape."""
+    body = {"ok": False, "code": error.code, "reason": error.message, **error.extra}
+    if error.field:
+        body["field"] = error.field
+    return body
+
+
 def exception_handler(exc, context):
     if failure := database_failure(exc):
         set_rollback()
         exc = failure
     if isinstance(exc, ApplicationError):
-        body = {"ok": False, "code": exc.code, "reason": exc.message, **exc.extra}
-        if exc.field:
-            body["field"] = exc.field
-        return Response(body, status=exc.status_code)
+        return Response(error_body(exc), status=exc.status_code)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
@@ -74,7 +80,4 @@ def _auth_headers(response) -> dict:
 @csrf_exempt  # it changes nothing, and a POST must get this 404, not the CSRF failure page
 def unknown_api_path(request, *args, **kwargs):
     """A path under /api/ that no endpoint serves (``/api/funds/null,null/``): the JSON 404."""
-    from django.http import JsonResponse
-    from django.utils.translation import gettext as _
-
-    return JsonResponse({"ok": False, "code": "not_found", "reason": _("未找到。")}, status=404)
+    return JsonResponse(error_body(NotFound("not_found", _("未找到。"))), status=404)
