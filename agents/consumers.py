@@ -3,7 +3,10 @@
 Events reach a process once: an ``EventHub`` per process (per event loop) is the only
 member of the ``events`` group there and offers each event to every connected consumer.
 With one channel-layer member per process instead of one per page, an event costs one
-layer message per process, not one per client (see ``bench/event_fanout.py``). UI
+layer message per process, not one per client (see ``bench/event_fanout.py``), and the
+events of one write (a tick's thousands) share a few messages. The hub offers events in
+seq order, each once: when a message skips seqs (the layer dropped one, or two writers'
+sends crossed) it reads the missing ones from the log once, for all its consumers. UI
 actions still travel through each consumer's own channel (group ``user.<id>``): they are
 rare and meant for one person.
 
@@ -41,6 +44,11 @@ TAIL_INTERVAL = 0.25
 RECHECK_SECONDS = 30
 # How long the hub waits before it tries the channel layer again after a failure.
 RETRY_SECONDS = 1.0
+# Events the hub offers each consumer before it lets the process's other work run: a socket gets
+# them in one write (one frame each), yet a burst holds the event loop up only briefly.
+OFFER_SLICE = 10
+# A stored event as the hub offers it: (seq, event name, WebSocket frame).
+Event = tuple[int, str, str]
 
 
 def replay_start(scope) -> int | None:
@@ -61,6 +69,7 @@ class EventHub:
         self.layer = layer
         self.consumers: set[EventsConsumer] = set()
         self.lock = asyncio.Lock()
+        self.offering = asyncio.Lock()
         self.channel = ""
         self.tasks: list[asyncio.Task] = []
         self.last_seen = 0  # the newest seq offered to the consumers, pushed or tailed
@@ -108,7 +117,7 @@ class EventHub:
                 joined = False
                 await asyncio.sleep(RETRY_SECONDS)
                 continue
-            await self.offer(message)
+            await self.offer(message["events"])
 
     async def rejoin(self) -> bool:
         """Join the events group again, and each consumer its own group, then offer what the log
@@ -129,17 +138,28 @@ class EventHub:
 
     async def offer_stored(self) -> None:
         """Offer the logged events after the newest one offered so far."""
-        for seq, event, text in await database_sync_to_async(stored_events)(after=self.last_seen):
-            if seq > self.last_seen:
-                await self.offer({"type": "event.send", "seq": seq, "event": event, "text": text})
+        await self.offer(await database_sync_to_async(stored_events)(after=self.last_seen))
 
-    async def offer(self, message: dict) -> None:
-        self.last_seen = max(self.last_seen, message["seq"])
-        for consumer in list(self.consumers):
-            try:
-                await consumer.offer(message)
-            except Exception:
-                logger.exception("could not offer event %s to a consumer", message.get("seq"))
+    async def offer(self, events: list[Event]) -> None:
+        """Offer ``events`` (in seq order) to every consumer, after the ones the log holds before
+        them that were never offered; skip those already offered."""
+        async with self.offering:  # the pump and the tail, one at a time: seqs never go back
+            events = [item for item in events if item[0] > self.last_seen]
+            if events and events[0][0] > self.last_seen + 1:
+                try:
+                    events = await database_sync_to_async(stored_events)(after=self.last_seen, before=events[0][0]) + events
+                except Exception:
+                    logger.exception("the event hub could not read the event log; each consumer fills the gap")
+            for start in range(0, len(events), OFFER_SLICE):
+                burst = events[start : start + OFFER_SLICE]
+                self.last_seen = burst[-1][0]
+                for consumer in list(self.consumers):
+                    try:
+                        for item in burst:
+                            await consumer.offer(item)
+                    except Exception:
+                        logger.exception("could not offer events %s-%s to a consumer", burst[0][0], burst[-1][0])
+                await asyncio.sleep(0)  # a tick's thousands of events must not hold up HTTP requests here
 
     async def tail(self) -> None:
         """Offer the events other processes committed (the in-memory layer never brings them)."""
@@ -253,16 +273,15 @@ class EventsConsumer(AsyncWebsocketConsumer):
         """A ui_action for this staff member (not part of the seq stream)."""
         await self.send(text_data=message["text"])
 
-    async def offer(self, message: dict) -> None:
+    async def offer(self, item: Event) -> None:
         """Called by the hub for every event; must not wait on the database."""
         assert self.backlog is not None
-        seq = message["seq"]
-        next_in_line = self.last_seq is None or seq <= self.last_seq + 1
+        next_in_line = self.last_seq is None or item[0] <= self.last_seq + 1
         if self.live and not self.busy and self.backlog.empty() and next_in_line:
-            await self.send_event(message)
+            await self.send_event(item)
             return
         try:
-            self.backlog.put_nowait(message)
+            self.backlog.put_nowait(item)
         except asyncio.QueueFull:
             pass  # it is in the log: the next event this consumer sends pulls it from there
 
@@ -270,9 +289,9 @@ class EventsConsumer(AsyncWebsocketConsumer):
         assert self.backlog is not None
         try:
             while True:
-                message = await self.backlog.get()
+                item = await self.backlog.get()
                 self.busy = True
-                await self.send_event(message)
+                await self.send_event(item)
                 self.busy = False
         except asyncio.CancelledError:
             raise
@@ -282,14 +301,14 @@ class EventsConsumer(AsyncWebsocketConsumer):
             self.live = False
             await self.close(code=1011)
 
-    async def send_event(self, message: dict) -> None:
-        seq = message["seq"]
+    async def send_event(self, item: Event) -> None:
+        seq = item[0]
         if self.last_seq is not None:
             if seq <= self.last_seq:
                 return
             if seq > self.last_seq + 1:
                 await self.send_stored(after=self.last_seq, before=seq)
-        await self.deliver(seq, message["event"], message["text"])
+        await self.deliver(*item)
 
     async def send_stored(self, *, after: int, before: int | None = None) -> None:
         for seq, event, text in await database_sync_to_async(stored_events)(after=after, before=before):

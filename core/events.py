@@ -1,9 +1,14 @@
 """Live events: one helper every app uses to tell open pages and scripts what changed.
 
-``broadcast`` runs after the surrounding transaction commits (nothing is sent for a
-rolled-back change), stores the event in ``EventLog`` (its ``seq`` lets a reconnecting
-client replay what it missed) and sends it to the ``events`` group. A failed store or
-send is logged, never raised into the business call.
+``broadcast`` stores the event in ``EventLog`` (its ``seq`` lets a reconnecting client
+replay what it missed) and, after the surrounding transaction commits, sends it to the
+``events`` group (the events one write stores travel together, ``stored_message``); nothing
+is sent for a rolled-back change. On SQLite the event is stored inside the change's own
+transaction (an outbox: SQLite has one writer at a time anyway, so this costs no
+concurrency): the change and its event commit together or not at all, and a store that
+fails, a full disk say, fails the change. On PostgreSQL it is stored after the commit, in a
+short transaction of its own (below); a failed store there is logged. A failed send is
+logged, never raised into the business call.
 
 Ordering: event-log rows are written one at a time, each in its own short transaction
 that holds a lock until it commits (SQLite's write lock; a PostgreSQL advisory lock), so
@@ -39,6 +44,9 @@ REPLAY_LIMIT = 1000
 # Key of the PostgreSQL advisory lock that serialises event-log commits ("deskev").
 EVENT_LOG_LOCK_KEY = 0x6465736B6576
 RESERVED_KEYS = frozenset({"event", "timestamp", "seq"})
+# Events per channel-layer message: a tick's thousands of events travel as a few messages, not
+# thousands (a layer drops what overflows a channel's capacity, and expires what waits too long).
+LAYER_MESSAGE_EVENTS = 200
 _DATA = EventLog._meta.get_field("data")
 _INSERTED = ("event", "data", "created_at")
 
@@ -82,7 +90,15 @@ def broadcast(event: str, **data: Any) -> None:
     clash = RESERVED_KEYS & data.keys()
     if clash:
         raise ValueError(f"event data must not use the reserved keys {sorted(clash)}")
-    transaction.on_commit(partial(_store_and_send, event, _jsonable(data)), robust=True)
+    if _stored_with_the_change():
+        transaction.on_commit(partial(_send, [_insert_one(event, _jsonable(data))]), robust=True)
+    else:
+        transaction.on_commit(partial(_store_and_send, event, _jsonable(data)), robust=True)
+
+
+def _stored_with_the_change() -> bool:
+    """SQLite inside a transaction: it holds the only write lock already, so seqs follow commit order."""
+    return connection.vendor == "sqlite" and connection.in_atomic_block
 
 
 def send_ui_action(user: Any, action: str, **data: Any) -> None:
@@ -129,14 +145,16 @@ def prune_event_log(*, older_than: timedelta) -> int:
 
 
 class EventBatch:
-    """The events one transaction commits, stored in one write after it commits, then sent.
+    """The events one transaction commits, stored in one write after it commits (on SQLite,
+    stored as they come, inside it), then sent together.
 
     For loops that commit many events (the autonomy tick): create it inside the transaction
     before the work, ``seal()`` it after the work, still inside. Every ``broadcast`` made in
     between, by the caller or by the services it calls (which know nothing of the batch),
     that survived its savepoint leaves the transaction's commit hooks and joins one hook
-    storing the lot in broadcast order. The same guarantees as one ``broadcast`` at a time
-    (only committed events, seq in commit order), one transaction instead of one per event.
+    storing (or, on SQLite, sending) the lot in broadcast order. The same guarantees as one
+    ``broadcast`` at a time (only committed events, seq in commit order), one transaction
+    instead of one per event.
     """
 
     def __init__(self, using: str | None = None) -> None:
@@ -151,15 +169,19 @@ class EventBatch:
         """Gather the events broadcast since the batch began into one commit hook; returns how many."""
         hooks = self._connection.run_on_commit
         ours = hooks[self._first_hook :]
-        events = [hook[1].args for hook in ours if _is_event(hook[1])]
-        hooks[self._first_hook :] = [hook for hook in ours if not _is_event(hook[1])]
-        if events:
-            transaction.on_commit(partial(_store_and_send_all, events), using=self._connection.alias, robust=True)
-        return len(events)
+        to_store = [hook[1].args for hook in ours if _is_event(hook[1], _store_and_send)]
+        stored = [row for hook in ours if _is_event(hook[1], _send) for row in hook[1].args[0]]
+        hooks[self._first_hook :] = [hook for hook in ours if not _is_event(hook[1], _store_and_send, _send)]
+        alias = self._connection.alias
+        if to_store:
+            transaction.on_commit(partial(_store_and_send_all, to_store), using=alias, robust=True)
+        if stored:
+            transaction.on_commit(partial(_send, stored), using=alias, robust=True)
+        return len(to_store) + len(stored)
 
 
-def _is_event(hook: Any) -> bool:
-    return isinstance(hook, partial) and hook.func is _store_and_send
+def _is_event(hook: Any, *kinds: Any) -> bool:
+    return isinstance(hook, partial) and hook.func in kinds
 
 
 def _store_and_send(event: str, data: dict) -> None:
@@ -172,8 +194,17 @@ def _store_and_send_all(events: list[tuple[str, dict]]) -> None:
     except Exception:
         logger.exception("could not store events %s", ", ".join(sorted({event for event, _ in events})))
         return
-    for row in rows:
-        _group_send(EVENTS_GROUP, {"type": "event.send", "seq": row.seq, "event": row.event, "text": event_text(row)})
+    _send(rows)
+
+
+def _send(rows: list[EventLog]) -> None:
+    for start in range(0, len(rows), LAYER_MESSAGE_EVENTS):
+        _group_send(EVENTS_GROUP, stored_message(rows[start : start + LAYER_MESSAGE_EVENTS]))
+
+
+def stored_message(rows: list[EventLog]) -> dict:
+    """The channel-layer message that brings stored events to every process's hub, in seq order."""
+    return {"type": "events.stored", "events": [(row.seq, row.event, event_text(row)) for row in rows]}
 
 
 def _store_on_a_live_connection(events: list[tuple[str, dict]]) -> list[EventLog]:

@@ -64,3 +64,17 @@ def fresh_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture
+def sent_events(monkeypatch):
+    """The data of every event sent to open pages, in order: what clients hear (after the commit)."""
+    import json
+
+    sent: list[dict] = []
+
+    def record(group, message):
+        sent.extend(json.loads(text)["data"] for _, _, text in message.get("events", ()))
+
+    monkeypatch.setattr("core.events._group_send", record)
+    return sent

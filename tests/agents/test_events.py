@@ -26,7 +26,7 @@ from rest_framework.authtoken.models import Token
 
 from agents.models import Agent
 from config.asgi import application
-from core.events import EVENTS_GROUP, REPLAY_LIMIT, broadcast, event_text, latest_event_seq, send_ui_action
+from core.events import EVENTS_GROUP, REPLAY_LIMIT, broadcast, latest_event_seq, send_ui_action, stored_message
 from core.models import EventLog
 from tests.support.services import free_port
 from tests.support.staff import create_staff
@@ -238,7 +238,7 @@ def test_live_copy_of_an_event_already_replayed_is_dropped(staff_user):
         assert (await communicator.connect())[0]
         replayed = await receive_all(communicator, 2)
         row = await database_sync_to_async(EventLog.objects.get)(seq=stored[2])
-        await get_channel_layer().group_send(EVENTS_GROUP, {"type": "event.send", "seq": row.seq, "text": event_text(row)})
+        await get_channel_layer().group_send(EVENTS_GROUP, stored_message([row]))
         await database_sync_to_async(commit_event)("bounty_created", bounty_id=4)
         following = await communicator.receive_json_from(timeout=3)
         nothing = await communicator.receive_nothing(timeout=0.3)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from contextlib import suppress
+from unittest import mock
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer
 from channels.testing import WebsocketCommunicator
-from django.db import transaction
+from django.db import connection, transaction
 
 from config.asgi import application
 from core.events import EventBatch, _group_send, broadcast
@@ -24,6 +25,13 @@ def fresh_channel_layer(settings):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 
+@pytest.fixture
+def stored_after_the_commit():
+    """PostgreSQL's way (also on SQLite here): the events stored after their change commits."""
+    with mock.patch("core.events._stored_with_the_change", return_value=False):
+        yield
+
+
 def test_events_committed_inside_are_stored_in_order_and_rolled_back_ones_never():
     with transaction.atomic():
         events = EventBatch()
@@ -33,12 +41,13 @@ def test_events_committed_inside_are_stored_in_order_and_rolled_back_ones_never(
                 if step == 1:
                     raise RuntimeError("this action failed")
         assert events.seal() == 2
-        assert EventLog.objects.count() == 0  # stored when the transaction commits, not before
+        # PostgreSQL stores them when the transaction commits; SQLite with the change, inside it.
+        assert EventLog.objects.count() == (2 if connection.vendor == "sqlite" else 0)
     assert list(EventLog.objects.order_by("seq").values_list("data__step", flat=True)) == [0, 2]
 
 
+@pytest.mark.usefixtures("stored_after_the_commit")
 def test_many_events_cost_one_write():
-    from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     def commit_fifty(collected: bool) -> int:
@@ -55,6 +64,20 @@ def test_many_events_cost_one_write():
     assert commit_fifty(collected=True) <= 5  # two BEGIN/COMMIT pairs and one insert for the lot
     steps = list(EventLog.objects.order_by("seq").values_list("data__step", flat=True))
     assert steps == list(range(50)) * 2
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite stores events with their change")
+def test_on_sqlite_events_are_stored_with_their_change_and_sent_after_it_commits_in_one_message(monkeypatch):
+    sent = []
+    monkeypatch.setattr("core.events._group_send", lambda group, message: sent.append(message))
+    with transaction.atomic():
+        events = EventBatch()
+        for step in range(3):
+            broadcast("agent_action", step=step)
+        assert EventLog.objects.count() == 3 and sent == []
+        assert events.seal() == 3
+    [message] = sent
+    assert [seq for seq, _, _ in message["events"]] == list(EventLog.objects.order_by("seq").values_list("seq", flat=True))
 
 
 def test_collected_events_reach_connected_clients_in_seq_order(staff_user):

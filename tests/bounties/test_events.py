@@ -23,11 +23,12 @@ UNREACHABLE_LAYER = {
 }
 
 
-def test_claim_broadcasts_bounty_claimed_only_after_commit(alice, make_bounty, django_capture_on_commit_callbacks):
+def test_claim_broadcasts_bounty_claimed_only_after_commit(alice, make_bounty, sent_events, django_capture_on_commit_callbacks):
     bounty = make_bounty(reward=50)
     with django_capture_on_commit_callbacks(execute=True):
         services.claim_bounty(agent_id=alice.pk, bounty_id=bounty.pk)
-        assert not EventLog.objects.exists()
+        assert sent_events == []
+    assert [sent["event"] for sent in sent_events] == ["bounty_claimed"]
     event = EventLog.objects.get()
     assert event.event == "bounty_claimed"
     assert {k: event.data[k] for k in ("bounty_id", "title", "reward", "claimed_by", "claimed_by_name")} == {

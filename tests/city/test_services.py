@@ -73,13 +73,14 @@ def test_transfer_by_an_agent_records_no_staff_member(alice, bob, stock):
     assert transfer(alice, bob, 1, source="autonomy").user is None
 
 
-def test_transfer_broadcasts_resource_transferred_after_commit(alice, bob, stock, django_capture_on_commit_callbacks):
+def test_transfer_broadcasts_resource_transferred_after_commit(alice, bob, stock, sent_events, django_capture_on_commit_callbacks):
     stock(alice, flour=10)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         row = transfer(alice, bob, 5)
-        assert events("resource_transferred") == []  # not before the commit
+        assert sent_events == []  # not before the commit
     for callback in callbacks:
         callback()
+    assert [event["event"] for event in sent_events] == ["resource_transferred"]
     (event,) = events("resource_transferred")
     assert event == {
         "from_agent_id": alice.pk,

@@ -5,7 +5,7 @@ raises (a killed PostgreSQL connection, SQLite's full disk); bench/faults.py doe
 from unittest import mock
 
 import pytest
-from django.db import OperationalError
+from django.db import OperationalError, connection
 from rest_framework.test import APIClient
 
 from city import selectors
@@ -99,7 +99,28 @@ def test_a_postgres_url_checks_kept_connections_before_use(monkeypatch):
     assert config["CONN_MAX_AGE"] == 60 and config["CONN_HEALTH_CHECKS"] is True
 
 
+@pytest.fixture
+def stored_after_the_commit():
+    """PostgreSQL's way (here on SQLite): each event stored after its change commits."""
+    with mock.patch("core.events._stored_with_the_change", return_value=False):
+        yield
+
+
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite stores events with their change")
+def test_on_sqlite_a_full_disk_when_storing_the_event_fails_the_change_too(client_api, stock):
+    assert EventLog.objects.count() == 0
+    with mock.patch("core.events._insert_one", side_effect=DISK_FULL):
+        response = transfer(client_api, *stock)
+    assert response.status_code == 503 and response.json()["code"] == "database_full"
+    assert not ResourceTransfer.objects.exists() and not EventLog.objects.exists()
+    assert dict(AgentResource.objects.values_list("agent__name", "quantity")) == {"Alice": 10}
+    assert transfer(client_api, *stock).status_code == 200
+    assert list(EventLog.objects.values_list("event", flat=True)) == ["resource_transferred"]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("stored_after_the_commit")
 def test_a_connection_lost_after_the_commit_does_not_lose_the_changes_event(client_api, stock):
     store, attempts = events._store, []
 
@@ -116,6 +137,7 @@ def test_a_connection_lost_after_the_commit_does_not_lose_the_changes_event(clie
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("stored_after_the_commit")
 def test_a_full_disk_after_the_commit_keeps_the_change_and_says_why_its_event_is_missing(client_api, stock, caplog):
     with mock.patch("core.events._store", side_effect=DISK_FULL):
         assert transfer(client_api, *stock).status_code == 200
