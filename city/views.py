@@ -9,7 +9,7 @@ from agents.confirmations import (
     reject_pending_action,
 )
 from agents.models import PendingAction
-from core.auth import require_permissions, staff_page
+from core.auth import has_permissions, require_permissions, staff_page
 from core.pages import form_errors, render_page
 from core.params import parse_id
 
@@ -36,7 +36,7 @@ CHANGED_TRIGGER = "city-changed"
 @staff_page()
 def overview(request):
     """The city and its agents at a glance: residents (filtered, sorted), economy, agents' work, ticks; all live."""
-    panels = [name for name, permissions in OVERVIEW_PANELS.items() if request.user.has_perms(permissions)]
+    panels = [name for name, permissions in OVERVIEW_PANELS.items() if has_permissions(request.user, permissions)]
     city = CityOverview(show=request.GET.get("show", "all"), sort=request.GET.get("sort", "name"))
     return render_page(request, OVERVIEW_TEMPLATE, {"city": city, "panels": panels}, parts=panels, part=request.GET.get("part"))
 

@@ -10,11 +10,13 @@ fails, a full disk say, fails the change. On PostgreSQL it is stored after the c
 short transaction of its own (below); a failed store there is logged. A failed send is
 logged, never raised into the business call.
 
-Ordering: event-log rows are written one at a time, each in its own short transaction
-that holds a lock until it commits (SQLite's write lock; a PostgreSQL advisory lock), so
-seqs become visible in seq order. A reader that sees seq N therefore already sees every
+Ordering: event-log rows are written one transaction at a time, each holding a lock until
+it commits (on SQLite the change's own transaction, which holds the only write lock; on
+PostgreSQL a short transaction of their own under an advisory lock), so seqs become visible
+in seq order. A reader that sees seq N therefore already sees every
 stored seq below N; the consumer relies on this to fill a gap from the log. An
-``EventBatch`` stores the events of one transaction in one such write.
+``EventBatch`` sends the events of one transaction together (on PostgreSQL, stored in one
+such write).
 """
 
 from __future__ import annotations

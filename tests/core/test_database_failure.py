@@ -6,7 +6,6 @@ from unittest import mock
 
 import pytest
 from django.db import OperationalError, connection
-from rest_framework.test import APIClient
 
 from city import selectors
 from city.models import AgentResource, ResourceTransfer, ResourceType
@@ -16,18 +15,6 @@ from core.models import EventLog
 TRANSFER_URL = "/api/agents/transfer-resource/"
 KILLED = OperationalError("terminating connection due to administrator command")
 DISK_FULL = OperationalError("database or disk is full")
-
-
-@pytest.fixture
-def superuser(django_user_model):
-    return django_user_model.objects.create_superuser("root", password="pw-root-123")
-
-
-@pytest.fixture
-def client_api(superuser):
-    client = APIClient()
-    client.force_authenticate(superuser)
-    return client
 
 
 @pytest.fixture
@@ -44,38 +31,38 @@ def transfer(client, alice, bob):
 
 
 @pytest.mark.django_db
-def test_api_read_on_a_killed_connection_is_a_503_json_error_and_the_next_read_succeeds(client_api):
+def test_api_read_on_a_killed_connection_is_a_503_json_error_and_the_next_read_succeeds(api_client):
     with mock.patch.object(selectors, "transfer_history", side_effect=KILLED):
-        response = client_api.get("/api/transfers/")
+        response = api_client.get("/api/transfers/")
     assert response.status_code == 503
     assert response.json() == {"ok": False, "code": "database_unavailable", "reason": mock.ANY}
     assert "稍后再试" in response.json()["reason"]
-    assert client_api.get("/api/transfers/").status_code == 200
+    assert api_client.get("/api/transfers/").status_code == 200
 
 
 @pytest.mark.django_db
-def test_api_write_on_a_full_disk_is_a_503_and_leaves_the_stock_as_it_was(client_api, stock):
+def test_api_write_on_a_full_disk_is_a_503_and_leaves_the_stock_as_it_was(api_client, stock):
     alice, bob = stock
     with mock.patch.object(ResourceTransfer.objects, "create", side_effect=DISK_FULL):
-        response = transfer(client_api, alice, bob)
+        response = transfer(api_client, alice, bob)
     assert response.status_code == 503
     assert response.json()["code"] == "database_full"
     assert dict(AgentResource.objects.values_list("agent__name", "quantity")) == {"Alice": 10}
     assert not ResourceTransfer.objects.exists()
-    assert transfer(client_api, alice, bob).status_code == 200
+    assert transfer(api_client, alice, bob).status_code == 200
     assert dict(AgentResource.objects.values_list("agent__name", "quantity")) == {"Alice": 6, "Bob": 4}
 
 
 @pytest.mark.django_db
-def test_api_error_is_in_english_when_asked(client_api):
+def test_api_error_is_in_english_when_asked(api_client):
     with mock.patch.object(selectors, "transfer_history", side_effect=KILLED):
-        response = client_api.get("/api/transfers/", HTTP_ACCEPT_LANGUAGE="en")
+        response = api_client.get("/api/transfers/", HTTP_ACCEPT_LANGUAGE="en")
     assert response.json()["reason"] == "The database is unavailable for the moment, and nothing was changed. Please try again later."
 
 
 @pytest.mark.django_db
-def test_page_on_a_killed_connection_is_a_plain_503_page_not_a_500(client, superuser):
-    client.force_login(superuser)
+def test_page_on_a_killed_connection_is_a_plain_503_page_not_a_500(client, staff_user):
+    client.force_login(staff_user)
     with mock.patch.object(selectors, "resource_table", side_effect=KILLED):
         response = client.get("/trade/")
     assert response.status_code == 503
@@ -85,9 +72,9 @@ def test_page_on_a_killed_connection_is_a_plain_503_page_not_a_500(client, super
 
 
 @pytest.mark.django_db
-def test_a_bug_that_is_not_the_database_still_raises(client_api):
+def test_a_bug_that_is_not_the_database_still_raises(api_client):
     with mock.patch.object(selectors, "transfer_history", side_effect=RuntimeError("bug")), pytest.raises(RuntimeError):
-        client_api.get("/api/transfers/")
+        api_client.get("/api/transfers/")
 
 
 def test_a_postgres_url_checks_kept_connections_before_use(monkeypatch):
@@ -108,20 +95,20 @@ def stored_after_the_commit():
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite stores events with their change")
-def test_on_sqlite_a_full_disk_when_storing_the_event_fails_the_change_too(client_api, stock):
+def test_on_sqlite_a_full_disk_when_storing_the_event_fails_the_change_too(api_client, stock):
     assert EventLog.objects.count() == 0
     with mock.patch("core.events._insert_one", side_effect=DISK_FULL):
-        response = transfer(client_api, *stock)
+        response = transfer(api_client, *stock)
     assert response.status_code == 503 and response.json()["code"] == "database_full"
     assert not ResourceTransfer.objects.exists() and not EventLog.objects.exists()
     assert dict(AgentResource.objects.values_list("agent__name", "quantity")) == {"Alice": 10}
-    assert transfer(client_api, *stock).status_code == 200
+    assert transfer(api_client, *stock).status_code == 200
     assert list(EventLog.objects.values_list("event", flat=True)) == ["resource_transferred"]
 
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("stored_after_the_commit")
-def test_a_connection_lost_after_the_commit_does_not_lose_the_changes_event(client_api, stock):
+def test_a_connection_lost_after_the_commit_does_not_lose_the_changes_event(api_client, stock):
     store, attempts = events._store, []
 
     def lost_once(batch):
@@ -131,16 +118,16 @@ def test_a_connection_lost_after_the_commit_does_not_lose_the_changes_event(clie
         return store(batch)
 
     with mock.patch("core.events._store", side_effect=lost_once):
-        assert transfer(client_api, *stock).status_code == 200
+        assert transfer(api_client, *stock).status_code == 200
     assert len(attempts) == 2
     assert list(EventLog.objects.values_list("event", flat=True)) == ["resource_transferred"]
 
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("stored_after_the_commit")
-def test_a_full_disk_after_the_commit_keeps_the_change_and_says_why_its_event_is_missing(client_api, stock, caplog):
+def test_a_full_disk_after_the_commit_keeps_the_change_and_says_why_its_event_is_missing(api_client, stock, caplog):
     with mock.patch("core.events._store", side_effect=DISK_FULL):
-        assert transfer(client_api, *stock).status_code == 200
+        assert transfer(api_client, *stock).status_code == 200
     assert ResourceTransfer.objects.count() == 1 and not EventLog.objects.exists()
     assert "could not store events resource_transferred" in caplog.text
 
