@@ -266,6 +266,7 @@ def test_heldout_score(settings, monkeypatch, tmp_path):
     from django.contrib.auth import get_user_model
 
     from agents import demo
+    from agents.models import Agent
 
     settings.AGENT_PROVIDER = "rules"
     monkeypatch.setattr(demo, "CREDENTIALS_FILE", tmp_path / ".demo-credentials")
@@ -277,6 +278,10 @@ def test_heldout_score(settings, monkeypatch, tmp_path):
             for value in call.get("args", {}).values():
                 if isinstance(value, dict) and next(iter(value)) in ENTITY_MARKERS:
                     world.resolve(value)
+
+    expected_tools = {call["tool"] for case in load_cases() if case["expect"]["kind"] == "call" for call in expected_calls(case["expect"])}
+    granted = set(Agent.objects.filter(name__in={case["agent"] for case in load_cases()}).values_list("tools__name", flat=True))
+    assert granted - expected_tools == set(), "every tool a demo agent holds is expected somewhere"
 
     outcomes = []
     for case in load_cases():
