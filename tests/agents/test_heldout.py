@@ -1,0 +1,304 @@
+"""Score the offline ``rules`` chat provider on the frozen held-out requests.
+
+The requests in ``tests/agents/heldout/`` were written without reading the parser (see its
+README). Each runs through the real chat runner (``agents.chat.run_chat``) with the rules
+provider, on the demo data as ``seed_demo`` creates it, as the demo superuser; earlier
+``turns`` first, in the same conversation. The demo is seeded once; every case runs inside
+its own savepoint, rolled back afterwards, so no case sees another's writes.
+
+Only the final message's effects are judged: the ``ToolCall`` rows it made (executed,
+proposed, or run on confirmation) and its reply. Each case ends as one of:
+
+- ``understood``: the expected call was made with the expected arguments (``call``; any of
+  the alternatives listed under ``or``), the reply asked back with no write (``ask``), or
+  nothing was written (``none``);
+- ``acted wrongly``: a write ran or was proposed that the case did not expect, or with a
+  wrong argument;
+- ``wrong slot``: the expected tool was called, but with other arguments, and nothing was
+  written wrongly (a query, or a write that failed);
+- ``asked back``: the reply asked a question where a call was expected (a "?" outside
+  quotes: an echo of the user's words or a quoted example asks nothing);
+- ``intent missed``: anything else.
+
+Run with ``-s`` to see the table and the failures::
+
+    python -m pytest tests/agents/test_heldout.py -q -p no:randomly -s
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.db import transaction
+
+# What the test asserts. The integrator raises UNDERSTOOD_FLOOR as the parser improves.
+MUST_NOT_ACT_RATE = 1.0  # share of "none" cases that write nothing
+WRONG_WRITES = 0  # "acted wrongly" outcomes allowed over all cases
+UNDERSTOOD_FLOOR = 0.0  # share of all cases understood, zh and en each
+
+CASES_FILE = Path(__file__).parent / "heldout" / "cases_2026_11.json"
+OUTCOMES = ("understood", "intent missed", "wrong slot", "asked back", "acted wrongly")
+ACTED = ("success", "pending_confirmation")
+QUESTION = re.compile(r"[?？]")
+# A question inside quotes (the user's words echoed, an example of what to type) asks nothing.
+QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
+# Quotes and end punctuation around free text are not part of it.
+TEXT_EDGES = " \t\r\n\"'“”‘’「」『』《》.。!！?？,，;；:："
+
+
+class _Rollback(Exception):
+    pass
+
+
+@dataclass
+class Outcome:
+    case: dict
+    outcome: str
+    reply: str = ""
+    calls: list[tuple[str, dict, str]] = field(default_factory=list)
+    note: str = ""
+
+
+def load_cases() -> list[dict]:
+    return json.loads(CASES_FILE.read_text(encoding="utf-8"))
+
+
+# ----------------------------------------------------------------- resolving expectations
+
+
+class World:
+    """The ids of the seeded demo's entities, by the names the cases use."""
+
+    def __init__(self) -> None:
+        from agents.models import Agent, Tool
+        from bounties.models import Bounty
+        from city.models import Building, MarketOrder, ResourceType, ShopItem
+        from funds.models import Fund
+
+        self.agents = dict(Agent.objects.values_list("name", "id"))
+        self.funds = dict(Fund.objects.values_list("fund_name", "id"))
+        self.bounties = dict(Bounty.objects.values_list("title", "id"))
+        self.shop_items = dict(ShopItem.objects.values_list("name", "id"))
+        self.buildings = dict(Building.objects.values_list("name", "id"))
+        self.market_orders = {
+            order.seller.name: order.pk for order in MarketOrder.objects.filter(status=MarketOrder.Status.OPEN).select_related("seller")
+        }
+        self.resource_names = dict(ResourceType.objects.values_list("slug", "name"))
+        self.writes = set(Tool.objects.filter(category=Tool.Category.ACTION).values_list("name", flat=True))
+
+    def resolve(self, marker: dict) -> int:
+        (kind, name), = marker.items()
+        table = {
+            "agent": self.agents,
+            "fund": self.funds,
+            "bounty": self.bounties,
+            "shop_item": self.shop_items,
+            "building": self.buildings,
+            "market_order": self.market_orders,
+        }[kind]
+        return table[name]
+
+
+ENTITY_MARKERS = ("agent", "fund", "bounty", "shop_item", "building", "market_order")
+
+
+def _edges(value: str) -> str:
+    return value.strip(TEXT_EDGES)
+
+
+def matches(world: World, expected: Any, actual: Any) -> bool:
+    """Does one argument the tool got match what the case expects?"""
+    if isinstance(expected, dict):
+        (marker, value), = expected.items()
+        if marker in ENTITY_MARKERS:
+            try:
+                return int(actual) == world.resolve(expected)
+            except (TypeError, ValueError):
+                return False
+        if not isinstance(actual, str):
+            return False
+        if marker == "text":  # free text: the same words, quotes and end punctuation aside
+            return _edges(actual) == _edges(value)
+        if marker == "contains":
+            return value.casefold() in actual.casefold()
+        if marker == "fragment_of":  # a search term: a real piece (2+ characters) of the name
+            term = actual.strip().casefold()
+            return len(term) >= 2 and term in value.casefold()
+        raise ValueError(f"unknown marker {marker!r}")
+    if isinstance(expected, bool):
+        return actual is expected or actual == expected
+    if isinstance(expected, int):
+        try:
+            return int(actual) == expected
+        except (TypeError, ValueError):
+            return False
+    if isinstance(expected, str) and isinstance(actual, str):
+        return actual.strip().casefold() == expected.casefold()
+    return expected == actual
+
+
+def asks_back(reply: str) -> bool:
+    return bool(QUESTION.search(QUOTED.sub("", reply)))
+
+
+def call_matches(world: World, expected: dict, name: str, arguments: dict) -> bool:
+    if name != expected["tool"]:
+        return False
+    arguments = arguments if isinstance(arguments, dict) else {}
+    return all(key in arguments and matches(world, value, arguments[key]) for key, value in expected.get("args", {}).items())
+
+
+def expected_calls(expect: dict) -> list[dict]:
+    """The call a case expects, then the alternatives it also accepts (``or``)."""
+    return [{"tool": expect["tool"], "args": expect.get("args", {})}, *expect.get("or", [])]
+
+
+# ----------------------------------------------------------------- running a case
+
+
+def run_case(world: World, case: dict, user) -> Outcome:
+    from agents.chat import run_chat
+    from agents.models import Agent, ToolCall
+    from core.errors import ApplicationError
+
+    agent = Agent.objects.get(name=case["agent"])
+    conversation_id = None
+    try:
+        for turn in case.get("turns", []):
+            conversation_id = run_chat(agent=agent, message=turn, user=user, conversation_id=conversation_id).conversation.pk
+        before = ToolCall.objects.order_by("-id").values_list("id", flat=True).first() or 0
+        result = run_chat(agent=agent, message=case["message"], user=user, conversation_id=conversation_id)
+    except ApplicationError as exc:
+        return Outcome(case, "intent missed", note=f"error {exc.code}: {exc}")
+    rows = list(
+        ToolCall.objects.filter(id__gt=before, conversation=result.conversation).order_by("id").values_list("tool_name", "arguments", "status")
+    )
+    return Outcome(case, classify(world, case["expect"], rows, result.reply), reply=result.reply, calls=rows)
+
+
+def classify(world: World, expect: dict, rows: list[tuple[str, dict, str]], reply: str) -> str:
+    kind = expect["kind"]
+    wanted = expected_calls(expect) if kind == "call" else []
+
+    def expected(name: str, arguments: dict) -> bool:
+        return any(call_matches(world, call, name, arguments) for call in wanted)
+
+    wrong_writes = [
+        (name, arguments) for name, arguments, status in rows
+        if name in world.writes and status in ACTED and not expected(name, arguments)
+    ]
+    if wrong_writes:
+        return "acted wrongly"
+    if kind == "none":
+        return "understood"
+    if kind == "ask":
+        return "understood" if asks_back(reply) else "intent missed"
+    if any(expected(name, arguments) for name, arguments, _ in rows):
+        return "understood"
+    if any(name == call["tool"] for name, _, _ in rows for call in wanted):
+        return "wrong slot"
+    if asks_back(reply):
+        return "asked back"
+    return "intent missed"
+
+
+# ----------------------------------------------------------------- the report
+
+
+def report(outcomes: list[Outcome]) -> str:
+    families = sorted({o.case["family"] for o in outcomes})
+    cells: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    for o in outcomes:
+        cells[o.case["family"], o.case["lang"]][o.outcome] += 1
+    lines = ["", "held-out score (understood/total)", f"{'family':<20} {'zh':>9} {'en':>9}"]
+
+    def cell(counter: Counter) -> str:
+        total = sum(counter.values())
+        return f"{counter['understood']}/{total}" if total else "-"
+
+    for family in families:
+        lines.append(f"{family:<20} {cell(cells[family, 'zh']):>9} {cell(cells[family, 'en']):>9}")
+    by_lang = {lang: Counter(o.outcome for o in outcomes if o.case["lang"] == lang) for lang in ("zh", "en")}
+    everything = Counter(o.outcome for o in outcomes)
+    lines.append(f"{'all':<20} {cell(by_lang['zh']):>9} {cell(by_lang['en']):>9}   ({cell(everything)})")
+    lines += ["", "confusion by family", f"{'family':<20} " + " ".join(f"{name:>14}" for name in OUTCOMES)]
+    for family in families:
+        counter = cells[family, "zh"] + cells[family, "en"]
+        lines.append(f"{family:<20} " + " ".join(f"{counter[name]:>14}" for name in OUTCOMES))
+    lines.append(f"{'all':<20} " + " ".join(f"{everything[name]:>14}" for name in OUTCOMES))
+    failures = [o for o in outcomes if o.outcome != "understood"]
+    lines += ["", f"failures ({len(failures)})"]
+    for o in failures:
+        case = o.case
+        calls = "; ".join(f"{name}({json.dumps(arguments, ensure_ascii=False)})={status}" for name, arguments, status in o.calls)
+        lines.append(
+            f"- {case['id']} [{o.outcome}] {case['message']!r} expect={json.dumps(case['expect'], ensure_ascii=False)}"
+            f"\n    calls: {calls or '—'}\n    reply: {o.reply[:160]!r}{'  ' + o.note if o.note else ''}"
+        )
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------- the tests
+
+
+def test_cases_are_well_formed():
+    cases = load_cases()
+    assert len(cases) >= 220
+    assert len({case["id"] for case in cases}) == len(cases)
+    for case in cases:
+        assert case["lang"] in ("zh", "en"), case["id"]
+        assert case["expect"]["kind"] in ("call", "ask", "none"), case["id"]
+        assert case["message"].strip(), case["id"]
+        if case["expect"]["kind"] == "call":
+            assert case["expect"]["tool"], case["id"]
+
+
+@pytest.mark.django_db
+def test_heldout_score(settings, monkeypatch, tmp_path):
+    from django.contrib.auth import get_user_model
+
+    from agents import demo
+    from agents.models import Agent
+
+    settings.AGENT_PROVIDER = "rules"
+    monkeypatch.setattr(demo, "CREDENTIALS_FILE", tmp_path / ".demo-credentials")
+    call_command("seed_demo", stdout=StringIO())
+    user = get_user_model().objects.get(username=demo.DEMO_USERNAME)
+    world = World()
+    for case in load_cases():  # every name a case refers to exists in the demo
+        for call in expected_calls(case["expect"]) if case["expect"]["kind"] == "call" else []:
+            for value in call.get("args", {}).values():
+                if isinstance(value, dict) and next(iter(value)) in ENTITY_MARKERS:
+                    world.resolve(value)
+
+    expected_tools = {call["tool"] for case in load_cases() if case["expect"]["kind"] == "call" for call in expected_calls(case["expect"])}
+    granted = set(Agent.objects.filter(name__in={case["agent"] for case in load_cases()}).values_list("tools__name", flat=True))
+    assert granted - expected_tools == set(), "every tool a demo agent holds is expected somewhere"
+
+    outcomes = []
+    for case in load_cases():
+        try:
+            with transaction.atomic():
+                outcomes.append(run_case(world, case, user))
+                raise _Rollback
+        except _Rollback:
+            pass
+    print(report(outcomes))
+
+    none_cases = [o for o in outcomes if o.case["expect"]["kind"] == "none"]
+    kept_still = sum(o.outcome != "acted wrongly" for o in none_cases)
+    wrong = [o.case["id"] for o in outcomes if o.outcome == "acted wrongly"]
+    assert kept_still >= MUST_NOT_ACT_RATE * len(none_cases), f"must-not-act cases that acted: {kept_still}/{len(none_cases)} kept still"
+    assert len(wrong) <= WRONG_WRITES, f"writes with a wrong tool or argument: {wrong}"
+    for lang in ("zh", "en"):
+        mine = [o for o in outcomes if o.case["lang"] == lang]
+        understood = sum(o.outcome == "understood" for o in mine)
+        assert understood >= UNDERSTOOD_FLOOR * len(mine), f"{lang}: {understood}/{len(mine)} understood"
