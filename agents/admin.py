@@ -13,8 +13,10 @@ from .autonomy.tick import RUN_AUTONOMY_PERMISSION, run_tick
 from .confirmations import (
     DECIDE_PERMISSION,
     confirm_pending_action,
+    may_decide,
     outcome_message,
     reject_pending_action,
+    visible_pending_actions,
 )
 from .models import (
     Agent,
@@ -142,9 +144,13 @@ class PendingActionAdmin(ReadOnlyAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         action = self.get_object(request, object_id)
         decidable = (
-            action is not None and action.effective_status == PendingAction.Status.PENDING and self.has_decide_permission(request)
+            action is not None and action.effective_status == PendingAction.Status.PENDING and may_decide(request.user, action)
         )
         return super().change_view(request, object_id, form_url, {**(extra_context or {}), "decidable": decidable})
+
+    def get_queryset(self, request):
+        """Only the proposals the user may decide or whose domain they may view (changelist and pages)."""
+        return visible_pending_actions(request.user, super().get_queryset(request))
 
     def has_decide_permission(self, request) -> bool:
         return request.user.has_perm(DECIDE_PERMISSION)
