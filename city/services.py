@@ -269,7 +269,7 @@ def require_correction_rights(*, user: Any, agent_id: int, permission: str) -> N
     is no resident: the fund or desk assistant) is the agent admins' (``agents.change_agent``)."""
     require_permissions(user, permission)
     if not has_permissions(user, ASSISTANT_PERMISSION) and not is_resident(agent_id=agent_id):
-        raise Forbidden("permission_denied", _("只有居民管理员可以调整助理的信用点或库存"))
+        raise Forbidden("permission_denied", _("助理不是居民：只有可以修改居民设置的员工才能调整其信用点或库存"))
 
 
 def correct_credits(*, agent_id: int, amount: int, reason: str, user: Any) -> CreditEntry:

@@ -349,3 +349,29 @@ def test_the_admin_grant_credits_action_refuses_an_assistant_for_the_city_operat
     assert response.status_code == 200
     demo["funds"].refresh_from_db()
     assert demo["funds"].credits == 100
+
+
+# --- the README's table of every permission each role holds --------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_readme_lists_every_permission_each_role_holds():
+    from pathlib import Path
+
+    from agents.roles import role_permissions
+
+    held = {role: {f"{p.content_type.app_label}.{p.codename}" for p in role_permissions(role)} for role in ROLES}
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    header = "| permission | " + " | ".join(ROLES) + " |"
+    assert header in readme, "the README's table must have one column per role, in agents/roles.py's order"
+    rows = readme.split(header, 1)[1].split("\n\n", 1)[0].strip().splitlines()[1:]
+    documented = {}
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        documented[cells[0].strip("`")] = {role for role, cell in zip(ROLES, cells[1:]) if cell == "✓"}
+    expected = {permission: {role for role in ROLES if permission in held[role]} for permission in set().union(*held.values())}
+    table = "\n".join(
+        [header, "| --- | " + " | ".join(":-:" for _ in ROLES) + " |"]
+        + [f"| `{p}` | " + " | ".join("✓" if r in expected[p] else "" for r in ROLES) + " |" for p in sorted(expected)]
+    )
+    assert documented == expected, f"replace the README's table with:\n{table}"
