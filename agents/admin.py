@@ -109,6 +109,10 @@ class ConversationAdmin(ReadOnlyAdmin):
     search_fields = ["messages__content", "agent__name"]
     inlines = [MessageInline]
 
+    def get_queryset(self, request):
+        """A conversation is its starter's: others find no such object (superusers read every one)."""
+        return super().get_queryset(request).readable_by(request.user)
+
 
 class ShownStatusFilter(admin.SimpleListFilter):
     """Filters by the status the list shows, so an overdue proposal is found under expired."""

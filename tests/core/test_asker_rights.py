@@ -275,6 +275,22 @@ def test_reading_another_users_conversation_on_the_page_is_404_but_a_superuser_m
     assert client.get(url).status_code == 200
 
 
+def test_the_admin_shows_a_conversation_only_to_its_starter_and_superusers(demo, django_user_model):
+    from django.test import Client
+
+    manager = demo["users"]["fund manager"]
+    conversation = Conversation.objects.create(agent=demo["funds"], user=manager)
+    url = f"/admin/agents/conversation/{conversation.pk}/change/"
+    client = Client()
+    client.force_login(demo["users"]["front desk"])
+    assert client.get(url).status_code == 302  # the admin's "no such object": back to the list
+    assert f"/{conversation.pk}/change/" not in client.get("/admin/agents/conversation/").content.decode()
+    client.force_login(manager)
+    assert client.get(url).status_code == 200
+    client.force_login(django_user_model.objects.create_superuser("root", password="pw-root-123"))
+    assert client.get(url).status_code == 200
+
+
 # --- the admin: agents are the agent admins' ----------------------------------------------------
 
 
