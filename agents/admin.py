@@ -13,8 +13,10 @@ from .autonomy.tick import RUN_AUTONOMY_PERMISSION, run_tick
 from .confirmations import (
     DECIDE_PERMISSION,
     confirm_pending_action,
+    may_decide,
     outcome_message,
     reject_pending_action,
+    visible_pending_actions,
 )
 from .models import (
     Agent,
@@ -107,6 +109,10 @@ class ConversationAdmin(ReadOnlyAdmin):
     search_fields = ["messages__content", "agent__name"]
     inlines = [MessageInline]
 
+    def get_queryset(self, request):
+        """A conversation is its starter's: others find no such object (superusers read every one)."""
+        return super().get_queryset(request).readable_by(request.user)
+
 
 class ShownStatusFilter(admin.SimpleListFilter):
     """Filters by the status the list shows, so an overdue proposal is found under expired."""
@@ -142,9 +148,13 @@ class PendingActionAdmin(ReadOnlyAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         action = self.get_object(request, object_id)
         decidable = (
-            action is not None and action.effective_status == PendingAction.Status.PENDING and self.has_decide_permission(request)
+            action is not None and action.effective_status == PendingAction.Status.PENDING and may_decide(request.user, action)
         )
         return super().change_view(request, object_id, form_url, {**(extra_context or {}), "decidable": decidable})
+
+    def get_queryset(self, request):
+        """Only the proposals the user may decide or whose domain they may view (changelist and pages)."""
+        return visible_pending_actions(request.user, super().get_queryset(request))
 
     def has_decide_permission(self, request) -> bool:
         return request.user.has_perm(DECIDE_PERMISSION)

@@ -66,9 +66,10 @@ def clean_message(message: Any) -> str:
 def open_conversation(
     *, agent: Agent, user: Any = None, conversation_id: int | None = None, mode: str = "standalone", page: str = ""
 ) -> Conversation:
-    """The agent's conversation ``conversation_id``, or a new one when none is given."""
+    """``user``'s conversation ``conversation_id`` with the agent, or a new one of theirs when none is given."""
     if conversation_id is not None:
-        conversation = Conversation.objects.filter(pk=conversation_id, agent=agent).first()
+        # Only its owner posts into a conversation; anyone else is told it does not exist.
+        conversation = Conversation.objects.owned_by(user).filter(pk=conversation_id, agent=agent).first()
         if conversation is None:
             raise NotFound("conversation_not_found", _("对话不存在"), field="conversation_id")
         return conversation

@@ -20,6 +20,20 @@ def check_tool_schemas(app_configs, **kwargs):
 
 
 @checks.register()
+def check_tool_permissions(app_configs, **kwargs):
+    """A tool that names no permission would run for anyone who may chat: an error at start-up."""
+    return [
+        checks.Error(
+            f"tool {spec.name!r} ({spec.source}) declares no permission",
+            hint='name the Django permission a person needs for it: @tool(..., permission="app_label.view_model")',
+            id="agents.E002",
+        )
+        for spec in registry.all()
+        if not spec.permission
+    ]
+
+
+@checks.register()
 def check_model_endpoint(app_configs, **kwargs):
     """A configured model endpoint that does not accept a connection is a warning, never an error:
     the site starts offline and chats then answer 503 with the reason."""

@@ -18,12 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import Permission
 from django.db import transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core.auth import has_permissions, require_permissions
-from core.errors import ApplicationError, Conflict, Forbidden
+from core.auth import has_permissions, is_active_staff
+from core.errors import ApplicationError, Conflict, Forbidden, NotFound
 from core.params import parse_id
 
 from .executor import audit_call, execute
@@ -50,12 +52,9 @@ def confirm_pending_action(*, action_id: int, user: Any, arguments: dict | None 
     ``field``: a bad edit, or a name taken meanwhile) is raised and everything is rolled back:
     the action stays pending, so staff can edit and confirm again, or reject it.
     Raises ``Conflict`` unless the action is pending (``pending_action_expired`` once expired), and
-    ``Forbidden`` unless ``user`` may decide proposals and make the write itself.
+    ``Forbidden`` unless ``user`` may decide it (``require_decider``).
     """
-    _require_decider(user)
-    action = pending_action_get(action_id=action_id)
-    spec = registry.get(action.tool_name)
-    require_permissions(user, [DECIDE_PERMISSION, *([spec.permission] if spec and spec.permission else [])])
+    action = require_decider(user, action_id=action_id)
     if arguments is not None and not isinstance(arguments, dict):
         raise ApplicationError("invalid_arguments", _("参数必须是 JSON 对象"), field="arguments")
     if not action.agent.is_active:
@@ -100,8 +99,8 @@ def confirm_pending_action(*, action_id: int, user: Any, arguments: dict | None 
 
 
 def reject_pending_action(*, action_id: int, user: Any, reason: str = "") -> PendingAction:
-    """Close the proposal without running it."""
-    _require_decider(user)
+    """Close the proposal without running it; the same people may as may confirm it (``require_decider``)."""
+    require_decider(user, action_id=action_id)
     now = timezone.now()
     reason = (reason or "").strip()[:500]
     with transaction.atomic():
@@ -258,6 +257,82 @@ def _record_outcome(action: PendingAction) -> None:
     announce(action)
 
 
-def _require_decider(user: Any) -> None:
+# ---------------------------------------------------------------------------- who may see and decide
+#
+# The one rule every surface asks (API, admin, pages, chat "确认 #N", MCP): a proposal belongs to
+# the domain of its tool's permission ("funds.add_fund": funds). Deciding it, either way, needs
+# the confirm permission and that permission; seeing it needs that, or the domain's view
+# permission ("funds.view_fund"). Superusers see and decide everything.
+
+# A proposal of a tool no longer registered names no domain: only superusers hold this.
+_UNKNOWN_DOMAIN = "agents.decide_unregistered_tool"
+
+
+def decide_permissions(tool_name: str) -> tuple[str, str]:
+    """What deciding a proposal of ``tool_name`` needs: the confirm permission and the tool's own."""
+    spec = registry.get(tool_name)
+    return DECIDE_PERMISSION, (spec.permission if spec is not None and spec.permission else _UNKNOWN_DOMAIN)
+
+
+def may_decide(user: Any, action: PendingAction) -> bool:
+    return has_permissions(user, decide_permissions(action.tool_name))
+
+
+def may_view(user: Any, action: PendingAction) -> bool:
+    return _sees_everything(user) or action.tool_name in viewable_tool_names(user)
+
+
+def require_decider(user: Any, *, action_id: int) -> PendingAction:
+    """The proposal ``action_id`` if ``user`` may decide it. Forbidden without the confirm permission
+    (before anything is looked up), NotFound for one they may not see, Forbidden for one they see
+    but may not decide (a proposal of another domain)."""
     if not has_permissions(user, DECIDE_PERMISSION):
         raise Forbidden("permission_denied", _("只有有确认权限的员工可以确认或拒绝待确认操作"))
+    action = pending_action_get(action_id=action_id)
+    if not may_view(user, action):
+        raise NotFound("pending_action_not_found", _("待确认操作不存在"))
+    if not may_decide(user, action):
+        raise Forbidden(
+            "permission_denied",
+            _("您没有决定此操作的权限（需要 %(permission)s）") % {"permission": decide_permissions(action.tool_name)[1]},
+        )
+    return action
+
+
+def viewable_tool_names(user: Any) -> set[str]:
+    """The tools whose proposals ``user`` may see: they may decide them, or view their domain."""
+    if not is_active_staff(user):
+        return set()
+    specs = [spec for spec in registry.all() if spec.permission]
+    views = _domain_view_permissions({spec.permission for spec in specs})
+    return {
+        spec.name
+        for spec in specs
+        if user.has_perm(views.get(spec.permission, _UNKNOWN_DOMAIN))
+        or user.has_perms(decide_permissions(spec.name))
+    }
+
+
+def visible_pending_actions(user: Any, actions: QuerySet[PendingAction] | None = None) -> QuerySet[PendingAction]:
+    """``actions`` (default: all) narrowed to the proposals ``user`` may see."""
+    actions = PendingAction.objects.all() if actions is None else actions
+    if _sees_everything(user):
+        return actions
+    return actions.filter(tool_name__in=viewable_tool_names(user))
+
+
+def _sees_everything(user: Any) -> bool:
+    return is_active_staff(user) and user.is_superuser
+
+
+def _domain_view_permissions(permissions: set[str]) -> dict[str, str]:
+    """Each permission → the view permission of the model it belongs to ("city.transfer_resources"
+    → "city.view_resourcetransfer"): the domain whose readers may see its proposals."""
+    if not permissions:
+        return {}
+    wanted = Q()
+    for permission in permissions:
+        app_label, _dot, codename = permission.partition(".")
+        wanted |= Q(content_type__app_label=app_label, codename=codename)
+    rows = Permission.objects.filter(wanted).values_list("content_type__app_label", "codename", "content_type__model")
+    return {f"{app_label}.{codename}": f"{app_label}.view_{model}" for app_label, codename, model in rows}

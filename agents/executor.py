@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core.auth import signed_in
+from core.auth import has_permissions, signed_in
 from core.errors import ApplicationError, Forbidden
 from core.events import EventBatch
 from core.untrusted import UntrustedJSONError, check_value, load_json
@@ -163,11 +163,17 @@ def _resolve(name: str, agent: Agent | None, batch: ExecutionBatch | None) -> tu
 
 
 def _check_person(spec: ToolSpec, context: ToolContext) -> None:
-    """A staff member behind the call needs the tool's permission: an agent never writes for them what they may not."""
+    """The asker's rights bound the call: a person behind it (chat, MCP, a confirmation) needs the
+    tool's permission on top of the agent's grant, so an agent never reads or writes for them what
+    they may not themselves. Without a person (the autonomy tick) the grant alone decides."""
     user = signed_in(context.user)
-    if user is not None and spec.permission and not user.has_perm(spec.permission):
+    if user is None:
+        return
+    if not spec.permission or not has_permissions(user, spec.permission):
         raise Forbidden(
-            "permission_denied", _("您没有让居民执行 %(name)s 的权限（需要 %(permission)s）") % {"name": spec.name, "permission": spec.permission}
+            "permission_denied",
+            _("您没有通过居民使用 %(name)s 的权限（需要 %(permission)s）")
+            % {"name": spec.name, "permission": spec.permission or "—"},
         )
 
 

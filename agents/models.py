@@ -5,6 +5,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from core.auth import is_active_staff, signed_in
+
 
 class Tool(models.Model):
     """A registered tool function, synced from the registry at migrate time."""
@@ -106,8 +108,25 @@ class ToolCall(models.Model):
         return f"{self.agent or '—'} · {self.tool_name} · {self.get_status_display()}"
 
 
+class ConversationQuerySet(models.QuerySet):
+    def owned_by(self, user):
+        """The conversations ``user`` started: only they may post into them. Without a signed-in
+        user (``manage.py chat`` with no ``--user``), those nobody started."""
+        user = signed_in(user)
+        return self.filter(user=user) if user is not None else self.filter(user__isnull=True)
+
+    def readable_by(self, user):
+        """What ``user`` may read: their own conversations; a superuser reads every one."""
+        if is_active_staff(user) and user.is_superuser:
+            return self.all()
+        return self.owned_by(user)
+
+
 class Conversation(models.Model):
-    """A chat between staff (or a script) and one agent."""
+    """A chat between staff (or a script) and one agent. It belongs to the staff member who
+    started it (``user``): nobody else may read it or post into it (superusers may read)."""
+
+    objects = ConversationQuerySet.as_manager()
 
     class Mode(models.TextChoices):
         STANDALONE = "standalone", _("独立确认")

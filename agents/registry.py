@@ -77,8 +77,9 @@ class ToolSpec:
     source: str
     # Builds the staff-facing proposal of a confirmation-requiring call (see agents.proposals).
     propose: Callable[..., Proposal] | None = None
-    # The Django permission ("app_label.codename") a person needs for this write to run on their
-    # word: chatting, calling it over MCP, or confirming its proposal. Every action tool names one.
+    # The Django permission ("app_label.codename") a person needs for this call to run on their
+    # word (chatting, MCP, confirming its proposal): a view permission for a read, the add or change
+    # permission for a write. Every tool names one; a system check reports one that does not.
     permission: str | None = None
 
     def describe(self, language: str | None = None) -> str:

@@ -16,10 +16,10 @@ _AGENT_WORK = ("agents.chat_agent", "agents.confirm_pendingaction")
 ROLES: dict[str, tuple[str, ...]] = {
     "city operator": (
         *_DESK_READS, *_AGENT_WORK,
-        "agents.run_autonomy", "agents.change_agent", "agents.view_autonomyround", "agents.view_agentactionlog",
-        "agents.view_toolcall",
-        "city.view_agentresource", "city.view_resourcetransfer", "city.transfer_resources", "city.view_creditentry",
-        "city.view_stockadjustment", "city.view_marketorder", "city.add_marketorder", "city.change_marketorder",
+        "agents.run_autonomy", "agents.view_autonomyround", "agents.view_agentactionlog", "agents.view_toolcall",
+        "city.view_agentresource", "city.care_for_residents", "city.view_resourcetransfer", "city.transfer_resources",
+        "city.view_creditentry", "city.add_creditentry", "city.view_stockadjustment", "city.add_stockadjustment",
+        "city.view_marketorder", "city.add_marketorder", "city.change_marketorder",
         "city.view_building", "city.add_building", "city.change_building", "city.view_checkin", "city.add_checkin",
         "city.view_purchase", "city.add_purchase", "city.view_citychatmessage", "city.add_citychatmessage",
         "city.view_resourcetype", "city.view_shopitem",
@@ -32,10 +32,18 @@ ROLES: dict[str, tuple[str, ...]] = {
         "orders.view_refund", "orders.add_refund", "orders.change_refund",
     ),
     "auditor": (),  # every view_* permission, nothing else: see apply_roles
+    # Configures the agents (persona, model, grants, active flag) and the tools; chats with none.
+    "agent admin": (
+        "agents.view_agent", "agents.add_agent", "agents.change_agent", "agents.view_tool", "agents.change_tool",
+        "agents.view_toolcall",
+    ),
 }
 AUDITOR = "auditor"
 # The demo user of each role (seed_demo): same password as the demo admin.
-DEMO_USERS = {"city-operator": "city operator", "fund-manager": "fund manager", "front-desk": "front desk", "auditor": AUDITOR}
+DEMO_USERS = {
+    "city-operator": "city operator", "fund-manager": "fund manager", "front-desk": "front desk", "auditor": AUDITOR,
+    "agent-admin": "agent admin",
+}
 
 
 def role_permissions(role: str) -> list[Permission]:

@@ -7,6 +7,7 @@ from .selectors import agent_status
 
 @tool(
     description=gettext_lazy("查看自己的状态：信用点、饱食度、精力"),
+    permission="agents.view_agent",
 )
 def get_my_status(ctx: ToolContext) -> dict:
     status = agent_status(agent_id=ctx.agent.pk)

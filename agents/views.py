@@ -24,10 +24,10 @@ def agent_chat(request, pk: int):
     message form, and confirm / reject on the agent's pending proposals. Buttons tell actions apart."""
     agent = get_object_or_404(Agent, pk=pk)
     if request.method == "GET":
-        return _render(request, agent, _conversation(agent, request.GET.get("conversation")), ChatForm())
+        return _render(request, agent, _conversation(request, agent, request.GET.get("conversation")), ChatForm())
     form = ChatForm(request.POST)
     form.is_valid()  # every field is optional: the rules are the runner's and the services'
-    conversation = _conversation(agent, form.cleaned_data["conversation_id"])
+    conversation = _conversation(request, agent, form.cleaned_data["conversation_id"])
     with form_errors(form):
         if "decide" in request.POST:
             _decide(request, conversation)
@@ -36,7 +36,7 @@ def agent_chat(request, pk: int):
             try:
                 result = run_chat(agent=agent, message=form.cleaned_data["message"], user=request.user, conversation_id=conversation_id)
             except ApplicationError as exc:  # a model failure: show the conversation that keeps the message
-                conversation = _conversation(agent, str(exc.extra.get("conversation_id", ""))) or conversation
+                conversation = _conversation(request, agent, str(exc.extra.get("conversation_id", ""))) or conversation
                 raise
             conversation = result.conversation
         if not request.htmx:
@@ -53,7 +53,7 @@ def _render(request, agent: Agent, conversation: Conversation | None, form: Chat
         "agent": agent,
         "conversation": conversation,
         "transcript": conversation_transcript(conversation) if conversation else [],
-        "recent": Conversation.objects.filter(agent=agent).order_by("-updated_at")[:20],
+        "recent": Conversation.objects.readable_by(request.user).filter(agent=agent).order_by("-updated_at")[:20],
         "form": form,
         "max_length": MAX_MESSAGE_LENGTH,
     }
@@ -88,7 +88,10 @@ def _conversation_id(raw: str) -> int | None:
     return conversation_id
 
 
-def _conversation(agent: Agent, raw: str | None) -> Conversation | None:
-    """The agent's conversation named in the request, if it exists (else a fresh page)."""
-    conversation_id = parse_id(raw)
-    return Conversation.objects.filter(agent=agent, pk=conversation_id).first() if conversation_id else None
+def _conversation(request, agent: Agent, raw: str | None) -> Conversation | None:
+    """The agent's conversation named in the request (none named: a fresh page). One the user
+    may not read is a 404, exactly like one that does not exist."""
+    if not (raw or "").strip():
+        return None
+    readable = Conversation.objects.readable_by(request.user)
+    return get_object_or_404(readable, agent=agent, pk=parse_id(raw) or 0)

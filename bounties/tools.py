@@ -44,6 +44,7 @@ def claim_bounty(ctx: ToolContext, bounty_id: BountyId) -> dict:
 @tool(
     category="query",
     description=gettext_lazy("查看悬赏任务板（默认只列出开放的悬赏）"),
+    permission="bounties.view_bounty",
 )
 def list_bounties(
     ctx: ToolContext,

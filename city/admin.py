@@ -102,28 +102,30 @@ class CityAgentAdmin(AgentAdmin):
     actions = [*AgentAdmin.actions, "grant_credits", "adjust_stock"]
     action_template = "admin/city/agent_action.html"
 
-    @admin.action(description=_("发放或扣除信用点"), permissions=["change"])
+    def has_grant_credits_permission(self, request) -> bool:
+        return request.user.has_perm(services.CREDIT_CORRECTION_PERMISSION)
+
+    def has_adjust_stock_permission(self, request) -> bool:
+        return request.user.has_perm(services.STOCK_CORRECTION_PERMISSION)
+
+    @admin.action(description=_("发放或扣除信用点"), permissions=["grant_credits"])
     def grant_credits(self, request, queryset):
         return self._apply_with_form(
             request,
             queryset,
             GrantCreditsForm,
-            lambda agent, data: services.grant_credits(
-                agent_id=agent.pk,
-                amount=data["amount"],
-                source=CreditEntry.Source.ADMIN,
-                reason=data["reason"],
-                user=request.user,
+            lambda agent, data: services.correct_credits(
+                agent_id=agent.pk, amount=data["amount"], reason=data["reason"], user=request.user
             ),
         )
 
-    @admin.action(description=_("调整库存"), permissions=["change"])
+    @admin.action(description=_("调整库存"), permissions=["adjust_stock"])
     def adjust_stock(self, request, queryset):
         return self._apply_with_form(
             request,
             queryset,
             AdjustStockForm,
-            lambda agent, data: services.adjust_stock(
+            lambda agent, data: services.correct_stock(
                 agent_id=agent.pk,
                 resource_type=data["resource_type"].slug,
                 quantity=data["quantity"],

@@ -56,6 +56,7 @@ class AgentResource(models.Model):
             models.UniqueConstraint(fields=["agent", "resource_type"], name="agentresource_unique_pair"),
             models.CheckConstraint(condition=Q(quantity__gte=0), name="agentresource_quantity_non_negative"),
         ]
+        permissions = [("care_for_residents", "Can make residents eat and rest")]
 
     def __str__(self) -> str:
         return f"{self.agent}: {self.quantity} {self.resource_type}"
@@ -63,6 +64,8 @@ class AgentResource(models.Model):
 
 # Moving goods between residents by hand (page, API) or confirming an agent's proposed transfer.
 TRANSFER_PERMISSION = "city.transfer_resources"
+# Making a resident eat or rest: its needs and the food it eats, no ledger of their own.
+CARE_PERMISSION = "city.care_for_residents"
 
 
 class ResourceTransfer(models.Model):

@@ -25,6 +25,14 @@ from .models import (
 HISTORY_LIMIT = 50
 
 
+def is_resident(*, agent_id: int) -> bool:
+    """A resident lives in the city: it is granted at least one of the city's actions, as the
+    autonomy tick reckons (``tick_agents``). The assistants (fund, front desk) are granted none."""
+    from .autonomy.prompt import ACTIONS  # the city's actions; imported late, the tick's package imports services
+
+    return Agent.tools.through.objects.filter(agent_id=agent_id, tool__name__in=list(ACTIONS)).exists()
+
+
 def with_city_state(agents: QuerySet[Agent]) -> QuerySet[Agent]:
     """Agents with their stock and job loaded in two extra queries (for ``resources_of`` / ``job_of``)."""
     holdings = AgentResource.objects.filter(quantity__gt=0).select_related("resource_type").order_by("resource_type__slug")

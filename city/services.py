@@ -33,8 +33,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from agents.models import Agent, AutonomyRound
-from core.auth import signed_in
-from core.errors import ApplicationError, Conflict, NotFound
+from core.auth import has_permissions, require_permissions, signed_in
+from core.errors import ApplicationError, Conflict, Forbidden, NotFound
 from core.events import broadcast
 from core.text import clean_text
 
@@ -56,7 +56,7 @@ from .models import (
     ShopItem,
     StockAdjustment,
 )
-from .selectors import order_not_found
+from .selectors import is_resident, order_not_found
 
 # Agent.credits and stock columns are 32-bit integers on PostgreSQL: keep amounts far from overflow.
 MAX_AMOUNT = 1_000_000
@@ -256,6 +256,32 @@ def validate_credit_grant(*, amount: Any, reason: Any) -> tuple[int, str]:
 def validate_stock_adjustment(*, quantity: Any, reason: Any) -> tuple[int, str]:
     """The cleaned (quantity, reason) of a stock correction, or ApplicationError naming the bad field."""
     return _check_change(quantity, field="quantity", code="invalid_quantity", label=_("数量")), _clean_reason(reason)
+
+
+# A staff correction of the ledgers, and the extra right it needs on an agent that is no resident.
+CREDIT_CORRECTION_PERMISSION = "city.add_creditentry"
+STOCK_CORRECTION_PERMISSION = "city.add_stockadjustment"
+ASSISTANT_PERMISSION = "agents.change_agent"
+
+
+def require_correction_rights(*, user: Any, agent_id: int, permission: str) -> None:
+    """Staff correct a resident's credits or stock with ``permission``; an assistant (an agent that
+    is no resident: the fund or desk assistant) is the agent admins' (``agents.change_agent``)."""
+    require_permissions(user, permission)
+    if not has_permissions(user, ASSISTANT_PERMISSION) and not is_resident(agent_id=agent_id):
+        raise Forbidden("permission_denied", _("助理不是居民：只有可以修改居民设置的员工才能调整其信用点或库存"))
+
+
+def correct_credits(*, agent_id: int, amount: int, reason: str, user: Any) -> CreditEntry:
+    """A staff member pays or takes back credits by hand (the admin's "grant credits")."""
+    require_correction_rights(user=user, agent_id=agent_id, permission=CREDIT_CORRECTION_PERMISSION)
+    return grant_credits(agent_id=agent_id, amount=amount, source=CreditEntry.Source.ADMIN, reason=reason, user=user)
+
+
+def correct_stock(*, agent_id: int, resource_type: str, quantity: int, reason: str, user: Any) -> StockAdjustment:
+    """A staff member adds or removes goods by hand (the admin's "adjust stock")."""
+    require_correction_rights(user=user, agent_id=agent_id, permission=STOCK_CORRECTION_PERMISSION)
+    return adjust_stock(agent_id=agent_id, resource_type=resource_type, quantity=quantity, reason=reason, user=user)
 
 
 @transaction.atomic

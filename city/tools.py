@@ -15,7 +15,7 @@ from agents.models import Agent
 from agents.registry import Param, Proposal, ToolContext, tool
 
 from . import selectors, services
-from .models import TRANSFER_PERMISSION, ResourceTransfer, ResourceType
+from .models import CARE_PERMISSION, TRANSFER_PERMISSION, ResourceTransfer, ResourceType
 
 MAX = services.MAX_AMOUNT
 
@@ -43,6 +43,7 @@ def _stock_line(resources: dict[str, int]) -> str:
 
 @tool(
     description=gettext_lazy("按名字查找居民，得到其 ID（转赠等操作需要 ID）"),
+    permission="agents.view_agent",
 )
 def find_agent(
     ctx: ToolContext,
@@ -56,13 +57,13 @@ def find_agent(
     }
 
 
-@tool(description=gettext_lazy("查看自己持有的资源"))
+@tool(description=gettext_lazy("查看自己持有的资源"), permission="city.view_agentresource")
 def get_my_resources(ctx: ToolContext) -> dict:
     resources = selectors.agent_resources(agent_id=ctx.agent.pk)
     return {"resources": resources, "message": _("我的资源：%(stock)s") % {"stock": _stock_line(resources)}}
 
 
-@tool(description=gettext_lazy("查看商店在售商品与价格"))
+@tool(description=gettext_lazy("查看商店在售商品与价格"), permission="city.view_shopitem")
 def list_shop_items(ctx: ToolContext) -> dict:
     items = [
         {
@@ -82,6 +83,7 @@ def list_shop_items(ctx: ToolContext) -> dict:
 
 @tool(
     description=gettext_lazy("查看城市里的建筑（岗位、工资、产出）和可建造的建筑类型（花费）"),
+    permission="city.view_building",
 )
 def list_buildings(ctx: ToolContext) -> dict:
     buildings = [
@@ -112,7 +114,7 @@ def list_buildings(ctx: ToolContext) -> dict:
     return {"buildings": buildings, "kinds": kinds, "message": "\n".join(lines) or _("城市里还没有建筑")}
 
 
-@tool(description=gettext_lazy("查看交易市场上的挂单"))
+@tool(description=gettext_lazy("查看交易市场上的挂单"), permission="city.view_marketorder")
 def list_market_orders(ctx: ToolContext) -> dict:
     orders = [
         {
@@ -232,7 +234,7 @@ def chat(
     return {"message_id": message.pk, "message": _("已在城市频道发言：%(content)s") % {"content": message.content}}
 
 
-@tool(description=gettext_lazy("休息，恢复精力"), category="action", permission="agents.change_agent")
+@tool(description=gettext_lazy("休息，恢复精力"), category="action", permission=CARE_PERMISSION)
 def rest(ctx: ToolContext) -> dict:
     agent = services.rest(agent_id=ctx.agent.pk)
     return {"energy": agent.energy, "message": _("休息好了，精力 %(energy)s") % {"energy": agent.energy}}
@@ -241,7 +243,7 @@ def rest(ctx: ToolContext) -> dict:
 @tool(
     description=gettext_lazy("吃一份食物，提高饱食度；不指定则吃最顶饱的"),
     category="action",
-    permission="agents.change_agent",
+    permission=CARE_PERMISSION,
 )
 def eat(
     ctx: ToolContext,

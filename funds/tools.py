@@ -44,6 +44,7 @@ def _describe(fund: Fund) -> str:
 
 @tool(
     description=gettext_lazy("查询基金列表，可按名称模糊搜索，或只看启用的基金"),
+    permission="funds.view_fund",
 )
 def list_funds(
     ctx: ToolContext,
@@ -62,7 +63,7 @@ def list_funds(
     return {"funds": [fund_data(fund) for fund in shown], "total": total, "message": message}
 
 
-@tool(description=gettext_lazy("获取指定基金的详细信息"))
+@tool(description=gettext_lazy("获取指定基金的详细信息"), permission="funds.view_fund")
 def get_fund_detail(ctx: ToolContext, fund_id: FundId) -> dict:
     fund = fund_get(fund_id=fund_id)
     message = _("基金「%(name)s」（ID %(id)s）：状态 %(status)s，备注「%(remarks)s」，版本 %(version)s") % {

@@ -233,7 +233,7 @@ def _conversation_key(agent: Agent) -> str:
 
 def _current_conversation(request, agent: Agent) -> Conversation | None:
     conversation_id = request.session.get(_conversation_key(agent))
-    return Conversation.objects.filter(pk=conversation_id, agent=agent).first() if conversation_id else None
+    return Conversation.objects.owned_by(request.user).filter(pk=conversation_id, agent=agent).first() if conversation_id else None
 
 
 def _proposal_trigger(tool_calls: list[dict]) -> dict:

@@ -31,6 +31,7 @@ def _channel_name(channel: str) -> str:
 
 @tool(
     description=gettext_lazy("按订单号查询订单：客人、酒店、入住和退房日期、房型、状态、供应商订单号和退款状态"),
+    permission="orders.view_order",
 )
 def order_query(ctx: ToolContext, order_no: Annotated[str, ORDER_NO]) -> dict:
     order = selectors.order_detail(order_no=order_no)
@@ -64,6 +65,7 @@ def message_send(
 
 @tool(
     description=gettext_lazy("读取一个频道的消息（最早的在前，最多 50 条），可只看某个订单或只看未读消息，用来查看客人或供应商的回复"),
+    permission="orders.view_channelmessage",
 )
 def message_list(
     ctx: ToolContext,

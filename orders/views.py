@@ -62,7 +62,9 @@ class DeskState:
         conversation_id = parse_id(raw)
         if conversation_id is None:
             return None
-        return Conversation.objects.filter(pk=conversation_id, agent__in=selectors.desk_agents()).select_related("agent").first()
+        # Another staff member's conversation is not shown, exactly as if it did not exist.
+        readable = Conversation.objects.readable_by(self.request.user)
+        return readable.filter(pk=conversation_id, agent__in=selectors.desk_agents()).select_related("agent").first()
 
     def _chat_initial(self) -> dict:
         if self.conversation is None:

@@ -5,6 +5,7 @@ Reads never write: a proposal past its expiry that the autonomy loop has not clo
 shown as ``expired`` (listed under ``?status=expired``, not ``?status=pending``)."""
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
@@ -13,10 +14,16 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agents.confirmations import DECIDE_PERMISSION, confirm_pending_action, outcome_message, reject_pending_action
+from agents.confirmations import (
+    DECIDE_PERMISSION,
+    confirm_pending_action,
+    outcome_message,
+    reject_pending_action,
+    visible_pending_actions,
+)
 from agents.models import PendingAction
-from agents.selectors import pending_action_get
 from core.api.fields import TextField
+from core.errors import NotFound
 from core.api.schema import ErrorSerializer
 
 
@@ -56,8 +63,10 @@ class DecisionErrorSerializer(ErrorSerializer):
     pending_action = PendingActionSerializer(required=False, help_text="a failed action: its recorded result")
 
 
-def _actions() -> QuerySet[PendingAction]:
-    return PendingAction.objects.select_related("agent", "requested_by", "decided_by").order_by("-created_at", "-id")
+def _actions(request: Request) -> QuerySet[PendingAction]:
+    """The proposals the caller may see (those they may decide, or of a domain they may view)."""
+    actions = PendingAction.objects.select_related("agent", "requested_by", "decided_by").order_by("-created_at", "-id")
+    return visible_pending_actions(request.user, actions)
 
 
 def _decision(action: PendingAction) -> Response:
@@ -91,7 +100,7 @@ class PendingActionList(GenericAPIView):
         status = request.query_params.get("status")
         if status is not None and status not in PendingAction.Status.values:
             raise serializers.ValidationError({"status": [f"must be one of {', '.join(PendingAction.Status.values)}"]})
-        actions = _actions() if status is None else _actions().shown_as(status)
+        actions = _actions(request) if status is None else _actions(request).shown_as(status)
         page = self.paginate_queryset(actions)
         return self.get_paginated_response(PendingActionSerializer(page, many=True).data)
 
@@ -102,7 +111,10 @@ class PendingActionDetail(GenericAPIView):
     permissions = {"GET": "agents.view_pendingaction"}
 
     def get(self, request: Request, pk: int) -> Response:
-        return Response(PendingActionSerializer(pending_action_get(action_id=pk)).data)
+        action = _actions(request).filter(pk=pk).first()
+        if action is None:  # one the caller may not see is told apart from none at all by nothing
+            raise NotFound("pending_action_not_found", _("待确认操作不存在"))
+        return Response(PendingActionSerializer(action).data)
 
 
 @extend_schema(

@@ -25,7 +25,7 @@ from mcp.server.stdio import stdio_server
 
 from core.errors import ApplicationError, NotFound
 
-from ..confirmations import outcome_message
+from ..confirmations import may_view, outcome_message
 from ..executor import execute, granted_tools, validate_arguments
 from ..models import Agent, Tool, ToolCall
 from ..registry import Param, ToolContext, ToolSpec, localized_schema, tool
@@ -59,13 +59,14 @@ def in_language(text, language: str) -> str:
 
 @tool(
     description=gettext_lazy("查看待确认操作的状态与结果（只限本居民提出的操作）"),
+    permission="agents.view_pendingaction",
     register_to=None,
 )
 def get_pending_action(
     ctx: ToolContext, id: Annotated[int, Param(ge=1, description=gettext_lazy("待确认操作 ID"))]
 ) -> dict:
     action = pending_action_get(action_id=id)
-    if action.agent_id != ctx.agent.pk:
+    if action.agent_id != ctx.agent.pk or not may_view(ctx.user, action):
         raise NotFound("pending_action_not_found", _("待确认操作不存在"))
     return {
         "id": action.pk,

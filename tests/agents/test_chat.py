@@ -18,7 +18,7 @@ from tests.agents.fixtures import endpoint, write_from_another_connection  # noq
 pytestmark = pytest.mark.django_db
 
 
-@tool(description="给自己加信用点", category="action", register_to=None)
+@tool(description="给自己加信用点", category="action", permission="agents.change_agent", register_to=None)
 def add_my_credits(ctx: ToolContext, amount: Annotated[int, Param(ge=1, le=50)]) -> dict:
     Agent.objects.filter(pk=ctx.agent.pk).update(credits=ctx.agent.credits + amount)
     return {"message": f"加了 {amount}", "amount": amount}

@@ -171,7 +171,7 @@ def test_chat_page_escapes_model_and_user_html(client, staff_user, alice):
 
 
 def test_chat_page_escapes_tool_results(client, staff_user, alice):
-    conversation = Conversation.objects.create(agent=alice)
+    conversation = Conversation.objects.create(agent=alice, user=staff_user)
     Message.objects.create(conversation=conversation, role="user", content="hi")
     Message.objects.create(
         conversation=conversation,
@@ -199,10 +199,10 @@ def test_chat_page_of_another_agents_conversation_starts_fresh(client, staff_use
 
 
 def test_chat_page_posting_to_another_agents_conversation_is_refused(client, staff_user, alice, make_agent):
-    theirs = Conversation.objects.create(agent=make_agent("Bob"))
+    theirs = Conversation.objects.create(agent=make_agent("Bob"), user=staff_user)
     client.force_login(staff_user)
     response = client.post(page_url(alice), {"message": "hi", "conversation_id": str(theirs.pk)}, HTTP_HX_REQUEST="true")
-    assert 'class="errorlist"' in response.content.decode()
+    assert response.status_code == 404  # a conversation is found only with its own agent
     assert not Message.objects.exists()
 
 
@@ -219,7 +219,7 @@ def test_chat_page_of_unknown_agent_is_404(client, staff_user):
     assert client.get("/agents/999999/chat/").status_code == 404
 
 
-@tool(description="给自己加信用点（需确认）", category="action", requires_confirmation=True, register_to=None)
+@tool(description="给自己加信用点（需确认）", category="action", requires_confirmation=True, permission="agents.change_agent", register_to=None)
 def grant_me_credits(ctx: ToolContext, amount: Annotated[int, Param(ge=1, le=50)]) -> dict:
     Agent.objects.filter(pk=ctx.agent.pk).update(credits=F("credits") + amount)
     return {"message": f"已加 {amount} 信用点"}
@@ -275,7 +275,7 @@ def test_chat_page_reject_without_js_redirects_back(client, staff_user, proposal
 
 def test_chat_page_cannot_decide_an_action_of_another_conversation(client, staff_user, proposal):
     agent, conversation, action = proposal
-    other = Conversation.objects.create(agent=agent)
+    other = Conversation.objects.create(agent=agent, user=staff_user)  # theirs too, but not the proposal's
     client.force_login(staff_user)
     response = client.post(
         page_url(agent), {"decide": "confirm", "pending_action_id": action.pk, "conversation_id": other.pk}, HTTP_HX_REQUEST="true"

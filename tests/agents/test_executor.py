@@ -14,18 +14,18 @@ from core.errors import ApplicationError
 pytestmark = pytest.mark.django_db
 
 
-@tool(description="加法", category="query", register_to=None)
+@tool(description="加法", category="query", permission="agents.view_agent", register_to=None)
 def add_numbers(ctx: ToolContext, a: Annotated[int, Param(ge=1)], b: int = 0, mode: Literal["x", "y"] = "x") -> dict:
     return {"sum": a + b, "agent": ctx.agent.name}
 
 
-@tool(description="改名后失败", category="action", register_to=None)
+@tool(description="改名后失败", category="action", permission="agents.change_agent", register_to=None)
 def rename_then_fail(ctx: ToolContext, name: str) -> dict:
     Agent.objects.filter(pk=ctx.agent.pk).update(name=name)
     raise RuntimeError("boom after a write")
 
 
-@tool(description="改名后报业务错误", category="action", register_to=None)
+@tool(description="改名后报业务错误", category="action", permission="agents.change_agent", register_to=None)
 def rename_then_refuse(ctx: ToolContext, name: str) -> dict:
     Agent.objects.filter(pk=ctx.agent.pk).update(name=name)
     raise ApplicationError("refused", "不行")

@@ -15,7 +15,7 @@ from agents.confirmations import (
 from agents.executor import execute
 from agents.models import Conversation, Message, PendingAction, Tool, ToolCall
 from agents.registry import ToolContext, registry, tool
-from core.errors import ApplicationError, Conflict, Forbidden
+from core.errors import ApplicationError, Conflict, Forbidden, NotFound
 from core.models import EventLog
 from funds.models import Fund
 from funds.services import create_fund, update_fund
@@ -177,7 +177,7 @@ def test_decisions_are_broadcast_as_pending_action_events(agent, conversation, s
 
 
 def test_a_tool_without_a_propose_hook_gets_a_generic_proposal(agent, conversation, staff_user):
-    @tool(description="测试写入", category="action", requires_confirmation=True, register_to=None)
+    @tool(description="测试写入", category="action", requires_confirmation=True, permission="agents.change_agent", register_to=None)
     def stamp(ctx: ToolContext, text: str) -> dict:
         return {"message": f"已盖章：{text}"}
 
@@ -219,10 +219,21 @@ def test_a_yes_without_a_pending_proposal_goes_to_the_model(agent, staff_user):
 def test_a_confirm_answer_from_a_non_staff_user_is_refused_in_the_reply(agent, staff_user, django_user_model):
     first = run_chat(agent=agent, message="帮我创建一个叫 Alpha 的基金", user=staff_user)
     visitor = django_user_model.objects.create_user("visitor")
-    answer = run_chat(agent=agent, message="确认", user=visitor, conversation_id=first.conversation.pk)
+    conversation = run_chat(agent=agent, message="你好", user=visitor).conversation  # the visitor's own
+    PendingAction.objects.update(conversation=conversation)
+    answer = run_chat(agent=agent, message="确认", user=visitor, conversation_id=conversation.pk)
     assert "员工" in answer.reply
     assert PendingAction.objects.get().status == "pending" and not Fund.objects.exists()
-    assert Message.objects.filter(conversation=first.conversation, content=answer.reply).exists()
+    assert Message.objects.filter(conversation=conversation, content=answer.reply).exists()
+
+
+def test_a_confirm_answer_posted_into_another_users_conversation_is_not_found(agent, staff_user, django_user_model):
+    first = run_chat(agent=agent, message="帮我创建一个叫 Alpha 的基金", user=staff_user)
+    intruder = django_user_model.objects.create_user("intruder", is_staff=True)
+    with pytest.raises(NotFound):
+        run_chat(agent=agent, message=f"取消 #{PendingAction.objects.get().pk}", user=intruder, conversation_id=first.conversation.pk)
+    assert PendingAction.objects.get().status == "pending"
+    assert not first.conversation.messages.filter(content__startswith="取消").exists()
 
 
 def test_manage_py_chat_answers_a_proposal_as_the_named_staff_member(agent, staff_user):
