@@ -269,6 +269,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "core.api.pagination.StrictPageNumberPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "core.api.errors.exception_handler",
+    # JSON only, for every Accept (core.api.negotiation): no browsable HTML API.
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.api.negotiation.JSONContentNegotiation",
     "DEFAULT_PARSER_CLASSES": [
         "core.api.parsers.UntrustedJSONParser",
         "rest_framework.parsers.FormParser",

@@ -22,6 +22,8 @@ DEEP = "[" * 5000 + "]" * 5000
         '{"to_agent_id": ' + DEEP + "}",
         '{"quantity": NaN, "to_agent_id": 2, "resource_type": "flour"}',
         '{"quantity": Infinity}',
+        '{"quantity": 1e309}',
+        '{"quantity": ' + "9" * 5000 + "}",
         '{"remarks": "' + "x" * 300_000 + '"}',
     ],
 )
@@ -112,3 +114,17 @@ def test_a_proposal_of_a_deactivated_agent_is_refused(make_agent, staff_user):
     with pytest.raises(ApplicationError) as refused:
         confirm_pending_action(action_id=proposal["pending_action_id"], user=staff_user)
     assert refused.value.code == "agent_inactive" and not Fund.objects.exists()
+
+
+def test_a_tool_call_with_quantity_1e309_is_a_tool_error_and_the_chat_answers_json(
+    scripted_openai, settings, make_agent, api_client
+):
+    settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.AGENT_PROVIDER = scripted_openai.base_url, "k", "openai"
+    alice = make_agent("Alice", tools=("transfer_resource",))
+    make_agent("Bob")
+    scripted_openai.tool_calls([("transfer_resource", '{"to_agent_id": 2, "resource_type": "flour", "quantity": 1e309}')]).reply("done")
+    response = api_client.post(f"/api/agents/{alice.pk}/chat/", {"message": "给 Bob 面粉"}, format="json")
+    assert response.status_code == 200 and response["Content-Type"] == "application/json", response.content[:300]
+    [call] = response.json()["tool_calls"]
+    assert call["result"]["error"]["code"] == "invalid_arguments"
+    assert ToolCall.objects.get().arguments == {"_raw": '{"to_agent_id": 2, "resource_type": "flour", "quantity": 1e309}'}

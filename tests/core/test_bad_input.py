@@ -77,3 +77,26 @@ def test_a_body_nested_100000_deep_is_a_400(api_client):
 def test_a_unicode_digit_or_huge_id_in_a_page_query_is_ignored(client, staff_user, residents, path):
     client.force_login(staff_user)
     assert client.get(path.format(id=residents[0].pk)).status_code == 200
+
+
+@pytest.mark.parametrize("number", ["1e309", "-1e309", "Infinity", "-Infinity", "NaN", "9" * 5000])
+def test_a_non_finite_or_out_of_range_number_is_a_400_invalid_number(api_client, number):
+    body = '{"fund_name": "Alpha", "remarks": "", "version": ' + number + "}"
+    response = api_client.post("/api/funds/validate/", body, content_type="application/json")
+    assert response.status_code == 400, response.content[:300]
+    assert response.json()["code"] == "invalid_number"
+
+
+def _list_paths(api_client) -> list[str]:
+    schema = api_client.get("/api/schema/?format=json").json()
+    return [path for path, item in schema["paths"].items() if "get" in item and "{" not in path]
+
+
+def test_every_list_endpoint_answers_json_to_a_browser_asking_for_html(api_client):
+    paths = _list_paths(api_client)
+    assert len(paths) >= 7
+    for path in paths:
+        response = api_client.get(path, HTTP_ACCEPT="text/html")
+        assert response.status_code < 500 and response["Content-Type"] == "application/json", (path, response.content[:200])
+    browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    assert api_client.get("/api/funds/", HTTP_ACCEPT=browser)["Content-Type"] == "application/json"
