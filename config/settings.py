@@ -303,6 +303,8 @@ if AGENT_PROVIDER not in {"rules", "openai"}:
     raise ImproperlyConfigured(f"AGENT_PROVIDER must be 'rules' or 'openai', got {AGENT_PROVIDER!r}")
 AGENT_MODEL_TIMEOUT = env_float("AGENT_MODEL_TIMEOUT", 60.0, minimum=0.1)
 AGENT_MAX_TOOL_ROUNDS = env_int("AGENT_MAX_TOOL_ROUNDS", 4, minimum=1)
+# Tool calls one model answer may make; the rest are refused together (too_many_tool_calls).
+AGENT_MAX_TOOL_CALLS_PER_ANSWER = env_int("AGENT_MAX_TOOL_CALLS_PER_ANSWER", 8, minimum=1)
 # Cap of one chat answer, in tokens (the tick sizes its own per batch).
 AGENT_MAX_TOKENS = env_int("AGENT_MAX_TOKENS", 512, minimum=16)
 # The model's context window in tokens: chat trims old history and the tick sizes batches to fit it.
