@@ -100,3 +100,26 @@ def test_every_list_endpoint_answers_json_to_a_browser_asking_for_html(api_clien
         assert response.status_code < 500 and response["Content-Type"] == "application/json", (path, response.content[:200])
     browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
     assert api_client.get("/api/funds/", HTTP_ACCEPT=browser)["Content-Type"] == "application/json"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "/api/bounties/?status=", "/api/bounties/?status=bogus",
+        "/api/market-orders/?status=", "/api/market-orders/?status=bogus",
+        "/api/pending-actions/?status=", "/api/pending-actions/?status=bogus",
+        "/api/transfers/?agent_id=", "/api/funds/?active_only=",
+        "/api/order-messages/?channel=", "/api/order-messages/?channel=downstream&unread_only=",
+    ],
+)
+def test_an_empty_or_unknown_query_value_is_a_400(api_client, query):
+    response = api_client.get(query)
+    assert response.status_code == 400, response.content[:300]
+    assert response.json()["field"] == query.rsplit("&", 1)[-1].split("?")[-1].split("=")[0]
+
+
+@pytest.mark.parametrize(
+    "query", ["/api/bounties/", "/api/bounties/?status=open", "/api/market-orders/?status=all", "/api/funds/?fund_name=", "/api/funds/?active_only=true"]
+)
+def test_an_absent_or_valid_query_value_is_served(api_client, query):
+    assert api_client.get(query).status_code == 200
