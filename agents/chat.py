@@ -32,7 +32,7 @@ from core.text import clean_text
 from core.untrusted import UntrustedJSONError, check_value, load_json
 
 from .confirmations import answer_pending_action
-from .executor import execute, openai_tools
+from .executor import execute, openai_tools, refuse_calls
 from .models import Agent, Conversation, Message
 from .providers import Completion, ModelError, ModelProvider, get_provider, model_for
 from .providers.vocabulary import language_of
@@ -220,10 +220,18 @@ def converse(conversation: Conversation, *, user: Any = None, source: str = "cha
 
 
 def _run_tool_calls(conversation: Conversation, completion: Completion, ctx: ToolContext) -> list[dict]:
-    """Store the assistant's tool calls, run each through the executor, store each result."""
+    """Store the assistant's tool calls, run each through the executor, store each result.
+
+    At most ``AGENT_MAX_TOOL_CALLS_PER_ANSWER`` calls of one answer run. The rest are refused
+    together (``too_many_tool_calls``, one audit row), and only the first of them is kept in the
+    conversation to carry that refusal, so the next model request does not carry them all.
+    """
+    limit = settings.AGENT_MAX_TOOL_CALLS_PER_ANSWER
+    excess = completion.tool_calls[limit:]
+    kept = completion.tool_calls[: limit + 1] if excess else completion.tool_calls
     taken = set(Message.objects.filter(conversation=conversation).exclude(tool_call_id="").values_list("tool_call_id", flat=True))
     calls = []
-    for index, call in enumerate(completion.tool_calls):
+    for index, call in enumerate(kept):
         call_id = str(call.id or "")[:80] or f"call_{index + 1}"
         while call_id in taken:  # some servers number calls per answer; ids must pair uniquely
             call_id = f"{call_id}_{index + 1}"
@@ -237,8 +245,11 @@ def _run_tool_calls(conversation: Conversation, completion: Completion, ctx: Too
         usage=completion.usage,
     )
     made = []
-    for call_id, call in calls:
-        result = execute(call.name, call.arguments, ctx)
+    for position, (call_id, call) in enumerate(calls):
+        if position < limit:
+            result = execute(call.name, call.arguments, ctx)
+        else:
+            result = refuse_calls([refused.name for refused in excess], ctx, limit=limit)
         Message.objects.create(
             conversation=conversation,
             role=Message.Role.TOOL,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
@@ -258,6 +259,24 @@ def _read_grants(ids: list[int]) -> dict[int, dict[str, tuple[bool, bool]]]:
 def audit_call(name: str, arguments: dict, result: dict, context: ToolContext) -> None:
     """Write one audit row for a call whose own row was rolled back with its transaction."""
     _audit(name, arguments, result, context, time.perf_counter(), None)
+
+
+def refuse_calls(names: list[str], context: ToolContext, *, limit: int) -> dict:
+    """Refuse, without running any, the calls an answer made past ``limit``: one result, one audit row.
+
+    A model asking for thousands of calls in one answer gets them neither run nor audited one
+    by one; the row names the tools and how many calls of each were refused.
+    """
+    counts = Counter(str(name)[:100] for name in names)
+    result = error(
+        "too_many_tool_calls",
+        _("一次回答最多调用 %(limit)s 个工具；其余 %(count)s 个调用没有执行") % {"limit": limit, "count": len(names)},
+        refused=len(names),
+    )
+    tools = ", ".join(sorted(counts))
+    arguments = {"refused": len(names), "tools": dict(counts.most_common(20))}
+    _audit(tools if len(tools) <= 100 else tools[:99] + "…", arguments, result, context, time.perf_counter(), None)
+    return result
 
 
 def _audit(name: str, arguments: dict, result: dict, context: ToolContext, started: float, batch: ExecutionBatch | None) -> None:

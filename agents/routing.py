@@ -5,6 +5,10 @@ Browsers authenticate with their session cookie and must come from an allowed ho
 ``Authorization: Token <key>`` (DRF authtoken, as for the API); a browser can neither
 set that header on a WebSocket nor omit Origin, so a token handshake without Origin
 skips the Origin check, while one with a foreign Origin is still refused.
+
+A wrong token counts against the API's bad-token throttle (``core.throttling``); past it the
+socket is accepted only to be closed with code 4429, so the client can tell "slow down" from a
+refusal.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.urls import path
 
 from core.auth import is_active_staff
+from core.throttling import BadTokenThrottle, scope_address
 
 from .consumers import EventsConsumer
 
@@ -41,14 +46,18 @@ def token_key(scope) -> str | None:
     return key.strip()
 
 
+THROTTLED_CLOSE_CODE = 4429
+
+
 @database_sync_to_async
-def token_user(key: str):
+def token_user(key: str, address: str):
+    """The token's active user, or (AnonymousUser, whether ``address`` is over its wrong-token allowance)."""
     from rest_framework.authtoken.models import Token
 
     token = Token.objects.select_related("user").filter(key=key).first()
     if token is None or not token.user.is_active:
-        return AnonymousUser()
-    return token.user
+        return AnonymousUser(), BadTokenThrottle(address).failed()
+    return token.user, False
 
 
 @database_sync_to_async
@@ -75,8 +84,19 @@ class TokenAuthMiddleware(BaseMiddleware):
     async def __call__(self, scope, receive, send):
         key = token_key(scope)
         if key is not None:
-            scope = dict(scope, user=await token_user(key))
+            user, throttled = await token_user(key, scope_address(scope))
+            if throttled:
+                return await close_throttled(receive, send)
+            scope = dict(scope, user=user)
         return await super().__call__(scope, receive, send)
+
+
+async def close_throttled(receive, send) -> None:
+    """Accept the handshake and close at once with 4429: a code the client can read (a refused handshake is a bare 403)."""
+    if (await receive())["type"] != "websocket.connect":
+        return
+    await send({"type": "websocket.accept"})
+    await send({"type": "websocket.close", "code": THROTTLED_CLOSE_CODE})
 
 
 class OriginCheckForBrowsers:

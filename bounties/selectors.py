@@ -16,7 +16,7 @@ BOARD_COMPLETED_LIMIT = 30
 def bounty_list(*, status: str | None = None) -> QuerySet[Bounty]:
     """Bounties, newest first, optionally of one status (``invalid_status`` otherwise)."""
     bounties = Bounty.objects.select_related("claimed_by")
-    if status:
+    if status is not None:
         if status not in Bounty.Status.values:
             raise ApplicationError(
                 "invalid_status",

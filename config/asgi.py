@@ -13,7 +13,10 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
 from agents.mcp.http import mcp_urlpatterns  # noqa: E402
+from config.request_limits import answer_overlong_lines  # noqa: E402
 from agents.routing import websocket_application  # noqa: E402
+
+answer_overlong_lines()
 
 application = ProtocolTypeRouter(
     {

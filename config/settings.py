@@ -10,6 +10,7 @@ reads the file: the typed helpers below, which it has no equivalent of, check th
 ``AGENTDESK_ENV_FILE`` names another file, or none when empty (the tests use that).
 """
 
+import ipaddress
 import os
 from datetime import timedelta
 import tempfile
@@ -133,12 +134,20 @@ SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 0, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
 if env_bool("DJANGO_BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# The proxies in front (addresses or networks): only a request from one of them has its
+# X-Forwarded-For read for the client's address (throttles, sign-in lockout). None by default.
+TRUSTED_PROXIES = env_list("DJANGO_TRUSTED_PROXIES", [])
+for _proxy in TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(f"DJANGO_TRUSTED_PROXIES must list IP addresses or networks, got {_proxy!r}") from None
 X_FRAME_OPTIONS = "DENY"
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
     "daphne",
-    "django.contrib.admin",
+    "core.admin_site.AgentDeskAdminConfig",  # django.contrib.admin with the project's site
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -183,6 +192,7 @@ AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "core.throttling.request_address"  # X-Forwarded-For only from a trusted proxy
 AXES_VERBOSE = False
 
 ROOT_URLCONF = "config.urls"
@@ -257,9 +267,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["core.api.permissions.DeclaredPermissions"],
-    # Per user (a script's token) and per address for anonymous calls; wrong tokens are
-    # counted by core.api.authentication, since DRF throttles only after authenticating.
-    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.UserRateThrottle", "rest_framework.throttling.AnonRateThrottle"],
+    # Per user (a script's token) and per address for anonymous calls; wrong tokens are counted
+    # per address by core.throttling (API, MCP and the events socket), since DRF throttles only
+    # after authenticating.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "core.api.authentication.AddressUserRateThrottle", "core.api.authentication.AddressAnonRateThrottle",
+    ],
     "DEFAULT_THROTTLE_RATES": {
         "user": env_str("API_THROTTLE_USER", "3000/minute"),
         "anon": env_str("API_THROTTLE_ANON", "60/minute"),
@@ -269,6 +282,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "core.api.pagination.StrictPageNumberPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "core.api.errors.exception_handler",
+    # JSON only, for every Accept (core.api.negotiation): no browsable HTML API.
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.api.negotiation.JSONContentNegotiation",
     "DEFAULT_PARSER_CLASSES": [
         "core.api.parsers.UntrustedJSONParser",
         "rest_framework.parsers.FormParser",
@@ -300,6 +316,8 @@ if AGENT_PROVIDER not in {"rules", "openai"}:
     raise ImproperlyConfigured(f"AGENT_PROVIDER must be 'rules' or 'openai', got {AGENT_PROVIDER!r}")
 AGENT_MODEL_TIMEOUT = env_float("AGENT_MODEL_TIMEOUT", 60.0, minimum=0.1)
 AGENT_MAX_TOOL_ROUNDS = env_int("AGENT_MAX_TOOL_ROUNDS", 4, minimum=1)
+# Tool calls one model answer may make; the rest are refused together (too_many_tool_calls).
+AGENT_MAX_TOOL_CALLS_PER_ANSWER = env_int("AGENT_MAX_TOOL_CALLS_PER_ANSWER", 8, minimum=1)
 # Cap of one chat answer, in tokens (the tick sizes its own per batch).
 AGENT_MAX_TOKENS = env_int("AGENT_MAX_TOKENS", 512, minimum=16)
 # The model's context window in tokens: chat trims old history and the tick sizes batches to fit it.

@@ -2,7 +2,6 @@ from django.conf import settings
 from django.contrib import admin
 from django.templatetags.static import static
 from django.urls import include, path, re_path, register_converter
-from django.utils.translation import gettext_lazy as _
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
@@ -10,9 +9,6 @@ from core.api.errors import unknown_api_path
 from core.converters import IdConverter
 
 register_converter(IdConverter, "id")  # before the apps' urls, which use <id:…>
-
-admin.site.site_header = admin.site.site_title = "Agent Desk"
-admin.site.index_title = _("管理后台")
 
 api_patterns = [
     path("", include("agents.api.urls")),

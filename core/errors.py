@@ -38,6 +38,16 @@ class Forbidden(ApplicationError):
     status_code = 403
 
 
+class TooManyRequests(ApplicationError):
+    """Too many failed attempts from one address (wrong tokens): HTTP 429, retry after ``wait`` seconds."""
+
+    status_code = 429
+
+    def __init__(self, code: str, message: str, *, wait: float | None = None, **kwargs):
+        super().__init__(code, message, **kwargs)
+        self.wait = wait
+
+
 class BadGateway(ApplicationError):
     """A service this one relies on (the model endpoint) answered with an error or nonsense: HTTP 502."""
 

@@ -1,8 +1,10 @@
 """JSON from outside (a model's tool arguments, a request body), read with limits.
 
-Python's ``json`` accepts NaN and Infinity (no database column stores them) and recurses
-once per nesting level (5,000 ``[`` raise RecursionError). Here both, and an oversized
-text, are a ``ValueError`` the caller turns into its own error code.
+Python's ``json`` accepts NaN and Infinity, reads ``1e309`` as infinity (no database column
+or JSON response stores them), raises a bare ValueError for an integer of 4,300 digits, and
+recurses once per nesting level (5,000 ``[`` raise RecursionError). Here each of these, and an
+oversized text, is an ``UntrustedJSONError`` the caller turns into its own error code; a number
+is an ``InvalidNumberError``, so the API can answer ``invalid_number``.
 """
 
 from __future__ import annotations
@@ -19,18 +21,36 @@ class UntrustedJSONError(ValueError):
     """The text is not JSON this application accepts; the message says why, for people."""
 
 
+class InvalidNumberError(UntrustedJSONError):
+    """A number no column or JSON answer can hold: NaN, ±Infinity, ``1e309``, thousands of digits."""
+
+
 def _refuse_constant(name: str) -> Any:
-    raise UntrustedJSONError(f"{name} is not a number JSON allows")
+    raise InvalidNumberError(f"{name} is not a number JSON allows")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise InvalidNumberError(f"{text[:40]} is out of range")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # past sys.get_int_max_str_digits()
+        raise InvalidNumberError(f"an integer of {len(text)} digits is out of range") from None
 
 
 def load_json(text: str | bytes, *, max_chars: int = MAX_CHARS, max_depth: int = MAX_DEPTH) -> Any:
-    """``json.loads`` that refuses NaN/Infinity, texts over ``max_chars`` and nesting past ``max_depth``."""
+    """``json.loads`` that refuses non-finite numbers, texts over ``max_chars`` and nesting past ``max_depth``."""
     if len(text) > max_chars:
         raise UntrustedJSONError(f"longer than {max_chars} characters")
     if _nesting(text) > max_depth:
         raise UntrustedJSONError(f"nested deeper than {max_depth} levels")
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float, parse_int=_bounded_int)
     except json.JSONDecodeError as exc:
         raise UntrustedJSONError(exc.msg) from None
 
@@ -41,7 +61,7 @@ def check_value(value: Any, *, max_depth: int = MAX_DEPTH) -> Any:
     while stack:
         node, depth = stack.pop()
         if isinstance(node, float) and not math.isfinite(node):
-            raise UntrustedJSONError("NaN and Infinity are not numbers JSON allows")
+            raise InvalidNumberError("NaN and Infinity are not numbers JSON allows")
         if isinstance(node, (dict, list)):
             if depth > max_depth:
                 raise UntrustedJSONError(f"nested deeper than {max_depth} levels")

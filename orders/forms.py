@@ -4,6 +4,7 @@ from django.utils.translation import gettext_lazy as _
 from core.params import MAX_ID
 
 from . import selectors
+from .models import ChannelMessage
 
 
 class DeskChatForm(forms.Form):
@@ -25,9 +26,11 @@ class ChannelMessageForm(forms.Form):
     content = forms.CharField(label=_("内容"), required=False, widget=forms.Textarea(attrs={"rows": 2}))
 
     def __init__(self, *args, channel: str, **kwargs):
-        # Both channels' forms are on one page: their element ids must differ.
+        # Both channels' forms are on one page: their element ids must differ. The posted channel
+        # is untrusted and auto_id is a %-format, so only a known channel goes into it.
         kwargs.setdefault("initial", {"channel": channel})
-        super().__init__(*args, auto_id=f"id_{channel}_%s", **kwargs)
+        prefix = channel if channel in ChannelMessage.Channel.values else "channel"
+        super().__init__(*args, auto_id=f"id_{prefix}_%s", **kwargs)
         self.fields["order_no"].choices = [("", _("（不关联订单）"))] + [
             (order_no, order_no) for order_no in selectors.order_numbers()
         ]

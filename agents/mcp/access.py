@@ -16,7 +16,8 @@ from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
 from core.auth import has_permissions
-from core.errors import ApplicationError, Forbidden, NotFound
+from core.errors import ApplicationError, Forbidden, NotFound, TooManyRequests
+from core.throttling import BadTokenThrottle
 
 from ..chat import CHAT_PERMISSION
 from ..models import Agent
@@ -30,14 +31,21 @@ class NotAuthenticated(ApplicationError):
     status_code = 401
 
 
-def token_user(authorization: str | None) -> Any:
-    """The active user of the DRF token in an ``Authorization`` header value."""
+def token_user(authorization: str | None, *, address: str | None = None) -> Any:
+    """The active user of the DRF token in an ``Authorization`` header value.
+
+    A wrong token from ``address`` counts against the API's bad-token throttle (one allowance for
+    the API, MCP and the events socket); past it the answer is 429, not 401. Without an address
+    (a stream re-checking its own token) nothing is counted.
+    """
     scheme, _sep, key = (authorization or "").strip().partition(" ")
     if scheme.lower() not in TOKEN_SCHEMES or not key.strip():
         raise NotAuthenticated("not_authenticated", _("Authentication credentials were not provided."))
     try:
         user, _token = TokenAuthentication().authenticate_credentials(key.strip())
     except AuthenticationFailed as exc:  # an unknown (revoked) token, or its user is inactive
+        if address is not None and (throttle := BadTokenThrottle(address)).failed():
+            raise TooManyRequests("throttled", _("Request was throttled."), wait=throttle.wait()) from exc
         raise NotAuthenticated("authentication_failed", str(exc.detail)) from exc
     return user
 

@@ -6,6 +6,11 @@ send none), no or a bad token 401, a user who may not act as agents 403, an unkn
 inactive agent 404. The SDK's session manager then serves the request; it binds each
 session to the user and agent that opened it, so nobody else can use its id.
 
+A wrong token counts against the API's bad-token throttle (429 past it). A request that stays
+open (the GET event stream, a long tool call's stream) re-checks its caller every
+``RECHECK_SECONDS``, as the events socket does: once the token is revoked, the user may no longer
+act as agents or the agent is deactivated, the stream ends as if the client had left.
+
 Daphne runs no ASGI lifespan, so the session manager starts with the first request, once
 per event loop (tests run several loops in one process).
 """
@@ -14,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import math
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 from weakref import WeakKeyDictionary
@@ -28,13 +35,18 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-from core.errors import ApplicationError, Forbidden
+from core.errors import ApplicationError, Forbidden, TooManyRequests
+from core.throttling import scope_address
 
 from ..routing import header
 from .access import NotAuthenticated, accepted_language, agent_for, token_user
 from .server import Caller, build_server
 
+logger = logging.getLogger(__name__)
+
 CALLER_KEY = "agent_desk.mcp_caller"
+# How often an open request re-checks its caller (the events socket's period).
+RECHECK_SECONDS = 30
 
 
 def origin_allowed(origin: str | None) -> bool:
@@ -49,10 +61,47 @@ def origin_allowed(origin: str | None) -> bool:
 
 
 @database_sync_to_async
-def request_caller(authorization: str | None, agent_id: int, language: str) -> Caller:
+def request_caller(authorization: str | None, agent_id: int, language: str, address: str | None = None) -> Caller:
     with translation.override(language):
-        user = token_user(authorization)
+        user = token_user(authorization, address=address)
         return Caller(agent=agent_for(user=user, agent_id=agent_id), user=user, language=language)
+
+
+def until_refused(receive, authorization: str | None, agent_id: int, language: str):
+    """``receive`` that answers ``http.disconnect`` once the caller is refused on a re-check.
+
+    Whatever the SDK is streaming listens for the client leaving (sse-starlette does), so the
+    stream ends the way it ends when the client hangs up.
+    """
+    refused = asyncio.Event()
+
+    async def keep_checking() -> None:
+        while True:
+            await asyncio.sleep(RECHECK_SECONDS)
+            try:
+                await request_caller(authorization, agent_id, language)
+            except ApplicationError:
+                refused.set()
+                return
+            except Exception:
+                logger.exception("could not re-check the caller of an MCP request")
+
+    async def checked_receive():
+        message = asyncio.ensure_future(receive())
+        ended = asyncio.ensure_future(refused.wait())
+        try:
+            await asyncio.wait({message, ended}, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            message.cancel()
+            raise
+        finally:
+            ended.cancel()
+        if message.done():
+            return message.result()
+        message.cancel()
+        return {"type": "http.disconnect"}
+
+    return checked_receive, keep_checking
 
 
 def session_owner(caller: Caller) -> AuthenticatedUser:
@@ -66,6 +115,8 @@ async def refuse(send, error: ApplicationError) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if isinstance(error, NotAuthenticated):
         headers.append((b"www-authenticate", b'Bearer realm="Agent Desk"'))
+    if isinstance(error, TooManyRequests) and error.wait is not None:
+        headers.append((b"retry-after", str(max(1, math.ceil(error.wait))).encode()))
     await send({"type": "http.response.start", "status": error.status_code, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
@@ -91,12 +142,18 @@ class AgentEndpoint:
                 with translation.override(language):
                     raise Forbidden("origin_not_allowed", _("You do not have permission to perform this action."))
             agent_id = scope["url_route"]["kwargs"]["agent_id"]
-            caller = await request_caller(header(scope, b"authorization"), agent_id, language)
+            authorization = header(scope, b"authorization")
+            caller = await request_caller(authorization, agent_id, language, scope_address(scope))
         except ApplicationError as error:
             await refuse(send, error)
             return
         manager = await self.session_manager()
-        await manager.handle_request(dict(scope, user=session_owner(caller), **{CALLER_KEY: caller}), receive, send)
+        checked_receive, keep_checking = until_refused(receive, authorization, agent_id, language)
+        checker = asyncio.create_task(keep_checking())
+        try:
+            await manager.handle_request(dict(scope, user=session_owner(caller), **{CALLER_KEY: caller}), checked_receive, send)
+        finally:
+            checker.cancel()
 
     async def session_manager(self) -> StreamableHTTPSessionManager:
         loop = asyncio.get_running_loop()

@@ -46,7 +46,7 @@ class BountyListCreate(GenericAPIView):
         responses={200: BountySerializer(many=True), 400: ErrorSerializer},
     )
     def get(self, request: Request) -> Response:
-        bounties = selectors.bounty_list(status=request.query_params.get("status") or None)
+        bounties = selectors.bounty_list(status=request.query_params.get("status"))  # "" is no status: 400
         page = self.paginate_queryset(bounties)
         return self.get_paginated_response(BountySerializer(page, many=True).data)
 

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from agents.models import Agent
 from city import selectors, services
 from city.models import TRANSFER_PERMISSION, MarketOrder, ResourceTransfer
+from core.api.params import query_filters
 from core.api.schema import ERROR_RESPONSES as ERRORS
 from core.api.schema import ErrorSerializer
 
@@ -47,7 +48,7 @@ class AgentDetail(generics.RetrieveAPIView):
     serializer_class = AgentSerializer
 
 
-def _valid(serializer_class, data) -> dict:
+def _valid(serializer_class, data) -> dict:  # a request body; query strings go through query_filters
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
@@ -82,7 +83,7 @@ class TransferList(GenericAPIView):
     permissions = {"GET": "city.view_resourcetransfer"}
 
     def get(self, request: Request) -> Response:
-        filters = _valid(TransferFilterSerializer, request.query_params)
+        filters = query_filters(TransferFilterSerializer, request)
         page = self.paginate_queryset(selectors.transfer_history(agent_id=filters.get("agent_id")))
         return self.get_paginated_response(TransferSerializer(page, many=True).data)
 
@@ -100,7 +101,7 @@ class MarketOrderList(GenericAPIView):
     permissions = {"GET": "city.view_marketorder"}
 
     def get(self, request: Request) -> Response:
-        status = _valid(MarketOrderFilterSerializer, request.query_params)["status"]
+        status = query_filters(MarketOrderFilterSerializer, request)["status"]
         page = self.paginate_queryset(selectors.market_orders(status=None if status == "all" else status))
         return self.get_paginated_response(MarketOrderSerializer(page, many=True).data)
 

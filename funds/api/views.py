@@ -10,6 +10,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api.params import query_filters
 from funds import selectors, services
 
 from .serializers import (
@@ -46,9 +47,7 @@ class FundListCreate(GenericAPIView):
         responses={200: FundSerializer(many=True), 400: FundErrorSerializer},
     )
     def get(self, request: Request) -> Response:
-        filters = _Filters(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        funds = selectors.fund_list(**filters.validated_data)
+        funds = selectors.fund_list(**query_filters(_Filters, request))
         page = self.paginate_queryset(funds.select_related("created_by", "updated_by"))
         return self.get_paginated_response(FundSerializer(page, many=True).data)
 

@@ -7,6 +7,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api.params import query_filters
 from orders import selectors
 from orders.models import ChannelMessage
 
@@ -56,11 +57,8 @@ class ChannelMessageList(GenericAPIView):
     pagination_class = None  # a plain list, not a page: the schema must say so
 
     def get(self, request: Request) -> Response:
-        query = ChannelMessageQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = query_filters(ChannelMessageQuerySerializer, request)
         messages = selectors.channel_messages(
-            channel=query.validated_data["channel"],
-            order_no=query.validated_data["order_no"] or None,
-            unread_only=query.validated_data["unread_only"],
+            channel=query["channel"], order_no=query["order_no"] or None, unread_only=query["unread_only"]
         )
         return Response(ChannelMessageSerializer(messages, many=True).data)

@@ -77,3 +77,49 @@ def test_a_body_nested_100000_deep_is_a_400(api_client):
 def test_a_unicode_digit_or_huge_id_in_a_page_query_is_ignored(client, staff_user, residents, path):
     client.force_login(staff_user)
     assert client.get(path.format(id=residents[0].pk)).status_code == 200
+
+
+@pytest.mark.parametrize("number", ["1e309", "-1e309", "Infinity", "-Infinity", "NaN", "9" * 5000])
+def test_a_non_finite_or_out_of_range_number_is_a_400_invalid_number(api_client, number):
+    body = '{"fund_name": "Alpha", "remarks": "", "version": ' + number + "}"
+    response = api_client.post("/api/funds/validate/", body, content_type="application/json")
+    assert response.status_code == 400, response.content[:300]
+    assert response.json()["code"] == "invalid_number"
+
+
+def _list_paths(api_client) -> list[str]:
+    schema = api_client.get("/api/schema/?format=json").json()
+    return [path for path, item in schema["paths"].items() if "get" in item and "{" not in path]
+
+
+def test_every_list_endpoint_answers_json_to_a_browser_asking_for_html(api_client):
+    paths = _list_paths(api_client)
+    assert len(paths) >= 7
+    for path in paths:
+        response = api_client.get(path, HTTP_ACCEPT="text/html")
+        assert response.status_code < 500 and response["Content-Type"] == "application/json", (path, response.content[:200])
+    browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    assert api_client.get("/api/funds/", HTTP_ACCEPT=browser)["Content-Type"] == "application/json"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "/api/bounties/?status=", "/api/bounties/?status=bogus",
+        "/api/market-orders/?status=", "/api/market-orders/?status=bogus",
+        "/api/pending-actions/?status=", "/api/pending-actions/?status=bogus",
+        "/api/transfers/?agent_id=", "/api/funds/?active_only=",
+        "/api/order-messages/?channel=", "/api/order-messages/?channel=downstream&unread_only=",
+    ],
+)
+def test_an_empty_or_unknown_query_value_is_a_400(api_client, query):
+    response = api_client.get(query)
+    assert response.status_code == 400, response.content[:300]
+    assert response.json()["field"] == query.rsplit("&", 1)[-1].split("?")[-1].split("=")[0]
+
+
+@pytest.mark.parametrize(
+    "query", ["/api/bounties/", "/api/bounties/?status=open", "/api/market-orders/?status=all", "/api/funds/?fund_name=", "/api/funds/?active_only=true"]
+)
+def test_an_absent_or_valid_query_value_is_served(api_client, query):
+    assert api_client.get(query).status_code == 200

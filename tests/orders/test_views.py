@@ -96,6 +96,13 @@ def test_an_empty_message_is_refused_inline(staff_client, desk):
     assert not ChannelMessage.objects.exists()
 
 
+@pytest.mark.parametrize("channel", ["%", "%s", "%(x)s", "a%", "side"])
+def test_an_unknown_channel_is_refused_inline_not_a_500(staff_client, desk, channel):
+    response = staff_client.post(URL, {"send": "1", "channel": channel, "order_no": "", "content": "hi"}, **HTMX)
+    assert response.status_code == 200 and "HX-Trigger" not in response
+    assert not ChannelMessage.objects.exists()
+
+
 def test_a_message_without_javascript_posts_and_redirects(staff_client, desk):
     response = staff_client.post(URL, {"send": "1", "channel": "downstream", "order_no": "", "content": "您好"})
     assert (response.status_code, response["Location"]) == (302, URL)
