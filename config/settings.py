@@ -320,7 +320,10 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL) or None
 # A batch whose worker died is redelivered once its model call (retried once) could no longer be
 # running: after 2 × AGENT_MODEL_TIMEOUT + 30 s, not Celery's default hour.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(2 * AGENT_MODEL_TIMEOUT + 30)}
+# Every worker sweeps for such batches every 5 s (kombu's default sweep is ~100 s).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(2 * AGENT_MODEL_TIMEOUT + 30), "unacked_restore_interval": 5, "unacked_restore_throttle": 1,
+}
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # a worker holds one batch per process: a dead one strands few
