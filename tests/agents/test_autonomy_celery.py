@@ -128,6 +128,7 @@ def test_a_worker_killed_mid_tick_loses_and_doubles_nothing(redis_server, django
             while len(scripted_openai.requests) < asked + 3 and time.monotonic() < deadline:
                 time.sleep(0.05)
             victim.kill()  # some of its batches with the model, some maybe executing: none acked
+            assert "agents.autonomy_batch" in victim.output(), "the victim held batches when it died"
             assert command.popen.wait(timeout=180) == 0, command.output()
             command.handle.close()
     finally:
@@ -140,7 +141,7 @@ def test_a_worker_killed_mid_tick_loses_and_doubles_nothing(redis_server, django
         assert tick["decisions"] == {str(i): 1 for i in ids}, "every resident exactly one decision"
         assert tick["audits"] == {str(i): 1 for i in ids}, "every resident exactly one audit row"
         assert tick["stats"]["decided"] == RESIDENTS and tick["stats"]["fallback"] == 0
-        assert any(w.startswith("survivor@") for w in tick["workers"])
+        assert any(w.startswith("survivor@") for w in tick["workers"])  # it took over the victim's batches
     assert (after["credits"], after["resources"]) == (before["credits"], before["resources"])
     assert after["transfers"] == sum(tick["transfers_ok"] for tick in after["ticks"]) > 0
 
