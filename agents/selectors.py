@@ -105,6 +105,7 @@ class TickRow:
     failed: int
     fallbacks: int
     tokens: int
+    workers: tuple[str, ...] = ()  # the processes that executed its batches
 
     @property
     def tokens_per_decision(self) -> float:
@@ -128,8 +129,9 @@ def recent_ticks(*, limit: int = 100) -> list[TickRow]:
             failed=int(stats.get("failed", 0) or 0),
             fallbacks=int(stats.get("fallback", 0) or 0),
             tokens=int(stats.get("tokens", 0) or 0),
+            workers=tuple(str(worker) for worker in workers or ()),
         )
-        for pk, started_at, stats in rounds.values_list("id", "started_at", "stats")
+        for pk, started_at, stats, workers in rounds.values_list("id", "started_at", "stats", "workers")
     ]
     return rows[::-1]
 
