@@ -30,7 +30,7 @@ class TickSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class TickDecisionSerializer(serializers.ModelSerializer):
+class TickOutcomeSerializer(serializers.ModelSerializer):
     agent_id = serializers.IntegerField(max_value=MAX_ID)
     agent_name = serializers.CharField(source="agent.name")
     params = serializers.JSONField()
@@ -56,9 +56,9 @@ class TickDetailSerializer(TickSerializer):
         fields = [*TickSerializer.Meta.fields, "errors", "decisions"]
         read_only_fields = fields
 
-    @extend_schema_field(TickDecisionSerializer(many=True))
+    @extend_schema_field(TickOutcomeSerializer(many=True))
     def get_decisions(self, tick: AutonomyRound) -> list[dict]:
-        return TickDecisionSerializer(selectors.tick_decisions(tick=tick), many=True).data
+        return TickOutcomeSerializer(selectors.tick_decisions(tick=tick), many=True).data
 
 
 class ToolCallSerializer(serializers.ModelSerializer):
