@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 AUTONOMY_INTERVAL ?= 30
 
-.PHONY: run test test-fast test-models lint install secret clean
+.PHONY: run worker test test-fast test-models lint install secret clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ run: install secret
 	setsid $(PY) manage.py autonomy_tick --loop --interval $(AUTONOMY_INTERVAL) & tick=$$!; \
 	$(PY) -m daphne -b $(HOST) -p $(PORT) config.asgi:application & server=$$!; \
 	wait; echo "Stopped."
+
+# A Celery worker of the autonomy tick (needs CELERY_BROKER_URL, like the coordinator; README "Scaling out").
+worker: install
+	$(VENV)/bin/celery -A config worker --loglevel INFO
 
 # The layers (core < agents < domain apps) are contracts in .importlinter, checked first.
 lint: install

@@ -231,17 +231,29 @@ class ExecutionBatch:
       with the calls.
     - events: every event broadcast meanwhile, by the tools' services too, is stored in
       one write after the commit (``core.events.EventBatch``).
+    - round: the autonomy tick the calls belong to, recorded on their audit rows.
     """
 
-    def __init__(self, agent_ids: Iterable[int]) -> None:
+    def __init__(self, agent_ids: Iterable[int], *, round_id: int | None = None) -> None:
         self.events = EventBatch()
         self.grants = _read_grants(list(agent_ids))
         self.audit_rows: list[ToolCall] = []
+        self.round_id = round_id
 
-    def close(self) -> None:
+    def flush(self) -> None:
+        """Write the audit rows gathered so far (inside a savepoint, they then share its fate)."""
         rows, self.audit_rows = self.audit_rows, []
+        for row in rows:
+            row.round_id = self.round_id
         if rows:
             ToolCall.objects.bulk_create(rows)
+
+    def discard(self) -> None:
+        """Forget the audit rows not yet written (their calls were rolled back with a savepoint)."""
+        self.audit_rows = []
+
+    def close(self) -> None:
+        self.flush()
         self.events.seal()
 
 
@@ -256,9 +268,10 @@ def _read_grants(ids: list[int]) -> dict[int, dict[str, tuple[bool, bool]]]:
     return grants
 
 
-def audit_call(name: str, arguments: dict, result: dict, context: ToolContext) -> None:
-    """Write one audit row for a call whose own row was rolled back with its transaction."""
-    _audit(name, arguments, result, context, time.perf_counter(), None)
+def audit_call(name: str, arguments: dict, result: dict, context: ToolContext, *, batch: ExecutionBatch | None = None) -> None:
+    """Write one audit row for a call whose own row was rolled back with its transaction
+    (with a ``batch``, the row joins the batch's rows)."""
+    _audit(name, arguments, result, context, time.perf_counter(), batch)
 
 
 def refuse_calls(names: list[str], context: ToolContext, *, limit: int) -> dict:

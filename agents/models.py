@@ -96,6 +96,10 @@ class ToolCall(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, verbose_name=_("员工")
     )
     duration_ms = models.PositiveIntegerField(_("耗时(毫秒)"), default=0)
+    # The autonomy tick the call was made in (source ``autonomy``), kept as long as the round log.
+    round = models.ForeignKey(
+        "AutonomyRound", on_delete=models.SET_NULL, null=True, blank=True, related_name="tool_calls", verbose_name=_("回合")
+    )
     created_at = models.DateTimeField(_("时间"), auto_now_add=True, db_index=True)
 
     class Meta:
@@ -263,6 +267,8 @@ class AutonomyRound(models.Model):
     stats = models.JSONField(_("统计"), default=dict, blank=True)
     # Batches that failed (model down, timeout, unreadable answer): their residents rested.
     errors = models.JSONField(_("批次错误"), default=list, blank=True)
+    # The processes that executed its batches: ``["in-process"]``, or the Celery workers' names.
+    workers = models.JSONField(_("执行者"), default=list, blank=True)
 
     class Meta:
         ordering = ["-started_at", "-id"]
@@ -275,7 +281,12 @@ class AutonomyRound(models.Model):
 
 
 class AgentActionLog(models.Model):
-    """What one resident decided in one tick and how it went; the next snapshot shows it."""
+    """What one resident decided in one tick and how it went; the next snapshot shows it.
+
+    One row per ``(round, agent)``, enforced by the database and written in the transaction of
+    the decision's effects: a batch executed twice (a Celery task redelivered after its worker
+    died) finds its residents already recorded and applies nothing twice.
+    """
 
     class Status(models.TextChoices):
         SUCCESS = "success", _("成功")
@@ -290,6 +301,10 @@ class AgentActionLog(models.Model):
     status = models.CharField(_("结果"), max_length=24, choices=Status.choices)
     message = models.TextField(_("说明"), blank=True)
     error_code = models.CharField(_("错误码"), max_length=64, blank=True)
+    # The tick's rest for a resident whose batch failed or was not asked, not a decision.
+    fallback = models.BooleanField(_("兜底休息"), default=False)
+    batch = models.PositiveIntegerField(_("批次"), default=0)
+    worker = models.CharField(_("执行者"), max_length=200, blank=True)
     created_at = models.DateTimeField(_("时间"), auto_now_add=True)
 
     class Meta:
@@ -297,6 +312,7 @@ class AgentActionLog(models.Model):
         verbose_name = _("自主行为记录")
         verbose_name_plural = pgettext_lazy("plural", "自主行为记录")
         indexes = [models.Index(fields=["agent", "-id"], name="actionlog_agent_latest")]
+        constraints = [models.UniqueConstraint(fields=["round", "agent"], name="actionlog_one_decision_per_tick")]
 
     def __str__(self) -> str:
         return f"{self.agent}: {self.action} · {self.get_status_display()}"

@@ -3,14 +3,14 @@
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import Count, Min, Q
+from django.db.models import Count, Min, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core.errors import ApplicationError, NotFound
 from core.params import parse_id
 
-from .models import Agent, AutonomyRound, PendingAction, ToolCall
+from .models import Agent, AgentActionLog, AutonomyRound, PendingAction, ToolCall
 from .registry import ToolContext, localized_schema, registry
 
 
@@ -105,6 +105,7 @@ class TickRow:
     failed: int
     fallbacks: int
     tokens: int
+    workers: tuple[str, ...] = ()  # the processes that executed its batches
 
     @property
     def tokens_per_decision(self) -> float:
@@ -128,8 +129,9 @@ def recent_ticks(*, limit: int = 100) -> list[TickRow]:
             failed=int(stats.get("failed", 0) or 0),
             fallbacks=int(stats.get("fallback", 0) or 0),
             tokens=int(stats.get("tokens", 0) or 0),
+            workers=tuple(str(worker) for worker in workers or ()),
         )
-        for pk, started_at, stats in rounds.values_list("id", "started_at", "stats")
+        for pk, started_at, stats, workers in rounds.values_list("id", "started_at", "stats", "workers")
     ]
     return rows[::-1]
 
@@ -158,3 +160,35 @@ def pending_proposal_ages(*, now: datetime | None = None) -> dict:
         newer_than = now - bound
     buckets["older"] = Count("id", filter=Q(created_at__lte=newer_than))
     return PendingAction.objects.open(now=now).aggregate(waiting=Count("id"), oldest=Min("created_at"), **buckets)
+
+
+# ---------------------------------------------------------------------------- ticks and the audit
+
+
+def tick_list() -> QuerySet[AutonomyRound]:
+    """Every kept tick, newest first."""
+    return AutonomyRound.objects.order_by("-started_at", "-id")
+
+
+def tick_get(*, tick_id: int) -> AutonomyRound:
+    tick = AutonomyRound.objects.filter(pk=tick_id).first()
+    if tick is None:
+        raise NotFound("tick_not_found", _("回合不存在：%(key)s") % {"key": tick_id})
+    return tick
+
+
+def tick_decisions(*, tick: AutonomyRound) -> QuerySet[AgentActionLog]:
+    """One row per resident of the tick, in the order the residents were batched."""
+    return tick.actions.select_related("agent").order_by("batch", "agent_id")
+
+
+def tool_call_list(*, source: str | None = None, tick_id: int | None = None, agent_id: int | None = None) -> QuerySet[ToolCall]:
+    """The audit, newest first, narrowed to a source, a tick and an agent when given."""
+    calls = ToolCall.objects.select_related("agent", "user").order_by("-created_at", "-id")
+    if source is not None:
+        calls = calls.filter(source=source)
+    if tick_id is not None:
+        calls = calls.filter(round_id=tick_id)
+    if agent_id is not None:
+        calls = calls.filter(agent_id=agent_id)
+    return calls

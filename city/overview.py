@@ -27,6 +27,7 @@ RESIDENT_FILTERS = ("all", "hungry", "idle", "failing")
 RESIDENT_SORTS = ("name", "satiety", "energy", "credits")
 CHARTED_TICKS = 100  # ticks (and city samples) the overview charts
 ERROR_RATE_TICKS = 10  # the error rate and the tool calls cover this many recent ticks
+LISTED_TICKS = 5  # ticks listed with their workers
 TRANSFER_HOURS = 24
 HISTOGRAM_BINS = 10
 
@@ -176,6 +177,11 @@ class CityOverview:
     @cached_property
     def ticks(self) -> list[agent_selectors.TickRow]:
         return agent_selectors.recent_ticks(limit=CHARTED_TICKS)
+
+    @cached_property
+    def last_ticks(self) -> list[agent_selectors.TickRow]:
+        """The last few ticks, newest first, with the workers that executed them."""
+        return self.ticks[: -LISTED_TICKS - 1 : -1]
 
     @cached_property
     def recent_ticks(self) -> list[agent_selectors.TickRow]:

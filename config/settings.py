@@ -333,6 +333,23 @@ PENDING_ACTION_TTL = env_int("PENDING_ACTION_TTL", 30 * 60, minimum=1)  # second
 EVENT_LOG_RETENTION_DAYS = env_int("EVENT_LOG_RETENTION_DAYS", 7, minimum=1)
 SUPPLIER_SIMULATOR = env_bool("SUPPLIER_SIMULATOR", True)
 
+# The autonomy tick on Celery (`celery -A config worker`); unset: the tick runs in-process.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
+CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL) or None
+# A batch whose worker died is redelivered once its model call (retried once) could no longer be
+# running: after 2 × AGENT_MODEL_TIMEOUT + 30 s, not Celery's default hour.
+# Every worker sweeps for such batches every 5 s (kombu's default sweep is ~100 s).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(2 * AGENT_MODEL_TIMEOUT + 30), "unacked_restore_interval": 5, "unacked_restore_throttle": 1,
+}
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # a worker holds one batch per process: a dead one strands few
+CELERY_TASK_SERIALIZER = CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_RESULT_EXPIRES = 24 * 3600
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -4,8 +4,9 @@ Model output is untrusted. ``parse_decisions`` accepts prose around the JSON, co
 fences, trailing commas, a single object instead of an array, and ``{"decisions": [...]}``;
 anything else raises ``DecisionFormatError`` (the batch's residents then rest).
 ``validate_decisions`` keeps one decision per resident of the batch: an unknown action
-becomes ``rest``, params that are not an object make the decision fail, a resident the
-model forgot rests, and decisions for anyone outside the batch are ignored. The actions
+becomes ``rest``, params that are not an object or hold what no database column stores (NaN,
+Infinity, a NUL character) make the decision fail alone, a resident the model forgot rests,
+and decisions for anyone outside the batch are ignored. The actions
 are the registered world's (``WorldSource.actions``) unless given.
 """
 
@@ -17,6 +18,7 @@ from typing import Any
 
 from agents.providers.lenient_json import NoJSON, find_json
 from core.params import parse_id
+from core.untrusted import UntrustedJSONError, check_value
 
 from .sources import world_source
 
@@ -34,9 +36,12 @@ class Decision:
     action: str
     params: dict = field(default_factory=dict)
     reason: str = ""
-    # Set when the decision is refused before execution; it then counts as failed.
+    # Set when the decision is refused before execution; it then counts as failed. ``params`` is
+    # then ``{}`` (what the round log can store) and ``arguments`` what the model sent, which the
+    # executor refuses and audits.
     error_code: str = ""
     error: str = ""
+    arguments: Any = None
 
     def as_json(self) -> dict:
         return {"agent_id": self.agent_id, "action": self.action, "params": self.params, "reason": self.reason}
@@ -70,6 +75,33 @@ def _agent_id(raw: Any) -> int | None:
     return parse_id(raw)
 
 
+def _refusal(params: Any) -> str:
+    """Why these params cannot be run or stored (a non-object, NaN/Infinity, a NUL), or ``""``."""
+    if not isinstance(params, dict):
+        return "params 必须是 JSON 对象"
+    try:
+        check_value(params)
+    except UntrustedJSONError as exc:
+        return f"params 不是可接受的 JSON：{exc}"
+    if _holds_nul(params):  # PostgreSQL's jsonb refuses it, and no tool takes it
+        return "params 不能含有 NUL 字符"
+    return ""
+
+
+def _holds_nul(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str) and "\x00" in node:
+            return True
+        if isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
 def validate_decisions(items: list[Any], batch: list[int], actions: Mapping[str, str] | None = None) -> BatchDecisions:
     actions = world_source().actions if actions is None else actions
     members = set(batch)
@@ -81,7 +113,7 @@ def validate_decisions(items: list[Any], batch: list[int], actions: Mapping[str,
             ignored += 1
             continue
         reason = item.get("reason")
-        reason = reason.strip()[:MAX_REASON] if isinstance(reason, str) else ""
+        reason = reason.replace("\x00", "").strip()[:MAX_REASON] if isinstance(reason, str) else ""
         action = item.get("action")
         params = item.get("params")
         if not isinstance(action, str) or action not in actions:
@@ -90,9 +122,10 @@ def validate_decisions(items: list[Any], batch: list[int], actions: Mapping[str,
             continue
         if params is None:
             params = {}
-        decision = Decision(agent_id, action, params if isinstance(params, dict) else {}, reason)
-        if not isinstance(params, dict):
-            decision.error_code, decision.error = "invalid_arguments", "params 必须是 JSON 对象"
+        refused = _refusal(params)
+        decision = Decision(agent_id, action, {} if refused else params, reason)
+        if refused:
+            decision.error_code, decision.error, decision.arguments = "invalid_arguments", refused, params
         chosen[agent_id] = decision
     for agent_id in batch:
         if agent_id not in chosen:

@@ -1,12 +1,16 @@
 """One autonomy tick (DESIGN §5): snapshot → decisions → validation → execution → round log → events.
 
+With ``CELERY_BROKER_URL`` set, the batches run as Celery tasks instead (``distributed``); the
+rest of this describes the in-process tick, the embedded default.
+
 The world is the registered ``WorldSource``'s (the city's); it is read once. Residents
 are split into batches; batches are sent to the policy concurrently (at most
 ``concurrency`` at a time), and each batch's decisions are executed as soon as they
 arrive, one batch at a time, on this thread (the one holding the database connection)
 while other batches are still with the model. A batch executes in one short transaction
-(each tool in its own savepoint, through the audited executor, source ``autonomy``, as
-chat does); no transaction ever waits on a model. A batch whose model call fails, times
+(``execution.apply_batch``: through the audited executor, source ``autonomy``, as chat does;
+each decision recorded once under its ``(tick, resident)`` key); no transaction ever waits on
+a model. A batch whose model call fails, times
 out, or answers garbage makes its residents rest; the tick always finishes, and its stats
 count those rests as ``fallback``, never as ``success``. A batch is split until its prompt
 and its answer fit ``AGENT_CONTEXT_TOKENS`` (by an estimate that errs high), and the answer
@@ -19,25 +23,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
-from django.db import DatabaseError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from agents.executor import ExecutionBatch, execute
-from agents.models import AgentActionLog, AutonomyRound
+from agents.models import AutonomyRound
 from agents.providers import ModelError
 from agents.providers.tokens import decisions_tokens, estimate_tokens
-from agents.registry import ToolContext
-from core.events import broadcast
 
 from .decisions import BatchDecisions, Decision, DecisionFormatError, parse_decisions, resting, validate_decisions
+from . import distributed
+from .execution import IN_PROCESS, BatchOrigin, apply_batch, round_outcomes, round_workers
 from .policy import policy_from_settings
 from .prompt import batch_prompt
 from .sources import Policy, World, WorldSource, world_source
@@ -124,14 +126,12 @@ class _Tick:
         self.done = 0
         self.started = time.monotonic()
         self.budget = settings.AUTONOMY_TOKEN_BUDGET  # 0: no limit
-        self.batch_timeout = settings.AGENT_MODEL_TIMEOUT * 2 + 5  # the provider retries once
         self.stats = _empty_stats(len(world.residents), total)
         self.by_action: Counter = Counter()
-        self.by_status: dict[str, Counter] = defaultdict(Counter)
         self.decisions: list[Decision] = []
         self.errors: list[dict] = []
         self.prompts: dict[int, str] = {}
-        self.fallback: set[int] = set()  # residents whose rest is the tick's, not a decision
+        self.fallback: set[int] = set()  # batches whose rests are the tick's, not decisions
 
     async def run(self, batches: list[tuple[list[int], str]], concurrency: int) -> None:
         gate = asyncio.Semaphore(concurrency)
@@ -146,7 +146,7 @@ class _Tick:
             decided = await self.ask(index, batch, prompt)
         self.stats["decide_s"] = round(max(self.stats["decide_s"], time.monotonic() - self.started), 3)
         # Executed outside the gate: the next batch's model call starts meanwhile.
-        await sync_to_async(self.execute_batch)(decided)
+        await sync_to_async(self.execute_batch)(index, decided)
         self.done += 1
         if self.progress is not None:
             self.progress(self.done, self.total)
@@ -157,40 +157,21 @@ class _Tick:
         if self.budget_spent():
             self.stats["budget_exhausted"] = True
             self.stats["skipped_batches"] += 1
-            self.fallback.update(batch)
+            self.fallback.add(index)
             return resting(batch, _("本轮 token 预算已用完，未询问模型，默认休息"))
-        try:
-            answer = await asyncio.wait_for(self.policy.answer(self.world, batch, prompt), self.batch_timeout)
-            self.stats["tokens"] += int(answer.usage.get("total_tokens", 0) or 0)
-            self.stats["prompt_tokens"] += int(answer.usage.get("prompt_tokens", 0) or 0)
-            decided = validate_decisions(parse_decisions(answer.text), batch, self.source.actions)
-        except ModelError as exc:
-            self.stats["tokens"] += int(exc.usage.get("total_tokens", 0) or 0)  # an abandoned answer still cost them
-            return self.batch_failed(index, batch, str(exc) or type(exc).__name__)
-        except (DecisionFormatError, TimeoutError) as exc:
-            reason = str(exc) or type(exc).__name__
-            return self.batch_failed(index, batch, reason)
-        except Exception as exc:  # a bug must not stop the other batches
-            logger.exception("autonomy batch %s failed", index)
-            return self.batch_failed(index, batch, type(exc).__name__)
-        self.stats["ignored"] += decided.ignored
-        return decided
+        asked = await ask_policy(self.policy, self.world, batch, prompt, self.source.actions)
+        self.stats["tokens"] += asked.tokens
+        self.stats["prompt_tokens"] += asked.prompt_tokens
+        self.stats["ignored"] += asked.decided.ignored
+        if asked.error:
+            self.stats["failed_batches"] += 1
+            self.fallback.add(index)
+            self.errors.append(batch_error(index, batch, asked.error))
+        return asked.decided
 
-    def batch_failed(self, index: int, batch: list[int], reason: str) -> BatchDecisions:
-        logger.warning("autonomy batch %s (%s residents) failed: %s; they rest this tick", index, len(batch), reason)
-        self.stats["failed_batches"] += 1
-        self.fallback.update(batch)
-        self.errors.append({"batch": index, "agent_ids": batch, "error": reason[:500]})
-        return resting(batch, _("本轮决策失败（%(reason)s），默认休息") % {"reason": reason[:120]})
-
-    def execute_batch(self, decided: BatchDecisions) -> None:
-        """Run a batch's decisions (sync, on the thread that owns the database connection).
-
-        One short transaction per batch (each tool still in its own savepoint, so a failed
-        action undoes only itself): it never spans a model call, and it saves a commit per
-        action. Events go out after it commits, stored in one write. Should the database refuse the batch as a
-        whole (busy beyond its timeout), nothing of it happened and its actions count as failed.
-        """
+    def execute_batch(self, index: int, decided: BatchDecisions) -> None:
+        """Run a batch's decisions (sync, on the thread that owns the database connection), in one
+        short transaction that never spans a model call (``execution.apply_batch``)."""
         began = time.monotonic()
         decisions = list(decided.decisions.values())
         self.decisions.extend(decisions)
@@ -198,57 +179,56 @@ class _Tick:
         self.by_action.update(d.action for d in decisions)
         if self.round is None:
             return  # dry run: decide, never act
-        try:
-            with transaction.atomic():
-                batch = ExecutionBatch(decided.decisions)
-                outcomes = [(decision, *self.execute_one(decision, batch)) for decision in decisions]
-                batch.close()
-                AgentActionLog.objects.bulk_create(self.log(*outcome) for outcome in outcomes)
-        except DatabaseError as exc:
-            logger.exception("autonomy batch of %s residents rolled back", len(decisions))
-            message = _("数据库错误，本轮行为未执行：%(error)s") % {"error": type(exc).__name__}
-            outcomes = [(decision, AgentActionLog.Status.FAILED, message, "database_error") for decision in decisions]
-            try:
-                AgentActionLog.objects.bulk_create(self.log(*outcome) for outcome in outcomes)
-            except DatabaseError:
-                logger.exception("could not log the rolled-back autonomy batch")
-        for decision, status, _message, _code in outcomes:
-            self.by_status[decision.action][status] += 1
-            counted = {"success": "success", "failed": "failed", "pending_confirmation": "pending"}[status]
-            if counted == "success" and decision.agent_id in self.fallback:
-                counted = "fallback"
-            self.stats[counted] += 1
+        origin = BatchOrigin(self.round.pk, index, IN_PROCESS, fallback=index in self.fallback)
+        apply_batch(decided, self.world.agents, origin)
         self.stats["execute_s"] = round(self.stats["execute_s"] + time.monotonic() - began, 3)
 
-    def log(self, decision: Decision, status: str, message: str, code: str) -> AgentActionLog:
-        return AgentActionLog(
-            round=self.round, agent_id=decision.agent_id, action=decision.action, params=decision.params,
-            reason=decision.reason, status=status, message=message[:2000], error_code=code,
-        )
 
-    def execute_one(self, decision: Decision, batch: ExecutionBatch) -> tuple[str, str, str]:
-        if decision.error_code:
-            return AgentActionLog.Status.FAILED, decision.error, decision.error_code
-        agent = self.world.agents[decision.agent_id]
-        result = execute(decision.action, decision.params, ToolContext(agent=agent, source="autonomy"), batch=batch)
-        if result["status"] == "error":
-            error = result.get("error", {})
-            return AgentActionLog.Status.FAILED, str(error.get("message", "")), str(error.get("code", ""))
-        if result["status"] == "pending_confirmation":
-            status, message = AgentActionLog.Status.PENDING_CONFIRMATION, str(result.get("message", ""))
-        else:
-            data = result.get("data")
-            status, message = AgentActionLog.Status.SUCCESS, str(data.get("message", "")) if isinstance(data, dict) else ""
-        broadcast(
-            "agent_action",
-            agent_id=agent.pk,
-            agent_name=agent.name,
-            action=decision.action,
-            reason=decision.reason,
-            status=status,
-            message=message,
-        )
-        return status, message, ""
+@dataclass
+class Asked:
+    """A batch's decisions as the policy gave them, what they cost, and why they are rests (``error``)."""
+
+    decided: BatchDecisions
+    tokens: int = 0
+    prompt_tokens: int = 0
+    error: str = ""
+
+
+async def ask_policy(policy: Policy, world: World | None, batch: list[int], prompt: str, actions) -> Asked:
+    """Ask the policy for one batch. Never raises: a model that fails, times out, or answers
+    garbage makes the batch's residents rest, and ``error`` says why (the tick's ``fallback``)."""
+    timeout = settings.AGENT_MODEL_TIMEOUT * 2 + 5  # the provider retries once
+    tokens = 0
+    try:
+        answer = await asyncio.wait_for(policy.answer(world, batch, prompt), timeout)
+        tokens = int(answer.usage.get("total_tokens", 0) or 0)
+        prompt_tokens = int(answer.usage.get("prompt_tokens", 0) or 0)
+        return Asked(validate_decisions(parse_decisions(answer.text), batch, actions), tokens, prompt_tokens)
+    except ModelError as exc:
+        tokens += int(exc.usage.get("total_tokens", 0) or 0)  # an abandoned answer still cost them
+        reason = str(exc) or type(exc).__name__
+    except (DecisionFormatError, TimeoutError) as exc:
+        reason = str(exc) or type(exc).__name__
+    except Exception as exc:  # a bug must not stop the other batches
+        logger.exception("autonomy batch of %s residents failed", len(batch))
+        reason = type(exc).__name__
+    logger.warning("autonomy batch (%s residents) failed: %s; they rest this tick", len(batch), reason)
+    return Asked(resting(batch, _("本轮决策失败（%(reason)s），默认休息") % {"reason": reason[:120]}), tokens, error=reason)
+
+
+def batch_error(index: int, batch: list[int], reason: str) -> dict:
+    return {"batch": index, "agent_ids": batch, "error": reason[:500]}
+
+
+def finish_round(round_: AutonomyRound, stats: dict, errors: list[dict]) -> dict:
+    """Close a tick's round log: outcome counts from its rows, its workers, its errors; then the world's end of tick."""
+    stats.update(round_outcomes(round_.pk))
+    round_.finished_at = timezone.now()
+    round_.stats, round_.errors, round_.workers = stats, errors, round_workers(round_.pk)
+    round_.save(update_fields=["finished_at", "stats", "errors", "workers"])
+    world_source().end_tick(round_)
+    prune_rounds()
+    return stats
 
 
 def run_tick(
@@ -272,25 +252,24 @@ def run_tick(
     world = source.build(agent_ids)
     snapshot_s = time.monotonic() - started
     ids = list(world.residents)
+    from_settings = policy is None  # only the configured policy can be rebuilt in a worker
     policy = policy or policy_from_settings(source, seed)
     batches = plan_batches(source, world, ids, batch_size, prompts=policy.uses_prompt or show_prompt, sized=policy.uses_prompt)
     round_ = None
     if ids and not dry_run:
         round_ = AutonomyRound.objects.create(provider=policy.name, model=policy.model or "", agent_count=len(ids))
+    if round_ is not None and distributed.enabled() and from_settings:
+        stats, errors = distributed.run(source, world, policy, batches, round_, snapshot_s=snapshot_s, started=started)
+        return TickResult(round_id=round_.pk, provider=policy.name, stats=stats, errors=errors)
     tick = _Tick(source, world, policy, round_=round_, show_prompt=show_prompt, progress=progress, total=len(batches))
     tick.stats["snapshot_s"] = round(snapshot_s, 3)
     if batches:
         async_to_sync(tick.run)(batches, concurrency)
     stats = tick.stats
     stats["by_action"] = dict(tick.by_action)
-    stats["by_status"] = {action: dict(counts) for action, counts in tick.by_status.items()}
     stats["duration_s"] = round(time.monotonic() - started, 3)
     if round_ is not None:
-        round_.finished_at = timezone.now()
-        round_.stats, round_.errors = stats, tick.errors
-        round_.save(update_fields=["finished_at", "stats", "errors"])
-        source.end_tick(round_)
-        prune_rounds()
+        finish_round(round_, stats, tick.errors)
     prompts = [source.system_prompt(), *(tick.prompts[i] for i in sorted(tick.prompts))] if show_prompt else []
     return TickResult(
         round_id=round_.pk if round_ else None,

@@ -207,14 +207,18 @@ def test_admin_shows_rounds_and_action_logs_read_only(client, django_user_model,
     assert client.get("/admin/agents/autonomyround/add/").status_code == 403
 
 
-def test_progress_bar_redraws_one_line():
+def test_progress_bar_follows_the_batches_and_leaves_no_line_behind():
+    """rich draws the bar (it replaced a hand-written one): one task, batches done of all, gone when cleared."""
     from agents.management.commands.autonomy_tick import ProgressBar
 
     stream = StringIO()
-    bar = ProgressBar(stream, width=10)
+    bar = ProgressBar(stream)
     bar(3, 10)
+    assert [(task.completed, task.total) for task in bar.bar.tasks] == [(3, 10)]
     bar(10, 10)
-    assert stream.getvalue() == "\r[###.......] 3/10 batches\r[##########] 10/10 batches"
+    assert [(task.completed, task.total) for task in bar.bar.tasks] == [(10, 10)]
+    bar.clear()
+    assert not bar.bar.live.is_started
 
 
 def overdue_action(agent, **fields) -> PendingAction:

@@ -389,3 +389,51 @@ def test_a_batch_too_big_for_the_context_is_split(endpoint, resident, settings):
     asked = [prompt_ids(r) for r in endpoint.requests[1:]]
     assert len(asked) >= 2 and sorted(i for ids in asked for i in ids) == sorted(r.pk for r in residents)
     assert result.stats["failed_batches"] == 0 and result.stats["success"] == 6
+
+
+@pytest.mark.parametrize("bad", ["Infinity", "NaN", "1e999"])
+def test_one_non_finite_decision_fails_alone_and_the_rest_of_its_batch_applies(endpoint, resident, settings, bad):
+    settings.CITY_ENERGY_DECAY = 0
+    alice, bob = resident("Alice", credits=100), resident("Bob", energy=50)
+    endpoint.reply(
+        f'[{{"agent_id": {alice.pk}, "action": "purchase", "params": {{"item_id": 1, "quantity": {bad}}}}},'
+        f' {{"agent_id": {bob.pk}, "action": "rest"}}]'
+    )
+    result = run_tick(batch_size=2)
+
+    alice.refresh_from_db(), bob.refresh_from_db()
+    assert (alice.credits, bob.energy) == (100, 70)
+    assert (result.stats["failed"], result.stats["success"]) == (1, 1)
+    alice_log, bob_log = AgentActionLog.objects.get(agent=alice), AgentActionLog.objects.get(agent=bob)
+    assert (alice_log.status, alice_log.error_code) == ("failed", "invalid_arguments")
+    assert bob_log.status == "success"
+    assert ToolCall.objects.filter(agent=alice, error_code="invalid_arguments").count() == 1
+    assert ToolCall.objects.filter(agent=bob, status="success").count() == 1
+
+
+def test_a_decision_the_database_refuses_fails_alone(endpoint, resident, settings, monkeypatch):
+    """A statement the database refuses in the middle of a batch: the batch is applied again with a
+    savepoint around each decision, so only that decision fails (audited); the rest applies once."""
+    from agents.autonomy import execution
+
+    settings.CITY_ENERGY_DECAY = 0
+    alice, bob = resident("Alice", energy=50), resident("Bob", energy=50)
+    real_execute = execution.execute
+
+    def refused_for_alice(name, arguments, context, *, batch=None):
+        if context.agent.pk == alice.pk:
+            with connection.cursor() as cursor:
+                cursor.execute("INSERT INTO no_such_table VALUES (1)")
+        return real_execute(name, arguments, context, batch=batch)
+
+    monkeypatch.setattr(execution, "execute", refused_for_alice)
+    endpoint.reply(decisions({"agent_id": alice.pk, "action": "rest"}, {"agent_id": bob.pk, "action": "rest"}))
+    result = run_tick(batch_size=2)
+
+    alice.refresh_from_db(), bob.refresh_from_db()
+    assert (alice.energy, bob.energy) == (50, 70)
+    assert (result.stats["failed"], result.stats["success"]) == (1, 1)
+    assert AgentActionLog.objects.get(agent=alice).error_code == "database_error"
+    assert AgentActionLog.objects.get(agent=bob).status == "success"
+    assert list(ToolCall.objects.filter(agent=alice).values_list("error_code", flat=True)) == ["database_error"]
+    assert ToolCall.objects.filter(agent=bob, status="success").count() == 1

@@ -187,6 +187,17 @@ def test_the_ticks_table_has_each_ticks_numbers_oldest_first(staff_client):
     assert "<strong>20.0%</strong>" in html
 
 
+def test_the_last_ticks_are_listed_newest_first_with_their_workers(staff_client):
+    ticks = [finished_round(decided=i) for i in range(7)]
+    AutonomyRound.objects.filter(pk=ticks[-1].pk).update(workers=["a@host1", "b@host2"])
+    AutonomyRound.objects.filter(pk=ticks[-2].pk).update(workers=["in-process"])
+    rows = table(staff_client.get(URL).content.decode(), "tick-workers")
+    assert [(row[0], row[2], row[3]) for row in rows] == [
+        (f"#{ticks[6].pk}", "6", "a@host1, b@host2"), (f"#{ticks[5].pk}", "5", "in-process"),
+        (f"#{ticks[4].pk}", "4", "—"), (f"#{ticks[3].pk}", "3", "—"), (f"#{ticks[2].pk}", "2", "—"),
+    ]
+
+
 def test_only_the_last_100_ticks_are_charted(staff_client):
     AutonomyRound.objects.bulk_create(
         AutonomyRound(provider="rules", finished_at=timezone.now(), stats={"decided": i}) for i in range(105)

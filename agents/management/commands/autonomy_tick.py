@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import close_old_connections, connection
 
+from agents.autonomy.loop_lock import single_loop
 from agents.autonomy.tick import run_tick
 from agents.confirmations import expire_pending_actions
 from agents.selectors import agents_by_keys
@@ -14,19 +15,27 @@ from core.errors import ApplicationError
 
 
 class ProgressBar:
-    """``[#######.......] 7/15 batches`` on one terminal line, redrawn in place."""
+    """The tick's batches done, as a rich progress bar on the terminal (``progress(done, total)``)."""
 
-    def __init__(self, stream, width: int = 30):
-        self.stream, self.width = stream, width
+    def __init__(self, stream):
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        self.bar = Progress(
+            "batches", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(file=stream), transient=True
+        )
+        self.task = None
 
     def __call__(self, done: int, total: int) -> None:
-        filled = self.width * done // max(total, 1)
-        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} batches")
-        self.stream.flush()
+        if self.task is None:
+            self.bar.start()
+            self.task = self.bar.add_task("tick", total=total)
+        self.bar.update(self.task, completed=done, total=total)
 
     def clear(self) -> None:
-        self.stream.write("\r" + " " * (self.width + 30) + "\r")
-        self.stream.flush()
+        if self.task is not None:
+            self.bar.stop()
+            self.task = None
 
 
 class Command(BaseCommand):
@@ -34,6 +43,7 @@ class Command(BaseCommand):
         "Run the autonomy tick: every active resident decides one action, executed through the tool registry. "
         "Before each tick, overdue pending actions expire and their conversations are told. "
         "One stats line per tick; Ctrl-C stops cleanly between ticks (a second Ctrl-C interrupts). "
+        "Only one such command ticks at a time: a second one waits, and says so. "
         "Exits non-zero, naming the endpoint and the error, when every batch of a tick failed (not with --loop)."
     )
 
@@ -68,7 +78,11 @@ class Command(BaseCommand):
         stop = threading.Event()
         previous = self._catch_stop_signals(stop)
         try:
-            self._run(stop, count, loop, interval, agent_ids, dry_run, show_prompt, batch_size, concurrency, seed)
+            if dry_run:  # changes nothing: needs no lock
+                self._run(stop, count, loop, interval, agent_ids, dry_run, show_prompt, batch_size, concurrency, seed)
+            else:
+                with single_loop(say=self.stderr.write):
+                    self._run(stop, count, loop, interval, agent_ids, dry_run, show_prompt, batch_size, concurrency, seed)
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)

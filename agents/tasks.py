@@ -1,0 +1,15 @@
+"""Celery tasks of the autonomy tick (``agents.autonomy.distributed`` explains the flow)."""
+
+from celery import shared_task
+
+from agents.autonomy import distributed
+
+
+@shared_task(name="agents.autonomy_batch", bind=True, acks_late=True, reject_on_worker_lost=True)
+def autonomy_batch(self, round_id: int, index: int, agent_ids: list[int], prompt: str, answer: str | None) -> dict:
+    return distributed.run_batch(round_id, index, agent_ids, prompt, answer, worker=self.request.hostname or "celery")
+
+
+@shared_task(name="agents.autonomy_close", acks_late=True, reject_on_worker_lost=True)
+def autonomy_close(results: list[dict], round_id: int, stats: dict, started_at: float) -> dict:
+    return distributed.close(results, round_id, stats, started_at)

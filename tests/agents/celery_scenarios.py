@@ -1,0 +1,41 @@
+"""Child-process side of the Celery tick tests: make a city, read what a tick did to it."""
+
+from __future__ import annotations
+
+
+def populate(*, agents: int) -> list[int]:
+    from bench.autonomy_tick import populate as bench_populate
+    from agents.models import Agent
+
+    bench_populate(agents=agents)
+    return list(Agent.objects.order_by("id").values_list("id", flat=True))
+
+
+def ledger() -> dict:
+    """The city's totals and, for every tick, how many decisions and audit rows each resident got."""
+    from django.db.models import Count, Sum
+
+    from agents.models import AgentActionLog, AutonomyRound, ToolCall
+    from city.models import AgentResource, ResourceTransfer
+    from agents.models import Agent
+
+    ticks = []
+    for tick in AutonomyRound.objects.order_by("id"):
+        decisions = dict(tick.actions.order_by().values_list("agent_id").annotate(n=Count("id")))
+        audits = dict(tick.tool_calls.order_by().values_list("agent_id").annotate(n=Count("id")))
+        transfers_ok = tick.actions.filter(action="transfer_resource", status="success").count()
+        ticks.append({
+            "id": tick.pk, "finished": tick.finished_at is not None, "stats": tick.stats, "workers": tick.workers,
+            "errors": tick.errors, "decisions": {str(k): v for k, v in decisions.items()},
+            "audits": {str(k): v for k, v in audits.items()}, "transfers_ok": transfers_ok,
+            "fallback_rows": tick.actions.filter(fallback=True).count(),
+        })
+    resources = dict(AgentResource.objects.order_by().values_list("resource_type__slug").annotate(total=Sum("quantity")))
+    return {
+        "ticks": ticks,
+        "credits": Agent.objects.aggregate(total=Sum("credits"))["total"],
+        "resources": resources,
+        "transfers": ResourceTransfer.objects.count(),
+        "logs": AgentActionLog.objects.count(),
+        "calls": ToolCall.objects.count(),
+    }
