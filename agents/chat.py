@@ -27,7 +27,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from core.auth import signed_in
-from core.errors import ApplicationError, BadGateway, GatewayTimeout, NotFound, ServiceUnavailable
+from core.errors import ApplicationError, NotFound
 from core.text import clean_text
 from core.untrusted import UntrustedJSONError, check_value, load_json
 
@@ -35,6 +35,7 @@ from .confirmations import answer_pending_action
 from .executor import execute, openai_tools
 from .models import Agent, Conversation, Message
 from .providers import Completion, ModelError, ModelProvider, get_provider, model_for
+from .providers.base import model_failure
 from .providers.vocabulary import language_of
 from .providers.tokens import messages_tokens, tools_tokens
 from .registry import ToolContext
@@ -166,8 +167,7 @@ def fit_context(system: dict, turns: list[dict], tools: list[dict]) -> list[dict
 
 def model_failed(exc: ModelError, conversation: Conversation) -> ApplicationError:
     """The API's error for a model failure: 503 unreachable, 504 timeout, 502 anything else."""
-    kind = {"model_unavailable": ServiceUnavailable, "model_timeout": GatewayTimeout}.get(exc.code, BadGateway)
-    return kind(exc.code, str(exc), extra={"conversation_id": conversation.pk})
+    return model_failure(exc.code, str(exc), extra={"conversation_id": conversation.pk})
 
 
 def ask(provider: ModelProvider, messages: list[dict], tools: list[dict], model: str | None) -> Completion:

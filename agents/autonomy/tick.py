@@ -7,8 +7,10 @@ arrive, one batch at a time, on this thread (the one holding the database connec
 while other batches are still with the model. A batch executes in one short transaction
 (each tool in its own savepoint, through the audited executor, source ``autonomy``, as
 chat does); no transaction ever waits on a model. A batch whose model call fails, times
-out, or answers garbage makes its residents rest; the tick always finishes, and its stats
-count those rests as ``fallback``, never as ``success``. A batch is split until its prompt
+out, or answers garbage makes its residents rest; so does a resident the answer leaves out
+(an empty ``[]`` leaves out everyone: the batch has failed). The tick always finishes, and
+its stats count those rests as ``fallback``, never as ``success``; a tick in which every
+resident fell back has failed (``every_batch_failed``). A batch is split until its prompt
 and its answer fit ``AGENT_CONTEXT_TOKENS`` (by an estimate that errs high), and the answer
 is capped to its size. Its messages to people go through gettext; the prompt text is the
 model contract and stays Chinese.
@@ -62,9 +64,14 @@ class TickResult:
 
     @property
     def every_batch_failed(self) -> bool:
-        """Nobody decided: every batch the model was asked about failed (an endpoint down, a wrong model)."""
-        asked = self.stats["batches"] - self.stats["skipped_batches"]
-        return asked > 0 and self.stats["failed_batches"] == asked
+        """Nobody decided: every resident fell back (an endpoint down, a wrong model, answers with no decision)."""
+        return self.stats["agents"] > 0 and self.stats["fallback"] == self.stats["agents"]
+
+    @property
+    def failure_code(self) -> str:
+        """How a failed tick failed, as a model error ``code``: unreachable, too slow, or anything else."""
+        codes = {error.get("code", "model_error") for error in self.errors}
+        return codes.pop() if len(codes) == 1 and codes <= {"model_unavailable", "model_timeout"} else "model_error"
 
     def line(self) -> str:
         s = self.stats
@@ -93,7 +100,7 @@ def _empty_stats(agents: int, batches: int) -> dict:
         "success": 0,
         "failed": 0,
         "pending": 0,
-        "fallback": 0,  # residents who rested because their batch failed or was not asked
+        "fallback": 0,  # residents who rested because no decision came for them (batch failed, not asked, left out)
         "ignored": 0,
         "failed_batches": 0,
         "skipped_batches": 0,
@@ -166,21 +173,25 @@ class _Tick:
             decided = validate_decisions(parse_decisions(answer.text), batch, self.source.actions)
         except ModelError as exc:
             self.stats["tokens"] += int(exc.usage.get("total_tokens", 0) or 0)  # an abandoned answer still cost them
+            return self.batch_failed(index, batch, str(exc) or type(exc).__name__, exc.code)
+        except TimeoutError as exc:
+            return self.batch_failed(index, batch, str(exc) or type(exc).__name__, "model_timeout")
+        except DecisionFormatError as exc:
             return self.batch_failed(index, batch, str(exc) or type(exc).__name__)
-        except (DecisionFormatError, TimeoutError) as exc:
-            reason = str(exc) or type(exc).__name__
-            return self.batch_failed(index, batch, reason)
         except Exception as exc:  # a bug must not stop the other batches
             logger.exception("autonomy batch %s failed", index)
             return self.batch_failed(index, batch, type(exc).__name__)
         self.stats["ignored"] += decided.ignored
+        if len(decided.omitted) == len(batch):
+            return self.batch_failed(index, batch, _("模型的回答里没有本批任何居民的决定"))
+        self.fallback.update(decided.omitted)
         return decided
 
-    def batch_failed(self, index: int, batch: list[int], reason: str) -> BatchDecisions:
+    def batch_failed(self, index: int, batch: list[int], reason: str, code: str = "model_error") -> BatchDecisions:
         logger.warning("autonomy batch %s (%s residents) failed: %s; they rest this tick", index, len(batch), reason)
         self.stats["failed_batches"] += 1
         self.fallback.update(batch)
-        self.errors.append({"batch": index, "agent_ids": batch, "error": reason[:500]})
+        self.errors.append({"batch": index, "agent_ids": batch, "error": reason[:500], "code": code})
         return resting(batch, _("本轮决策失败（%(reason)s），默认休息") % {"reason": reason[:120]})
 
     def execute_batch(self, decided: BatchDecisions) -> None:
@@ -196,6 +207,7 @@ class _Tick:
         self.decisions.extend(decisions)
         self.stats["decided"] += len(decisions)
         self.by_action.update(d.action for d in decisions)
+        self.stats["fallback"] += sum(1 for d in decisions if d.agent_id in self.fallback)
         if self.round is None:
             return  # dry run: decide, never act
         try:
@@ -214,10 +226,8 @@ class _Tick:
                 logger.exception("could not log the rolled-back autonomy batch")
         for decision, status, _message, _code in outcomes:
             self.by_status[decision.action][status] += 1
-            counted = {"success": "success", "failed": "failed", "pending_confirmation": "pending"}[status]
-            if counted == "success" and decision.agent_id in self.fallback:
-                counted = "fallback"
-            self.stats[counted] += 1
+            if decision.agent_id not in self.fallback:  # counted above: the rest was the tick's, not a decision
+                self.stats[{"success": "success", "failed": "failed", "pending_confirmation": "pending"}[status]] += 1
         self.stats["execute_s"] = round(self.stats["execute_s"] + time.monotonic() - began, 3)
 
     def log(self, decision: Decision, status: str, message: str, code: str) -> AgentActionLog:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from core.errors import ApplicationError, BadGateway, GatewayTimeout, ServiceUnavailable
+
 
 @dataclass(frozen=True)
 class ToolCallRequest:
@@ -49,6 +51,12 @@ class ModelUnavailable(ModelError):
 
 class ModelTimeout(ModelError):
     code = "model_timeout"
+
+
+def model_failure(code: str, message: str, *, extra: dict | None = None) -> ApplicationError:
+    """The API's error for a model failure of ``code``: 503 unreachable, 504 timeout, 502 anything else."""
+    kind = {ModelUnavailable.code: ServiceUnavailable, ModelTimeout.code: GatewayTimeout}.get(code, BadGateway)
+    return kind(code, message, extra=extra)
 
 
 class ModelProvider(Protocol):

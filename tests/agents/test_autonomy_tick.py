@@ -348,9 +348,55 @@ def test_an_unreachable_endpoint_fails_the_command(resident, settings):
 def test_one_failed_batch_of_two_is_not_a_failed_tick(endpoint, resident):
     from django.core.management import call_command
 
-    resident("Alice"), resident("Bob")
-    endpoint.error(500).error(500).reply("[]")
+    resident("Alice")
+    bob = resident("Bob")
+    # An empty "[]" for the second batch would be a failure too: a decision is needed.
+    endpoint.error(500).error(500).reply(decisions({"agent_id": bob.pk, "action": "rest"}))
     call_command("autonomy_tick", "--batch-size", "1", "--concurrency", "1")  # no CommandError
+
+
+def test_a_resident_the_answer_leaves_out_is_fallback_not_success(endpoint, resident):
+    alice, bob = resident("Alice"), resident("Bob")
+    endpoint.reply(decisions({"agent_id": alice.pk, "action": "rest"}))
+    result = run_tick()
+    assert (result.stats["success"], result.stats["fallback"], result.stats["failed_batches"]) == (1, 1, 0)
+    assert not result.every_batch_failed
+    assert AgentActionLog.objects.get(agent=bob).reason == "模型没有给出决定，默认休息"
+
+
+def test_an_empty_answer_fails_the_batch_and_every_resident_falls_back(endpoint, resident):
+    resident("Alice"), resident("Bob")
+    endpoint.reply("[]")
+    result = run_tick()
+    assert (result.stats["success"], result.stats["fallback"], result.stats["failed_batches"]) == (0, 2, 1)
+    assert result.every_batch_failed and result.failure_code == "model_error"
+    assert "no decision" in result.errors[0]["error"] or "没有本批任何居民的决定" in result.errors[0]["error"]
+
+
+def test_an_empty_answer_fails_the_command(endpoint, resident):
+    from django.core.management import CommandError, call_command
+
+    resident("Alice")
+    endpoint.reply("[]")
+    with pytest.raises(CommandError, match="every batch failed"):
+        call_command("autonomy_tick")
+
+
+def test_a_count_of_ticks_runs_them_all_and_fails_if_one_failed_entirely(endpoint, resident):
+    from django.core.management import CommandError, call_command
+
+    alice = resident("Alice")
+    endpoint.reply("[]").reply(decisions({"agent_id": alice.pk, "action": "rest"})).reply("[]")
+    with pytest.raises(CommandError, match="2 of 3 ticks failed entirely"):
+        call_command("autonomy_tick", "--count", "3")
+    assert AutonomyRound.objects.count() == 3 and endpoint.unconsumed == 0
+
+
+def test_a_fallback_rest_that_fails_is_still_fallback(endpoint, resident):
+    resident("Alice", tools=("claim_bounty",))  # not granted rest: the fallback rest itself fails
+    endpoint.reply("今天天气不错")
+    result = run_tick()
+    assert (result.stats["failed"], result.stats["fallback"]) == (0, 1) and result.every_batch_failed
 
 
 def test_tokens_of_an_abandoned_answer_count_against_the_budget(resident):

@@ -34,7 +34,8 @@ class Command(BaseCommand):
         "Run the autonomy tick: every active resident decides one action, executed through the tool registry. "
         "Before each tick, overdue pending actions expire and their conversations are told. "
         "One stats line per tick; Ctrl-C stops cleanly between ticks (a second Ctrl-C interrupts). "
-        "Exits non-zero, naming the endpoint and the error, when every batch of a tick failed (not with --loop)."
+        "Exits non-zero, naming the endpoint and the error, when in any tick every resident fell back (no decision "
+        "came for anyone); with --count N all N ticks run first (with --loop it only says so and goes on)."
     )
 
     def add_arguments(self, parser):
@@ -76,6 +77,7 @@ class Command(BaseCommand):
     def _run(self, stop, count, loop, interval, agent_ids, dry_run, show_prompt, batch_size, concurrency, seed) -> None:
         progress = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
         done = 0
+        failures: list[str] = []
         while not stop.is_set():
             if not connection.in_atomic_block:  # a long loop outlives connections (server restarts, timeouts)
                 close_old_connections()
@@ -96,19 +98,20 @@ class Command(BaseCommand):
                 self._report(result, dry_run, show_prompt)
                 if result.every_batch_failed:
                     failure = self._every_batch_failed(result)
-                    if not loop:
-                        raise CommandError(failure)
+                    failures.append(failure)
                     self.stderr.write(failure)
             done += 1
             if not loop and done >= count:
                 break
             if stop.wait(interval):
                 break
+        if failures and not loop:
+            raise CommandError(f"{len(failures)} of {done} ticks failed entirely; the last: {failures[-1]}")
 
     def _every_batch_failed(self, result) -> str:
         endpoint = settings.OPENAI_BASE_URL or "https://api.openai.com/v1"
         return (
-            f"every batch failed: nobody decided, all {result.stats['agents']} residents rested. "
+            f"every batch failed: nobody decided, all {result.stats['agents']} residents fell back to rest. "
             f"Endpoint {endpoint} (model {settings.AGENT_MODEL}): {result.errors[0]['error']}"
         )
 
