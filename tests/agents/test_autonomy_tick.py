@@ -260,7 +260,7 @@ def test_dry_run_decides_but_changes_nothing(endpoint, resident):
     assert [d.action for d in result.decisions] == ["rest"]
     assert not AutonomyRound.objects.exists() and not ToolCall.objects.exists()
     system, batch = result.prompts
-    assert "claim_bounty（接取悬赏）" in system and f"ID={alice.pk} Alice" in batch
+    assert "claim_bounty{bounty_id}" in system and f"ID={alice.pk} Alice" in batch
     assert "tick (dry run)" in result.line()
 
 
@@ -271,7 +271,7 @@ def test_the_model_gets_the_system_prompt_and_no_tools(endpoint, resident):
     request = endpoint.requests[0]
     assert "tools" not in request
     assert request["messages"][0]["role"] == "system"
-    assert "行为：checkin（打卡）" in request["messages"][0]["content"]
+    assert "checkin{} purchase{item_id, quantity?}" in request["messages"][0]["content"]
 
 
 def test_a_tick_with_no_residents_does_nothing(endpoint):
