@@ -295,10 +295,15 @@ OPENAI_API_KEY = env_str("OPENAI_API_KEY")
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
 AGENT_MODEL = env_str("AGENT_MODEL", "gpt-4o-mini")
 # "rules" (offline, deterministic) unless an endpoint is configured.
+# "none" is a baseline that never calls a tool (eval_agents --provider none).
 AGENT_PROVIDER = env_str("AGENT_PROVIDER", "openai" if (OPENAI_API_KEY or OPENAI_BASE_URL) else "rules")
-if AGENT_PROVIDER not in {"rules", "openai"}:
-    raise ImproperlyConfigured(f"AGENT_PROVIDER must be 'rules' or 'openai', got {AGENT_PROVIDER!r}")
+if AGENT_PROVIDER not in {"rules", "openai", "none"}:
+    raise ImproperlyConfigured(f"AGENT_PROVIDER must be 'rules', 'openai' or 'none', got {AGENT_PROVIDER!r}")
 AGENT_MODEL_TIMEOUT = env_float("AGENT_MODEL_TIMEOUT", 60.0, minimum=0.1)
+# Sampling sent with every request: agents that act want little randomness (eval_agents uses 0);
+# the seed goes where the endpoint takes it (one that refuses it is asked without it from then on).
+AGENT_TEMPERATURE = env_float("AGENT_TEMPERATURE", 0.2)
+AGENT_SEED = env_int("AGENT_SEED", 0, minimum=0)
 AGENT_MAX_TOOL_ROUNDS = env_int("AGENT_MAX_TOOL_ROUNDS", 4, minimum=1)
 # Cap of one chat answer, in tokens (the tick sizes its own per batch).
 AGENT_MAX_TOKENS = env_int("AGENT_MAX_TOKENS", 512, minimum=16)

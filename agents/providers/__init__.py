@@ -1,7 +1,7 @@
 """Model providers behind one small interface (see ``base.ModelProvider``).
 
 ``get_provider(agent)`` picks the provider from settings: ``AGENT_PROVIDER`` ("rules"
-unless an endpoint is configured). An agent whose ``model`` is "rules" always uses the
+unless an endpoint is configured; "none" is the baseline that never calls a tool). An agent whose ``model`` is "rules" always uses the
 offline provider; any other non-empty ``model`` names the endpoint's model for that agent.
 """
 
@@ -14,6 +14,7 @@ from django.conf import settings
 from .base import Completion, ModelError, ModelProvider, ModelTimeout, ModelUnavailable, ToolCallRequest
 from .openai_compatible import OpenAICompatibleProvider
 from .rules import RulesProvider
+from .silent import SilentProvider
 
 __all__ = [
     "Completion", "ModelError", "ModelProvider", "ModelTimeout", "ModelUnavailable", "ToolCallRequest", "get_provider", "model_for",
@@ -43,9 +44,11 @@ def get_provider(agent: Any = None) -> ModelProvider:
         if key not in _instances:
             _instances[key] = RulesProvider()
         return _instances[key]
+    if settings.AGENT_PROVIDER == SilentProvider.name:
+        return SilentProvider()
     key = (
         "openai", settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.AGENT_MODEL, settings.AGENT_MODEL_TIMEOUT,
-        settings.AGENT_MAX_TOKENS,
+        settings.AGENT_MAX_TOKENS, settings.AGENT_TEMPERATURE, settings.AGENT_SEED,
     )
     if key not in _instances:
         _instances[key] = OpenAICompatibleProvider(
@@ -54,5 +57,7 @@ def get_provider(agent: Any = None) -> ModelProvider:
             base_url=settings.OPENAI_BASE_URL,
             timeout=settings.AGENT_MODEL_TIMEOUT,
             max_tokens=settings.AGENT_MAX_TOKENS,
+            temperature=settings.AGENT_TEMPERATURE,
+            seed=settings.AGENT_SEED,
         )
     return _instances[key]

@@ -10,6 +10,8 @@ Ollama, llama.cpp server) through the official SDK's async client.
   sizes it), so an abandoned request does not keep a single-slot server busy for minutes.
 - ``tool_choice: "auto"`` goes with every ``tools``: some servers (llama-cpp-python's
   function-calling formats) leave the tools out of the prompt without it.
+- Every request carries ``temperature`` (``AGENT_TEMPERATURE``) and ``seed`` (``AGENT_SEED``);
+  an endpoint that refuses ``seed`` (a 400 naming it) is asked without it from then on.
 - Token usage of every answer is returned in ``Completion.usage``.
 - An endpoint whose model has no function calling answers 400 to ``tools``: the provider
   then switches, once and for good, to a JSON-in-text protocol (tools described in the
@@ -80,6 +82,14 @@ def refuses_tools(exc: openai.APIStatusError) -> bool:
     return any(word in text for word in ("tool", "function call", "function_call", "function-call"))
 
 
+def refuses_param(exc: openai.APIStatusError, param: str) -> bool:
+    """A 400/422 that names ``param`` as what the endpoint does not take."""
+    if exc.status_code not in (400, 422):
+        return False
+    text = f"{exc.message} {json.dumps(exc.body, default=str) if exc.body else ''}".lower()
+    return getattr(exc, "param", None) == param or param in text
+
+
 def describe(exc: Exception, *, endpoint: str = "", timeout: float | None = None) -> str:
     """A one-line reason safe to show staff (no keys, no stack) that says what would help."""
     endpoint = endpoint or "api.openai.com"
@@ -110,10 +120,13 @@ class OpenAICompatibleProvider:
     name = "openai"
 
     def __init__(
-        self, *, model: str, api_key: str = "", base_url: str = "", timeout: float = 60.0, max_tokens: int = 512
+        self, *, model: str, api_key: str = "", base_url: str = "", timeout: float = 60.0, max_tokens: int = 512,
+        temperature: float | None = None, seed: int | None = None,
     ) -> None:
         self.model = model
         self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.seed = seed
         self.api_key = api_key
         self.base_url = base_url
         self.timeout = timeout
@@ -145,7 +158,9 @@ class OpenAICompatibleProvider:
         max_tokens: int | None = None,
     ) -> Completion:
         model = model or self.model
-        cap = {"max_tokens": max_tokens or self.max_tokens}
+        cap: dict[str, Any] = {"max_tokens": max_tokens or self.max_tokens}
+        if self.temperature is not None:
+            cap["temperature"] = self.temperature
         if tools and self.native_tools:
             try:
                 return self._read(await self._create(model=model, messages=messages, tools=tools, tool_choice="auto", **cap))
@@ -171,7 +186,20 @@ class OpenAICompatibleProvider:
             raise self._failure(exc) from exc
 
     async def _create(self, **kwargs: Any) -> Any:
-        """One request, retried exactly once on a transient failure."""
+        """One request (with the seed, while the endpoint takes it), retried exactly once on a transient failure."""
+        if self.seed is not None:
+            try:
+                return await self._create_once(seed=self.seed, **kwargs)
+            except openai.APIStatusError as exc:
+                if not refuses_param(exc, "seed"):
+                    raise
+                if self.seed is not None:
+                    self.seed = None
+                    logger.warning("model endpoint %s refused `seed` (%s); asking without it from now on",
+                                   self.base_url or "api.openai.com", str(exc.message)[:200])
+        return await self._create_once(**kwargs)
+
+    async def _create_once(self, **kwargs: Any) -> Any:
         for attempt in (1, 2):
             try:
                 async with self._client() as client:

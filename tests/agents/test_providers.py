@@ -312,3 +312,40 @@ def test_the_check_command_still_succeeds_offline(settings):
 
     settings.AGENT_PROVIDER, settings.OPENAI_BASE_URL = "openai", f"http://127.0.0.1:{closed_port_number()}/v1"
     call_command("check")  # warnings do not fail it
+
+
+def endpoint_provider(settings, server):
+    settings.AGENT_PROVIDER, settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = "openai", server.base_url, "k"
+    return get_provider()
+
+
+def test_every_request_carries_the_configured_temperature_and_seed(settings, scripted_openai):
+    settings.AGENT_TEMPERATURE, settings.AGENT_SEED = 0.2, 7
+    scripted_openai.reply("ok").reply("ok")
+    provider = endpoint_provider(settings, scripted_openai)
+    complete(provider)
+    complete(provider, tools=[])
+    assert [(r["temperature"], r["seed"]) for r in scripted_openai.requests] == [(0.2, 7), (0.2, 7)]
+
+
+def test_the_default_temperature_is_low():
+    from config import settings as configured
+
+    assert configured.AGENT_TEMPERATURE == 0.2
+
+
+def test_an_endpoint_that_refuses_seed_is_asked_without_it_from_then_on(settings, scripted_openai, caplog):
+    scripted_openai.error(400, openai_error("Unrecognized request argument supplied: seed", param="seed"))
+    scripted_openai.reply("first").reply("second")
+    provider = endpoint_provider(settings, scripted_openai)
+    with caplog.at_level(logging.WARNING):
+        assert complete(provider).content == "first"
+        assert complete(provider).content == "second"
+    assert ["seed" in r for r in scripted_openai.requests] == [True, False, False]
+    assert sum("refused `seed`" in record.getMessage() for record in caplog.records) == 1
+
+
+def test_the_none_provider_never_calls_a_tool(settings):
+    settings.AGENT_PROVIDER = "none"
+    completion = complete(get_provider())
+    assert completion.tool_calls == [] and completion.content
