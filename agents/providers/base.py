@@ -64,5 +64,6 @@ class ModelProvider(Protocol):
 
     async def complete(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, model: str | None = None,
-        max_tokens: int | None = None,
-    ) -> Completion: ...
+        max_tokens: int | None = None, json_schema: dict | None = None,
+    ) -> Completion:
+        """``json_schema``: the answer must be JSON of this schema, decoded under it where the endpoint can."""

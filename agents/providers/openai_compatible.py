@@ -12,6 +12,11 @@ Ollama, llama.cpp server) through the official SDK's async client.
   function-calling formats) leave the tools out of the prompt without it.
 - Every request carries ``temperature`` (``AGENT_TEMPERATURE``) and ``seed`` (``AGENT_SEED``);
   an endpoint that refuses ``seed`` (a 400 naming it) is asked without it from then on.
+- A caller that wants JSON of a schema (the tick's decisions) gets it decoded under that schema
+  where the endpoint can: ``response_format`` in OpenAI's shape (``json_schema``: OpenAI, vLLM,
+  llama.cpp's server), else in llama-cpp-python's (``json_object`` with ``schema``), else none.
+  The first request probes: a shape the endpoint refuses (a 400/422 naming ``response_format``)
+  is dropped for good, the one it takes is logged once.
 - Token usage of every answer is returned in ``Completion.usage``.
 - An endpoint whose model has no function calling answers 400 to ``tools``: the provider
   then switches, once and for good, to a JSON-in-text protocol (tools described in the
@@ -90,6 +95,16 @@ def refuses_param(exc: openai.APIStatusError, param: str) -> bool:
     return getattr(exc, "param", None) == param or param in text
 
 
+# OpenAI's structured outputs (also vLLM and llama.cpp's server), then llama-cpp-python's own shape.
+RESPONSE_FORMATS = ("json_schema", "json_object")
+
+
+def response_format(shape: str, schema: dict, name: str = "decisions") -> dict:
+    if shape == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
+    return {"type": "json_object", "schema": schema}
+
+
 def describe(exc: Exception, *, endpoint: str = "", timeout: float | None = None) -> str:
     """A one-line reason safe to show staff (no keys, no stack) that says what would help."""
     endpoint = endpoint or "api.openai.com"
@@ -132,6 +147,9 @@ class OpenAICompatibleProvider:
         self.timeout = timeout
         # False once the endpoint refused ``tools``; from then on tools travel as text.
         self.native_tools = True
+        # The response_format shapes still worth trying, best first; the one in use is logged once.
+        self.response_formats = list(RESPONSE_FORMATS)
+        self._format_logged = False
         self._ssl: ssl.SSLContext | None = None
         self._text_ids = itertools.count(1)
 
@@ -156,6 +174,7 @@ class OpenAICompatibleProvider:
         *,
         model: str | None = None,
         max_tokens: int | None = None,
+        json_schema: dict | None = None,
     ) -> Completion:
         model = model or self.model
         cap: dict[str, Any] = {"max_tokens": max_tokens or self.max_tokens}
@@ -177,7 +196,29 @@ class OpenAICompatibleProvider:
         if tools:
             response = await self._create_or_fail(model=model, messages=self._as_text_protocol(messages, tools), **cap)
             return self._read_text_protocol(response)
+        if json_schema is not None:
+            while self.response_formats:
+                shape = self.response_formats[0]
+                try:
+                    response = await self._create(
+                        model=model, messages=messages, response_format=response_format(shape, json_schema), **cap
+                    )
+                except openai.APIStatusError as exc:
+                    if not refuses_param(exc, "response_format"):
+                        raise self._failure(exc) from exc
+                    if shape in self.response_formats:  # concurrent batches may all be refused; say it once
+                        self.response_formats.remove(shape)
+                        logger.warning("model endpoint %s refused response_format %s (%s)", self.endpoint, shape, str(exc.message)[:200])
+                    continue
+                if not self._format_logged:
+                    self._format_logged = True
+                    logger.info("model endpoint %s decodes under a JSON schema (response_format %s)", self.endpoint, shape)
+                return self._read(response)
         return self._read(await self._create_or_fail(model=model, messages=messages, **cap))
+
+    @property
+    def endpoint(self) -> str:
+        return self.base_url or "api.openai.com"
 
     async def _create_or_fail(self, **kwargs: Any) -> Any:
         try:

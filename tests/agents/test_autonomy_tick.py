@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.db import connection
 
@@ -435,3 +437,48 @@ def test_a_batch_too_big_for_the_context_is_split(endpoint, resident, settings):
     asked = [prompt_ids(r) for r in endpoint.requests[1:]]
     assert len(asked) >= 2 and sorted(i for ids in asked for i in ids) == sorted(r.pk for r in residents)
     assert result.stats["failed_batches"] == 0 and result.stats["success"] == 6
+
+
+def test_the_tick_asks_for_decisions_under_a_json_schema_of_its_batch(endpoint, resident):
+    from city.autonomy.prompt import ACTIONS
+
+    alice, bob = resident("Alice"), resident("Bob")
+    endpoint.reply('{"decisions": [{"agent_id": %d, "action": "rest", "params": {}, "reason": "累了"},'
+                   ' {"agent_id": %d, "action": "rest", "params": {}, "reason": "累了"}]}' % (alice.pk, bob.pk))
+    result = run_tick()
+    assert result.stats["success"] == 2
+    response_format = endpoint.requests[0]["response_format"]
+    assert response_format["type"] == "json_schema" and response_format["json_schema"]["name"] == "decisions"
+    schema = response_format["json_schema"]["schema"]
+    assert schema["type"] == "object" and schema["required"] == ["decisions"]
+    decisions_ = schema["properties"]["decisions"]
+    assert decisions_["minItems"] == decisions_["maxItems"] == 2
+    shapes = decisions_["items"]["anyOf"]
+    assert [shape["properties"]["action"]["enum"] for shape in shapes] == [[action] for action in ACTIONS]
+    assert {tuple(shape["properties"]["agent_id"]["enum"]) for shape in shapes} == {(alice.pk, bob.pk)}
+    [claim] = [s for s in shapes if s["properties"]["action"]["enum"] == ["claim_bounty"]]
+    assert claim["properties"]["params"]["required"] == ["bounty_id"]
+    assert claim["properties"]["params"]["properties"]["bounty_id"]["type"] == "integer"
+
+
+def test_an_endpoint_refusing_openais_shape_gets_llama_cpp_pythons_and_is_probed_once(endpoint, resident, caplog):
+    import logging
+
+    alice = resident("Alice")
+    endpoint.reject_response_format("json_schema")
+    endpoint.respond_with(lambda request: {"content": decisions({"agent_id": alice.pk, "action": "rest"})}, delay=0)
+    with caplog.at_level(logging.INFO):
+        assert run_tick().stats["success"] == 1
+        assert run_tick().stats["success"] == 1
+    shapes = [r["response_format"]["type"] for r in endpoint.requests]
+    assert shapes == ["json_schema", "json_object", "json_object"]
+    assert "agent_id" in json.dumps(endpoint.requests[1]["response_format"]["schema"])
+    assert sum("refused response_format json_schema" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_an_endpoint_without_response_format_still_gets_the_text_protocol(endpoint, resident):
+    alice = resident("Alice")
+    endpoint.reject_response_format("json_schema", "json_object")
+    endpoint.respond_with(lambda request: {"content": decisions({"agent_id": alice.pk, "action": "rest"})}, delay=0)
+    assert run_tick().stats["success"] == 1 and run_tick().stats["success"] == 1
+    assert ["response_format" in r for r in endpoint.requests] == [True, True, False, False]

@@ -81,6 +81,7 @@ class ScriptedOpenAI:
         self._script: deque[_Entry] = deque()
         self._requests: list[JSON] = []
         self._reject_tools = False
+        self._rejected_formats: frozenset[str] = frozenset()
         self._responder: Responder | None = None
         self._responder_delay = 0.0
         self._stopping = threading.Event()
@@ -135,6 +136,11 @@ class ScriptedOpenAI:
         self._reject_tools = reject
         return self
 
+    def reject_response_format(self, *types: str) -> ScriptedOpenAI:
+        """Answer 422 (as llama-cpp-python's validation does) to a ``response_format`` of these types."""
+        self._rejected_formats = frozenset(types)
+        return self
+
     def respond_with(self, responder: Responder, delay: float = 0.2) -> ScriptedOpenAI:
         """Answer every request with ``responder(request_json)``, each after ``delay`` s.
 
@@ -155,6 +161,10 @@ class ScriptedOpenAI:
             if self._reject_tools and request.get("tools"):
                 message = "tools is not supported with this model"
                 return _Entry(400, openai_error(message, param="tools", code="unsupported_parameter"), 0.0)
+            shape = (request.get("response_format") or {}).get("type")
+            if shape in self._rejected_formats:
+                detail = [{"loc": ["body", "response_format", "type"], "msg": f"unsupported type {shape}"}]
+                return _Entry(422, {"detail": detail}, 0.0)
             if responder is None:
                 if not self._script:
                     return _Entry(500, openai_error("ScriptedOpenAI: script exhausted", "server_error"), 0.0)
