@@ -304,6 +304,11 @@ AGENT_MODEL_TIMEOUT = env_float("AGENT_MODEL_TIMEOUT", 60.0, minimum=0.1)
 # the seed goes where the endpoint takes it (one that refuses it is asked without it from then on).
 AGENT_TEMPERATURE = env_float("AGENT_TEMPERATURE", 0.2)
 AGENT_SEED = env_int("AGENT_SEED", 0, minimum=0)
+# How chat sends tools: "auto" (native, then "text" if the endpoint refuses them or "constrained"
+# if it ignores them), or one of those, fixed.
+AGENT_TOOL_MODE = env_str("AGENT_TOOL_MODE", "auto")
+if AGENT_TOOL_MODE not in {"auto", "native", "constrained", "text"}:
+    raise ImproperlyConfigured(f"AGENT_TOOL_MODE must be auto, native, constrained or text, got {AGENT_TOOL_MODE!r}")
 AGENT_MAX_TOOL_ROUNDS = env_int("AGENT_MAX_TOOL_ROUNDS", 4, minimum=1)
 # Cap of one chat answer, in tokens (the tick sizes its own per batch).
 AGENT_MAX_TOKENS = env_int("AGENT_MAX_TOKENS", 512, minimum=16)

@@ -48,7 +48,7 @@ def get_provider(agent: Any = None) -> ModelProvider:
         return SilentProvider()
     key = (
         "openai", settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.AGENT_MODEL, settings.AGENT_MODEL_TIMEOUT,
-        settings.AGENT_MAX_TOKENS, settings.AGENT_TEMPERATURE, settings.AGENT_SEED,
+        settings.AGENT_MAX_TOKENS, settings.AGENT_TEMPERATURE, settings.AGENT_SEED, settings.AGENT_TOOL_MODE,
     )
     if key not in _instances:
         _instances[key] = OpenAICompatibleProvider(
@@ -59,5 +59,6 @@ def get_provider(agent: Any = None) -> ModelProvider:
             max_tokens=settings.AGENT_MAX_TOKENS,
             temperature=settings.AGENT_TEMPERATURE,
             seed=settings.AGENT_SEED,
+            tool_mode=settings.AGENT_TOOL_MODE,
         )
     return _instances[key]

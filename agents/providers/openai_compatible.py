@@ -18,9 +18,13 @@ Ollama, llama.cpp server) through the official SDK's async client.
   The first request probes: a shape the endpoint refuses (a 400/422 naming ``response_format``)
   is dropped for good, the one it takes is logged once.
 - Token usage of every answer is returned in ``Completion.usage``.
-- An endpoint whose model has no function calling answers 400 to ``tools``: the provider
-  then switches, once and for good, to a JSON-in-text protocol (tools described in the
-  system prompt, the model answers ``{"tool_calls": [...]}`` or plain text) and logs it once.
+- How tools travel is ``AGENT_TOOL_MODE``. ``native``: the ``tools`` parameter. ``text``: a
+  JSON-in-text protocol (tools described in the system prompt, the model answers
+  ``{"tool_calls": [...]}`` or plain text). ``constrained``: two answers decoded under a schema,
+  which tool (or "none"), then that tool's arguments. ``auto`` (the default) starts native and
+  switches once and for good, logged: to text when the endpoint answers 400 to ``tools`` (no
+  function calling), to constrained when it ignores them (its prompt token count shows they
+  never reached the model, as with llama.cpp's server without ``--jinja``).
 """
 
 from __future__ import annotations
@@ -95,6 +99,38 @@ def refuses_param(exc: openai.APIStatusError, param: str) -> bool:
     return getattr(exc, "param", None) == param or param in text
 
 
+AUTO, NATIVE, CONSTRAINED, TEXT = "auto", "native", "constrained", "text"
+TOOL_MODES = (AUTO, NATIVE, CONSTRAINED, TEXT)
+NO_TOOL = "none"
+
+CHOOSE_TOOL = """可用的工具：
+{tools}
+先决定下一步：需要调用工具就选一个工具名，不需要（可以直接回答用户，或已有工具结果）就选 none。只输出 {{"tool": "<工具名或 none>"}}。
+(Pick the one tool to call next, or none to answer directly.)"""
+FILL_ARGUMENTS = "调用 {tool}：只输出它的参数 JSON 对象，参数取自用户的话。(Only the JSON arguments of {tool}.)"
+
+
+def ignored_tools(messages: list[dict[str, Any]], tools: list[dict[str, Any]], usage: dict) -> bool:
+    """The endpoint counted fewer prompt tokens than the tools alone would take: they never reached
+    the model (llama.cpp's server without ``--jinja``). Judged only where the tools dominate the prompt."""
+    from .tokens import messages_tokens, tools_tokens
+
+    prompt, listed, said = int(usage.get("prompt_tokens") or 0), tools_tokens(tools), messages_tokens(messages)
+    return bool(prompt) and listed >= max(200, said) and prompt < said + listed / 4
+
+
+def _json_field(text: str, name: str) -> Any:
+    try:
+        value = find_json(text)
+    except NoJSON:
+        return None
+    return value.get(name) if isinstance(value, dict) else None
+
+
+def _added(first: dict, second: dict) -> dict:
+    return {key: int(first.get(key, 0) or 0) + int(second.get(key, 0) or 0) for key in {*first, *second}}
+
+
 # OpenAI's structured outputs (also vLLM and llama.cpp's server), then llama-cpp-python's own shape.
 RESPONSE_FORMATS = ("json_schema", "json_object")
 
@@ -136,7 +172,7 @@ class OpenAICompatibleProvider:
 
     def __init__(
         self, *, model: str, api_key: str = "", base_url: str = "", timeout: float = 60.0, max_tokens: int = 512,
-        temperature: float | None = None, seed: int | None = None,
+        temperature: float | None = None, seed: int | None = None, tool_mode: str = "auto",
     ) -> None:
         self.model = model
         self.max_tokens = max_tokens
@@ -145,8 +181,9 @@ class OpenAICompatibleProvider:
         self.api_key = api_key
         self.base_url = base_url
         self.timeout = timeout
-        # False once the endpoint refused ``tools``; from then on tools travel as text.
-        self.native_tools = True
+        # How tools travel: "auto" starts native and switches to "text" when the endpoint refuses
+        # them or to "constrained" when it ignores them; the other modes are fixed (AGENT_TOOL_MODE).
+        self.tool_mode = tool_mode
         # The response_format shapes still worth trying, best first; the one in use is logged once.
         self.response_formats = list(RESPONSE_FORMATS)
         self._format_logged = False
@@ -180,41 +217,82 @@ class OpenAICompatibleProvider:
         cap: dict[str, Any] = {"max_tokens": max_tokens or self.max_tokens}
         if self.temperature is not None:
             cap["temperature"] = self.temperature
-        if tools and self.native_tools:
+        if tools and self.tool_mode in (AUTO, NATIVE):
             try:
-                return self._read(await self._create(model=model, messages=messages, tools=tools, tool_choice="auto", **cap))
+                completion = self._read(
+                    await self._create(model=model, messages=messages, tools=tools, tool_choice="auto", **cap)
+                )
             except openai.APIStatusError as exc:
                 if not refuses_tools(exc):
                     raise self._failure(exc) from exc
-                if self.native_tools:  # concurrent calls may all be refused; say it once
-                    self.native_tools = False
-                    logger.warning(
-                        "model endpoint %s refused `tools` (%s); using the JSON-in-text tool protocol from now on",
-                        self.base_url or "api.openai.com",
-                        str(exc.message)[:200],
-                    )
+                self._switch(TEXT, f"refused `tools` ({str(exc.message)[:200]})")
+            else:
+                if not (self.tool_mode == AUTO and not completion.tool_calls and ignored_tools(messages, tools, completion.usage)):
+                    return completion
+                self._switch(CONSTRAINED, "ignores `tools` (they never reached the prompt)")
+        if tools and self.tool_mode == CONSTRAINED:
+            return await self._constrained(model, messages, tools, cap)
         if tools:
             response = await self._create_or_fail(model=model, messages=self._as_text_protocol(messages, tools), **cap)
             return self._read_text_protocol(response)
-        if json_schema is not None:
-            while self.response_formats:
-                shape = self.response_formats[0]
-                try:
-                    response = await self._create(
-                        model=model, messages=messages, response_format=response_format(shape, json_schema), **cap
-                    )
-                except openai.APIStatusError as exc:
-                    if not refuses_param(exc, "response_format"):
-                        raise self._failure(exc) from exc
-                    if shape in self.response_formats:  # concurrent batches may all be refused; say it once
-                        self.response_formats.remove(shape)
-                        logger.warning("model endpoint %s refused response_format %s (%s)", self.endpoint, shape, str(exc.message)[:200])
-                    continue
-                if not self._format_logged:
-                    self._format_logged = True
-                    logger.info("model endpoint %s decodes under a JSON schema (response_format %s)", self.endpoint, shape)
-                return self._read(response)
+        if json_schema is not None and (completion := await self._complete_json(model, messages, json_schema, cap)):
+            return completion
         return self._read(await self._create_or_fail(model=model, messages=messages, **cap))
+
+    def _switch(self, mode: str, why: str) -> None:
+        """From now on, tools travel in ``mode``; said once (concurrent calls may all find out)."""
+        if self.tool_mode in (AUTO, NATIVE):
+            self.tool_mode = mode
+            label = {TEXT: "JSON-in-text", CONSTRAINED: "constrained (schema-decoded)"}[mode]
+            logger.warning("model endpoint %s %s; using the %s tool protocol from now on", self.endpoint, why, label)
+
+    async def _complete_json(self, model: str, messages: list[dict], schema: dict, cap: dict) -> Completion | None:
+        """An answer decoded under ``schema`` in the first response_format shape the endpoint takes; None if it takes none."""
+        while self.response_formats:
+            shape = self.response_formats[0]
+            try:
+                response = await self._create(model=model, messages=messages, response_format=response_format(shape, schema), **cap)
+            except openai.APIStatusError as exc:
+                if not refuses_param(exc, "response_format"):
+                    raise self._failure(exc) from exc
+                if shape in self.response_formats:  # concurrent batches may all be refused; say it once
+                    self.response_formats.remove(shape)
+                    logger.warning("model endpoint %s refused response_format %s (%s)", self.endpoint, shape, str(exc.message)[:200])
+                continue
+            if not self._format_logged:
+                self._format_logged = True
+                logger.info("model endpoint %s decodes under a JSON schema (response_format %s)", self.endpoint, shape)
+            return self._read(response)
+        return None
+
+    async def _constrained(self, model: str, messages: list[dict], tools: list[dict], cap: dict) -> Completion:
+        """Two small decisions instead of one big one: which tool (or none), then that tool's arguments,
+        each decoded under its schema; "none" gets a plain reply. Without response_format: the text protocol."""
+        names = [tool["function"]["name"] for tool in tools]
+        listing = "\n".join(f"- {t['function']['name']}: {t['function'].get('description', '')}" for t in tools)
+        conversation = self._as_text_protocol(messages, [], protocol=CHOOSE_TOOL.format(tools=listing))
+        choice_schema = {
+            "type": "object", "properties": {"tool": {"type": "string", "enum": [*names, NO_TOOL]}},
+            "required": ["tool"], "additionalProperties": False,
+        }
+        choice = await self._complete_json(model, conversation, choice_schema, {**cap, "max_tokens": 32})
+        if choice is None:  # the endpoint decodes under no schema after all
+            response = await self._create_or_fail(model=model, messages=self._as_text_protocol(messages, tools), **cap)
+            return self._read_text_protocol(response)
+        usage = dict(choice.usage)
+        picked = _json_field(choice.content, "tool")
+        if picked not in names:
+            reply = self._read(await self._create_or_fail(model=model, messages=self._as_text_protocol(messages, []), **cap))
+            return Completion(content=reply.content, usage=_added(usage, reply.usage))
+        tool = tools[names.index(picked)]["function"]
+        ask = [*conversation, {"role": "user", "content": FILL_ARGUMENTS.format(tool=picked)}]
+        filled = await self._complete_json(model, ask, tool.get("parameters") or {"type": "object"}, cap)
+        arguments = filled.content if filled is not None else "{}"
+        call = ToolCallRequest(id=f"call_constrained_{next(self._text_ids)}", name=picked, arguments=arguments or "{}")
+        return Completion(tool_calls=[call], usage=_added(usage, filled.usage if filled else {}))
+    @property
+    def native_tools(self) -> bool:
+        return self.tool_mode in (AUTO, NATIVE)
 
     @property
     def endpoint(self) -> str:
@@ -301,9 +379,13 @@ class OpenAICompatibleProvider:
         return Completion(content=message.content or "", tool_calls=calls, usage=self._usage(response))
 
     @staticmethod
-    def _as_text_protocol(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The conversation rewritten for a model without function calling."""
-        protocol = TEXT_PROTOCOL.format(tools=json.dumps([t["function"] for t in tools], ensure_ascii=False))
+    def _as_text_protocol(
+        messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, protocol: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The conversation rewritten for a model without function calling (``protocol`` replaces the
+        tool instructions; with no tools and no protocol, only the calls and results become text)."""
+        if protocol is None and tools:
+            protocol = TEXT_PROTOCOL.format(tools=json.dumps([t["function"] for t in tools], ensure_ascii=False))
         out: list[dict[str, Any]] = []
         for message in messages:
             role = message.get("role")
@@ -323,6 +405,8 @@ class OpenAICompatibleProvider:
                 out.append({"role": "assistant", "content": json.dumps({"tool_calls": calls}, ensure_ascii=False)})
             else:
                 out.append({"role": role, "content": message.get("content") or ""})
+        if not protocol:
+            return out
         if out and out[0]["role"] == "system":
             out[0] = {"role": "system", "content": f"{out[0]['content']}\n\n{protocol}"}
         else:

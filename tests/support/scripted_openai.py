@@ -145,7 +145,7 @@ class ScriptedOpenAI:
         """Answer every request with ``responder(request_json)``, each after ``delay`` s.
 
         The responder returns a message dict: ``{"content": ...}`` and/or ``{"tool_calls": [...]}``
-        with calls as (name, arguments) tuples or OpenAI dicts. It runs on the server's request
+        with calls as (name, arguments) tuples or OpenAI dicts, and optionally ``"usage": (prompt, completion)``. It runs on the server's request
         threads, concurrently.
         """
         with self._lock:
@@ -174,7 +174,8 @@ class ScriptedOpenAI:
         except Exception as exc:
             # A clear 500 instead of a dropped connection, so the failing test says why.
             return _Entry(500, openai_error(f"ScriptedOpenAI responder raised {exc!r}", "server_error"), 0.0)
-        return _Entry(200, assistant_message(answer.get("content"), answer.get("tool_calls") or ()), responder_delay)
+        message = assistant_message(answer.get("content"), answer.get("tool_calls") or ())
+        return _Entry(200, message, responder_delay, answer.get("usage"))
 
     def _completion(self, request: JSON, entry: _Entry) -> JSON:
         message = entry.body if isinstance(entry.body, dict) else {}
