@@ -1,6 +1,7 @@
 """The chat runner: a staff message in, the agent's reply out, with tool calls in between.
 
-``run_chat`` stores the user's message, then loops: history + the agent's granted tools →
+``run_chat`` stores the user's message, then loops: history + the agent's granted tools (the
+``AGENT_TOOLS_PER_REQUEST`` most relevant to the message, see ``tool_relevance``) →
 model → each tool call through the audited executor (source "chat") → results back to
 the model as ``tool`` messages, at most ``AGENT_MAX_TOOL_ROUNDS`` rounds, then one last
 call without tools for the final reply. Every message is stored as it happens.
@@ -39,6 +40,7 @@ from .providers.base import model_failure
 from .providers.vocabulary import language_of
 from .providers.tokens import messages_tokens, tools_tokens
 from .registry import ToolContext
+from .tool_relevance import relevant_tools
 
 logger = logging.getLogger(__name__)
 
@@ -199,8 +201,12 @@ def converse(conversation: Conversation, *, user: Any = None, source: str = "cha
     # Tool results speak the user's language, as the reply will, whatever the page's.
     said = conversation.messages.filter(role=Message.Role.USER).order_by("-id").values_list("content", flat=True).first()
     max_rounds = settings.AGENT_MAX_TOOL_ROUNDS
+    per_request = settings.AGENT_TOOLS_PER_REQUEST if model is not None else 0  # the rules provider reads them all
     for round_number in range(max_rounds + 1):
-        offered = tools if round_number < max_rounds else []
+        offered = (
+            relevant_tools(tools, said or "", keep={m["name"] for m in made}, limit=per_request)
+            if round_number < max_rounds else []
+        )
         messages = fit_context({"role": "system", "content": system_prompt(agent)}, history(conversation), offered)
         try:
             completion = ask(provider, messages, offered, model)

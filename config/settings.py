@@ -306,6 +306,8 @@ AGENT_TEMPERATURE = env_float("AGENT_TEMPERATURE", 0.2)
 AGENT_SEED = env_int("AGENT_SEED", 0, minimum=0)
 # How chat sends tools: "auto" (native, then "text" if the endpoint refuses them or "constrained"
 # if it ignores them), or one of those, fixed.
+# Tools one chat request offers, the most relevant to the message first (0: all of them).
+AGENT_TOOLS_PER_REQUEST = env_int("AGENT_TOOLS_PER_REQUEST", 8, minimum=0)
 AGENT_TOOL_MODE = env_str("AGENT_TOOL_MODE", "auto")
 if AGENT_TOOL_MODE not in {"auto", "native", "constrained", "text"}:
     raise ImproperlyConfigured(f"AGENT_TOOL_MODE must be auto, native, constrained or text, got {AGENT_TOOL_MODE!r}")
