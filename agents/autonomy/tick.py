@@ -11,7 +11,8 @@ out, or answers garbage makes its residents rest; so does a resident the answer 
 (an empty ``[]`` leaves out everyone: the batch has failed). The tick always finishes, and
 its stats count those rests as ``fallback``, never as ``success``; a tick in which every
 resident fell back has failed (``every_batch_failed``). A batch is split until its prompt
-and its answer fit ``AGENT_CONTEXT_TOKENS`` (by an estimate that errs high), and the answer
+and its answer fit the context (``AGENT_CONTEXT_TOKENS``, or the server's own where it says
+less; by an estimate that errs high), and the answer
 is capped to its size. Its messages to people go through gettext; the prompt text is the
 model contract and stays Chinese.
 """
@@ -34,7 +35,7 @@ from django.utils.translation import gettext as _
 
 from agents.executor import ExecutionBatch, execute
 from agents.models import AgentActionLog, AutonomyRound
-from agents.providers import ModelError
+from agents.providers import ModelError, context_tokens, get_provider
 from agents.providers.tokens import decisions_tokens, estimate_tokens
 from agents.registry import ToolContext
 from core.events import broadcast
@@ -319,16 +320,17 @@ def plan_batches(
     """Residents in batches of at most ``batch_size``, each with its prompt (when one is needed).
 
     For a model (``sized``), a batch whose system prompt, batch prompt and capped answer would not
-    fit ``AGENT_CONTEXT_TOKENS`` is halved until it fits; a single resident is sent regardless.
+    fit the context is halved until it fits; a single resident is sent regardless.
     """
     fixed = estimate_tokens(source.system_prompt()) if sized else 0
+    context = context_tokens(get_provider()) if sized else settings.AGENT_CONTEXT_TOKENS
     planned: list[tuple[list[int], str]] = []
     pending = [ids[i : i + batch_size] for i in range(0, len(ids), batch_size)]
     while pending:
         batch = pending.pop(0)
         prompt = batch_prompt(source.snapshot(world, batch), batch) if prompts else ""
         needed = fixed + estimate_tokens(prompt) + decisions_tokens(len(batch))
-        if sized and len(batch) > 1 and needed > settings.AGENT_CONTEXT_TOKENS:
+        if sized and len(batch) > 1 and needed > context:
             half = (len(batch) + 1) // 2
             pending[:0] = [batch[:half], batch[half:]]
             continue

@@ -11,13 +11,13 @@ from typing import Any
 
 from django.conf import settings
 
-from .base import Completion, ModelError, ModelProvider, ModelTimeout, ModelUnavailable, ToolCallRequest
+from .base import Completion, ContextOverflow, ModelError, ModelProvider, ModelTimeout, ModelUnavailable, ToolCallRequest
 from .openai_compatible import OpenAICompatibleProvider
 from .rules import RulesProvider
 from .silent import SilentProvider
 
 __all__ = [
-    "Completion", "ModelError", "ModelProvider", "ModelTimeout", "ModelUnavailable", "ToolCallRequest", "get_provider", "model_for",
+    "Completion", "ContextOverflow", "ModelError", "ModelProvider", "ModelTimeout", "ModelUnavailable", "ToolCallRequest", "context_tokens", "get_provider", "model_for",
 ]
 
 RULES = "rules"
@@ -36,6 +36,13 @@ def model_for(agent: Any = None) -> str | None:
     if _uses_rules(agent):
         return None
     return ((agent.model or "").strip() if agent is not None else "") or settings.AGENT_MODEL
+
+
+def context_tokens(provider: ModelProvider) -> int:
+    """The context to fit requests into: ``AGENT_CONTEXT_TOKENS``, or less where the server says it has less."""
+    configured = settings.AGENT_CONTEXT_TOKENS
+    served = provider.context_tokens() if isinstance(provider, OpenAICompatibleProvider) else None
+    return min(configured, served) if served else configured
 
 
 def get_provider(agent: Any = None) -> ModelProvider:

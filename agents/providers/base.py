@@ -45,6 +45,10 @@ class ModelError(Exception):
         self.usage = usage or {}
 
 
+class ContextOverflow(ModelError):
+    """The endpoint refused the request because the prompt and the answer do not fit its context."""
+
+
 class ModelUnavailable(ModelError):
     code = "model_unavailable"
 

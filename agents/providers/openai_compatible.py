@@ -33,13 +33,14 @@ import itertools
 import json
 import logging
 import ssl
+import urllib.request
 from typing import Any
 
 import openai
 from django.utils.translation import gettext as _
 from openai import AsyncOpenAI
 
-from .base import Completion, ModelError, ModelTimeout, ModelUnavailable, ToolCallRequest
+from .base import Completion, ContextOverflow, ModelError, ModelTimeout, ModelUnavailable, ToolCallRequest
 from .lenient_json import NoJSON, find_json
 
 logger = logging.getLogger(__name__)
@@ -63,13 +64,22 @@ def model_error(exc: Exception, *, endpoint: str = "", timeout: float | None = N
     reason = describe(exc, endpoint=endpoint, timeout=timeout)
     if isinstance(exc, openai.APITimeoutError):
         return ModelTimeout(reason)
+    if isinstance(exc, openai.APIStatusError) and exc.status_code < 500 and overflows(exc):
+        return ContextOverflow(reason)
     if isinstance(exc, openai.APIConnectionError):
         return ModelUnavailable(reason)
     return ModelError(reason)
 
 
 # How servers word a refusal because the prompt and the answer do not fit the model's context.
-CONTEXT_WORDS = ("context length", "context window", "maximum context", "n_ctx", "too many tokens", "exceed context")
+CONTEXT_WORDS = (
+    "context length", "context window", "maximum context", "n_ctx", "too many tokens", "exceed context",
+    "context size", "exceeds the available context",
+)
+
+
+def overflows(exc: openai.APIStatusError) -> bool:
+    return any(word in str(exc.message).lower() for word in CONTEXT_WORDS)
 
 
 TEXT_PROTOCOL = """你可以调用下列工具（OpenAI function 格式，参数为 JSON Schema）：
@@ -119,6 +129,21 @@ def ignored_tools(messages: list[dict[str, Any]], tools: list[dict[str, Any]], u
     return bool(prompt) and listed >= max(200, said) and prompt < said + listed / 4
 
 
+def _props_context(body: Any) -> Any:
+    """llama.cpp's ``GET /props``: ``{"default_generation_settings": {"n_ctx": 4096, ...}}``."""
+    settings = body.get("default_generation_settings") if isinstance(body, dict) else None
+    return settings.get("n_ctx") if isinstance(settings, dict) else None
+
+
+def _models_context(body: Any) -> Any:
+    """``GET /v1/models``: vLLM's ``max_model_len``, or an ``n_ctx`` in the model's ``meta``."""
+    models = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(models, list) or not models or not isinstance(models[0], dict):
+        return None
+    meta = models[0].get("meta") if isinstance(models[0].get("meta"), dict) else {}
+    return models[0].get("max_model_len") or meta.get("n_ctx")
+
+
 def _json_field(text: str, name: str) -> Any:
     try:
         value = find_json(text)
@@ -153,7 +178,7 @@ def describe(exc: Exception, *, endpoint: str = "", timeout: float | None = None
         return _("无法连接模型服务 %(endpoint)s：请确认它已启动，或请管理员检查 OPENAI_BASE_URL") % {"endpoint": endpoint}
     if isinstance(exc, openai.APIStatusError):
         message = str(exc.message)[:200]
-        if any(word in message.lower() for word in CONTEXT_WORDS):
+        if overflows(exc):
             return _(
                 "这条消息超出了模型的上下文长度（HTTP %(status)s：%(message)s）：请缩短这条消息后再发；更早的对话会自动略去"
             ) % {"status": exc.status_code, "message": message}
@@ -187,6 +212,7 @@ class OpenAICompatibleProvider:
         # The response_format shapes still worth trying, best first; the one in use is logged once.
         self.response_formats = list(RESPONSE_FORMATS)
         self._format_logged = False
+        self._context: int | None | bool = False  # not asked yet
         self._ssl: ssl.SSLContext | None = None
         self._text_ids = itertools.count(1)
 
@@ -290,6 +316,30 @@ class OpenAICompatibleProvider:
         arguments = filled.content if filled is not None else "{}"
         call = ToolCallRequest(id=f"call_constrained_{next(self._text_ids)}", name=picked, arguments=arguments or "{}")
         return Completion(tool_calls=[call], usage=_added(usage, filled.usage if filled else {}))
+    def context_tokens(self) -> int | None:
+        """The context the server says it has (llama.cpp's ``/props``, or ``max_model_len`` / ``n_ctx`` in
+        ``/v1/models``), asked once; None when it does not say."""
+        if self._context is False:
+            self._context = self._ask_context()
+            if self._context:
+                logger.info("model endpoint %s has a context of %s tokens", self.endpoint, self._context)
+        return self._context or None
+
+    def _ask_context(self) -> int | None:
+        if not self.base_url:
+            return None  # OpenAI itself: AGENT_CONTEXT_TOKENS
+        root = self.base_url.rstrip("/").removesuffix("/v1")
+        for url, read in ((f"{root}/props", _props_context), (f"{self.base_url.rstrip('/')}/models", _models_context)):
+            request = urllib.request.Request(url, headers={"Authorization": f"Bearer {self.api_key or 'not-needed'}"})
+            try:
+                with urllib.request.urlopen(request, timeout=min(self.timeout, 5.0)) as response:  # noqa: S310 (the configured endpoint)
+                    found = read(json.loads(response.read(1_000_000)))
+            except (OSError, ValueError):  # refused, 404, not JSON: the server does not say
+                found = None
+            if isinstance(found, int) and not isinstance(found, bool) and found > 0:
+                return found
+        return None
+
     @property
     def native_tools(self) -> bool:
         return self.tool_mode in (AUTO, NATIVE)

@@ -81,6 +81,8 @@ class ScriptedOpenAI:
         self._script: deque[_Entry] = deque()
         self._requests: list[JSON] = []
         self._reject_tools = False
+        # What GET answers, by path (llama.cpp's /props, /v1/models): a 404 for anything else.
+        self.get_answers: dict[str, JSON] = {}
         self._rejected_formats: frozenset[str] = frozenset()
         self._responder: Responder | None = None
         self._responder_delay = 0.0
@@ -238,6 +240,15 @@ class ScriptedOpenAI:
         class Handler(BaseHTTPRequestHandler):
             # Keep-alive, as the SDK's connection pool expects.
             protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                body = owner.get_answers.get(self.path.split("?")[0].rstrip("/"))
+                data = json.dumps(body if body is not None else openai_error(f"no GET {self.path}")).encode()
+                self.send_response(200 if body is not None else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
