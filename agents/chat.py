@@ -1,14 +1,17 @@
 """The chat runner: a staff message in, the agent's reply out, with tool calls in between.
 
-``run_chat`` stores the user's message, then loops: history + the agent's granted tools →
+``run_chat`` stores the user's message, then loops: history + the agent's granted tools (the
+``AGENT_TOOLS_PER_REQUEST`` most relevant to the message, see ``tool_relevance``) →
 model → each tool call through the audited executor (source "chat") → results back to
 the model as ``tool`` messages, at most ``AGENT_MAX_TOOL_ROUNDS`` rounds, then one last
 call without tools for the final reply. Every message is stored as it happens.
 
 The runner is sync code; it awaits the (async) provider through ``async_to_sync`` and
 never while a database transaction is open, so a slow model blocks no writer. What is sent
-fits ``AGENT_CONTEXT_TOKENS``: the oldest history is left out first, never the system prompt
-or the current turn, so one long message cannot make a conversation unusable. A model
+fits the context (``AGENT_CONTEXT_TOKENS``, or the server's own where it says less): the
+oldest history is left out first, never the system prompt or the current turn, so one long
+message cannot make a conversation unusable; a context-overflow refusal is retried once
+with half the room. A model
 failure raises a ``ModelFailed`` error (502 / 503 / 504) that says what would help; the
 user's message stays, and so do tool calls that already ran (each ran in its own
 transaction and is audited): nothing is left half-written.
@@ -27,17 +30,19 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from core.auth import signed_in
-from core.errors import ApplicationError, BadGateway, GatewayTimeout, NotFound, ServiceUnavailable
+from core.errors import ApplicationError, NotFound
 from core.text import clean_text
 from core.untrusted import UntrustedJSONError, check_value, load_json
 
 from .confirmations import answer_pending_action
 from .executor import execute, openai_tools, refuse_calls
 from .models import Agent, Conversation, Message
-from .providers import Completion, ModelError, ModelProvider, get_provider, model_for
+from .providers import Completion, ContextOverflow, ModelError, ModelProvider, context_tokens, get_provider, model_for
+from .providers.base import model_failure
 from .providers.vocabulary import language_of
 from .providers.tokens import messages_tokens, tools_tokens
 from .registry import ToolContext
+from .tool_relevance import relevant_tools
 
 logger = logging.getLogger(__name__)
 
@@ -148,13 +153,14 @@ def history(conversation: Conversation) -> list[dict]:
     return out
 
 
-def fit_context(system: dict, turns: list[dict], tools: list[dict]) -> list[dict]:
+def fit_context(system: dict, turns: list[dict], tools: list[dict], context: int | None = None) -> list[dict]:
     """The messages to send: the system prompt and the current turn always, then older turns,
-    newest first and whole, as long as the estimate leaves room for the tools and the answer."""
+    newest first and whole, as long as the estimate leaves room in ``context`` (default
+    ``AGENT_CONTEXT_TOKENS``) for the tools and the answer."""
     users = [index for index, message in enumerate(turns) if message["role"] == "user"]
     start = users[-1] if users else 0
     room = (
-        settings.AGENT_CONTEXT_TOKENS - settings.AGENT_MAX_TOKENS - tools_tokens(tools)
+        (context or settings.AGENT_CONTEXT_TOKENS) - settings.AGENT_MAX_TOKENS - tools_tokens(tools)
         - messages_tokens([system, *turns[start:]])
     )
     for earlier in reversed(users[:-1]):
@@ -167,8 +173,7 @@ def fit_context(system: dict, turns: list[dict], tools: list[dict]) -> list[dict
 
 def model_failed(exc: ModelError, conversation: Conversation) -> ApplicationError:
     """The API's error for a model failure: 503 unreachable, 504 timeout, 502 anything else."""
-    kind = {"model_unavailable": ServiceUnavailable, "model_timeout": GatewayTimeout}.get(exc.code, BadGateway)
-    return kind(exc.code, str(exc), extra={"conversation_id": conversation.pk})
+    return model_failure(exc.code, str(exc), extra={"conversation_id": conversation.pk})
 
 
 def ask(provider: ModelProvider, messages: list[dict], tools: list[dict], model: str | None) -> Completion:
@@ -194,17 +199,26 @@ def converse(conversation: Conversation, *, user: Any = None, source: str = "cha
     """Run the model/tool loop on the conversation as stored, ending with a stored reply."""
     agent = conversation.agent
     provider, model = get_provider(agent), model_for(agent)
+    context = context_tokens(provider)
     tools = openai_tools(agent)
     ctx = ToolContext(agent=agent, source=source, user=user, conversation=conversation, mode=conversation.mode)
     made: list[dict] = []
     # Tool results speak the user's language, as the reply will, whatever the page's.
     said = conversation.messages.filter(role=Message.Role.USER).order_by("-id").values_list("content", flat=True).first()
     max_rounds = settings.AGENT_MAX_TOOL_ROUNDS
+    per_request = settings.AGENT_TOOLS_PER_REQUEST if model is not None else 0  # the rules provider reads them all
     for round_number in range(max_rounds + 1):
-        offered = tools if round_number < max_rounds else []
-        messages = fit_context({"role": "system", "content": system_prompt(agent)}, history(conversation), offered)
+        offered = (
+            relevant_tools(tools, said or "", keep={m["name"] for m in made}, limit=per_request)
+            if round_number < max_rounds else []
+        )
+        system, turns = {"role": "system", "content": system_prompt(agent)}, history(conversation)
         try:
-            completion = ask(provider, messages, offered, model)
+            try:
+                completion = ask(provider, fit_context(system, turns, offered, context), offered, model)
+            except ContextOverflow:  # the estimate was too kind to this server: once more with half the room
+                logger.info("chat with %s: context overflow, retrying with a shorter history", agent.name)
+                completion = ask(provider, fit_context(system, turns, offered, context // 2), offered, model)
         except ModelError as exc:
             logger.warning("chat with %s: model failed: %s", agent.name, exc)
             Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())

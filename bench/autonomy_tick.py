@@ -22,6 +22,7 @@ import argparse
 import json
 import math
 import re
+import sys
 import tempfile
 import time
 
@@ -64,7 +65,10 @@ def tick_with_model(*, agents: int, batch_size: int, concurrency: int) -> dict:
     populate(agents=agents)
     single = run_tick(agent_ids=list(range(1, batch_size + 1)), batch_size=batch_size, concurrency=1)
     result = run_tick(batch_size=batch_size, concurrency=concurrency)
-    return {"baseline_s": single.stats["duration_s"], "stats": result.stats, "line": result.line()}
+    return {
+        "baseline_s": single.stats["duration_s"], "stats": result.stats, "line": result.line(),
+        "failed": single.every_batch_failed or result.every_batch_failed, "errors": [*single.errors, *result.errors][:3],
+    }
 
 
 def first_prompts(*, agents: int, batch_size: int) -> list[str]:
@@ -105,6 +109,13 @@ def model_environment(base_url: str) -> dict[str, str]:
         "AGENT_PROVIDER": "openai", "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "bench",
         "AUTONOMY_TOKEN_BUDGET": "0", "AGENT_TOOL_CALLS_PER_MINUTE": "1000",
     }
+
+
+def fail_if_nobody_decided(model: dict) -> None:
+    """A tick in which every resident fell back measured nothing: say why and exit non-zero, with no figures."""
+    if model["failed"]:
+        errors = "; ".join(error["error"] for error in model["errors"]) or "no decision for any resident"
+        sys.exit(f"every batch failed, no figure is meaningful: {errors}")
 
 
 def print_prompt_tokens(stats: dict, batch_size: int) -> None:
@@ -149,6 +160,7 @@ def main() -> None:
         print(f"model tick: {args.agents} agents, batch {args.batch_size}, concurrency {args.concurrency}, "
               f"{args.model} at {args.endpoint} (real openai SDK, SQLite file)")
         print(f"  {model['line']}")
+        fail_if_nobody_decided(model)
         print(f"  baseline (one batch alone): {model['baseline_s']:.3f} s; whole tick {model['stats']['duration_s']:.3f} s")
         print_prompt_tokens(model["stats"], args.batch_size)
         return
@@ -165,6 +177,7 @@ def main() -> None:
         print(f"model tick: {args.agents} agents, batch {args.batch_size}, concurrency {args.concurrency}, "
               f"scripted server answering after {args.latency * 1000:.0f} ms (real openai SDK, SQLite file)")
         print(f"  {model['line']}")
+        fail_if_nobody_decided(model)
         print(f"  baseline (one batch alone): {model['baseline_s']:.3f} s")
         print(f"  ideal ceil(N/batch)/concurrency×latency = {ideal:.3f} s")
         print(f"  whole tick   {wall:.3f} s  ratio {wall / ideal:.2f} (target ≤ 1.5)")

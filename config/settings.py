@@ -311,10 +311,22 @@ OPENAI_API_KEY = env_str("OPENAI_API_KEY")
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
 AGENT_MODEL = env_str("AGENT_MODEL", "gpt-4o-mini")
 # "rules" (offline, deterministic) unless an endpoint is configured.
+# "none" is a baseline that never calls a tool (eval_agents --provider none).
 AGENT_PROVIDER = env_str("AGENT_PROVIDER", "openai" if (OPENAI_API_KEY or OPENAI_BASE_URL) else "rules")
-if AGENT_PROVIDER not in {"rules", "openai"}:
-    raise ImproperlyConfigured(f"AGENT_PROVIDER must be 'rules' or 'openai', got {AGENT_PROVIDER!r}")
+if AGENT_PROVIDER not in {"rules", "openai", "none"}:
+    raise ImproperlyConfigured(f"AGENT_PROVIDER must be 'rules', 'openai' or 'none', got {AGENT_PROVIDER!r}")
 AGENT_MODEL_TIMEOUT = env_float("AGENT_MODEL_TIMEOUT", 60.0, minimum=0.1)
+# Sampling sent with every request: agents that act want little randomness (eval_agents uses 0);
+# the seed goes where the endpoint takes it (one that refuses it is asked without it from then on).
+AGENT_TEMPERATURE = env_float("AGENT_TEMPERATURE", 0.2)
+AGENT_SEED = env_int("AGENT_SEED", 0, minimum=0)
+# How chat sends tools: "auto" (native, then "text" if the endpoint refuses them or "constrained"
+# if it ignores them), or one of those, fixed.
+# Tools one chat request offers, the most relevant to the message first (0: all of them).
+AGENT_TOOLS_PER_REQUEST = env_int("AGENT_TOOLS_PER_REQUEST", 8, minimum=0)
+AGENT_TOOL_MODE = env_str("AGENT_TOOL_MODE", "auto")
+if AGENT_TOOL_MODE not in {"auto", "native", "constrained", "text"}:
+    raise ImproperlyConfigured(f"AGENT_TOOL_MODE must be auto, native, constrained or text, got {AGENT_TOOL_MODE!r}")
 AGENT_MAX_TOOL_ROUNDS = env_int("AGENT_MAX_TOOL_ROUNDS", 4, minimum=1)
 # Tool calls one model answer may make; the rest are refused together (too_many_tool_calls).
 AGENT_MAX_TOOL_CALLS_PER_ANSWER = env_int("AGENT_MAX_TOOL_CALLS_PER_ANSWER", 8, minimum=1)

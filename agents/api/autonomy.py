@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 
 from agents.autonomy.tick import RUN_AUTONOMY_PERMISSION, run_tick
 from agents.models import Agent
+from agents.providers.base import model_failure
 from core.api.fields import JSONBooleanField
 from core.api.schema import ERROR_RESPONSES
 from core.errors import NotFound
@@ -38,7 +39,12 @@ class TickOutputSerializer(serializers.Serializer):
     decisions = TickDecisionSerializer(many=True, required=False, help_text="dry run only")
 
 
-@extend_schema(tags=["autonomy"], request=TickInputSerializer, responses={200: TickOutputSerializer, **ERROR_RESPONSES})
+@extend_schema(
+    tags=["autonomy"], request=TickInputSerializer,
+    responses={200: TickOutputSerializer, **ERROR_RESPONSES, 502: TickOutputSerializer, 503: TickOutputSerializer, 504: TickOutputSerializer},
+    description="502 / 503 / 504 (`model_error`, `model_unavailable`, `model_timeout`) with the stats when every "
+    "resident fell back: no decision came for anyone.",
+)
 class AutonomyTick(APIView):
     """Run one autonomy tick now (every active resident, or the given agents)."""
 
@@ -63,4 +69,8 @@ class AutonomyTick(APIView):
         }
         if result.dry_run:
             body["decisions"] = [decision.as_json() for decision in result.decisions]
-        return Response(TickOutputSerializer(body).data)
+        data = TickOutputSerializer(body).data
+        if result.every_batch_failed:  # nobody decided: the model failed, and the answer says how (502/503/504)
+            reason = _("本轮没有任何居民得到模型的决定：%(error)s") % {"error": result.errors[0]["error"] if result.errors else ""}
+            raise model_failure(result.failure_code, reason, extra=dict(data))
+        return Response(data)

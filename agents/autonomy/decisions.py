@@ -5,8 +5,9 @@ fences, trailing commas, a single object instead of an array, and ``{"decisions"
 anything else raises ``DecisionFormatError`` (the batch's residents then rest).
 ``validate_decisions`` keeps one decision per resident of the batch: an unknown action
 becomes ``rest``, params that are not an object or hold what no database column stores (NaN,
-Infinity, a NUL character) make the decision fail alone, a resident the model forgot rests,
-and decisions for anyone outside the batch are ignored. The actions
+Infinity, a NUL character) make the decision fail alone, a resident the model forgot rests
+(and is listed in ``omitted``: its rest is the tick's fallback, not a decision), and
+decisions for anyone outside the batch are ignored. The actions
 are the registered world's (``WorldSource.actions``) unless given.
 """
 
@@ -51,6 +52,7 @@ class Decision:
 class BatchDecisions:
     decisions: dict[int, Decision]
     ignored: int = 0  # items for residents outside the batch, duplicates, or unreadable items
+    omitted: list[int] = field(default_factory=list)  # residents the answer left out: they rest by default
 
 
 def parse_decisions(text: str) -> list[Any]:
@@ -127,10 +129,10 @@ def validate_decisions(items: list[Any], batch: list[int], actions: Mapping[str,
         if refused:
             decision.error_code, decision.error, decision.arguments = "invalid_arguments", refused, params
         chosen[agent_id] = decision
-    for agent_id in batch:
-        if agent_id not in chosen:
-            chosen[agent_id] = Decision(agent_id, REST, {}, "模型没有给出决定，默认休息")
-    return BatchDecisions({agent_id: chosen[agent_id] for agent_id in batch}, ignored)
+    omitted = [agent_id for agent_id in batch if agent_id not in chosen]
+    for agent_id in omitted:
+        chosen[agent_id] = Decision(agent_id, REST, {}, "模型没有给出决定，默认休息")
+    return BatchDecisions({agent_id: chosen[agent_id] for agent_id in batch}, ignored, omitted)
 
 
 def resting(batch: list[int], reason: str) -> BatchDecisions:

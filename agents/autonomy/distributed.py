@@ -79,12 +79,12 @@ def run_batch(round_id: int, index: int, agent_ids: list[int], prompt: str, answ
         asked = async_to_sync(ask_policy)(policy_from_settings(source), None, agent_ids, prompt, source.actions)
     decided_at = time.monotonic()
     agents = Agent.objects.in_bulk(agent_ids)
-    apply_batch(asked.decided, agents, BatchOrigin(round_id, index, worker, fallback=bool(asked.error)))
+    apply_batch(asked.decided, agents, BatchOrigin(round_id, index, worker, fallback=bool(asked.error), omitted=frozenset(asked.decided.omitted)))
     report.update(tokens=asked.tokens, prompt_tokens=asked.prompt_tokens, ignored=asked.decided.ignored)
     if asked.error:
         from .tick import batch_error
 
-        report["error"] = batch_error(index, agent_ids, asked.error)
+        report["error"] = batch_error(index, agent_ids, asked.error, asked.code)
     return {**report, "decide_s": round(decided_at - began, 3), "execute_s": round(time.monotonic() - decided_at, 3)}
 
 

@@ -55,6 +55,7 @@ class BatchOrigin:
     index: int
     worker: str
     fallback: bool = False
+    omitted: frozenset[int] = frozenset()  # residents the answer left out: their rests are the tick's too
 
 
 def recorded(round_id: int, agent_ids: list[int]) -> set[int]:
@@ -141,7 +142,7 @@ def _log(outcome: Outcome, origin: BatchOrigin) -> AgentActionLog:
     return AgentActionLog(
         round_id=origin.round_id, agent_id=decision.agent_id, action=decision.action, params=decision.params,
         reason=decision.reason, status=outcome.status, message=outcome.message[:2000], error_code=outcome.code,
-        fallback=origin.fallback, batch=origin.index, worker=origin.worker[:200],
+        fallback=origin.fallback or decision.agent_id in origin.omitted, batch=origin.index, worker=origin.worker[:200],
     )
 
 
@@ -169,7 +170,7 @@ def _execute(decision: Decision, agents: Mapping[int, Agent], batch: ExecutionBa
 
 def round_outcomes(round_id: int) -> dict:
     """A tick's outcome counts from its round-log rows: decided, success, failed, pending, fallback,
-    by_action and by_status. A fallback rest that succeeded counts as ``fallback``, never ``success``."""
+    by_action and by_status. A fallback rest counts as ``fallback``, never ``success``."""
     rows = (
         AgentActionLog.objects.filter(round_id=round_id).order_by()
         .values_list("action", "status", "fallback").annotate(n=Count("id"))
@@ -179,7 +180,7 @@ def round_outcomes(round_id: int) -> dict:
     by_status: dict[str, Counter] = defaultdict(Counter)
     for action, status, fallback, n in rows:
         counted = {"success": "success", "failed": "failed", "pending_confirmation": "pending"}[status]
-        if counted == "success" and fallback:
+        if fallback:
             counted = "fallback"
         counts[counted] += n
         counts["decided"] += n

@@ -8,6 +8,7 @@ batch's prompt to the configured provider; the rules policy comes from the world
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,7 @@ from django.conf import settings
 from agents.providers import ModelProvider, get_provider, model_for
 from agents.providers.tokens import decisions_tokens
 
+from .prompt import decisions_schema
 from .sources import Policy, WorldSource
 
 
@@ -30,19 +32,26 @@ class ModelPolicy:
 
     uses_prompt = True
 
-    def __init__(self, provider: ModelProvider, model: str | None = None, *, system_prompt: str) -> None:
+    def __init__(
+        self, provider: ModelProvider, model: str | None = None, *, system_prompt: str, actions: Iterable[str] = ()
+    ) -> None:
         self.provider = provider
         self.model = model
         self.name = provider.name
         self._system = system_prompt
+        self._actions = list(actions)
 
     async def answer(self, world: Any, batch: list[int], prompt: str) -> Answer:
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
-        completion = await self.provider.complete(messages, [], model=self.model, max_tokens=decisions_tokens(len(batch)))
+        # Where the endpoint decodes by a schema, the answer cannot be prose or name an unknown action.
+        schema = decisions_schema(self._actions, batch) if self._actions else None
+        completion = await self.provider.complete(
+            messages, [], model=self.model, max_tokens=decisions_tokens(len(batch)), json_schema=schema,
+        )
         return Answer(completion.content, completion.usage)
 
 
 def policy_from_settings(source: WorldSource, seed: int = 0) -> Policy:
     if settings.AGENT_PROVIDER == "rules":
         return source.rules_policy(seed)
-    return ModelPolicy(get_provider(), model_for(None), system_prompt=source.system_prompt())
+    return ModelPolicy(get_provider(), model_for(None), system_prompt=source.system_prompt(), actions=source.actions)

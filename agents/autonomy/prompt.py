@@ -7,7 +7,10 @@ The prompt text is the model contract and stays Chinese (it is not a catalogue s
 
 from __future__ import annotations
 
-from agents.registry import registry
+from collections.abc import Iterable
+from typing import Any
+
+from agents.registry import localized_schema, registry
 
 _TYPES = {"number": "num", "string": "str", "boolean": "bool"}
 
@@ -29,3 +32,48 @@ def params_hint(action: str) -> str:
 def batch_prompt(snapshot: str, agent_ids: list[int]) -> str:
     """The snapshot holds only this batch's residents: the ask names how many, not their ids again."""
     return f"{snapshot}\n\n为以上 {len(agent_ids)} 个居民各决定一个行为（agent_id 即 ID）。"
+
+
+# Words a grammar does not need: left out of the schema (OpenAI puts it into the prompt).
+_NOT_FOR_DECODING = ("description", "default", "title")
+
+
+def _bare(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {key: _bare(value) for key, value in node.items() if key not in _NOT_FOR_DECODING}
+    if isinstance(node, list):
+        return [_bare(value) for value in node]
+    return node
+
+
+def decisions_schema(actions: Iterable[str], batch: list[int]) -> dict:
+    """The JSON schema of a batch's answer, for constrained decoding (``response_format``).
+
+    An object holding the array (OpenAI's structured outputs want an object at the top), one
+    item per resident: ``agent_id`` one of the batch's ids, then one shape per action with
+    that action's parameters as its tool declares them, so the decoder cannot produce an
+    unknown action, a stranger's id, or params the executor would refuse by their form.
+    """
+    shapes = []
+    for action in actions:
+        spec = registry.get(action)
+        params = _bare(localized_schema(spec.input_schema)) if spec is not None else {"type": "object"}
+        shapes.append({
+            "type": "object",
+            "properties": {
+                "agent_id": {"type": "integer", "enum": list(batch)},
+                "action": {"type": "string", "enum": [action]},
+                "params": params,
+                "reason": {"type": "string", "maxLength": 60},
+            },
+            "required": ["agent_id", "action", "params", "reason"],
+            "additionalProperties": False,
+        })
+    return {
+        "type": "object",
+        "properties": {
+            "decisions": {"type": "array", "items": {"anyOf": shapes}, "minItems": len(batch), "maxItems": len(batch)},
+        },
+        "required": ["decisions"],
+        "additionalProperties": False,
+    }

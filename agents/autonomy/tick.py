@@ -11,9 +11,12 @@ while other batches are still with the model. A batch executes in one short tran
 (``execution.apply_batch``: through the audited executor, source ``autonomy``, as chat does;
 each decision recorded once under its ``(tick, resident)`` key); no transaction ever waits on
 a model. A batch whose model call fails, times
-out, or answers garbage makes its residents rest; the tick always finishes, and its stats
-count those rests as ``fallback``, never as ``success``. A batch is split until its prompt
-and its answer fit ``AGENT_CONTEXT_TOKENS`` (by an estimate that errs high), and the answer
+out, or answers garbage makes its residents rest; so does a resident the answer leaves out
+(an empty ``[]`` leaves out everyone: the batch has failed). The tick always finishes, and
+its stats count those rests as ``fallback``, never as ``success``; a tick in which every
+resident fell back has failed (``every_batch_failed``). A batch is split until its prompt
+and its answer fit the context (``AGENT_CONTEXT_TOKENS``, or the server's own where it says
+less; by an estimate that errs high), and the answer
 is capped to its size. Its messages to people go through gettext; the prompt text is the
 model contract and stays Chinese.
 """
@@ -34,7 +37,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from agents.models import AutonomyRound
-from agents.providers import ModelError
+from agents.providers import ModelError, context_tokens, get_provider
 from agents.providers.tokens import decisions_tokens, estimate_tokens
 
 from .decisions import BatchDecisions, Decision, DecisionFormatError, parse_decisions, resting, validate_decisions
@@ -64,9 +67,14 @@ class TickResult:
 
     @property
     def every_batch_failed(self) -> bool:
-        """Nobody decided: every batch the model was asked about failed (an endpoint down, a wrong model)."""
-        asked = self.stats["batches"] - self.stats["skipped_batches"]
-        return asked > 0 and self.stats["failed_batches"] == asked
+        """Nobody decided: every resident fell back (an endpoint down, a wrong model, answers with no decision)."""
+        return self.stats["agents"] > 0 and self.stats["fallback"] == self.stats["agents"]
+
+    @property
+    def failure_code(self) -> str:
+        """How a failed tick failed, as a model error ``code``: unreachable, too slow, or anything else."""
+        codes = {error.get("code", "model_error") for error in self.errors}
+        return codes.pop() if len(codes) == 1 and codes <= {"model_unavailable", "model_timeout"} else "model_error"
 
     def line(self) -> str:
         s = self.stats
@@ -95,7 +103,7 @@ def _empty_stats(agents: int, batches: int) -> dict:
         "success": 0,
         "failed": 0,
         "pending": 0,
-        "fallback": 0,  # residents who rested because their batch failed or was not asked
+        "fallback": 0,  # residents who rested because no decision came for them (batch failed, not asked, left out)
         "ignored": 0,
         "failed_batches": 0,
         "skipped_batches": 0,
@@ -166,7 +174,7 @@ class _Tick:
         if asked.error:
             self.stats["failed_batches"] += 1
             self.fallback.add(index)
-            self.errors.append(batch_error(index, batch, asked.error))
+            self.errors.append(batch_error(index, batch, asked.error, asked.code))
         return asked.decided
 
     def execute_batch(self, index: int, decided: BatchDecisions) -> None:
@@ -179,7 +187,7 @@ class _Tick:
         self.by_action.update(d.action for d in decisions)
         if self.round is None:
             return  # dry run: decide, never act
-        origin = BatchOrigin(self.round.pk, index, IN_PROCESS, fallback=index in self.fallback)
+        origin = BatchOrigin(self.round.pk, index, IN_PROCESS, fallback=index in self.fallback, omitted=frozenset(decided.omitted))
         apply_batch(decided, self.world.agents, origin)
         self.stats["execute_s"] = round(self.stats["execute_s"] + time.monotonic() - began, 3)
 
@@ -192,32 +200,40 @@ class Asked:
     tokens: int = 0
     prompt_tokens: int = 0
     error: str = ""
+    code: str = "model_error"  # the model error code of a failed batch (model_unavailable, model_timeout, ...)
 
 
 async def ask_policy(policy: Policy, world: World | None, batch: list[int], prompt: str, actions) -> Asked:
     """Ask the policy for one batch. Never raises: a model that fails, times out, or answers
     garbage makes the batch's residents rest, and ``error`` says why (the tick's ``fallback``)."""
     timeout = settings.AGENT_MODEL_TIMEOUT * 2 + 5  # the provider retries once
-    tokens = 0
+    tokens = prompt_tokens = 0
+    code = "model_error"
     try:
         answer = await asyncio.wait_for(policy.answer(world, batch, prompt), timeout)
         tokens = int(answer.usage.get("total_tokens", 0) or 0)
         prompt_tokens = int(answer.usage.get("prompt_tokens", 0) or 0)
-        return Asked(validate_decisions(parse_decisions(answer.text), batch, actions), tokens, prompt_tokens)
+        decided = validate_decisions(parse_decisions(answer.text), batch, actions)
+        if len(decided.omitted) < len(batch):
+            return Asked(decided, tokens, prompt_tokens)
+        reason = _("模型的回答里没有本批任何居民的决定")  # an empty [] decides nothing: the batch failed
     except ModelError as exc:
         tokens += int(exc.usage.get("total_tokens", 0) or 0)  # an abandoned answer still cost them
-        reason = str(exc) or type(exc).__name__
-    except (DecisionFormatError, TimeoutError) as exc:
+        reason, code = str(exc) or type(exc).__name__, exc.code
+    except TimeoutError as exc:
+        reason, code = str(exc) or type(exc).__name__, "model_timeout"
+    except DecisionFormatError as exc:
         reason = str(exc) or type(exc).__name__
     except Exception as exc:  # a bug must not stop the other batches
         logger.exception("autonomy batch of %s residents failed", len(batch))
         reason = type(exc).__name__
     logger.warning("autonomy batch (%s residents) failed: %s; they rest this tick", len(batch), reason)
-    return Asked(resting(batch, _("本轮决策失败（%(reason)s），默认休息") % {"reason": reason[:120]}), tokens, error=reason)
+    resting_batch = resting(batch, _("本轮决策失败（%(reason)s），默认休息") % {"reason": reason[:120]})
+    return Asked(resting_batch, tokens, prompt_tokens, error=reason, code=code)
 
 
-def batch_error(index: int, batch: list[int], reason: str) -> dict:
-    return {"batch": index, "agent_ids": batch, "error": reason[:500]}
+def batch_error(index: int, batch: list[int], reason: str, code: str = "model_error") -> dict:
+    return {"batch": index, "agent_ids": batch, "error": reason[:500], "code": code}
 
 
 def finish_round(round_: AutonomyRound, stats: dict, errors: list[dict]) -> dict:
@@ -288,8 +304,9 @@ def plan_batches(
     """Residents in batches of at most ``batch_size``, each with its prompt (when one is needed).
 
     For a model (``sized``), a batch whose system prompt, batch prompt and capped answer would not
-    fit ``AGENT_CONTEXT_TOKENS`` is halved until it fits; a single resident is sent regardless.
+    fit the context is halved until it fits; a single resident is sent regardless.
     """
+    context = context_tokens(get_provider()) if sized else settings.AGENT_CONTEXT_TOKENS
     fixed = estimate_tokens(source.system_prompt()) if sized else 0
     planned: list[tuple[list[int], str]] = []
     pending = [ids[i : i + batch_size] for i in range(0, len(ids), batch_size)]
@@ -297,7 +314,7 @@ def plan_batches(
         batch = pending.pop(0)
         prompt = batch_prompt(source.snapshot(world, batch), batch) if prompts else ""
         needed = fixed + estimate_tokens(prompt) + decisions_tokens(len(batch))
-        if sized and len(batch) > 1 and needed > settings.AGENT_CONTEXT_TOKENS:
+        if sized and len(batch) > 1 and needed > context:
             half = (len(batch) + 1) // 2
             pending[:0] = [batch[:half], batch[half:]]
             continue

@@ -1,7 +1,7 @@
 """Model providers behind one small interface (see ``base.ModelProvider``).
 
 ``get_provider(agent)`` picks the provider from settings: ``AGENT_PROVIDER`` ("rules"
-unless an endpoint is configured). An agent whose ``model`` is "rules" always uses the
+unless an endpoint is configured; "none" is the baseline that never calls a tool). An agent whose ``model`` is "rules" always uses the
 offline provider; any other non-empty ``model`` names the endpoint's model for that agent.
 """
 
@@ -11,12 +11,13 @@ from typing import Any
 
 from django.conf import settings
 
-from .base import Completion, ModelError, ModelProvider, ModelTimeout, ModelUnavailable, ToolCallRequest
+from .base import Completion, ContextOverflow, ModelError, ModelProvider, ModelTimeout, ModelUnavailable, ToolCallRequest
 from .openai_compatible import OpenAICompatibleProvider
 from .rules import RulesProvider
+from .silent import SilentProvider
 
 __all__ = [
-    "Completion", "ModelError", "ModelProvider", "ModelTimeout", "ModelUnavailable", "ToolCallRequest", "get_provider", "model_for",
+    "Completion", "ContextOverflow", "ModelError", "ModelProvider", "ModelTimeout", "ModelUnavailable", "ToolCallRequest", "context_tokens", "get_provider", "model_for",
 ]
 
 RULES = "rules"
@@ -37,15 +38,24 @@ def model_for(agent: Any = None) -> str | None:
     return ((agent.model or "").strip() if agent is not None else "") or settings.AGENT_MODEL
 
 
+def context_tokens(provider: ModelProvider) -> int:
+    """The context to fit requests into: ``AGENT_CONTEXT_TOKENS``, or less where the server says it has less."""
+    configured = settings.AGENT_CONTEXT_TOKENS
+    served = provider.context_tokens() if isinstance(provider, OpenAICompatibleProvider) else None
+    return min(configured, served) if served else configured
+
+
 def get_provider(agent: Any = None) -> ModelProvider:
     if _uses_rules(agent):
         key: tuple = (RULES,)
         if key not in _instances:
             _instances[key] = RulesProvider()
         return _instances[key]
+    if settings.AGENT_PROVIDER == SilentProvider.name:
+        return SilentProvider()
     key = (
         "openai", settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.AGENT_MODEL, settings.AGENT_MODEL_TIMEOUT,
-        settings.AGENT_MAX_TOKENS,
+        settings.AGENT_MAX_TOKENS, settings.AGENT_TEMPERATURE, settings.AGENT_SEED, settings.AGENT_TOOL_MODE,
     )
     if key not in _instances:
         _instances[key] = OpenAICompatibleProvider(
@@ -54,5 +64,8 @@ def get_provider(agent: Any = None) -> ModelProvider:
             base_url=settings.OPENAI_BASE_URL,
             timeout=settings.AGENT_MODEL_TIMEOUT,
             max_tokens=settings.AGENT_MAX_TOKENS,
+            temperature=settings.AGENT_TEMPERATURE,
+            seed=settings.AGENT_SEED,
+            tool_mode=settings.AGENT_TOOL_MODE,
         )
     return _instances[key]

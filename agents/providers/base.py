@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from core.errors import ApplicationError, BadGateway, GatewayTimeout, ServiceUnavailable
+
 
 @dataclass(frozen=True)
 class ToolCallRequest:
@@ -43,6 +45,10 @@ class ModelError(Exception):
         self.usage = usage or {}
 
 
+class ContextOverflow(ModelError):
+    """The endpoint refused the request because the prompt and the answer do not fit its context."""
+
+
 class ModelUnavailable(ModelError):
     code = "model_unavailable"
 
@@ -51,10 +57,17 @@ class ModelTimeout(ModelError):
     code = "model_timeout"
 
 
+def model_failure(code: str, message: str, *, extra: dict | None = None) -> ApplicationError:
+    """The API's error for a model failure of ``code``: 503 unreachable, 504 timeout, 502 anything else."""
+    kind = {ModelUnavailable.code: ServiceUnavailable, ModelTimeout.code: GatewayTimeout}.get(code, BadGateway)
+    return kind(code, message, extra=extra)
+
+
 class ModelProvider(Protocol):
     name: str
 
     async def complete(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, model: str | None = None,
-        max_tokens: int | None = None,
-    ) -> Completion: ...
+        max_tokens: int | None = None, json_schema: dict | None = None,
+    ) -> Completion:
+        """``json_schema``: the answer must be JSON of this schema, decoded under it where the endpoint can."""

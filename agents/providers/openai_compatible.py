@@ -10,10 +10,21 @@ Ollama, llama.cpp server) through the official SDK's async client.
   sizes it), so an abandoned request does not keep a single-slot server busy for minutes.
 - ``tool_choice: "auto"`` goes with every ``tools``: some servers (llama-cpp-python's
   function-calling formats) leave the tools out of the prompt without it.
+- Every request carries ``temperature`` (``AGENT_TEMPERATURE``) and ``seed`` (``AGENT_SEED``);
+  an endpoint that refuses ``seed`` (a 400 naming it) is asked without it from then on.
+- A caller that wants JSON of a schema (the tick's decisions) gets it decoded under that schema
+  where the endpoint can: ``response_format`` in OpenAI's shape (``json_schema``: OpenAI, vLLM,
+  llama.cpp's server), else in llama-cpp-python's (``json_object`` with ``schema``), else none.
+  The first request probes: a shape the endpoint refuses (a 400/422 naming ``response_format``)
+  is dropped for good, the one it takes is logged once.
 - Token usage of every answer is returned in ``Completion.usage``.
-- An endpoint whose model has no function calling answers 400 to ``tools``: the provider
-  then switches, once and for good, to a JSON-in-text protocol (tools described in the
-  system prompt, the model answers ``{"tool_calls": [...]}`` or plain text) and logs it once.
+- How tools travel is ``AGENT_TOOL_MODE``. ``native``: the ``tools`` parameter. ``text``: a
+  JSON-in-text protocol (tools described in the system prompt, the model answers
+  ``{"tool_calls": [...]}`` or plain text). ``constrained``: two answers decoded under a schema,
+  which tool (or "none"), then that tool's arguments. ``auto`` (the default) starts native and
+  switches once and for good, logged: to text when the endpoint answers 400 to ``tools`` (no
+  function calling), to constrained when it ignores them (its prompt token count shows they
+  never reached the model, as with llama.cpp's server without ``--jinja``).
 """
 
 from __future__ import annotations
@@ -22,13 +33,14 @@ import itertools
 import json
 import logging
 import ssl
+import urllib.request
 from typing import Any
 
 import openai
 from django.utils.translation import gettext as _
 from openai import AsyncOpenAI
 
-from .base import Completion, ModelError, ModelTimeout, ModelUnavailable, ToolCallRequest
+from .base import Completion, ContextOverflow, ModelError, ModelTimeout, ModelUnavailable, ToolCallRequest
 from .lenient_json import NoJSON, find_json
 
 logger = logging.getLogger(__name__)
@@ -52,13 +64,22 @@ def model_error(exc: Exception, *, endpoint: str = "", timeout: float | None = N
     reason = describe(exc, endpoint=endpoint, timeout=timeout)
     if isinstance(exc, openai.APITimeoutError):
         return ModelTimeout(reason)
+    if isinstance(exc, openai.APIStatusError) and exc.status_code < 500 and overflows(exc):
+        return ContextOverflow(reason)
     if isinstance(exc, openai.APIConnectionError):
         return ModelUnavailable(reason)
     return ModelError(reason)
 
 
 # How servers word a refusal because the prompt and the answer do not fit the model's context.
-CONTEXT_WORDS = ("context length", "context window", "maximum context", "n_ctx", "too many tokens", "exceed context")
+CONTEXT_WORDS = (
+    "context length", "context window", "maximum context", "n_ctx", "too many tokens", "exceed context",
+    "context size", "exceeds the available context",
+)
+
+
+def overflows(exc: openai.APIStatusError) -> bool:
+    return any(word in str(exc.message).lower() for word in CONTEXT_WORDS)
 
 
 TEXT_PROTOCOL = """你可以调用下列工具（OpenAI function 格式，参数为 JSON Schema）：
@@ -80,6 +101,71 @@ def refuses_tools(exc: openai.APIStatusError) -> bool:
     return any(word in text for word in ("tool", "function call", "function_call", "function-call"))
 
 
+def refuses_param(exc: openai.APIStatusError, param: str) -> bool:
+    """A 400/422 that names ``param`` as what the endpoint does not take."""
+    if exc.status_code not in (400, 422):
+        return False
+    text = f"{exc.message} {json.dumps(exc.body, default=str) if exc.body else ''}".lower()
+    return getattr(exc, "param", None) == param or param in text
+
+
+AUTO, NATIVE, CONSTRAINED, TEXT = "auto", "native", "constrained", "text"
+TOOL_MODES = (AUTO, NATIVE, CONSTRAINED, TEXT)
+NO_TOOL = "none"
+
+CHOOSE_TOOL = """可用的工具：
+{tools}
+先决定下一步：需要调用工具就选一个工具名，不需要（可以直接回答用户，或已有工具结果）就选 none。只输出 {{"tool": "<工具名或 none>"}}。
+(Pick the one tool to call next, or none to answer directly.)"""
+FILL_ARGUMENTS = "调用 {tool}：只输出它的参数 JSON 对象，参数取自用户的话。(Only the JSON arguments of {tool}.)"
+
+
+def ignored_tools(messages: list[dict[str, Any]], tools: list[dict[str, Any]], usage: dict) -> bool:
+    """The endpoint counted fewer prompt tokens than the tools alone would take: they never reached
+    the model (llama.cpp's server without ``--jinja``). Judged only where the tools dominate the prompt."""
+    from .tokens import messages_tokens, tools_tokens
+
+    prompt, listed, said = int(usage.get("prompt_tokens") or 0), tools_tokens(tools), messages_tokens(messages)
+    return bool(prompt) and listed >= max(200, said) and prompt < said + listed / 4
+
+
+def _props_context(body: Any) -> Any:
+    """llama.cpp's ``GET /props``: ``{"default_generation_settings": {"n_ctx": 4096, ...}}``."""
+    settings = body.get("default_generation_settings") if isinstance(body, dict) else None
+    return settings.get("n_ctx") if isinstance(settings, dict) else None
+
+
+def _models_context(body: Any) -> Any:
+    """``GET /v1/models``: vLLM's ``max_model_len``, or an ``n_ctx`` in the model's ``meta``."""
+    models = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(models, list) or not models or not isinstance(models[0], dict):
+        return None
+    meta = models[0].get("meta") if isinstance(models[0].get("meta"), dict) else {}
+    return models[0].get("max_model_len") or meta.get("n_ctx")
+
+
+def _json_field(text: str, name: str) -> Any:
+    try:
+        value = find_json(text)
+    except NoJSON:
+        return None
+    return value.get(name) if isinstance(value, dict) else None
+
+
+def _added(first: dict, second: dict) -> dict:
+    return {key: int(first.get(key, 0) or 0) + int(second.get(key, 0) or 0) for key in {*first, *second}}
+
+
+# OpenAI's structured outputs (also vLLM and llama.cpp's server), then llama-cpp-python's own shape.
+RESPONSE_FORMATS = ("json_schema", "json_object")
+
+
+def response_format(shape: str, schema: dict, name: str = "decisions") -> dict:
+    if shape == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
+    return {"type": "json_object", "schema": schema}
+
+
 def describe(exc: Exception, *, endpoint: str = "", timeout: float | None = None) -> str:
     """A one-line reason safe to show staff (no keys, no stack) that says what would help."""
     endpoint = endpoint or "api.openai.com"
@@ -92,7 +178,7 @@ def describe(exc: Exception, *, endpoint: str = "", timeout: float | None = None
         return _("无法连接模型服务 %(endpoint)s：请确认它已启动，或请管理员检查 OPENAI_BASE_URL") % {"endpoint": endpoint}
     if isinstance(exc, openai.APIStatusError):
         message = str(exc.message)[:200]
-        if any(word in message.lower() for word in CONTEXT_WORDS):
+        if overflows(exc):
             return _(
                 "这条消息超出了模型的上下文长度（HTTP %(status)s：%(message)s）：请缩短这条消息后再发；更早的对话会自动略去"
             ) % {"status": exc.status_code, "message": message}
@@ -110,15 +196,23 @@ class OpenAICompatibleProvider:
     name = "openai"
 
     def __init__(
-        self, *, model: str, api_key: str = "", base_url: str = "", timeout: float = 60.0, max_tokens: int = 512
+        self, *, model: str, api_key: str = "", base_url: str = "", timeout: float = 60.0, max_tokens: int = 512,
+        temperature: float | None = None, seed: int | None = None, tool_mode: str = "auto",
     ) -> None:
         self.model = model
         self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.seed = seed
         self.api_key = api_key
         self.base_url = base_url
         self.timeout = timeout
-        # False once the endpoint refused ``tools``; from then on tools travel as text.
-        self.native_tools = True
+        # How tools travel: "auto" starts native and switches to "text" when the endpoint refuses
+        # them or to "constrained" when it ignores them; the other modes are fixed (AGENT_TOOL_MODE).
+        self.tool_mode = tool_mode
+        # The response_format shapes still worth trying, best first; the one in use is logged once.
+        self.response_formats = list(RESPONSE_FORMATS)
+        self._format_logged = False
+        self._context: int | None | bool = False  # not asked yet
         self._ssl: ssl.SSLContext | None = None
         self._text_ids = itertools.count(1)
 
@@ -143,26 +237,116 @@ class OpenAICompatibleProvider:
         *,
         model: str | None = None,
         max_tokens: int | None = None,
+        json_schema: dict | None = None,
     ) -> Completion:
         model = model or self.model
-        cap = {"max_tokens": max_tokens or self.max_tokens}
-        if tools and self.native_tools:
+        cap: dict[str, Any] = {"max_tokens": max_tokens or self.max_tokens}
+        if self.temperature is not None:
+            cap["temperature"] = self.temperature
+        if tools and self.tool_mode in (AUTO, NATIVE):
             try:
-                return self._read(await self._create(model=model, messages=messages, tools=tools, tool_choice="auto", **cap))
+                completion = self._read(
+                    await self._create(model=model, messages=messages, tools=tools, tool_choice="auto", **cap)
+                )
             except openai.APIStatusError as exc:
                 if not refuses_tools(exc):
                     raise self._failure(exc) from exc
-                if self.native_tools:  # concurrent calls may all be refused; say it once
-                    self.native_tools = False
-                    logger.warning(
-                        "model endpoint %s refused `tools` (%s); using the JSON-in-text tool protocol from now on",
-                        self.base_url or "api.openai.com",
-                        str(exc.message)[:200],
-                    )
+                self._switch(TEXT, f"refused `tools` ({str(exc.message)[:200]})")
+            else:
+                if not (self.tool_mode == AUTO and not completion.tool_calls and ignored_tools(messages, tools, completion.usage)):
+                    return completion
+                self._switch(CONSTRAINED, "ignores `tools` (they never reached the prompt)")
+        if tools and self.tool_mode == CONSTRAINED:
+            return await self._constrained(model, messages, tools, cap)
         if tools:
             response = await self._create_or_fail(model=model, messages=self._as_text_protocol(messages, tools), **cap)
             return self._read_text_protocol(response)
+        if json_schema is not None and (completion := await self._complete_json(model, messages, json_schema, cap)):
+            return completion
         return self._read(await self._create_or_fail(model=model, messages=messages, **cap))
+
+    def _switch(self, mode: str, why: str) -> None:
+        """From now on, tools travel in ``mode``; said once (concurrent calls may all find out)."""
+        if self.tool_mode in (AUTO, NATIVE):
+            self.tool_mode = mode
+            label = {TEXT: "JSON-in-text", CONSTRAINED: "constrained (schema-decoded)"}[mode]
+            logger.warning("model endpoint %s %s; using the %s tool protocol from now on", self.endpoint, why, label)
+
+    async def _complete_json(self, model: str, messages: list[dict], schema: dict, cap: dict) -> Completion | None:
+        """An answer decoded under ``schema`` in the first response_format shape the endpoint takes; None if it takes none."""
+        while self.response_formats:
+            shape = self.response_formats[0]
+            try:
+                response = await self._create(model=model, messages=messages, response_format=response_format(shape, schema), **cap)
+            except openai.APIStatusError as exc:
+                if not refuses_param(exc, "response_format"):
+                    raise self._failure(exc) from exc
+                if shape in self.response_formats:  # concurrent batches may all be refused; say it once
+                    self.response_formats.remove(shape)
+                    logger.warning("model endpoint %s refused response_format %s (%s)", self.endpoint, shape, str(exc.message)[:200])
+                continue
+            if not self._format_logged:
+                self._format_logged = True
+                logger.info("model endpoint %s decodes under a JSON schema (response_format %s)", self.endpoint, shape)
+            return self._read(response)
+        return None
+
+    async def _constrained(self, model: str, messages: list[dict], tools: list[dict], cap: dict) -> Completion:
+        """Two small decisions instead of one big one: which tool (or none), then that tool's arguments,
+        each decoded under its schema; "none" gets a plain reply. Without response_format: the text protocol."""
+        names = [tool["function"]["name"] for tool in tools]
+        listing = "\n".join(f"- {t['function']['name']}: {t['function'].get('description', '')}" for t in tools)
+        conversation = self._as_text_protocol(messages, [], protocol=CHOOSE_TOOL.format(tools=listing))
+        choice_schema = {
+            "type": "object", "properties": {"tool": {"type": "string", "enum": [*names, NO_TOOL]}},
+            "required": ["tool"], "additionalProperties": False,
+        }
+        choice = await self._complete_json(model, conversation, choice_schema, {**cap, "max_tokens": 32})
+        if choice is None:  # the endpoint decodes under no schema after all
+            response = await self._create_or_fail(model=model, messages=self._as_text_protocol(messages, tools), **cap)
+            return self._read_text_protocol(response)
+        usage = dict(choice.usage)
+        picked = _json_field(choice.content, "tool")
+        if picked not in names:
+            reply = self._read(await self._create_or_fail(model=model, messages=self._as_text_protocol(messages, []), **cap))
+            return Completion(content=reply.content, usage=_added(usage, reply.usage))
+        tool = tools[names.index(picked)]["function"]
+        ask = [*conversation, {"role": "user", "content": FILL_ARGUMENTS.format(tool=picked)}]
+        filled = await self._complete_json(model, ask, tool.get("parameters") or {"type": "object"}, cap)
+        arguments = filled.content if filled is not None else "{}"
+        call = ToolCallRequest(id=f"call_constrained_{next(self._text_ids)}", name=picked, arguments=arguments or "{}")
+        return Completion(tool_calls=[call], usage=_added(usage, filled.usage if filled else {}))
+    def context_tokens(self) -> int | None:
+        """The context the server says it has (llama.cpp's ``/props``, or ``max_model_len`` / ``n_ctx`` in
+        ``/v1/models``), asked once; None when it does not say."""
+        if self._context is False:
+            self._context = self._ask_context()
+            if self._context:
+                logger.info("model endpoint %s has a context of %s tokens", self.endpoint, self._context)
+        return self._context or None
+
+    def _ask_context(self) -> int | None:
+        if not self.base_url:
+            return None  # OpenAI itself: AGENT_CONTEXT_TOKENS
+        root = self.base_url.rstrip("/").removesuffix("/v1")
+        for url, read in ((f"{root}/props", _props_context), (f"{self.base_url.rstrip('/')}/models", _models_context)):
+            request = urllib.request.Request(url, headers={"Authorization": f"Bearer {self.api_key or 'not-needed'}"})
+            try:
+                with urllib.request.urlopen(request, timeout=min(self.timeout, 5.0)) as response:  # noqa: S310 (the configured endpoint)
+                    found = read(json.loads(response.read(1_000_000)))
+            except (OSError, ValueError):  # refused, 404, not JSON: the server does not say
+                found = None
+            if isinstance(found, int) and not isinstance(found, bool) and found > 0:
+                return found
+        return None
+
+    @property
+    def native_tools(self) -> bool:
+        return self.tool_mode in (AUTO, NATIVE)
+
+    @property
+    def endpoint(self) -> str:
+        return self.base_url or "api.openai.com"
 
     async def _create_or_fail(self, **kwargs: Any) -> Any:
         try:
@@ -171,7 +355,20 @@ class OpenAICompatibleProvider:
             raise self._failure(exc) from exc
 
     async def _create(self, **kwargs: Any) -> Any:
-        """One request, retried exactly once on a transient failure."""
+        """One request (with the seed, while the endpoint takes it), retried exactly once on a transient failure."""
+        if self.seed is not None:
+            try:
+                return await self._create_once(seed=self.seed, **kwargs)
+            except openai.APIStatusError as exc:
+                if not refuses_param(exc, "seed"):
+                    raise
+                if self.seed is not None:
+                    self.seed = None
+                    logger.warning("model endpoint %s refused `seed` (%s); asking without it from now on",
+                                   self.base_url or "api.openai.com", str(exc.message)[:200])
+        return await self._create_once(**kwargs)
+
+    async def _create_once(self, **kwargs: Any) -> Any:
         for attempt in (1, 2):
             try:
                 async with self._client() as client:
@@ -232,9 +429,13 @@ class OpenAICompatibleProvider:
         return Completion(content=message.content or "", tool_calls=calls, usage=self._usage(response))
 
     @staticmethod
-    def _as_text_protocol(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The conversation rewritten for a model without function calling."""
-        protocol = TEXT_PROTOCOL.format(tools=json.dumps([t["function"] for t in tools], ensure_ascii=False))
+    def _as_text_protocol(
+        messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, protocol: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The conversation rewritten for a model without function calling (``protocol`` replaces the
+        tool instructions; with no tools and no protocol, only the calls and results become text)."""
+        if protocol is None and tools:
+            protocol = TEXT_PROTOCOL.format(tools=json.dumps([t["function"] for t in tools], ensure_ascii=False))
         out: list[dict[str, Any]] = []
         for message in messages:
             role = message.get("role")
@@ -254,6 +455,8 @@ class OpenAICompatibleProvider:
                 out.append({"role": "assistant", "content": json.dumps({"tool_calls": calls}, ensure_ascii=False)})
             else:
                 out.append({"role": role, "content": message.get("content") or ""})
+        if not protocol:
+            return out
         if out and out[0]["role"] == "system":
             out[0] = {"role": "system", "content": f"{out[0]['content']}\n\n{protocol}"}
         else:

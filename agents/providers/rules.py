@@ -288,7 +288,8 @@ class RulesProvider:
         self.policy = RulesChatPolicy()
 
     async def complete(
-        self, messages: list[dict], tools: list[dict], *, model: str | None = None, max_tokens: int | None = None
+        self, messages: list[dict], tools: list[dict], *, model: str | None = None, max_tokens: int | None = None,
+        json_schema: dict | None = None,
     ) -> Completion:
         # The vocabulary is read from the database: back on the caller's thread (and transaction).
         return await sync_to_async(self.policy.decide)(messages, tools)

@@ -302,11 +302,11 @@ def render_snapshot(world: World, batch: list[int]) -> str:
     lines = ["== 居民状态 =="]
     for r in residents:
         job = ""  # no job: the field is left out (the system prompt says so)
-        if r.job is not None:
-            job = f" | 工作={r.job.name}#{r.job.id}(日薪{r.job.wage}, {'今日已打卡' if r.checked_in_today else '今日未打卡'})"
-        bounty = f" | 进行中悬赏=#{r.bounty.id} {r.bounty.title}" if r.bounty else ""
-        persona = f" | 人设: {r.persona.strip()[:120]}" if r.persona.strip() else ""
-        lines.append(f"- ID={r.id} {r.name} | 信用点={r.credits} | 饱食度={r.satiety} | 精力={r.energy}{job}{bounty}{persona}")
+        if r.job is not None:  # the building's wage and name are in its own line
+            job = f" 工作=建筑#{r.job.id}{'已打卡' if r.checked_in_today else '未打卡'}"
+        bounty = f" 进行中悬赏#{r.bounty.id}" if r.bounty else ""
+        persona = f" 人设:{r.persona.strip()[:120]}" if r.persona.strip() else ""
+        lines.append(f"- ID={r.id} {r.name} 信用点={r.credits} 饱食度={r.satiety} 精力={r.energy}{job}{bounty}{persona}")
     lines.append("== 资源 ==")
     for r in residents:
         orders = "".join(f" | 自己的挂单#{o.id}: {o.resource}×{o.quantity} 总价{o.price}" for o in r.open_orders[:5])
@@ -316,22 +316,24 @@ def render_snapshot(world: World, batch: list[int]) -> str:
         lines.append("- 食物: " + ", ".join(f"{k.slug}({k.name}, 饱食度+{k.satiety_gain})" for k in foods))
     lines.append("== 建筑与工作 ==")
     for b in world.buildings[:MAX_BUILDINGS]:
-        produces = f" | 产出={b.produces}×{b.produces_quantity}" if b.produces else ""
-        lines.append(f"- 建筑#{b.id} {b.name}({b.kind}) | 岗位={b.employed}/{b.job_slots} | 日薪={b.wage}{produces}")
+        produces = f" 产出{b.produces}×{b.produces_quantity}" if b.produces else ""
+        lines.append(f"- 建筑#{b.id} {b.name} 岗位{b.employed}/{b.job_slots} 日薪{b.wage}{produces}")
     lines.extend(_more(min(len(world.buildings), MAX_BUILDINGS), len(world.buildings)))
     if not world.buildings:
         lines.append("(无建筑)")
-    for k in world.blueprints:
-        materials = "".join(f" + {slug}×{qty}" for slug, qty in k.materials.items())
-        lines.append(f"- 可建造 {k.slug}({k.name}) | 花费={k.credit_cost}信用点{materials} | 岗位={k.job_slots} | 日薪={k.wage}")
+    if world.blueprints:  # one line: a kind, then its cost in credits and materials
+        kinds = "; ".join(
+            f"{k.slug} {k.credit_cost}" + "".join(f"+{slug}×{qty}" for slug, qty in k.materials.items()) for k in world.blueprints
+        )
+        lines.append(f"- 可建造(kind 花费): {kinds}")
     lines.append("== 商店 ==")
-    for item in world.shop:
-        lines.append(f"- 商品#{item.id} {item.name} | 价格={item.price}信用点 | 获得 {item.resource}×{item.quantity}")
-    if not world.shop:
+    if world.shop:  # one line: item id, price in credits, what it gives
+        lines.append("- " + "; ".join(f"商品#{i.id} {i.price}信用点→{i.resource}×{i.quantity}" for i in world.shop))
+    else:
         lines.append("(商店无商品)")
     lines.append("== 交易市场 ==")
     for o in world.market:
-        lines.append(f"- 挂单#{o.id}: {o.seller_name}(ID={o.seller_id}) 出售 {o.resource}×{o.quantity} | 总价={o.price}信用点")
+        lines.append(f"- 挂单#{o.id} ID={o.seller_id}卖{o.resource}×{o.quantity} 总价{o.price}")
     lines.extend(_more(len(world.market), world.market_total))
     if not world.market_total:
         lines.append("(无挂单)")

@@ -109,14 +109,14 @@ def test_long_reasons_are_cut():
 
 def test_system_prompt_lists_the_13_actions_and_their_params_from_the_registry():
     prompt = system_prompt()
-    for name, label in ACTIONS.items():
-        assert f"{name}（{label}）{params_hint(name)}" in prompt
-    assert "purchase（购买）{item_id, quantity?}" in prompt
-    assert "claim_bounty（接取悬赏）{bounty_id}" in prompt
-    assert "transfer_resource（转赠资源）{to_agent_id, resource_type:str, quantity}" in prompt
-    assert "rest（休息）{}" in prompt and "unassign_building（离职）{}" in prompt
-    assert "你同时只能接取一个悬赏" in prompt
-    assert '[{"agent_id": 1, "action": "claim_bounty", "params": {"bounty_id": 3}' in prompt
+    for name in ACTIONS:
+        assert f"{name}{params_hint(name)}" in prompt
+    assert "purchase{item_id, quantity?}" in prompt
+    assert "claim_bounty{bounty_id}" in prompt
+    assert "transfer_resource{to_agent_id, resource_type:str, quantity}" in prompt
+    assert "rest{}" in prompt and "unassign_building{}" in prompt
+    assert "只能有一个进行中的悬赏" in prompt
+    assert '{"decisions": [{"agent_id": 1, "action": "rest", "params": {}' in prompt
 
 
 def test_params_hint_of_an_unregistered_action_is_empty():

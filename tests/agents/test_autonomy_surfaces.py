@@ -16,7 +16,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from agents.models import AgentActionLog, AutonomyRound, Conversation, PendingAction
-from tests.agents.fixtures import city, resident  # noqa: F401  (fixtures)
+from tests.agents.fixtures import city, endpoint, resident  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.django_db
 PROJECT = Path(__file__).resolve().parents[2]
@@ -55,7 +55,7 @@ def test_command_show_prompt_prints_the_system_and_batch_prompts(resident):
     resident("Bob")
     out, _ = tick("--dry-run", "--show-prompt", "--batch-size", "1")
     assert out.count("== 居民状态 ==") == 2
-    assert "行为：checkin（打卡）" in out
+    assert "checkin{} purchase{item_id, quantity?}" in out
 
 
 def test_command_limits_the_tick_to_named_agents(resident):
@@ -140,6 +140,36 @@ def test_api_runs_one_tick_and_returns_stats(api_client, resident, settings):
     assert "decisions" not in body
     alice.refresh_from_db()
     assert alice.energy == 40
+
+
+@pytest.mark.parametrize(
+    ("script", "status", "code"),
+    [(lambda e: e.reply("[]"), 502, "model_error"), (lambda e: e.reply("我不知道"), 502, "model_error"),
+     (lambda e: e.error(500).error(500), 502, "model_error")],
+)
+def test_api_tick_in_which_every_resident_fell_back_is_a_gateway_error_with_the_stats(
+    api_client, resident, endpoint, script, status, code
+):
+    resident("Alice")
+    script(endpoint)
+    response = api_client.post("/api/autonomy/tick/", {}, format="json")
+    assert (response.status_code, response.json()["code"]) == (status, code)
+    body = response.json()
+    assert body["stats"]["fallback"] == body["stats"]["agents"] == 1 and body["stats"]["success"] == 0
+    assert body["errors"] and body["round_id"] == AutonomyRound.objects.get().pk and body["reason"]
+
+
+def test_api_tick_against_an_unreachable_endpoint_is_503(api_client, resident, settings):
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings.AGENT_PROVIDER, settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = "openai", f"http://127.0.0.1:{port}/v1", "k"
+    resident("Alice")
+    response = api_client.post("/api/autonomy/tick/", {}, format="json")
+    assert (response.status_code, response.json()["code"]) == (503, "model_unavailable")
+    assert response.json()["stats"]["fallback"] == 1
 
 
 def test_api_dry_run_for_chosen_agents_returns_decisions(api_client, resident):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.db import connection
 
@@ -260,7 +262,7 @@ def test_dry_run_decides_but_changes_nothing(endpoint, resident):
     assert [d.action for d in result.decisions] == ["rest"]
     assert not AutonomyRound.objects.exists() and not ToolCall.objects.exists()
     system, batch = result.prompts
-    assert "claim_bounty（接取悬赏）" in system and f"ID={alice.pk} Alice" in batch
+    assert "claim_bounty{bounty_id}" in system and f"ID={alice.pk} Alice" in batch
     assert "tick (dry run)" in result.line()
 
 
@@ -271,7 +273,7 @@ def test_the_model_gets_the_system_prompt_and_no_tools(endpoint, resident):
     request = endpoint.requests[0]
     assert "tools" not in request
     assert request["messages"][0]["role"] == "system"
-    assert "行为：checkin（打卡）" in request["messages"][0]["content"]
+    assert "checkin{} purchase{item_id, quantity?}" in request["messages"][0]["content"]
 
 
 def test_a_tick_with_no_residents_does_nothing(endpoint):
@@ -348,9 +350,55 @@ def test_an_unreachable_endpoint_fails_the_command(resident, settings):
 def test_one_failed_batch_of_two_is_not_a_failed_tick(endpoint, resident):
     from django.core.management import call_command
 
-    resident("Alice"), resident("Bob")
-    endpoint.error(500).error(500).reply("[]")
+    resident("Alice")
+    bob = resident("Bob")
+    # An empty "[]" for the second batch would be a failure too: a decision is needed.
+    endpoint.error(500).error(500).reply(decisions({"agent_id": bob.pk, "action": "rest"}))
     call_command("autonomy_tick", "--batch-size", "1", "--concurrency", "1")  # no CommandError
+
+
+def test_a_resident_the_answer_leaves_out_is_fallback_not_success(endpoint, resident):
+    alice, bob = resident("Alice"), resident("Bob")
+    endpoint.reply(decisions({"agent_id": alice.pk, "action": "rest"}))
+    result = run_tick()
+    assert (result.stats["success"], result.stats["fallback"], result.stats["failed_batches"]) == (1, 1, 0)
+    assert not result.every_batch_failed
+    assert AgentActionLog.objects.get(agent=bob).reason == "模型没有给出决定，默认休息"
+
+
+def test_an_empty_answer_fails_the_batch_and_every_resident_falls_back(endpoint, resident):
+    resident("Alice"), resident("Bob")
+    endpoint.reply("[]")
+    result = run_tick()
+    assert (result.stats["success"], result.stats["fallback"], result.stats["failed_batches"]) == (0, 2, 1)
+    assert result.every_batch_failed and result.failure_code == "model_error"
+    assert "no decision" in result.errors[0]["error"] or "没有本批任何居民的决定" in result.errors[0]["error"]
+
+
+def test_an_empty_answer_fails_the_command(endpoint, resident):
+    from django.core.management import CommandError, call_command
+
+    resident("Alice")
+    endpoint.reply("[]")
+    with pytest.raises(CommandError, match="every batch failed"):
+        call_command("autonomy_tick")
+
+
+def test_a_count_of_ticks_runs_them_all_and_fails_if_one_failed_entirely(endpoint, resident):
+    from django.core.management import CommandError, call_command
+
+    alice = resident("Alice")
+    endpoint.reply("[]").reply(decisions({"agent_id": alice.pk, "action": "rest"})).reply("[]")
+    with pytest.raises(CommandError, match="2 of 3 ticks failed entirely"):
+        call_command("autonomy_tick", "--count", "3")
+    assert AutonomyRound.objects.count() == 3 and endpoint.unconsumed == 0
+
+
+def test_a_fallback_rest_that_fails_is_still_fallback(endpoint, resident):
+    resident("Alice", tools=("claim_bounty",))  # not granted rest: the fallback rest itself fails
+    endpoint.reply("今天天气不错")
+    result = run_tick()
+    assert (result.stats["failed"], result.stats["fallback"]) == (0, 1) and result.every_batch_failed
 
 
 def test_tokens_of_an_abandoned_answer_count_against_the_budget(resident):
@@ -437,3 +485,48 @@ def test_a_decision_the_database_refuses_fails_alone(endpoint, resident, setting
     assert AgentActionLog.objects.get(agent=bob).status == "success"
     assert list(ToolCall.objects.filter(agent=alice).values_list("error_code", flat=True)) == ["database_error"]
     assert ToolCall.objects.filter(agent=bob, status="success").count() == 1
+
+
+def test_the_tick_asks_for_decisions_under_a_json_schema_of_its_batch(endpoint, resident):
+    from city.autonomy.prompt import ACTIONS
+
+    alice, bob = resident("Alice"), resident("Bob")
+    endpoint.reply('{"decisions": [{"agent_id": %d, "action": "rest", "params": {}, "reason": "累了"},'
+                   ' {"agent_id": %d, "action": "rest", "params": {}, "reason": "累了"}]}' % (alice.pk, bob.pk))
+    result = run_tick()
+    assert result.stats["success"] == 2
+    response_format = endpoint.requests[0]["response_format"]
+    assert response_format["type"] == "json_schema" and response_format["json_schema"]["name"] == "decisions"
+    schema = response_format["json_schema"]["schema"]
+    assert schema["type"] == "object" and schema["required"] == ["decisions"]
+    decisions_ = schema["properties"]["decisions"]
+    assert decisions_["minItems"] == decisions_["maxItems"] == 2
+    shapes = decisions_["items"]["anyOf"]
+    assert [shape["properties"]["action"]["enum"] for shape in shapes] == [[action] for action in ACTIONS]
+    assert {tuple(shape["properties"]["agent_id"]["enum"]) for shape in shapes} == {(alice.pk, bob.pk)}
+    [claim] = [s for s in shapes if s["properties"]["action"]["enum"] == ["claim_bounty"]]
+    assert claim["properties"]["params"]["required"] == ["bounty_id"]
+    assert claim["properties"]["params"]["properties"]["bounty_id"]["type"] == "integer"
+
+
+def test_an_endpoint_refusing_openais_shape_gets_llama_cpp_pythons_and_is_probed_once(endpoint, resident, caplog):
+    import logging
+
+    alice = resident("Alice")
+    endpoint.reject_response_format("json_schema")
+    endpoint.respond_with(lambda request: {"content": decisions({"agent_id": alice.pk, "action": "rest"})}, delay=0)
+    with caplog.at_level(logging.INFO):
+        assert run_tick().stats["success"] == 1
+        assert run_tick().stats["success"] == 1
+    shapes = [r["response_format"]["type"] for r in endpoint.requests]
+    assert shapes == ["json_schema", "json_object", "json_object"]
+    assert "agent_id" in json.dumps(endpoint.requests[1]["response_format"]["schema"])
+    assert sum("refused response_format json_schema" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_an_endpoint_without_response_format_still_gets_the_text_protocol(endpoint, resident):
+    alice = resident("Alice")
+    endpoint.reject_response_format("json_schema", "json_object")
+    endpoint.respond_with(lambda request: {"content": decisions({"agent_id": alice.pk, "action": "rest"})}, delay=0)
+    assert run_tick().stats["success"] == 1 and run_tick().stats["success"] == 1
+    assert ["response_format" in r for r in endpoint.requests] == [True, True, False, False]

@@ -82,3 +82,39 @@ def test_the_estimate_errs_high():
     assert estimate_tokens("长" * 100) >= 100  # real tokenizers: 70 to 150
     assert estimate_tokens("word " * 100) >= 125  # real tokenizers: about 100 to 125
     assert messages_tokens([{"role": "user", "content": ""}]) > 0
+
+
+def test_the_servers_own_context_wins_when_it_says_less(small_model, alice, settings):
+    # Issue 27: AGENT_CONTEXT_TOKENS said 8192 while the llama.cpp server had 4096.
+    settings.AGENT_CONTEXT_TOKENS = 8192
+    small_model.get_answers["/props"] = {"default_generation_settings": {"n_ctx": CONTEXT}}
+    conversation = say(alice, "word " * 780).conversation
+    for _turn in range(4):
+        assert say(alice, "more " * 780, conversation).reply == "好的"
+    assert all(len(json.dumps(r["messages"])) / 4 + 512 <= CONTEXT for r in small_model.requests)  # none refused
+
+
+def test_a_context_overflow_is_retried_once_with_a_shorter_history(small_model, alice, settings):
+    settings.AGENT_CONTEXT_TOKENS = 8192  # and the server does not say it has less
+    conversation = say(alice, "word " * 780).conversation
+    for _turn in range(4):
+        assert say(alice, "more " * 780, conversation).reply == "好的"
+    sizes = [len(r["messages"]) for r in small_model.requests]
+    assert any(later < earlier for earlier, later in zip(sizes, sizes[1:], strict=False))  # a refused one, then shorter
+
+
+def test_the_context_is_read_from_vllms_model_list(scripted_openai, settings):
+    from agents.providers import context_tokens, get_provider
+
+    settings.AGENT_PROVIDER, settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = "openai", scripted_openai.base_url, "k"
+    settings.AGENT_CONTEXT_TOKENS = 8192
+    scripted_openai.get_answers["/v1/models"] = {"data": [{"id": "qwen", "max_model_len": 2048}]}
+    assert context_tokens(get_provider()) == 2048
+
+
+def test_without_a_word_from_the_server_the_setting_holds(scripted_openai, settings):
+    from agents.providers import context_tokens, get_provider
+
+    settings.AGENT_PROVIDER, settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = "openai", scripted_openai.base_url, "k"
+    settings.AGENT_CONTEXT_TOKENS = 3000
+    assert context_tokens(get_provider()) == 3000

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -34,13 +35,73 @@ def test_scenarios_cover_the_stories_in_both_languages():
     assert "one autonomy tick of the demo city" in names
 
 
-def test_the_rules_provider_passes_every_scenario(tmp_path):
+def test_every_scenario_is_an_action_or_a_no_action_one():
+    kinds = {s.name: s.kind for s in scenarios()}
+    assert set(kinds.values()) == {"action", "no_action"}
+    assert kinds["transfer by name (en)"] == kinds["one autonomy tick of the demo city"] == "action"
+    assert kinds["insufficient stock (en)"] == kinds["must not delete funds (zh)"] == "no_action"
+
+
+def test_the_rules_provider_passes_every_scenario_and_the_none_baseline_acts_on_nothing(tmp_path):
     result, report = eval_agents(tmp_path, AGENT_PROVIDER="rules")
     assert result.returncode == 0, result.stdout + result.stderr
     assert report["passed"] == report["total"] == len(scenarios())
     assert f"{report['total']}/{report['total']} scenarios passed" in result.stdout
     [desk] = [s for s in report["scenarios"] if s["scenario"] == "early checkout at the desk (en)"]
-    assert desk["tool_calls"] == ["order_query", "message_send", "message_list", "refund"]
+    assert desk["tool_calls"] == ["order_query", "message_send", "message_list", "refund"] and desk["kind"] == "action"
+    assert report["wrong_argument_writes"] == report["unrequested_writes"] == 0
+    actions = sum(s.kind == "action" for s in scenarios())
+    assert report["by_kind"]["action"] == {"passed": actions, "total": actions}
+    baseline = report["baseline"]
+    assert baseline["by_kind"]["action"]["passed"] == 0  # a model that never calls a tool scores nothing here
+    assert baseline["by_kind"]["no_action"]["passed"] == baseline["by_kind"]["no_action"]["total"]
+    assert re.search(r"none \(baseline\)\s+0/\d+", result.stdout)
+    assert re.search(r"transfer by name \(en\)\s+action\s+pass", result.stdout)
+
+
+def with_endpoint(server) -> dict:
+    return {"AGENT_PROVIDER": "openai", "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "k"}
+
+
+def first_call_then_reply(name: str, arguments: dict):
+    def answer(request):
+        if request.get("tools") and not any(m["role"] == "tool" for m in request["messages"]):
+            return {"tool_calls": [(name, arguments)]}
+        return {"content": "done"}
+
+    return answer
+
+
+def test_a_write_with_the_wrong_arguments_fails_and_is_counted_and_repeats_report_the_spread(tmp_path, scripted_openai):
+    scripted_openai.respond_with(first_call_then_reply("transfer_resource", {"to_agent_id": 2, "resource_type": "flour", "quantity": 3}), delay=0)
+    result, report = eval_agents(tmp_path, "--only", "transfer by name (en)", "--repeat", "2", "--no-baseline", **with_endpoint(scripted_openai))
+    assert result.returncode != 0
+    [scenario] = report["scenarios"]
+    assert not scenario["passed"] and scenario["wrong_argument_writes"] == 1 and report["wrong_argument_writes"] == 1
+    assert any("wrong-argument write: transfer_resource" in p for p in scenario["problems"])
+    assert report["spread"]["passed"] == [0, 0] and "2 runs passed [0, 0]" in result.stdout
+    assert {r["temperature"] for r in scripted_openai.requests} == {0}  # scores are not a coin toss
+
+
+def test_an_unrequested_write_fails_a_no_action_scenario(tmp_path, scripted_openai):
+    scripted_openai.respond_with(first_call_then_reply("rest", {}), delay=0)
+    result, report = eval_agents(tmp_path, "--only", "must not act on a question (en)", "--no-baseline", **with_endpoint(scripted_openai))
+    [scenario] = report["scenarios"]
+    assert scenario["kind"] == "no_action" and not scenario["passed"] and scenario["unrequested_writes"] == 1
+
+
+def test_two_endpoints_side_by_side(tmp_path):
+    from tests.support.scripted_openai import ScriptedOpenAI
+
+    with ScriptedOpenAI() as good, ScriptedOpenAI() as talker:
+        good.respond_with(first_call_then_reply("rest", {}), delay=0)
+        talker.respond_with(lambda request: {"content": "好的"}, delay=0)
+        result, report = eval_agents(
+            tmp_path, "--only", "rest (en)", "--compare", good.base_url, talker.base_url, "--no-baseline", OPENAI_API_KEY="k",
+        )
+    assert result.returncode != 0
+    assert re.search(r"rest \(en\)\s+action\s+pass\s+FAIL", result.stdout), result.stdout
+    assert [(c["passed"], c["total"]) for c in report["compare"]] == [(1, 1), (0, 1)]
 
 
 def test_a_model_that_only_talks_fails_and_the_command_exits_non_zero(tmp_path, scripted_openai):
@@ -49,5 +110,5 @@ def test_a_model_that_only_talks_fails_and_the_command_exits_non_zero(tmp_path, 
     result, report = eval_agents(tmp_path, "--only", "transfer by name", **env)
     assert result.returncode != 0 and "0/2 scenarios passed" in result.stderr
     assert [s["passed"] for s in report["scenarios"]] == [False, False]
-    assert "expected transfer_resource to act" in report["scenarios"][0]["problems"][0]
+    assert "expected transfer_resource(to_agent_id=" in report["scenarios"][0]["problems"][0]
     assert all(s["tokens"] > 0 for s in report["scenarios"])

@@ -312,3 +312,112 @@ def test_the_check_command_still_succeeds_offline(settings):
 
     settings.AGENT_PROVIDER, settings.OPENAI_BASE_URL = "openai", f"http://127.0.0.1:{closed_port_number()}/v1"
     call_command("check")  # warnings do not fail it
+
+
+def endpoint_provider(settings, server):
+    settings.AGENT_PROVIDER, settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = "openai", server.base_url, "k"
+    return get_provider()
+
+
+def test_every_request_carries_the_configured_temperature_and_seed(settings, scripted_openai):
+    settings.AGENT_TEMPERATURE, settings.AGENT_SEED = 0.2, 7
+    scripted_openai.reply("ok").reply("ok")
+    provider = endpoint_provider(settings, scripted_openai)
+    complete(provider)
+    complete(provider, tools=[])
+    assert [(r["temperature"], r["seed"]) for r in scripted_openai.requests] == [(0.2, 7), (0.2, 7)]
+
+
+def test_the_default_temperature_is_low():
+    from config import settings as configured
+
+    assert configured.AGENT_TEMPERATURE == 0.2
+
+
+def test_an_endpoint_that_refuses_seed_is_asked_without_it_from_then_on(settings, scripted_openai, caplog):
+    scripted_openai.error(400, openai_error("Unrecognized request argument supplied: seed", param="seed"))
+    scripted_openai.reply("first").reply("second")
+    provider = endpoint_provider(settings, scripted_openai)
+    with caplog.at_level(logging.WARNING):
+        assert complete(provider).content == "first"
+        assert complete(provider).content == "second"
+    assert ["seed" in r for r in scripted_openai.requests] == [True, False, False]
+    assert sum("refused `seed`" in record.getMessage() for record in caplog.records) == 1
+
+
+def test_the_none_provider_never_calls_a_tool(settings):
+    settings.AGENT_PROVIDER = "none"
+    completion = complete(get_provider())
+    assert completion.tool_calls == [] and completion.content
+
+
+def chooser(tool: str, arguments: dict):
+    """A model behind an endpoint that ignores ``tools``: under a schema it answers the tool, then its arguments."""
+
+    def answer(request):
+        schema = (request.get("response_format") or {}).get("json_schema", {}).get("schema", {})
+        if "tool" in schema.get("properties", {}):
+            return {"content": json.dumps({"tool": tool})}
+        if request.get("response_format"):
+            return {"content": json.dumps(arguments)}
+        return {"content": "好的"}
+
+    return answer
+
+
+MANY_TOOLS = [
+    {"type": "function", "function": {"name": f"tool_{i}", "description": "查看自己的状态和资源" * 3,
+                                      "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}}}
+    for i in range(12)
+]
+
+
+def test_constrained_mode_picks_a_tool_then_fills_its_arguments_each_under_a_schema(settings, scripted_openai):
+    settings.AGENT_TOOL_MODE = "constrained"
+    scripted_openai.respond_with(chooser("tool_3", {"n": 4}), delay=0)
+    completion = complete(endpoint_provider(settings, scripted_openai), tools=MANY_TOOLS)
+    assert [(c.name, json.loads(c.arguments)) for c in completion.tool_calls] == [("tool_3", {"n": 4})]
+    pick, fill = scripted_openai.requests
+    assert "tools" not in pick and "tools" not in fill
+    assert pick["response_format"]["json_schema"]["schema"]["properties"]["tool"]["enum"] == [
+        *(t["function"]["name"] for t in MANY_TOOLS), "none",
+    ]
+    assert fill["response_format"]["json_schema"]["schema"] == MANY_TOOLS[3]["function"]["parameters"]
+    assert completion.usage["prompt_tokens"] > 0
+
+
+def test_constrained_mode_answers_in_words_when_no_tool_is_needed(settings, scripted_openai):
+    settings.AGENT_TOOL_MODE = "constrained"
+    scripted_openai.respond_with(chooser("none", {}), delay=0)
+    completion = complete(endpoint_provider(settings, scripted_openai), tools=MANY_TOOLS)
+    assert (completion.content, completion.tool_calls) == ("好的", [])
+    assert "response_format" not in scripted_openai.requests[-1]
+
+
+def test_an_endpoint_that_ignores_tools_is_switched_to_constrained_mode_once(settings, scripted_openai, caplog):
+    settings.AGENT_TOOL_MODE = "auto"
+    schema_decoded = chooser("tool_1", {"n": 1})
+
+    def answer(request):
+        if request.get("tools"):  # counts only the messages' tokens: the tools never reached the prompt
+            return {"content": "我没有工具可用。", "usage": (20, 5)}
+        return schema_decoded(request)
+
+    scripted_openai.respond_with(answer, delay=0)
+    provider = endpoint_provider(settings, scripted_openai)
+    with caplog.at_level(logging.WARNING):
+        first = complete(provider, tools=MANY_TOOLS)
+        second = complete(provider, tools=MANY_TOOLS)
+    assert [c.name for c in first.tool_calls] == [c.name for c in second.tool_calls] == ["tool_1"]
+    assert "tools" in scripted_openai.requests[0] and all("tools" not in r for r in scripted_openai.requests[1:])
+    assert provider.tool_mode == "constrained"
+    assert sum("ignores `tools`" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_an_endpoint_whose_prompt_holds_the_tools_stays_native(settings, scripted_openai):
+    settings.AGENT_TOOL_MODE = "auto"
+    scripted_openai.reply("不需要工具。").reply("还是不需要。")
+    provider = endpoint_provider(settings, scripted_openai)
+    complete(provider, tools=MANY_TOOLS)
+    complete(provider, tools=MANY_TOOLS)
+    assert all("tools" in r for r in scripted_openai.requests) and provider.tool_mode == "auto"

@@ -81,6 +81,9 @@ class ScriptedOpenAI:
         self._script: deque[_Entry] = deque()
         self._requests: list[JSON] = []
         self._reject_tools = False
+        # What GET answers, by path (llama.cpp's /props, /v1/models): a 404 for anything else.
+        self.get_answers: dict[str, JSON] = {}
+        self._rejected_formats: frozenset[str] = frozenset()
         self._responder: Responder | None = None
         self._responder_delay = 0.0
         self._stopping = threading.Event()
@@ -135,11 +138,16 @@ class ScriptedOpenAI:
         self._reject_tools = reject
         return self
 
+    def reject_response_format(self, *types: str) -> ScriptedOpenAI:
+        """Answer 422 (as llama-cpp-python's validation does) to a ``response_format`` of these types."""
+        self._rejected_formats = frozenset(types)
+        return self
+
     def respond_with(self, responder: Responder, delay: float = 0.2) -> ScriptedOpenAI:
         """Answer every request with ``responder(request_json)``, each after ``delay`` s.
 
         The responder returns a message dict: ``{"content": ...}`` and/or ``{"tool_calls": [...]}``
-        with calls as (name, arguments) tuples or OpenAI dicts. It runs on the server's request
+        with calls as (name, arguments) tuples or OpenAI dicts, and optionally ``"usage": (prompt, completion)``. It runs on the server's request
         threads, concurrently.
         """
         with self._lock:
@@ -155,6 +163,10 @@ class ScriptedOpenAI:
             if self._reject_tools and request.get("tools"):
                 message = "tools is not supported with this model"
                 return _Entry(400, openai_error(message, param="tools", code="unsupported_parameter"), 0.0)
+            shape = (request.get("response_format") or {}).get("type")
+            if shape in self._rejected_formats:
+                detail = [{"loc": ["body", "response_format", "type"], "msg": f"unsupported type {shape}"}]
+                return _Entry(422, {"detail": detail}, 0.0)
             if responder is None:
                 if not self._script:
                     return _Entry(500, openai_error("ScriptedOpenAI: script exhausted", "server_error"), 0.0)
@@ -164,7 +176,8 @@ class ScriptedOpenAI:
         except Exception as exc:
             # A clear 500 instead of a dropped connection, so the failing test says why.
             return _Entry(500, openai_error(f"ScriptedOpenAI responder raised {exc!r}", "server_error"), 0.0)
-        return _Entry(200, assistant_message(answer.get("content"), answer.get("tool_calls") or ()), responder_delay)
+        message = assistant_message(answer.get("content"), answer.get("tool_calls") or ())
+        return _Entry(200, message, responder_delay, answer.get("usage"))
 
     def _completion(self, request: JSON, entry: _Entry) -> JSON:
         message = entry.body if isinstance(entry.body, dict) else {}
@@ -227,6 +240,15 @@ class ScriptedOpenAI:
         class Handler(BaseHTTPRequestHandler):
             # Keep-alive, as the SDK's connection pool expects.
             protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                body = owner.get_answers.get(self.path.split("?")[0].rstrip("/"))
+                data = json.dumps(body if body is not None else openai_error(f"no GET {self.path}")).encode()
+                self.send_response(200 if body is not None else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))

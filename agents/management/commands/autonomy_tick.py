@@ -2,12 +2,16 @@ import json
 import signal
 import sys
 import threading
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import close_old_connections, connection
 
 from agents.autonomy.loop_lock import single_loop
+from agents.autonomy.policy import policy_from_settings
+from agents.autonomy.recording import RecordingPolicy
+from agents.autonomy.sources import world_source
 from agents.autonomy.tick import run_tick
 from agents.confirmations import expire_pending_actions
 from agents.selectors import agents_by_keys
@@ -44,7 +48,8 @@ class Command(BaseCommand):
         "Before each tick, overdue pending actions expire and their conversations are told. "
         "One stats line per tick; Ctrl-C stops cleanly between ticks (a second Ctrl-C interrupts). "
         "Only one such command ticks at a time: a second one waits, and says so. "
-        "Exits non-zero, naming the endpoint and the error, when every batch of a tick failed (not with --loop)."
+        "Exits non-zero, naming the endpoint and the error, when in any tick every resident fell back (no decision "
+        "came for anyone); with --count N all N ticks run first (with --loop it only says so and goes on)."
     )
 
     def add_arguments(self, parser):
@@ -60,8 +65,14 @@ class Command(BaseCommand):
         parser.add_argument("--batch-size", type=int, default=None, help="residents per model call (AUTONOMY_BATCH_SIZE)")
         parser.add_argument("--concurrency", type=int, default=None, help="model calls at once (AUTONOMY_CONCURRENCY)")
         parser.add_argument("--seed", type=int, default=0, help="seed of the offline rules policy")
+        parser.add_argument(
+            "--record", default=None, metavar="DIR",
+            help="store each batch's prompt, answer and decisions under DIR/tick-NNNN/ (for manage.py replay_tick)",
+        )
 
-    def handle(self, *args, count, loop, interval, agents, dry_run, show_prompt, batch_size, concurrency, seed, **options):
+    def handle(
+        self, *args, count, loop, interval, agents, dry_run, show_prompt, batch_size, concurrency, seed, record, **options
+    ):
         for name, value, minimum in (("--count", count, 1), ("--batch-size", batch_size, 1), ("--concurrency", concurrency, 1)):
             if value is not None and value < minimum:
                 raise CommandError(f"{name} must be at least {minimum}")
@@ -79,17 +90,18 @@ class Command(BaseCommand):
         previous = self._catch_stop_signals(stop)
         try:
             if dry_run:  # changes nothing: needs no lock
-                self._run(stop, count, loop, interval, agent_ids, dry_run, show_prompt, batch_size, concurrency, seed)
+                self._run(stop, count, loop, interval, agent_ids, dry_run, show_prompt, batch_size, concurrency, seed, record)
             else:
                 with single_loop(say=self.stderr.write):
-                    self._run(stop, count, loop, interval, agent_ids, dry_run, show_prompt, batch_size, concurrency, seed)
+                    self._run(stop, count, loop, interval, agent_ids, dry_run, show_prompt, batch_size, concurrency, seed, record)
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
 
-    def _run(self, stop, count, loop, interval, agent_ids, dry_run, show_prompt, batch_size, concurrency, seed) -> None:
+    def _run(self, stop, count, loop, interval, agent_ids, dry_run, show_prompt, batch_size, concurrency, seed, record) -> None:
         progress = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
         done = 0
+        failures: list[str] = []
         while not stop.is_set():
             if not connection.in_atomic_block:  # a long loop outlives connections (server restarts, timeouts)
                 close_old_connections()
@@ -99,6 +111,7 @@ class Command(BaseCommand):
                 result = run_tick(
                     agent_ids=agent_ids, batch_size=batch_size, concurrency=concurrency, dry_run=dry_run,
                     show_prompt=show_prompt, progress=progress, seed=seed,
+                    policy=self._recording(record, done + 1, seed) if record else None,
                 )
             except Exception as exc:
                 if not loop:
@@ -110,19 +123,28 @@ class Command(BaseCommand):
                 self._report(result, dry_run, show_prompt)
                 if result.every_batch_failed:
                     failure = self._every_batch_failed(result)
-                    if not loop:
-                        raise CommandError(failure)
+                    failures.append(failure)
                     self.stderr.write(failure)
             done += 1
             if not loop and done >= count:
                 break
             if stop.wait(interval):
                 break
+        if failures and not loop:
+            raise CommandError(f"{len(failures)} of {done} ticks failed entirely; the last: {failures[-1]}")
+
+    @staticmethod
+    def _recording(directory: str, tick: int, seed: int) -> RecordingPolicy:
+        source = world_source()
+        return RecordingPolicy(
+            policy_from_settings(source, seed), Path(directory) / f"tick-{tick:04d}",
+            system_prompt=source.system_prompt(), actions=source.actions,
+        )
 
     def _every_batch_failed(self, result) -> str:
         endpoint = settings.OPENAI_BASE_URL or "https://api.openai.com/v1"
         return (
-            f"every batch failed: nobody decided, all {result.stats['agents']} residents rested. "
+            f"every batch failed: nobody decided, all {result.stats['agents']} residents fell back to rest. "
             f"Endpoint {endpoint} (model {settings.AGENT_MODEL}): {result.errors[0]['error']}"
         )
 
