@@ -26,12 +26,9 @@ run: install secret
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py seed_demo
 	@echo "Serving on http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/), autonomy loop every $(AUTONOMY_INTERVAL) s; Ctrl-C stops both"
-	@# Both children get exactly one TERM (the loop then finishes its tick): the loop runs in a
-	@# session of its own so that Ctrl-C does not reach it a second time through the terminal.
-	@trap 'kill -TERM $$tick $$server 2>/dev/null; wait' INT TERM; \
-	setsid $(PY) manage.py autonomy_tick --loop --interval $(AUTONOMY_INTERVAL) & tick=$$!; \
-	$(PY) -m daphne -b $(HOST) -p $(PORT) config.asgi:application & server=$$!; \
-	wait; echo "Stopped."
+	@# One Python process starts both and handles SIGINT and SIGTERM itself (a shell's background
+	@# jobs would ignore SIGINT): each child gets one SIGTERM, and one line says why they stop.
+	@$(PY) manage.py serve_demo --host $(HOST) --port $(PORT) --interval $(AUTONOMY_INTERVAL)
 
 # The layers (core < agents < domain apps) are contracts in .importlinter, checked first.
 lint: install
