@@ -6,6 +6,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from core.api.docs import sign_in_first
 from core.api.errors import unknown_api_path
 from core.converters import IdConverter
 
@@ -20,9 +21,10 @@ api_patterns = [
     path("", include("bounties.api.urls")),
     path("", include("funds.api.urls")),
     path("", include("orders.api.urls")),
-    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    # A signed-out browser is sent to sign in and back; scripts keep the JSON 401.
+    path("schema/", sign_in_first(SpectacularAPIView.as_view()), name="api-schema"),
     # The split view serves Swagger UI's start-up code as a file: the CSP allows no inline script.
-    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("docs/", sign_in_first(SpectacularSwaggerSplitView.as_view(url_name="api-schema")), name="api-docs"),
     # Anything else under /api/ is the API's JSON 404, not the site's HTML page.
     re_path(r"^[\s\S]*$", unknown_api_path),  # not ".*": a path may hold an encoded newline
 ]

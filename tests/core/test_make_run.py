@@ -79,10 +79,11 @@ def processes_in(folder: Path) -> list[int]:
 
 def stop(process: subprocess.Popen, clone: Path, signum: int, *, group: bool) -> str:
     """Send the signal (to the whole group, as a terminal does, or to make alone) and collect the rest."""
-    if group:
-        os.killpg(process.pid, signum)
-    else:
-        process.send_signal(signum)
+    if process.poll() is None:  # it may have failed on its own already
+        if group:
+            os.killpg(process.pid, signum)
+        else:
+            process.send_signal(signum)
     try:
         output, _ = process.communicate(timeout=60)
     except subprocess.TimeoutExpired:
