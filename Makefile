@@ -5,6 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 AUTONOMY_INTERVAL ?= 30
+DEMO_BOUNTIES_OPEN ?= 3
 
 .PHONY: run test test-fast test-models lint install secret clean
 
@@ -22,6 +23,8 @@ secret:
 	  echo "DJANGO_SECRET_KEY=$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(40))')" >> .env && \
 	  echo "Wrote a new DJANGO_SECRET_KEY to .env")
 
+# The demo's tick posts a bounty whenever fewer than DEMO_BOUNTIES_OPEN are open.
+run: export DEMO_BOUNTIES_OPEN := $(DEMO_BOUNTIES_OPEN)
 run: install secret
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py seed_demo
