@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import Count, Min, Q
+from django.db.models import Count, Min, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -12,6 +12,11 @@ from core.params import parse_id
 
 from .models import Agent, AutonomyRound, PendingAction, ToolCall
 from .registry import ToolContext, localized_schema, registry
+
+
+def residents() -> QuerySet[Agent]:
+    """The city's residents: every agent but the desk assistants. The one place that tells them apart."""
+    return Agent.objects.filter(kind=Agent.Kind.RESIDENT)
 
 
 def agent_status(*, agent_id: int) -> dict:

@@ -9,6 +9,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils.translation import gettext as _
 
 from agents.models import Agent, PendingAction
+from agents.selectors import residents
 from core.errors import NotFound
 
 from .models import (
@@ -92,14 +93,14 @@ def transfer_history(*, agent_id: int | None = None) -> QuerySet[ResourceTransfe
 
 
 def resource_table() -> tuple[list[ResourceType], list[tuple[Agent, list[int]]]]:
-    """Every agent's stock as a table: the resource types (columns) and one row per agent."""
+    """Every resident's stock as a table: the resource types (columns) and one row per resident."""
     types = list(ResourceType.objects.order_by("slug"))
     stock: dict[int, dict[int, int]] = defaultdict(dict)
     for agent_id, type_id, quantity in AgentResource.objects.values_list("agent_id", "resource_type_id", "quantity"):
         stock[agent_id][type_id] = quantity
     rows = [
         (agent, [stock[agent.pk].get(kind.pk, 0) for kind in types])
-        for agent in Agent.objects.order_by("name")
+        for agent in residents().order_by("name")
     ]
     return types, rows
 

@@ -26,7 +26,9 @@ def seed(stdout) -> None:
         if not Fund.objects.filter(fund_name__iexact=name).exists():
             create_fund(fund_name=name, remarks=remarks, active_status=status)
             created += 1
-    agent, _ = Agent.objects.get_or_create(name=FUND_AGENT_NAME, defaults={"persona": FUND_AGENT_PERSONA})
+    agent, _ = Agent.objects.get_or_create(
+        name=FUND_AGENT_NAME, defaults={"persona": FUND_AGENT_PERSONA, "kind": Agent.Kind.ASSISTANT}
+    )
     tools = list(Tool.objects.filter(name__in=FUND_TOOLS))
     agent.tools.add(*tools)
     stdout.write(

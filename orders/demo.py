@@ -59,7 +59,9 @@ def seed(stdout) -> None:
         # get_or_create: a demo re-run never rewrites an order staff have since worked on.
         _, was_created = Order.objects.get_or_create(order_no=fields["order_no"], defaults=fields)
         created += was_created
-    agent, _ = Agent.objects.get_or_create(name=DESK_AGENT_NAME, defaults={"persona": DESK_PERSONA})
+    agent, _ = Agent.objects.get_or_create(
+        name=DESK_AGENT_NAME, defaults={"persona": DESK_PERSONA, "kind": Agent.Kind.ASSISTANT}
+    )
     if agent.persona in PREVIOUS_PERSONAS:  # never a persona staff wrote themselves
         Agent.objects.filter(pk=agent.pk).update(persona=DESK_PERSONA)
     agent.tools.add(*Tool.objects.filter(name__in=DESK_TOOLS))
