@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from agents.models import Agent, PendingAction
 from agents.selectors import residents
 from core.errors import NotFound
+from core.text import join_items
 
 from .models import (
     AgentResource,
@@ -76,7 +77,7 @@ def agent_by_name(*, name: str) -> Agent:
         return matches[0]
     if not matches:
         raise NotFound("agent_not_found", _("找不到名为「%(name)s」的居民") % {"name": name.strip()}, field="name")
-    names = "、".join(agent.name for agent in matches)
+    names = join_items(agent.name for agent in matches)
     raise NotFound(
         "agent_not_found",
         _("有多个居民的名字包含「%(name)s」：%(names)s，请说出全名") % {"name": name.strip(), "names": names},

@@ -1,6 +1,9 @@
 """Free text from people, scripts and models: one way to clean it."""
 
+from collections.abc import Iterable
+
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from .errors import ApplicationError
 
@@ -36,3 +39,9 @@ def clean_text(
             field=field,
         )
     return text
+
+
+def join_items(items: Iterable[str], *, comma: bool = False) -> str:
+    """An enumeration punctuated for the active language: 面包、木材 (or 面包 1，木材 18 with ``comma``); bread, wood."""
+    separator = pgettext("list separator", "，") if comma else pgettext("list separator", "、")
+    return separator.join(items)
