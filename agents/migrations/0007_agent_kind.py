@@ -3,7 +3,7 @@
 from django.db import migrations, models
 
 # The demo's desk assistants, in either language the demo can be seeded in.
-DEMO_ASSISTANTS = ["基金助理", "前台助理", "Fund assistant", "Front desk"]
+DEMO_ASSISTANTS = ["基金助理", "前台助理", "Fund assistant", "Desk assistant"]
 
 
 def mark_demo_assistants(apps, schema_editor):
