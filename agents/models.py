@@ -36,8 +36,8 @@ class Tool(models.Model):
 
 
 class AgentKind(models.TextChoices):
-    RESIDENT = "resident", _("居民")
-    ASSISTANT = "assistant", _("助理")
+    RESIDENT = "resident", pgettext_lazy("agent kind", "居民")
+    ASSISTANT = "assistant", pgettext_lazy("agent kind", "助理")
 
 
 class Agent(models.Model):

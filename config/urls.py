@@ -9,6 +9,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from core.api.docs import sign_in_first
 from core.api.errors import unknown_api_path
 from core.converters import IdConverter
+from core.views import set_language
 
 register_converter(IdConverter, "id")  # before the apps' urls, which use <id:…>
 
@@ -34,7 +35,7 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("admin/", admin.site.urls),
     path("api/", include(api_patterns)),
-    path("i18n/", include("django.conf.urls.i18n")),
+    path("i18n/setlang/", set_language, name="set_language"),  # Django's, saving a signed-in user's choice
     path("", include("agents.urls")),
     path("", include("city.urls")),
     path("", include("bounties.urls")),
