@@ -6,6 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 AUTONOMY_INTERVAL ?= 30
 DEMO_BOUNTIES_OPEN ?= 3
+DEMO_LANGUAGE ?=
 
 .PHONY: run test test-fast test-models lint install secret clean
 
@@ -27,7 +28,7 @@ secret:
 run: export DEMO_BOUNTIES_OPEN := $(DEMO_BOUNTIES_OPEN)
 run: install secret
 	$(PY) manage.py migrate --no-input
-	$(PY) manage.py seed_demo
+	$(PY) manage.py seed_demo $(if $(DEMO_LANGUAGE),--language $(DEMO_LANGUAGE))
 	@echo "Serving on http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/), autonomy loop every $(AUTONOMY_INTERVAL) s; Ctrl-C stops both"
 	@# One Python process starts both and handles SIGINT and SIGTERM itself (a shell's background
 	@# jobs would ignore SIGINT): each child gets one SIGTERM, and one line says why they stop.
