@@ -5,6 +5,8 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 AUTONOMY_INTERVAL ?= 30
+DEMO_BOUNTIES_OPEN ?= 3
+DEMO_LANGUAGE ?=
 
 .PHONY: run worker test test-fast test-models lint install secret clean
 
@@ -22,16 +24,15 @@ secret:
 	  echo "DJANGO_SECRET_KEY=$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(40))')" >> .env && \
 	  echo "Wrote a new DJANGO_SECRET_KEY to .env")
 
+# The demo's tick posts a bounty whenever fewer than DEMO_BOUNTIES_OPEN are open.
+run: export DEMO_BOUNTIES_OPEN := $(DEMO_BOUNTIES_OPEN)
 run: install secret
 	$(PY) manage.py migrate --no-input
-	$(PY) manage.py seed_demo
+	$(PY) manage.py seed_demo $(if $(DEMO_LANGUAGE),--language $(DEMO_LANGUAGE))
 	@echo "Serving on http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/), autonomy loop every $(AUTONOMY_INTERVAL) s; Ctrl-C stops both"
-	@# Both children get exactly one TERM (the loop then finishes its tick): the loop runs in a
-	@# session of its own so that Ctrl-C does not reach it a second time through the terminal.
-	@trap 'kill -TERM $$tick $$server 2>/dev/null; wait' INT TERM; \
-	setsid $(PY) manage.py autonomy_tick --loop --interval $(AUTONOMY_INTERVAL) & tick=$$!; \
-	$(PY) -m daphne -b $(HOST) -p $(PORT) config.asgi:application & server=$$!; \
-	wait; echo "Stopped."
+	@# One Python process starts both and handles SIGINT and SIGTERM itself (a shell's background
+	@# jobs would ignore SIGINT): each child gets one SIGTERM, and one line says why they stop.
+	@$(PY) manage.py serve_demo --host $(HOST) --port $(PORT) --interval $(AUTONOMY_INTERVAL)
 
 # A Celery worker of the autonomy tick (needs CELERY_BROKER_URL, like the coordinator; README "Scaling out").
 worker: install

@@ -34,8 +34,8 @@ from .sync import sync_tools
 
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
-    list_display = ["name", "credits", "satiety", "energy", "is_active", "model"]
-    list_filter = ["is_active"]
+    list_display = ["name", "kind", "credits", "satiety", "energy", "is_active", "model"]
+    list_filter = ["kind", "is_active"]
     search_fields = ["name", "persona"]
     filter_horizontal = ["tools"]
     actions = ["run_autonomy_tick"]

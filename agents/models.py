@@ -37,10 +37,20 @@ class Tool(models.Model):
         return self.name
 
 
+class AgentKind(models.TextChoices):
+    RESIDENT = "resident", pgettext_lazy("agent kind", "居民")
+    ASSISTANT = "assistant", pgettext_lazy("agent kind", "助理")
+
+
 class Agent(models.Model):
-    """An LLM resident: needs, credits and the tools staff granted it."""
+    """An LLM agent: a resident of the city (needs, credits, stock) or a desk assistant, with the tools staff granted it."""
+
+    Kind = AgentKind
 
     name = models.CharField(_("名称"), max_length=100, unique=True)
+    # Residents live in the city (pickers, the trade table, bounties, the overview); assistants
+    # (the fund assistant, the front desk) only answer staff in their pages' chats.
+    kind = models.CharField(_("类别"), max_length=10, choices=Kind.choices, default=Kind.RESIDENT, db_index=True)
     persona = models.TextField(_("人设"), blank=True)
     model = models.CharField(_("模型"), max_length=100, blank=True, help_text=_("留空使用默认模型"))
     credits = models.IntegerField(_("信用点"), default=100)
@@ -59,6 +69,7 @@ class Agent(models.Model):
             models.CheckConstraint(condition=Q(credits__gte=0), name="agent_credits_non_negative"),
             models.CheckConstraint(condition=Q(satiety__gte=0, satiety__lte=100), name="agent_satiety_0_100"),
             models.CheckConstraint(condition=Q(energy__gte=0, energy__lte=100), name="agent_energy_0_100"),
+            models.CheckConstraint(condition=Q(kind__in=AgentKind.values), name="agent_kind_valid"),
         ]
 
     def __str__(self) -> str:

@@ -14,6 +14,11 @@ from .models import Agent, AgentActionLog, AutonomyRound, PendingAction, ToolCal
 from .registry import ToolContext, localized_schema, registry
 
 
+def residents() -> QuerySet[Agent]:
+    """The city's residents: every agent but the desk assistants. The one place that tells them apart."""
+    return Agent.objects.filter(kind=Agent.Kind.RESIDENT)
+
+
 def agent_status(*, agent_id: int) -> dict:
     agent = Agent.objects.filter(pk=agent_id).values("id", "name", "credits", "satiety", "energy").first()
     if agent is None:

@@ -7,10 +7,14 @@ from django.db.models import QuerySet
 from agents.models import Agent
 from city.autonomy.world import BountyInfo, contribute_bounty_board
 
+from .demo import keep_board_alive
 from .models import Bounty
 
 
 class BountyBoard:
+    def begin_tick(self) -> None:
+        keep_board_alive()
+
     def open_bounties(self, limit: int) -> tuple[list[BountyInfo], int]:
         open_bounties = Bounty.objects.filter(status=Bounty.Status.OPEN)
         shown = [BountyInfo(b.pk, b.title, b.reward) for b in open_bounties.order_by("id")[:limit]]

@@ -9,6 +9,7 @@ depend on the city, never the other way round.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -86,6 +87,24 @@ def create_bounty(*, title: str, reward: int, description: str = "", created_by:
     )
     broadcast("bounty_created", **bounty_event_data(bounty))
     return bounty
+
+
+@transaction.atomic
+def post_bounties_to_keep_open(*, minimum: int, drafts: Sequence[tuple[str, str, int]]) -> list[Bounty]:
+    """Post bounties from ``drafts`` (title, description, reward), in turn, until ``minimum`` are open.
+
+    The demo's board stays alive this way (DEMO_BOUNTIES_OPEN): the autonomy tick calls it before
+    the residents decide. Which draft comes next follows how many bounties were ever posted, so
+    the board does not show the same title twice in a row.
+    """
+    if minimum <= 0 or not drafts:
+        return []
+    missing = minimum - Bounty.objects.filter(status=Bounty.Status.OPEN).count()
+    posted_before = Bounty.objects.count()
+    return [
+        create_bounty(title=title, description=description, reward=reward)
+        for title, description, reward in (drafts[(posted_before + i) % len(drafts)] for i in range(max(missing, 0)))
+    ]
 
 
 @transaction.atomic

@@ -1,7 +1,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from agents.models import Agent
+from agents.selectors import residents
 
 from .models import ResourceType
 
@@ -13,8 +13,8 @@ class TransferForm(forms.Form):
     next to that field.
     """
 
-    from_agent_id = forms.ModelChoiceField(label=_("发送方"), queryset=Agent.objects.order_by("name"))
-    to_agent_id = forms.ModelChoiceField(label=_("接收方"), queryset=Agent.objects.order_by("name"))
+    from_agent_id = forms.ModelChoiceField(label=_("发送方"), queryset=residents().order_by("name"))
+    to_agent_id = forms.ModelChoiceField(label=_("接收方"), queryset=residents().order_by("name"))
     resource_type = forms.ModelChoiceField(
         label=_("资源"), queryset=ResourceType.objects.order_by("slug"), to_field_name="slug"
     )

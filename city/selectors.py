@@ -9,7 +9,9 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils.translation import gettext as _
 
 from agents.models import Agent, PendingAction
+from agents.selectors import residents
 from core.errors import NotFound
+from core.text import join_items
 
 from .models import (
     AgentResource,
@@ -83,7 +85,7 @@ def agent_by_name(*, name: str) -> Agent:
         return matches[0]
     if not matches:
         raise NotFound("agent_not_found", _("找不到名为「%(name)s」的居民") % {"name": name.strip()}, field="name")
-    names = "、".join(agent.name for agent in matches)
+    names = join_items(agent.name for agent in matches)
     raise NotFound(
         "agent_not_found",
         _("有多个居民的名字包含「%(name)s」：%(names)s，请说出全名") % {"name": name.strip(), "names": names},
@@ -100,14 +102,14 @@ def transfer_history(*, agent_id: int | None = None) -> QuerySet[ResourceTransfe
 
 
 def resource_table() -> tuple[list[ResourceType], list[tuple[Agent, list[int]]]]:
-    """Every agent's stock as a table: the resource types (columns) and one row per agent."""
+    """Every resident's stock as a table: the resource types (columns) and one row per resident."""
     types = list(ResourceType.objects.order_by("slug"))
     stock: dict[int, dict[int, int]] = defaultdict(dict)
     for agent_id, type_id, quantity in AgentResource.objects.values_list("agent_id", "resource_type_id", "quantity"):
         stock[agent_id][type_id] = quantity
     rows = [
         (agent, [stock[agent.pk].get(kind.pk, 0) for kind in types])
-        for agent in Agent.objects.order_by("name")
+        for agent in residents().order_by("name")
     ]
     return types, rows
 

@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy
 
 from agents.models import Agent
 from agents.registry import Param, Proposal, ToolContext, tool
+from core.text import join_items
 
 from . import selectors, services
 from .models import CARE_PERMISSION, TRANSFER_PERMISSION, ResourceTransfer, ResourceType
@@ -35,7 +36,7 @@ def ledger_source(ctx: ToolContext) -> str:
 
 
 def _stock_line(resources: dict[str, int]) -> str:
-    return "，".join(f"{slug} {quantity}" for slug, quantity in resources.items()) or _("（无）")
+    return join_items((f"{slug} {quantity}" for slug, quantity in resources.items()), comma=True) or _("（无）")
 
 
 # ---------------------------------------------------------------------------- queries

@@ -177,6 +177,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "core.middleware.ApiLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -344,6 +345,8 @@ CITY_ENERGY_DECAY = env_int("CITY_ENERGY_DECAY", 3, minimum=0)
 PENDING_ACTION_TTL = env_int("PENDING_ACTION_TTL", 30 * 60, minimum=1)  # seconds
 EVENT_LOG_RETENTION_DAYS = env_int("EVENT_LOG_RETENTION_DAYS", 7, minimum=1)
 SUPPLIER_SIMULATOR = env_bool("SUPPLIER_SIMULATOR", True)
+# Open bounties the autonomy tick keeps on the board by posting demo ones; `make run` sets 3.
+DEMO_BOUNTIES_OPEN = env_int("DEMO_BOUNTIES_OPEN", 0, minimum=0)
 
 # The autonomy tick on Celery (`celery -A config worker`); unset: the tick runs in-process.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")

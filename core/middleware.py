@@ -1,8 +1,24 @@
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
+from django.utils import translation
 
 from core.api.errors import error_body
+from core.language import api_language
 from core.database import database_failure
+
+
+class ApiLanguageMiddleware:
+    """Under /api/, ``reason`` follows Accept-Language, then the caller's saved language, then LANGUAGE_CODE
+    (core.language); after LocaleMiddleware and AuthenticationMiddleware, which it overrides there."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path.startswith("/api/"):
+            request.LANGUAGE_CODE = api_language(request)
+            translation.activate(request.LANGUAGE_CODE)
+        return self.get_response(request)
 
 
 class DatabaseUnavailableMiddleware:

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -20,3 +21,26 @@ class EventLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.seq} {self.event}"
+
+
+class UserPreference(models.Model):
+    """What a staff member chose for themselves: the language the API answers them in when the
+    request does not say (no Accept-Language), saved when they switch language on the pages."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference", verbose_name=_("用户")
+    )
+    language = models.CharField(_("语言"), max_length=10, choices=settings.LANGUAGES, blank=True)
+
+    class Meta:
+        verbose_name = _("用户偏好")
+        verbose_name_plural = pgettext_lazy("plural", "用户偏好")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(language__in=["", *(code for code, _name in settings.LANGUAGES)]),
+                name="userpreference_language_valid",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.language}"

@@ -1,6 +1,11 @@
 """Free text from people, scripts and models: one way to clean it."""
 
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from .errors import ApplicationError
 
@@ -36,3 +41,18 @@ def clean_text(
             field=field,
         )
     return text
+
+
+def join_items(items: Iterable[str], *, comma: bool = False) -> str:
+    """An enumeration punctuated for the active language: 面包、木材 (or 面包 1，木材 18 with ``comma``); bread, wood."""
+    separator = pgettext("list separator", "，") if comma else pgettext("list separator", "、")
+    return separator.join(items)
+
+
+def in_every_language(text: object) -> list[str]:
+    """A translatable text as each of LANGUAGES writes it: a demo row is found whichever language seeded it."""
+    written = []
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            written.append(str(text))
+    return list(dict.fromkeys(written))

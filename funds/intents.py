@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy
 
 from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent
 from agents.providers.vocabulary import vocabulary
+from core.text import join_items
 
 from .models import Fund
 
@@ -85,7 +86,7 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
     if not candidates:
         return Step.say(_("没有找到名为「%(name)s」的基金。") % {"name": name})
     if len(candidates) > 1:
-        names = "、".join(f"{fund['fund_name']}（ID {fund['id']}）" for fund in candidates[:10])
+        names = join_items(f"{fund['fund_name']}（ID {fund['id']}）" for fund in candidates[:10])
         return Step.say(_("有多个基金匹配「%(name)s」：%(funds)s。请说明是哪一个（可用 ID）。") % {"name": name, "funds": names})
     return Step.call(tool_name, fund_id=candidates[0]["id"], **arguments)
 

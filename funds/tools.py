@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext_lazy
+from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
 from agents.registry import Param, Proposal, ToolContext, tool
 from core.errors import ApplicationError
+from core.text import join_items
 
 from .models import FUND_NAME_MAX_LENGTH, REMARKS_MAX_LENGTH, Fund
 from .selectors import fund_data, fund_get, fund_list, status_label
@@ -57,7 +58,10 @@ def list_funds(
     if not shown:
         message = _("没有找到符合条件的基金")
     else:
-        message = _("共 %(total)s 个基金：%(funds)s") % {"total": total, "funds": "、".join(map(_describe, shown))}
+        message = ngettext("共 %(total)s 个基金：%(funds)s", "共 %(total)s 个基金：%(funds)s", total) % {
+            "total": total,
+            "funds": join_items(map(_describe, shown)),
+        }
         if total > len(shown):
             message += _("（仅列出前 %(n)s 个）") % {"n": len(shown)}
     return {"funds": [fund_data(fund) for fund in shown], "total": total, "message": message}
@@ -145,7 +149,7 @@ def propose_update_fund(
     message = _("即将更新基金「%(name)s」（ID %(id)s）：%(changes)s，请确认是否继续？") % {
         "name": fund.fund_name,
         "id": fund.pk,
-        "changes": _("，").join(changes),
+        "changes": join_items(changes, comma=True),
     }
     form_data = {
         "fund_id": fund.pk,

@@ -16,9 +16,12 @@ from functools import partial
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from agents.models import PendingAction
+from agents.providers.vocabulary import language_of
 from core.errors import ApplicationError, Conflict, NotFound
 from core.events import broadcast
 from core.text import clean_text
@@ -26,7 +29,7 @@ from core.text import clean_text
 from .models import ChannelMessage, Order, Refund
 
 MAX_CONTENT_LENGTH = 2000
-SUPPLIER_REPLY = "已处理完成，可以办理退款"
+SUPPLIER_REPLY = gettext_lazy("已处理完成，可以办理退款")
 
 
 def clean_order_no(order_no: str) -> str:
@@ -79,13 +82,15 @@ def send_message(
 
 @transaction.atomic
 def reply_as_supplier(*, message_id: int) -> ChannelMessage:
-    """The simulated supplier's answer to one upstream message of the desk."""
+    """The simulated supplier's answer to one upstream message of the desk, in that message's language."""
     asked = ChannelMessage.objects.select_related("order").get(pk=message_id)
+    with translation.override(language_of(asked.content)):
+        content = str(SUPPLIER_REPLY)
     reply = ChannelMessage.objects.create(
         order=asked.order,
         channel=ChannelMessage.Channel.UPSTREAM,
         sender=ChannelMessage.Sender.SUPPLIER,
-        content=SUPPLIER_REPLY,
+        content=content,
     )
     _announce(reply)
     return reply

@@ -13,7 +13,7 @@ from city.services import decay_needs
 from ..services import record_city_sample
 from .policy import RulesPolicy
 from .prompt import ACTIONS, system_prompt
-from .world import World, build_world, render_snapshot
+from .world import World, bounty_board, build_world, render_snapshot
 
 
 class CityWorld:
@@ -32,8 +32,10 @@ class CityWorld:
         return RulesPolicy(seed)
 
     def begin_tick(self, agent_ids: list[int] | None) -> None:
-        """Time passes for the tick's residents (and only them): they get hungrier and more tired."""
+        """Time passes for the tick's residents (and only them): they get hungrier and more tired,
+        and the bounty board posts new bounties when it keeps some open (the demo's)."""
         decay_needs(agents=tick_agents(ACTIONS, agent_ids))
+        bounty_board().begin_tick()
 
     def end_tick(self, round_) -> None:
         record_city_sample(round_=round_)

@@ -2,7 +2,7 @@
 
 A needs-based utility policy over the structured world: every resident scores what it
 could do (eat when hungry and holding food, rest when tired, find a job, check in, claim a
-bounty, share surplus food with a resident who has none, sell surplus, build, chat) and
+bounty (leaving the last one open), share surplus food with a resident who has none, sell surplus, build, chat) and
 takes the best option among the actions it was granted, never the one that failed for it
 last tick with the same arguments (the round log said why). It answers a batch with the same
 thing a model does, the text of a JSON decision array, which then goes through the same
@@ -26,6 +26,9 @@ from .world import Resident, World
 SURPLUS_FOOD = 6  # food units a resident keeps before sharing
 SURPLUS_GOODS = 10  # units of a non-food resource worth selling
 DEFAULT_UNIT_PRICE = 2  # credits per unit when the shop gives no reference price
+# Residents leave this many open bounties on the board for others (staff watching, people
+# chatting, newcomers): without it the demo board showed "Open 0" within three ticks.
+BOUNTIES_LEFT_OPEN = 1
 CHAT_LINES = (
     "今天天气不错，大家加油！",
     "有人需要帮忙吗？",
@@ -148,7 +151,7 @@ class RulesPolicy:
 
     @staticmethod
     def _bounty(r: Resident, world: World, claims: _Claims, offer) -> None:
-        if r.bounty is not None:
+        if r.bounty is not None or world.open_bounty_total - len(claims.bounties) <= BOUNTIES_LEFT_OPEN:
             return
         available = [b for b in world.open_bounties if b.id not in claims.bounties]
         if available:

@@ -173,8 +173,14 @@ class BountyBoard(Protocol):
 
     def claimed_by(self, agents: QuerySet[Agent]) -> list[BountyInfo]: ...
 
+    def begin_tick(self) -> None:
+        """Before the world is read (not on a dry run): the board may post what it keeps open."""
+
 
 class NoBounties:
+    def begin_tick(self) -> None:
+        pass
+
     def open_bounties(self, limit: int) -> tuple[list[BountyInfo], int]:
         return [], 0
 

@@ -109,3 +109,33 @@ def test_too_many_query_params_is_a_json_400(api_client, settings):
     response = api_client.get("/api/agents/?" + "&".join(f"f{i}=x" for i in range(10)))
     assert response.status_code == 400
     assert response.json()["code"] == "malformed_request"
+
+
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+
+@pytest.mark.parametrize("path", ["/api/docs/", "/api/schema/"])
+def test_signed_out_browser_is_sent_to_sign_in_and_back(client, path):
+    # It used to be a bare JSON "401 Unauthorized" page with no way to sign in.
+    response = client.get(path, HTTP_ACCEPT=BROWSER_ACCEPT)
+    assert response.status_code == 302
+    assert response["Location"] == f"/admin/login/?next={path}"
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"HTTP_ACCEPT": "application/json"},
+        {"HTTP_ACCEPT": "*/*"},  # curl
+        {"HTTP_ACCEPT": BROWSER_ACCEPT, "HTTP_AUTHORIZATION": "Token not-a-real-token"},
+    ],
+)
+def test_signed_out_scripts_keep_the_json_401(client, headers):
+    response = client.get("/api/schema/", **headers)
+    assert response.status_code == 401
+    assert b"not_authenticated" in response.content or b"authentication_failed" in response.content
+
+
+def test_signed_in_non_staff_browser_still_gets_403(client, django_user_model):
+    client.force_login(django_user_model.objects.create_user("visitor2", password="pw-visitor-2"))
+    assert client.get("/api/docs/", HTTP_ACCEPT=BROWSER_ACCEPT).status_code == 403

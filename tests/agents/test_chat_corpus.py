@@ -131,7 +131,7 @@ def test_the_issues_sentences_work_through_the_chat_api(demo, api_client, entry)
     [
         ("give 1 flour to Bob", "Transferred 1 flour"),
         ("把 1 个面粉给 Bob", "转移 1 面粉 成功"),
-        ("What resources do I have?", "My resources: bread 4，flour 10，wheat 2"),
+        ("What resources do I have?", "My resources: bread 4, flour 10, wheat 2"),  # English punctuation (was ，)
     ],
 )
 def test_the_reply_speaks_the_messages_language(demo, api_client, message, reply):

@@ -31,3 +31,19 @@ def test_seed_twice_changes_nothing(alice):
     demo.seed(io.StringIO())
     assert list(Bounty.objects.values_list("id", "title").order_by("id")) == [(i, t) for i, t, _ in before]
     assert Bounty.objects.get(title="建造磨坊").status == "claimed"
+
+
+def test_keep_board_alive_posts_nothing_unless_the_setting_asks(settings):
+    settings.DEMO_BOUNTIES_OPEN = 0
+    assert demo.keep_board_alive() == []
+    assert not Bounty.objects.exists()
+
+
+def test_keep_board_alive_tops_the_open_bounties_up_to_the_setting(settings, alice):
+    settings.DEMO_BOUNTIES_OPEN = 3
+    demo.seed(io.StringIO())  # four open
+    Bounty.objects.filter(title__in=["收集100小麦", "建造磨坊"]).update(status="cancelled")
+    posted = demo.keep_board_alive()
+    assert len(posted) == 1 and posted[0].title == demo.LATER_BOUNTIES[0][0]
+    assert Bounty.objects.filter(status="open").count() == 3
+    assert demo.keep_board_alive() == []  # enough are open

@@ -250,3 +250,15 @@ def test_cancel_of_a_claimed_bounty_is_refused(alice, make_bounty):
 
 def test_cancel_of_a_missing_bounty_is_bounty_not_found():
     assert error_of(services.cancel_bounty, bounty_id=5).code == "bounty_not_found"
+
+
+def test_post_bounties_to_keep_open_posts_the_missing_ones_in_turn():
+    from bounties.services import post_bounties_to_keep_open
+
+    drafts = [("甲", "", 10), ("乙", "", 20)]
+    first = post_bounties_to_keep_open(minimum=3, drafts=drafts)
+    assert [b.title for b in first] == ["甲", "乙", "甲"]
+    assert post_bounties_to_keep_open(minimum=3, drafts=drafts) == []
+    Bounty.objects.filter(pk=first[0].pk).update(status="cancelled")
+    assert [b.title for b in post_bounties_to_keep_open(minimum=3, drafts=drafts)] == ["乙"]  # the next in turn
+    assert post_bounties_to_keep_open(minimum=0, drafts=drafts) == []

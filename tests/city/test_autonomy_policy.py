@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from asgiref.sync import async_to_sync
 
@@ -86,6 +88,7 @@ def test_an_agent_with_an_active_bounty_does_not_claim_another(idle):
 def test_one_bounty_is_claimed_by_one_agent_per_tick(idle):
     alice, bob = idle("Alice"), idle("Bob")
     bounty = Bounty.objects.create(title="唯一的", reward=50)
+    Bounty.objects.create(title="留给别人的", reward=5)  # residents leave the last open bounty
     plan = decide()
     claims = [d for d in plan.values() if d["action"] == "claim_bounty"]
     assert claims == [{"agent_id": alice.pk, "action": "claim_bounty", "params": {"bounty_id": bounty.pk}, "reason": claims[0]["reason"]}]
@@ -154,6 +157,7 @@ def test_a_rules_tick_runs_the_decisions_through_the_executor(resident, idle, se
     alice = resident("Alice", holdings={"bread": 2}, satiety=20)
     bob = idle("Bob")
     bounty = Bounty.objects.create(title="修城墙", reward=120)
+    Bounty.objects.create(title="扫地", reward=5)  # residents leave the last open bounty
     result = run_tick()
 
     alice.refresh_from_db()
@@ -174,7 +178,39 @@ def test_rules_ticks_keep_the_city_moving(resident, city):
         assert result.stats["decided"] == 6
     failures = list(AgentActionLog.objects.filter(status="failed").values_list("action", "error_code"))
     assert failures == []
-    assert Bounty.objects.filter(status="claimed").count() == 3
+    # Residents leave the last open bounty on the board (it used to be emptied: 3 of 3 claimed).
+    assert Bounty.objects.filter(status="claimed").count() == 2
+    assert Bounty.objects.filter(status="open").count() == 1
+
+
+def test_residents_leave_the_last_open_bounty(idle):
+    alice = idle("Alice")
+    Bounty.objects.create(title="最后一个", reward=120)
+    assert action_of(alice)[0] != "claim_bounty"
+
+
+def test_the_demo_board_is_never_emptied_by_the_residents(settings):
+    # The demo city and its four bounties: within three ticks every one of them used to be claimed.
+    from django.core.management import call_command
+
+    settings.DEMO_BOUNTIES_OPEN = 0  # the policy alone, no new bounties
+    call_command("seed_demo", stdout=io.StringIO())
+    for _ in range(3):
+        run_tick()
+        assert Bounty.objects.filter(status="open").count() >= 1
+
+
+def test_the_demo_posts_new_bounties_so_the_board_keeps_some_open(settings):
+    from django.core.management import call_command
+
+    settings.DEMO_BOUNTIES_OPEN = 3
+    call_command("seed_demo", stdout=io.StringIO())
+    titles_before = set(Bounty.objects.values_list("title", flat=True))
+    for _ in range(4):
+        run_tick()
+        assert Bounty.objects.filter(status="open").count() >= 1
+    assert Bounty.objects.filter(status="claimed").count() > 3  # more than the demo's four allowed, less the last
+    assert set(Bounty.objects.values_list("title", flat=True)) - titles_before  # new ones were posted
 
 
 def test_an_idle_resident_does_not_repeat_itself_forever(resident):

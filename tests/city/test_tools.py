@@ -186,3 +186,13 @@ def test_construct_and_list_buildings(resident, stock, farm_kind):
 def test_chat_tool_posts_in_the_city_channel(resident):
     result = run(resident("Alice"), "chat", content="今天面包打折")
     assert result["data"]["message"] == "已在城市频道发言：今天面包打折"
+
+
+def test_get_my_resources_punctuates_in_the_language_of_the_reply(resident, stock):
+    from django.utils import translation
+
+    alice = resident("Alice")
+    stock(alice, flour=3, wood=2)
+    with translation.override("en"):
+        message = run(alice, "get_my_resources")["data"]["message"]
+    assert message.endswith("flour 3, wood 2")  # was "flour 3，wood 2"

@@ -133,3 +133,24 @@ def test_a_write_tool_staff_freed_from_confirmation_writes_with_the_current_vers
     assert result["status"] == "success"
     fund.refresh_from_db()
     assert (fund.remarks, fund.version) == ("direct", 2)
+
+
+def test_list_funds_in_english_counts_one_fund_in_the_singular_and_punctuates_in_english(fund_agent):
+    from django.utils import translation
+
+    create_fund(fund_name="Alpha")
+    with translation.override("en"):
+        one = execute("list_funds", {}, context(fund_agent))["data"]["message"]
+        create_fund(fund_name="Beta")
+        two = execute("list_funds", {}, context(fund_agent))["data"]["message"]
+    assert one.startswith("1 fund: ")  # was "1 funds"
+    assert two.startswith("2 funds: ") and "、" not in two and "，" not in two and ", " in two
+
+
+def test_update_fund_proposal_in_english_joins_its_changes_with_an_english_comma(fund_agent):
+    from django.utils import translation
+
+    fund = create_fund(fund_name="Alpha")
+    with translation.override("en"):
+        result = execute("update_fund", {"fund_id": fund.pk, "fund_name": "Gamma", "remarks": "new"}, context(fund_agent))
+    assert "，" not in result["message"] and ", " in result["message"]

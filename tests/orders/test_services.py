@@ -62,6 +62,16 @@ def test_supplier_answers_the_desks_upstream_message_after_commit(desk, django_c
     assert reply.pk > asked.pk
 
 
+def test_supplier_answers_in_the_language_of_the_message_it_got(desk, django_capture_on_commit_callbacks):
+    from orders.intents import SUPPLIER_AGREES
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.send_message(channel="upstream", content="Can the guest check out early?", order_no="HT20260301001")
+    reply = ChannelMessage.objects.filter(sender="supplier").get()
+    assert reply.content == "Processed on our side: the refund is approved."  # it used to answer in Chinese
+    assert SUPPLIER_AGREES.search(reply.content)  # the desk still reads it as the go-ahead
+
+
 def test_supplier_is_silent_when_the_simulator_is_off(desk, settings, django_capture_on_commit_callbacks):
     settings.SUPPLIER_SIMULATOR = False
     with django_capture_on_commit_callbacks(execute=True):

@@ -43,10 +43,12 @@ class ProgressBar:
 
 
 class Command(BaseCommand):
+    _ticking = False  # whether a stop signal has a tick to wait for
+
     help = (
         "Run the autonomy tick: every active resident decides one action, executed through the tool registry. "
         "Before each tick, overdue pending actions expire and their conversations are told. "
-        "One stats line per tick; Ctrl-C stops cleanly between ticks (a second Ctrl-C interrupts). "
+        "One stats line per tick; Ctrl-C or SIGTERM stops cleanly after the running tick (a second one interrupts). "
         "Only one such command ticks at a time: a second one waits, and says so. "
         "Exits non-zero, naming the endpoint and the error, when in any tick every resident fell back (no decision "
         "came for anyone); with --count N all N ticks run first (with --loop it only says so and goes on)."
@@ -69,9 +71,13 @@ class Command(BaseCommand):
             "--record", default=None, metavar="DIR",
             help="store each batch's prompt, answer and decisions under DIR/tick-NNNN/ (for manage.py replay_tick)",
         )
+        parser.add_argument(
+            "--quiet-stop", action="store_true", help="say nothing on a stop signal (serve_demo, which sent it, says it)"
+        )
 
     def handle(
-        self, *args, count, loop, interval, agents, dry_run, show_prompt, batch_size, concurrency, seed, record, **options
+        self, *args, count, loop, interval, agents, dry_run, show_prompt, batch_size, concurrency, seed, record, quiet_stop,
+        **options,
     ):
         for name, value, minimum in (("--count", count, 1), ("--batch-size", batch_size, 1), ("--concurrency", concurrency, 1)):
             if value is not None and value < minimum:
@@ -87,7 +93,7 @@ class Command(BaseCommand):
             except ApplicationError as exc:
                 raise CommandError(f"{exc.code}: {exc.message}") from exc
         stop = threading.Event()
-        previous = self._catch_stop_signals(stop)
+        previous = self._catch_stop_signals(stop, quiet=quiet_stop)
         try:
             if dry_run:  # changes nothing: needs no lock
                 self._run(stop, count, loop, interval, agent_ids, dry_run, show_prompt, batch_size, concurrency, seed, record)
@@ -105,6 +111,7 @@ class Command(BaseCommand):
         while not stop.is_set():
             if not connection.in_atomic_block:  # a long loop outlives connections (server restarts, timeouts)
                 close_old_connections()
+            self._ticking = True
             try:
                 if not dry_run:
                     self._expire()
@@ -125,6 +132,8 @@ class Command(BaseCommand):
                     failure = self._every_batch_failed(result)
                     failures.append(failure)
                     self.stderr.write(failure)
+            finally:
+                self._ticking = False
             done += 1
             if not loop and done >= count:
                 break
@@ -166,8 +175,8 @@ class Command(BaseCommand):
             self.stderr.write(f"batch {error['batch']} failed ({len(error['agent_ids'])} residents rested): {error['error']}")
         self.stdout.write(result.line())
 
-    def _catch_stop_signals(self, stop: threading.Event) -> dict:
-        """First SIGINT/SIGTERM: finish the running tick, then stop. Returns the handlers replaced."""
+    def _catch_stop_signals(self, stop: threading.Event, *, quiet: bool = False) -> dict:
+        """First SIGINT/SIGTERM: finish the running tick, then stop; a second interrupts. Returns the handlers replaced."""
         if threading.current_thread() is not threading.main_thread():
             return {}  # signals can only be handled on the main thread (call_command in a worker)
 
@@ -175,6 +184,8 @@ class Command(BaseCommand):
             if stop.is_set():
                 raise KeyboardInterrupt
             stop.set()
-            self.stderr.write("\nstopping after this tick (Ctrl-C again to interrupt)")
+            if self._ticking and not quiet:  # between ticks the loop simply ends: nothing to wait for, nothing to say
+                again = "Ctrl-C again" if signum == signal.SIGINT else "a second SIGTERM"
+                self.stderr.write(f"\nstopping after this tick ({again} interrupts it)")
 
         return {signum: signal.signal(signum, request_stop) for signum in (signal.SIGINT, signal.SIGTERM)}
