@@ -13,7 +13,7 @@ def mark_demo_assistants(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agents', '0006_staff_permissions'),
+        ('agents', '0007_tick_decisions_once'),
     ]
 
     operations = [
