@@ -69,11 +69,20 @@ def same(expected, made) -> bool:
 
 
 def run_entry(entry, user) -> list[tuple[str, dict]]:
+    """The calls the entry's message makes; "A || B" is a conversation, B a follow-up of A."""
+    return [(call["name"], call["arguments"]) for call in run_conversation(entry, user)]
+
+
+def run_conversation(entry, user) -> list[dict]:
     agent = Agent.objects.get(name=entry.agent)
+    made, conversation = [], None
     with transaction.atomic():
-        result = run_chat(agent=agent, message=resolve(entry.message), user=user)
+        for message in resolve(entry.message).split(" || "):
+            result = run_chat(agent=agent, message=message, user=user, conversation_id=conversation)
+            conversation = result.conversation.pk
+            made += result.tool_calls
         transaction.set_rollback(True)
-    return [(call["name"], call["arguments"]) for call in result.tool_calls]
+    return made
 
 
 def passes(entry, made) -> bool:
