@@ -446,7 +446,7 @@ def enable_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "disable_fund",
-    triggers=("disable", "deactivate", "turn off", "switch off", "suspend", "停用", "禁用", "关掉", "关闭", "下线", "暂停"),
+    triggers=("disable", "deactivate", "turn off", "switch off", "off", "suspend", "停用", "禁用", "关掉", "关闭", "下线", "暂停"),
     asks={"fund_id": gettext_lazy("要停用哪个基金？请说出名称或 ID。")},
     priority=2,
 )

@@ -199,11 +199,19 @@ BARE_COUNT = re.compile(
 )
 
 
+BARE_ORDER = re.compile(r"^\s*(?:订单|order)?\s*#?\s*[A-Za-z]{2}\d{8,}\s*[.。]?\s*$", re.IGNORECASE)
+
+
+def is_bare(text: str) -> bool:
+    """Only a count or an order number: the answer to the question the last turn asked."""
+    return bool(BARE_COUNT.match(text) or BARE_ORDER.match(text))
+
+
 def is_follow_up(text: str) -> bool:
     """A message that means nothing without the last turn: "yes", "three", "same to Carol"."""
     return bool(
         YES.match(text) or NO.match(text) or CORRECTION.match(text) or AGAIN.search(text)
-        or ordinal(text) is not None or BARE_COUNT.match(text)
+        or ordinal(text) is not None or is_bare(text)
     )
 
 

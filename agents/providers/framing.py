@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from django.utils.translation import gettext as _
 
-from .frames import CORRECTION, NO, YES, Filled, ask_for, candidates, fill, is_follow_up, ordinal
+from .frames import CORRECTION, NO, YES, Filled, ask_for, candidates, fill, is_bare, is_follow_up, ordinal
 from .rules import DECLINE, Step, Turn
 from .understanding import Reading, Span, read
 
@@ -81,7 +81,7 @@ def follow_up(turn: Turn) -> Step | None:
     if not turn.earlier or not is_follow_up(turn.said):
         return None
     current = read(turn.said)
-    if not (YES.match(turn.said) or NO.match(turn.said)) and _complete_alone(turn, current):
+    if not (YES.match(turn.said) or NO.match(turn.said) or is_bare(turn.said)) and _complete_alone(turn, current):
         return None  # "接第二个悬赏" says everything itself
     earlier_turn = replace(turn, said=turn.earlier, continues=turn.earlier)
     earlier = read(turn.earlier)

@@ -21,6 +21,8 @@ from bounties.models import Bounty
 from city.models import Building, MarketOrder, ShopItem
 from funds.models import Fund
 
+from agents.providers.frames import is_write, provenance
+
 from .chat_corpus import ANY, CORPUS
 
 pytestmark = pytest.mark.django_db
@@ -73,6 +75,23 @@ def run_entry(entry, user) -> list[tuple[str, dict]]:
     return [(call["name"], call["arguments"]) for call in run_conversation(entry, user)]
 
 
+def wrong_arguments(entry, made: list[dict]) -> list[str]:
+    """Write arguments that are no span of the entry's words, no entity resolved from one and no
+    row a look-up returned. The desk's own question to the supplier is composed from the order
+    it looked up (its content is the one argument not checked, and only after order_query)."""
+    said = resolve(entry.message).replace(" || ", "\n")
+    problems, looked_up = [], []
+    for call in made:
+        arguments = dict(call["arguments"]) if isinstance(call["arguments"], dict) else {}
+        if call["name"] == "message_send" and any(c["name"] == "order_query" for c in made[: made.index(call)]):
+            arguments.pop("content", None)
+        if is_write(call["name"]) and call["result"].get("status") in ("success", "pending_confirmation"):
+            problems += provenance(said, call["name"], arguments, looked_up)
+        if call["result"].get("status") == "success":
+            looked_up.append(call["result"].get("data"))
+    return problems
+
+
 def run_conversation(entry, user) -> list[dict]:
     agent = Agent.objects.get(name=entry.agent)
     made, conversation = [], None
@@ -99,9 +118,11 @@ def test_the_corpus_is_large_and_bilingual():
 
 def test_the_offline_chat_understands_its_corpus(demo, staff_user, capsys):
     total, right = Counter(), Counter()
-    misses = []
+    misses, wrong = [], []
     for entry in CORPUS:
-        made = run_entry(entry, staff_user)
+        full = run_conversation(entry, staff_user)
+        made = [(call["name"], call["arguments"]) for call in full]
+        wrong += [f"  {entry.message!r}: {problem}" for problem in wrong_arguments(entry, full)]
         label = "must not act" if entry.must_not_act else (entry.calls[-1][0] if entry.calls else "no tool")
         ok = not made if entry.must_not_act else passes(entry, made)
         total[label] += 1
@@ -114,8 +135,13 @@ def test_the_offline_chat_understands_its_corpus(demo, staff_user, capsys):
         for label in sorted(total):
             print(f"  {label:22} {right[label]:3}/{total[label]:<3} {right[label] / total[label]:6.1%}")
         print(f"  {'overall':22} {sum(right.values()):3}/{sum(total.values()):<3} {overall:6.1%}")
+        print(f"  wrong-argument writes: {len(wrong)}")
         if misses:
             print("Misses:\n" + "\n".join(misses))
+        if wrong:
+            print("Wrong-argument writes:\n" + "\n".join(wrong))
+    # Never act on a misreading: every write argument is a span of the user's words (issue 26).
+    assert not wrong
     assert right["must not act"] == total["must not act"]
     assert overall >= OVERALL_TARGET
 
