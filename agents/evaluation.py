@@ -29,6 +29,7 @@ from core.errors import ApplicationError
 from .autonomy.tick import run_tick
 from .chat import run_chat
 from .models import Agent, ToolCall
+from .providers.frames import wrong_arguments
 
 # A call that did something: it ran, or it became a proposal waiting for staff.
 ACTED = ("success", "pending_confirmation")
@@ -76,6 +77,8 @@ class Outcome:
     tokens: int = 0
     latency_s: float = 0.0
     problems: list[str] = field(default_factory=list)
+    # Writes with an argument that is no span of the request's words (issue 26): counted apart.
+    wrong_arguments: list[str] = field(default_factory=list)
 
 
 def _flour(agent: str, quantity: int) -> Row:
@@ -199,13 +202,15 @@ def run_scenario(scenario: Scenario, user: Any) -> Outcome:
     except ApplicationError as exc:
         problems.append(f"{exc.code}: {exc.message}")
     latency = time.perf_counter() - started
+    audited = list(ToolCall.objects.order_by("id").values_list("tool_name", "arguments", "result"))
+    wrong = wrong_arguments(scenario.message, audited) if scenario.message else []
     calls = list(ToolCall.objects.order_by("id").values_list("tool_name", "status"))
     acted = [name for name, status in calls if status in ACTED]
     if not _in_order(scenario.acted, acted):
         problems.append(f"expected {', '.join(scenario.acted)} to act; acted: {', '.join(acted) or 'nothing'}")
     problems += [f"{name} must not act" for name in sorted(set(scenario.forbidden) & set(acted))]
     problems += [problem for row in scenario.rows if (problem := row.problem())]
-    return Outcome(scenario.name, not problems, [name for name, _ in calls], tokens, round(latency, 3), problems)
+    return Outcome(scenario.name, not problems, [name for name, _ in calls], tokens, round(latency, 3), problems, wrong)
 
 
 def _in_order(expected: tuple[str, ...], acted: list[str]) -> bool:
@@ -230,4 +235,8 @@ def evaluate(selected: list[Scenario] | None = None) -> list[Outcome]:
 
 def as_json(outcomes: list[Outcome]) -> dict:
     passed = sum(outcome.passed for outcome in outcomes)
-    return {"passed": passed, "total": len(outcomes), "scenarios": [asdict(outcome) for outcome in outcomes]}
+    wrong = sum(len(outcome.wrong_arguments) for outcome in outcomes)
+    return {
+        "passed": passed, "total": len(outcomes), "wrong_argument_writes": wrong,
+        "scenarios": [asdict(outcome) for outcome in outcomes],
+    }

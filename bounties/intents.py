@@ -159,7 +159,12 @@ def claim_frame(turn: Turn, filled: Filled) -> Step | None:
 claim_frame.asks_itself = True
 
 
-@frame("complete_bounty", triggers=("complete", "finish", "done", "submit", "完成", "做完", "交付", "搞定"), required=(), priority=2)
+@frame(
+    "complete_bounty",
+    triggers=("complete", "finish", "done", "submit", "完成", "做完", "交付", "搞定", "交任务", "修好", "交了"),
+    required=(),
+    priority=2,
+)
 def complete_frame(turn: Turn, filled: Filled) -> Step | None:
     if filled.reading.has("已完成的", "list", "show", "看看", "查看", "有哪些", "which", "what"):
         return DECLINE  # the board of completed bounties, not a completion

@@ -126,6 +126,8 @@ def city_words() -> dict[str, str]:
 )
 def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     owner = match["owner"]
+    if re.fullmatch(r"[A-Za-z]{2}\d{8,}", owner):
+        return DECLINE  # "把HT…的钱退给客人" is a refund, not a resident's goods
     return Step.say(_("我只能转出我自己的资源，不能动用 %(owner)s 的东西。如有需要，请让 %(owner)s 自己转赠。") % {"owner": owner})
 
 
@@ -153,6 +155,8 @@ def give(turn: Turn, match: re.Match) -> Step:
 )
 def give_without_quantity(turn: Turn, match: re.Match) -> Step:
     res, name = match["res"], match["name"]
+    if not Agent.objects.filter(name__iexact=name).exists():
+        return DECLINE  # "把面包给Frank两个": the frames read the count after the name
     return Step.say(_("要给 %(name)s 多少 %(res)s？请说一个数量，比如「把 5 %(res)s 给 %(name)s」。") % {"name": name, "res": res})
 
 
@@ -204,7 +208,7 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     example=gettext_lazy("我有哪些资源？"),
 )
 def my_resources(turn: Turn, match: re.Match) -> Step:
-    if re.search(r"credits?|energy|satiety|信用点|精力|饱食度", turn.plain, re.IGNORECASE):
+    if re.search(r"credits?|energy|satiety|money|信用点|精力|饱食度|钱", turn.plain, re.IGNORECASE):
         return DECLINE  # the status, not the stock
     return _once(turn, "get_my_resources")
 
@@ -357,7 +361,9 @@ def shop(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("买 2 个面包"),
 )
 def buy(turn: Turn, match: re.Match) -> Step:
-    if re.search(r"market|listing|市场|挂单|挂的", turn.plain, re.IGNORECASE):
+    if re.search(r"market|listing|市场|挂单|挂的", turn.plain, re.IGNORECASE) or any(
+        name.lower() in turn.plain.lower() for name in Agent.objects.filter(is_active=True).values_list("name", flat=True)
+    ):
         return DECLINE  # another resident's listing, not the shop
     wanted = match["item"].lower()
     step, item = _listed(turn, "list_shop_items", "items", lambda i: wanted in (i["name"].lower(), i["resource_type"]))
@@ -426,7 +432,7 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 # What the regex phrases above do not read: each tool's trigger words and slot kinds, the
 # slots filled from typed spans (see agents/providers/frames.py).
 
-from agents.providers.framing import read_frames  # noqa: E402
+from agents.providers.framing import trailing_text  # noqa: E402
 from agents.providers.frames import Filled, frame  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402
 from agents.providers.understanding import Entity, entities  # noqa: E402
@@ -460,17 +466,13 @@ GIVE_WORDS = ("give", "send", "transfer", "hand", "pass", "gift", "给", "转", 
 SHOP_WORDS = ("shop", "store", "商店", "店里", "小卖部")
 MARKET_WORDS = ("market", "listing", "市场", "挂单", "挂的")
 BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
-SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到")
+SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "挂市场", "挂单卖")
 EACH = re.compile(r"\beach\b|\bapiece\b|\bper\s+(?:unit|piece|loaf|one)\b|每(?:个|份|块|袋|斤|单位)|单价|一个\s*\d+|一份\s*\d+", re.IGNORECASE)
 
 
 def _resource_word(filled: Filled) -> str:
     span = filled.slots.get("resource_type")
-    return span.name if span is not None else ""
-
-
-def _how_many(filled: Filled) -> str:
-    return _("要多少%(res)s？请说一个数量。") % {"res": _resource_word(filled) or _("个")}
+    return filled.reading.said[span.start : span.end] if span is not None else ""
 
 
 @frame(
@@ -513,6 +515,8 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
 def buy_frame(turn: Turn, filled: Filled) -> Step:
     if "item_id" not in filled.slots and "resource_type" not in filled.slots:
         return DECLINE
+    if any(s.value != agent_name(turn.system) for s in filled.reading.of("resident")):
+        return DECLINE  # "buy Carol's wheat": her market order, not the shop
     step, item = _shop_item(turn, filled)
     if step is not None:
         return step
@@ -544,8 +548,9 @@ def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
     resource = filled.slots.get("resource_type")
     if not numbers or resource is None:
         return None, None
-    quantity = min(numbers, key=lambda s: abs(s.end - resource.start) if s.end <= resource.start else 100 + s.start - resource.end)
-    others = [s for s in numbers if s is not quantity]
+    before = [s for s in numbers if s.end <= resource.start and resource.start - s.end <= 12]
+    quantity = before[-1] if before else None
+    others = [s for s in numbers if s is not quantity and s.start > (quantity.end if quantity else -1)]
     return quantity, (others[0] if others else None)
 
 
@@ -553,10 +558,13 @@ def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
     "create_market_order",
     triggers=SELL_WORDS,
     slots={"resource_type": "resource"},
+    required=("resource_type",),
     asks={"resource_type": gettext_lazy("要卖什么资源？")},
     priority=2,
 )
 def sell_frame(turn: Turn, filled: Filled) -> Step:
+    if any(s.value != agent_name(turn.system) for s in filled.reading.of("resident")):
+        return DECLINE  # "the wood Dave is selling": Dave's order, not a sale of mine
     quantity, price = _numbers_around(filled)
     res = _resource_word(filled)
     if quantity is None:
@@ -600,14 +608,15 @@ def cancel_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "accept_market_order",
-    triggers=MARKET_WORDS,
+    triggers=(*MARKET_WORDS, "@resident"),
     slots={"resident": "resident", "resource_type": "resource"},
     required=(),
-    not_with=SELL_WORDS,
     priority=2,
 )
 def accept_frame(turn: Turn, filled: Filled) -> Step:
-    if not filled.reading.has(*BUY_WORDS, "accept", "take", "接受", "接", "要"):
+    if not filled.reading.has(*BUY_WORDS, "accept", "take", "want", "接受", "接", "要"):
+        return DECLINE
+    if filled.value("resident") == agent_name(turn.system):
         return DECLINE
     if turn.last("accept_market_order") is not None:
         return Step.say(_result(turn.last("accept_market_order")))
@@ -632,7 +641,7 @@ def checkin_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "eat",
-    triggers=("eat", "hungry", "吃", "饿"),
+    triggers=("eat", "hungry", "feed me", "吃", "饿"),
     slots={"resource_type": "resource"},
     not_with=GIVE_WORDS,
 )
@@ -648,7 +657,7 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "assign_building",
-    triggers=("work at", "work in", "job at", "apply", "hire", "上班", "工作", "应聘", "入职", "打工"),
+    triggers=("work at", "work in", "job at", "apply", "hire", "上班", "工作", "应聘", "入职", "打工", "干活"),
     asks={"building_id": gettext_lazy("想去哪座建筑工作？可以说「有哪些建筑」看看。")},
     priority=2,
 )
@@ -669,3 +678,43 @@ def shop_frame(turn: Turn, filled: Filled) -> Step:
 @frame("list_market_orders", triggers=MARKET_WORDS)
 def market_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "list_market_orders")
+
+
+@frame(
+    "get_my_resources",
+    triggers=("inventory", "bag", "pocket", "my stuff", "have i got", "what do i have", "口袋", "背包", "手里", "身上"),
+    not_with=(*GIVE_WORDS, *SELL_WORDS),
+)
+def stock_frame(turn: Turn, filled: Filled) -> Step:
+    return _once(turn, "get_my_resources")
+
+
+@frame("unassign_building", triggers=("quit", "resign", "辞职", "离职", "不干了"), not_with=("bounty", "悬赏", "任务"))
+def quit_frame(turn: Turn, filled: Filled) -> Step:
+    return _once(turn, "unassign_building")
+
+
+@frame(
+    "find_agent",
+    triggers=("who is", "who's", "whos", "id", "编号", "查找", "找一下", "是谁"),
+    slots={"name": "resident"},
+    asks={"name": gettext_lazy("要找哪位居民？请说出名字。")},
+)
+def find_frame(turn: Turn, filled: Filled) -> Step:
+    return _once(turn, "find_agent", name=filled.slots["name"].name)
+
+
+@frame(
+    "chat",
+    triggers=("city chat", "city channel", "post", "announce", "broadcast", "shout", "频道", "广播", "喊一声", "喊话", "吆喝"),
+    required=(),
+    priority=6,
+)
+def chat_frame(turn: Turn, filled: Filled) -> Step:
+    text = trailing_text(filled.reading.said)
+    if text is None:
+        return DECLINE
+    done = turn.last("chat")
+    if done is not None:
+        return Step.say(_result(done))
+    return _call("chat", content=text.value)

@@ -29,7 +29,7 @@ ONE = r"(?:1\s*[个只支]|一个|一只|个|a|an|one)?"
 # "名称为X，类型为Y": the fields a sentence gives, each "key 为/是/: value" up to the next comma.
 FIELD = re.compile(
     r"(?:(?P<key>[\u4e00-\u9fff]{2,6}?)\s*(?:为|是|叫|:|=|\s|(?=[A-Za-z0-9]))"
-    r"|(?<![A-Za-z])(?:the\s+)?(?P<ekey>fund\s+name|name|remarks?|notes?|description|type|risk\s+level|category)\s*(?:is|:|=|of|as)?)\s*"
+    r"|(?<![A-Za-z])(?:the\s+)?(?P<ekey>fund\s+name|name|remarks?|notes?|description|type|risk\s+level|category)\b\s*(?:is|:|=|of|as)?)\s*"
     r"[「“\"']?(?P<value>[^,，;；。「」“”\"']+?)[」”\"']?\s*(?=[,，;；。]|\s+and\s|$)",
     re.IGNORECASE,
 )
@@ -151,7 +151,7 @@ def fund_detail_intent(turn: Turn, match: re.Match) -> Step:
     + r"(?:\s*[，,]?\s*备注(?:是|为|：|:)?\s*(?P<remarks>.+?))?" + TEXT_END,
     r"\b(?:create|add|make|set up|open|start)(?: a| an| one)?(?: new)? fund (?:called|named) " + EN_NAME
     + r"(?:\s*(?:,|with|and)\s*(?:the )?(?:remarks?|notes?)\s*[:：]?\s*(?P<remarks>.+?))?\s*[.!]?\s*$",
-    r"\b(?:create|add|make|set up|open|start)(?: a| an| one)?(?: new)? fund\s*[,:]?\s*(?:with\s+)?(?P<fields>(?:the\s+)?(?:name|fund name)\s*(?:is|:|=|of)?\s*.+)$",
+    r"\b(?:create|add|make|set up|open|start)(?: a| an| one)?(?: new)? fund\s*[,:]?\s*(?:with\s+)?(?P<fields>(?:the\s+)?(?:name|fund name)\b\s*(?:is|:|=|of)?\s*.+)$",
     r"\b(?:create|add)(?: a)?(?: new)? fund [\"“](?P<name>[^\"”]+)[\"”]",
     r"\b(?:(?:create|add|make|set up|start)(?: a| an| one)?(?: new)?|new) fund (?:called|named) (?P<name>[^,]+?)\s*(?:,|\bwith\b)\s*(?P<extra>.+)$",
     r"\b(?:create|add|make|set up|start)(?: a| an| one)?(?: new)? fund\s+(?!called\b|named\b|with\b|form\b)" + EN_NAME + r"\s*[.!]?\s*$",
@@ -163,6 +163,8 @@ def fund_detail_intent(turn: Turn, match: re.Match) -> Step:
 def create_fund_intent(turn: Turn, match: re.Match) -> Step:
     done = turn.last("create_fund")
     groups = match.groupdict()
+    if not any(groups.get(k) for k in ("fields", "extra", "remarks")) and turn.plain[match.end() :].strip(" .!?。！？"):
+        return DECLINE  # words after the name ("remarks: conservative"): the frame keeps them
     if groups.get("fields"):
         name, remarks, others = _fields(groups["fields"])
     elif groups.get("extra"):
@@ -260,7 +262,7 @@ def update_fund_intent(turn: Turn, match: re.Match) -> Step:
 
 def as_typed(turn: Turn, fragment: str) -> str:
     """Free text exactly as the user typed it (punctuation and numerals too), from its normal form."""
-    fragment = re.sub(r"^(?:一下|下)\s*[:：]?\s*", "", fragment.strip()).strip().strip("「」“”\"'")
+    fragment = re.sub(r"^(?:一下|下)?\s*[:：]?\s*", "", fragment.strip()).strip().strip("「」“”\"'")
     loose = "".join(
         r"\s*" if c.isspace() else (rf"[{re.escape(c)}{chr(ord(c) + 0xFEE0)}]" if 0x21 <= ord(c) <= 0x7E and not c.isalnum() else
         (r"[\d一二两三四五六七八九十百千]+" if c.isdigit() else re.escape(c)))
@@ -382,7 +384,6 @@ def detail_any_order(turn: Turn, match: re.Match) -> Step:
 # ---------------------------------------------------------------------------- frames
 
 from agents.providers.frames import Filled, frame  # noqa: E402
-from agents.providers.framing import trailing_text  # noqa: E402
 from agents.providers.understanding import Entity, entities  # noqa: E402
 
 FUND_WORDS = ("fund", "基金")
@@ -402,7 +403,8 @@ def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Ste
     if done is not None:
         return Step.say(_said(done))
     if turn.last("list_funds") is None:
-        return Step.call("list_funds", fund_name=span.text.strip() if span.exact else span.name)
+        typed = filled.reading.said[span.start : span.end].strip()
+        return Step.call("list_funds", fund_name=typed if span.exact and typed.casefold() == span.name.casefold() else span.name)
     return Step.call(tool_name, fund_id=span.value, **arguments)
 
 
@@ -454,7 +456,10 @@ def disable_frame(turn: Turn, filled: Filled) -> Step:
     return _on_resolved(turn, filled, "disable_fund")
 
 
-NAMED = re.compile(r"\b(?:called|named|name\s*(?:is|:)?)\s+|(?:叫做|名叫|名为|叫|名字是|名称是?为?)\s*", re.IGNORECASE)
+NAMED = re.compile(
+    r"\b(?:called|named|name\s*(?:is|:)?)\s+|\bfund\s*[:：]\s*|(?:叫做|名叫|名为|叫|名字是|名称是?为?)\s*|基金\s*[:：]\s*", re.IGNORECASE
+)
+REMARKS_KEY = re.compile(r"^(?:remarks?|notes?|备注|说明)\s*(?:is|are|为|是|[:：])?\s*", re.IGNORECASE)
 PIECES = re.compile(r"\s*[,，;；。]\s*|\s+(?:and|with)\s+", re.IGNORECASE)
 
 
@@ -487,10 +492,13 @@ def create_frame(turn: Turn, filled: Filled) -> Step:
     name, pieces = new_fund(filled.reading.said)
     if not name:
         return Step.say(_("请告诉我新基金的名称（还可以加备注），我会预填新建基金表单，由员工确认。"))
-    remarks = "；".join(pieces)
+    given = [REMARKS_KEY.sub("", p) for p in pieces if REMARKS_KEY.match(p)]
+    others = [p for p in pieces if not REMARKS_KEY.match(p)]
+    remarks = "；".join(filter(None, [*given, *others]))
     done = turn.last("create_fund")
     if done is not None:
-        return Step.say("\n".join(filter(None, [_said(done), kept_in_remarks(remarks)])))
+        said = [_said(done), _("备注：「%(remarks)s」") % {"remarks": remarks} if given and not others else kept_in_remarks(remarks if others else "")]
+        return Step.say("\n".join(filter(None, said)))
     return Step.call("create_fund", fund_name=name, **({"remarks": remarks} if remarks else {}))
 
 
@@ -503,6 +511,7 @@ def kept_in_remarks(remarks: str) -> str:
 @frame(
     "update_fund",
     triggers=("remark", "note", "备注", "说明"),
+    not_with=("create", "new fund", "add a fund", "新建", "创建", "建一个", "新基金", "新增"),
     required=("fund_id",),
     asks={"fund_id": gettext_lazy("要改哪个基金的备注？请说出名称或 ID。")},
     priority=3,

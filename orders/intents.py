@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 from django.utils.translation import gettext_lazy
 
 from agents.providers.rules import Outcome, Step, Turn, intent
@@ -204,7 +205,9 @@ def order_entities() -> list[Entity]:
 
 @frame(
     "order_query",
-    triggers=("leave early", "check out early", "checking out early", "a day early", "early", "提前", "早走", "早点走", "早退"),
+    triggers=("leave early", "check out early", "checking out early", "a day early", "early", "提前", "早走", "早点走", "早退", "早"),
+    # "tell the supplier: the guest left early" passes words on: the message frame's.
+    not_with=("tell", "notify", "inform", "告诉", "通知", "转告", "说：", "说:"),
     slots={"order_no": "order"},
     asks={"order_no": ORDER_ASK},
     priority=5,
@@ -217,7 +220,7 @@ def checkout_frame(turn: Turn, filled: Filled) -> Step | None:
 
 @frame(
     "refund",
-    triggers=("refund", "money back", "退款", "退钱", "退费"),
+    triggers=("refund", "money back", "退款", "退钱", "退费", "钱退"),
     not_with=("tell", "let", "know", "inform", "notify", "message", "告诉", "通知", "转告", "说一声", "跟客人说", "跟供应商说", "消息"),
     asks={"order_no": ORDER_ASK},
     priority=4,
@@ -251,7 +254,7 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
         return DECLINE
     channel, after = found
     text = trailing_text(filled.reading.said, after)
-    who = _("供应商") if channel == "upstream" else _("客人")
+    who = pgettext("recipient", "供应商") if channel == "upstream" else pgettext("recipient", "客人")
     if text is None:
         return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})
     arguments = {"channel": channel, "content": text.value}

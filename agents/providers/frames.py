@@ -28,7 +28,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from ..registry import registry
-from .understanding import Reading, Span, fold, lemma
+from .understanding import Reading, Span, fold
 
 # A fuzzy entity at or above this is taken; below it the frame asks "did you mean …?".
 SURE = 0.85
@@ -248,12 +248,26 @@ def provenance(said: str, tool: str, arguments: dict, looked_up: list[Any], earl
             # Free text composed of the user's pieces ("类型：债券型；风险等级：R2"): each piece is theirs.
             pieces = [p for p in re.split(r"[；;：:]", word) if p.strip()]
             ok = bool(word) and (
-                word in text or fold(word) in fold(text) or word.lower() in entity_values or word in looked
-                or all(fold(p.strip()) in fold(text) for p in pieces)
+                _is_span(word, text) or word.lower() in entity_values or word in looked
+                or all(_is_span(p.strip(), text) for p in pieces)
             )
         if not ok:
             problems.append(f"{tool}.{key}={value!r}")
     return problems
+
+
+def _is_span(words: str, text: str) -> bool:
+    """``words`` occur in ``text`` whole: "d Polaris" is no span of "named Polaris"."""
+    words, text = fold(words), fold(text)
+    start = text.find(words)
+    while start >= 0:
+        end = start + len(words)
+        cut_before = start > 0 and text[start - 1].isascii() and text[start - 1].isalnum() and words[0].isascii() and words[0].isalnum()
+        cut_after = end < len(text) and text[end].isascii() and text[end].isalnum() and words[-1].isascii() and words[-1].isalnum()
+        if not (cut_before or cut_after):
+            return True
+        start = text.find(words, start + 1)
+    return False
 
 
 def _values(data: Any) -> set:
@@ -276,5 +290,21 @@ def is_write(tool: str) -> bool:
     return spec is not None and spec.category == "action"
 
 
-def lemma_of(word: str) -> str:
-    return lemma(word)
+def wrong_arguments(said: str, calls: list[tuple[str, dict, dict]]) -> list[str]:
+    """The write arguments of a conversation's calls ``(name, arguments, result)`` that came from
+    nowhere (see ``provenance``): what ``eval_agents`` counts and the corpus test forbids.
+
+    The desk's own question to the supplier is composed from the order it looked up: after an
+    ``order_query`` the content of an upstream ``message_send`` is the one argument not checked.
+    """
+    problems, looked_up, seen = [], [], []
+    for name, arguments, result in calls:
+        checked = dict(arguments) if isinstance(arguments, dict) else {"arguments": arguments}
+        if name == "message_send" and checked.get("channel") == "upstream" and "order_query" in seen:
+            checked.pop("content", None)
+        if is_write(name) and result.get("status") in ("success", "pending_confirmation"):
+            problems += provenance(said, name, checked, looked_up)
+        if result.get("status") == "success":
+            looked_up.append(result.get("data"))
+        seen.append(name)
+    return problems

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from django.utils.translation import gettext as _
 
-from .frames import CORRECTION, NO, YES, Filled, ask_for, candidates, fill, is_bare, is_follow_up, ordinal
+from .frames import CORRECTION, NO, YES, ask_for, candidates, fill, is_bare, is_follow_up, ordinal
 from .rules import DECLINE, Step, Turn
 from .understanding import Reading, Span, read
 
@@ -23,22 +23,19 @@ def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: boo
     from .frames import is_write
 
     reading = reading or read(turn.said)
+    first_question = None
     for frame_ in candidates(reading, turn.offered):
         if queries_only and (is_write(frame_.tool) or not getattr(frame_.handler, "answers_past", False)):
             continue
         filled = fill(frame_, reading)
         question = ask_for(filled)
-        if question is not None:
-            if getattr(frame_.handler, "asks_itself", False):
-                step = frame_.handler(turn, filled)
-                if step is not DECLINE:
-                    return step
-                continue
-            return Step.say(question)
+        if question is not None and not getattr(frame_.handler, "asks_itself", False):
+            first_question = first_question or question
+            continue  # a frame the message fills whole comes first ("启用中的基金有哪些" is a list)
         step = frame_.handler(turn, filled)
         if step is not DECLINE:
             return step
-    return DECLINE
+    return Step.say(first_question) if first_question else DECLINE
 
 
 def guarded(turn: Turn) -> Step | None:
@@ -69,11 +66,9 @@ def write_frames(turn: Turn) -> Step | None:
 
 
 def _complete_alone(turn: Turn, reading: Reading) -> bool:
-    for frame_ in candidates(reading, turn.offered):
-        filled = fill(frame_, reading)
-        if not filled.missing and not filled.unsure:
-            return True
-    return False
+    """Whether the message alone makes a frame call a tool (then it is no follow-up)."""
+    step = read_frames(replace(turn, outcomes=[]), reading)
+    return step is not DECLINE and step is not None and bool(step.calls)
 
 
 def follow_up(turn: Turn) -> Step | None:
@@ -103,7 +98,7 @@ def follow_up(turn: Turn) -> Step | None:
             return None
     else:
         said = CORRECTION.match(turn.said)["rest"] if CORRECTION.match(turn.said) else turn.said
-        merged = _merge(earlier, read(said))
+        merged = _merge(earlier, read(said), answer=is_bare(turn.said))
     turn.continues = f"{turn.earlier}\n{turn.said}"
     step = read_frames(replace(earlier_turn, continues=turn.continues), merged)
     return None if step is DECLINE else step
@@ -113,8 +108,13 @@ def _sure(span: Span) -> Span:
     return Span(span.kind, span.value, span.start, span.end, span.text, max(span.score, 1.0), span.name) if not span.rivals else span
 
 
-def _merge(earlier: Reading, current: Reading) -> Reading:
-    """The earlier message's spans, each kind the new message names replaced by the new words."""
+def _merge(earlier: Reading, current: Reading, *, answer: bool = False) -> Reading:
+    """The earlier message's spans, each kind the new message names replaced by the new words;
+    a bare answer ("10" to "how many credits?") adds its span after the earlier words instead."""
+    if answer:
+        shift = len(earlier.said) + 1
+        added = [replace(s, start=s.start + shift, end=s.end + shift) for s in current.spans]
+        return Reading(earlier.said, earlier.folded, earlier.tokens, [*earlier.spans, *added])
     kinds = {s.kind for s in current.spans if s.kind not in ("quoted",)}
     kept = [s for s in earlier.spans if s.kind not in kinds]
     return Reading(earlier.said, earlier.folded, earlier.tokens, [*kept, *current.spans])
@@ -164,7 +164,3 @@ def trailing_text(said: str, after: int = 0) -> Span | None:
         return None
     start = said.index(text, start)
     return Span("text", text, start, start + len(text), text)
-
-
-def ask(filled: Filled) -> Step:
-    return Step.say(ask_for(filled) or "")

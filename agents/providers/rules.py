@@ -1,4 +1,10 @@
-"""The offline ``rules`` provider's chat half: a small deterministic intent parser.
+"""The offline ``rules`` provider's chat half: a deterministic reader of chat messages.
+
+A turn is read in this order: a follow-up of the last turn ("yes", "three", "same to
+Carol", see ``framing.follow_up``); the guards and phrases below; then the frames each app
+declares beside its tools (``frames.py``, read by ``framing.read_frames`` from the typed
+spans of ``understanding.py``). Whatever decided, a write runs only when every argument is
+a span of the user's words or an entity resolved from one (``RulesChatPolicy.unfounded``).
 
 Each app contributes its phrases in its own ``intents.py`` (autodiscovered), next to its
 tools, with ``@intent(pattern, ...)``, and the words it must recognise with ``@vocabulary``
@@ -69,8 +75,12 @@ class Turn:
 
     @property
     def language(self) -> str:
-        """The language the user wrote in: a model answers in it, whatever the page's language."""
-        return language_of(self.said or self.text)
+        """The language the user wrote in: a model answers in it, whatever the page's language.
+        A reply without words ("12", "HT20260301001") is in the language of the message it answers."""
+        said = self.said or self.text
+        if self.earlier and not re.search(r"[A-Za-z\u4e00-\u9fff]{2,}", re.sub(r"[A-Za-z]{2}\d{8,}", "", said)):
+            return language_of(self.earlier)
+        return language_of(said)
 
     def last(self, name: str) -> Outcome | None:
         return next((o for o in reversed(self.outcomes) if o.name == name), None)

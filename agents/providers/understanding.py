@@ -316,7 +316,7 @@ def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[
     """
     from rapidfuzz import fuzz
 
-    words = [t for t in tokens(folded) if not any(s.start <= t.start and t.end <= s.end for s in taken)]
+    words = [t for t in tokens(folded) if not any(s.start < t.end and t.start < s.end for s in taken)]
     pieces: set[tuple[int, int]] = set()
     for i in range(len(words)):
         for j in range(i, min(i + 4, len(words))):

@@ -21,7 +21,7 @@ from bounties.models import Bounty
 from city.models import Building, MarketOrder, ShopItem
 from funds.models import Fund
 
-from agents.providers.frames import is_write, provenance
+from agents.providers.frames import wrong_arguments
 
 from .chat_corpus import ANY, CORPUS
 
@@ -75,21 +75,9 @@ def run_entry(entry, user) -> list[tuple[str, dict]]:
     return [(call["name"], call["arguments"]) for call in run_conversation(entry, user)]
 
 
-def wrong_arguments(entry, made: list[dict]) -> list[str]:
-    """Write arguments that are no span of the entry's words, no entity resolved from one and no
-    row a look-up returned. The desk's own question to the supplier is composed from the order
-    it looked up (its content is the one argument not checked, and only after order_query)."""
+def wrong_arguments_of(entry, made: list[dict]) -> list[str]:
     said = resolve(entry.message).replace(" || ", "\n")
-    problems, looked_up = [], []
-    for call in made:
-        arguments = dict(call["arguments"]) if isinstance(call["arguments"], dict) else {}
-        if call["name"] == "message_send" and any(c["name"] == "order_query" for c in made[: made.index(call)]):
-            arguments.pop("content", None)
-        if is_write(call["name"]) and call["result"].get("status") in ("success", "pending_confirmation"):
-            problems += provenance(said, call["name"], arguments, looked_up)
-        if call["result"].get("status") == "success":
-            looked_up.append(call["result"].get("data"))
-    return problems
+    return wrong_arguments(said, [(call["name"], call["arguments"], call["result"]) for call in made])
 
 
 def run_conversation(entry, user) -> list[dict]:
@@ -122,7 +110,7 @@ def test_the_offline_chat_understands_its_corpus(demo, staff_user, capsys):
     for entry in CORPUS:
         full = run_conversation(entry, staff_user)
         made = [(call["name"], call["arguments"]) for call in full]
-        wrong += [f"  {entry.message!r}: {problem}" for problem in wrong_arguments(entry, full)]
+        wrong += [f"  {entry.message!r}: {problem}" for problem in wrong_arguments_of(entry, full)]
         label = "must not act" if entry.must_not_act else (entry.calls[-1][0] if entry.calls else "no tool")
         ok = not made if entry.must_not_act else passes(entry, made)
         total[label] += 1

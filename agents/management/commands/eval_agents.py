@@ -32,11 +32,14 @@ class Command(BaseCommand):
             )
             for problem in o.problems:
                 self.stdout.write(f"{'':<{width}}    ↳ {problem}")
+            for problem in o.wrong_arguments:
+                self.stdout.write(f"{'':<{width}}    ↳ wrong argument: {problem}")
         report = as_json(outcomes)
         if json_file:
             with open(json_file, "w", encoding="utf-8") as file:
                 json.dump({"provider": settings.AGENT_PROVIDER, "model": model, **report}, file, ensure_ascii=False, indent=1)
         summary = f"{report['passed']}/{report['total']} scenarios passed"
+        self.stdout.write(f"{report['wrong_argument_writes']} wrong-argument writes")
         if report["passed"] != report["total"]:
             raise CommandError(summary)
         self.stdout.write(summary)
