@@ -32,6 +32,7 @@ from django.utils.translation import gettext as _
 
 from ..registry import registry
 from .base import Completion, ToolCallRequest
+from .understanding import one_lexicon
 from .vocabulary import correct_typos, domain_terms, language_of, normalize
 
 # How many things the "not understood" reply offers.
@@ -253,7 +254,7 @@ class RulesChatPolicy:
     def decide(self, messages: list[dict], tools: list[dict]) -> Completion:
         offered = {t["function"]["name"] for t in tools if t.get("type") == "function"}
         turn = read_turn(messages, offered)
-        with translation.override(turn.language):
+        with translation.override(turn.language), one_lexicon():
             turn.text, turn.plain, found = understand(turn.said, offered)
             return self._decide(turn, found)
 

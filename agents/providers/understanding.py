@@ -17,12 +17,14 @@ decide in one place whether to act, ask back or decline.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import logging
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,8 +88,24 @@ def entities(source: EntitySource) -> EntitySource:
     return source
 
 
+_held: contextvars.ContextVar[list[Entity] | None] = contextvars.ContextVar("lexicon", default=None)
+
+
+@contextmanager
+def one_lexicon() -> Iterator[None]:
+    """Read the database's names once for everything inside (one model call reads a message many times)."""
+    token = _held.set(None)
+    try:
+        _held.set(lexicon())
+        yield
+    finally:
+        _held.reset(token)
+
+
 def lexicon() -> list[Entity]:
     """Every entity the domain apps list now (read from the database, so never stale)."""
+    if (held := _held.get()) is not None:
+        return held
     found: list[Entity] = []
     for source in _sources.values():
         found.extend(e for e in source() if e.surface and e.surface.strip())
