@@ -271,7 +271,8 @@ class RulesChatPolicy:
                     break
                 if (step := item.handler(turn, match)) is not DECLINE:
                     break
-            if step is not DECLINE and item is not None and item.tool and not is_write(item.tool) and (better := write_frames(turn)) is not None:
+            listing = step is not DECLINE and item is not None and bool(item.tool) and not is_write(item.tool)
+            if listing and (better := write_frames(turn)) is not None:
                 step = better  # "cancel my market order" is not the market's listing
         if step is DECLINE or (step is not None and step.calls and self.unfounded(turn, step)):
             step = read_frames(turn)  # a phrase that misread the message: the frames read it again
