@@ -187,11 +187,11 @@ def find(turn: Turn, match: re.Match) -> Step:
 )
 def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     owner = match["owner"]
-    if re.search(r"信用点|精力|饱食度|credits|energy|satiety", match.group(), re.IGNORECASE) or re.search(
-        r"钱|\bmoney\b", turn.plain, re.IGNORECASE
-    ):
+    if re.search(r"信用点|精力|饱食度|credits|energy|satiety", match.group(), re.IGNORECASE):
         return DECLINE  # the status, not the stock
     if owner.lower() in SELF_WORDS | {"you", "i"} or owner[-1] in "我你":
+        if re.search(r"钱|\bmoney\b", turn.plain, re.IGNORECASE):
+            return DECLINE  # "我还有多少钱": the credits are the status
         return _once(turn, "get_my_resources")
     if not Agent.objects.filter(name__iexact=owner).exists():
         return DECLINE  # "商店里有什么": a place, not a resident
