@@ -36,7 +36,7 @@ from core.errors import ApplicationError
 from .autonomy.tick import run_tick
 from .chat import run_chat
 from .models import Agent, ToolCall
-from .registry import registry
+from .providers.frames import is_write, wrong_arguments
 
 # A call that did something: it ran, or it became a proposal waiting for staff.
 ACTED = ("success", "pending_confirmation")
@@ -291,7 +291,7 @@ def run_scenario(scenario: Scenario, user: Any) -> Outcome:
     if scenario.message:  # a tick's writes are its residents' decisions, none of them requested by name
         required_tools = {call.tool for call in required}
         for index, (name, arguments) in enumerate(acted):
-            if index in used or not _is_write(name):
+            if index in used or not is_write(name):
                 continue
             if name in required_tools:
                 wrong += 1
@@ -299,6 +299,11 @@ def run_scenario(scenario: Scenario, user: Any) -> Outcome:
             else:
                 unrequested += 1
                 problems.append(f"unrequested write: {name} {arguments}")
+        # A write that matched may still carry an argument that is no span of the request's words.
+        audited = list(ToolCall.objects.order_by("id").values_list("tool_name", "arguments", "result"))
+        invented = wrong_arguments(scenario.message, audited)
+        problems += [f"wrong argument: {problem}" for problem in invented]
+        wrong = max(wrong, len(invented))  # both checks may name the same write: count it once
     problems += [problem for row in scenario.rows if (problem := row.problem())]
     return Outcome(
         scenario.name, not problems, [name for name, _, _ in calls], tokens, round(latency, 3), problems,
@@ -318,11 +323,6 @@ def _match_in_order(required: list[Call], acted: list[tuple[str, Any]]) -> set[i
         used.add(position)
         position += 1
     return used
-
-
-def _is_write(tool: str) -> bool:
-    spec = registry.get(tool)
-    return spec is not None and spec.category == "action"
 
 
 @contextmanager

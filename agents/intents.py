@@ -5,10 +5,7 @@ what was done, how-to questions (a wrong action is worse than none)."""
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from .providers.rules import Step, Turn, intent, suggestions
-
-# Above every app's intents: these decide before any verb in the sentence is read.
-GUARD = 50
+from .providers.rules import GUARD, Step, Turn, intent, suggestions
 
 
 @intent(

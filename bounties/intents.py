@@ -8,7 +8,7 @@ its id; "领取一个悬赏" reads the open board first and claims the first bou
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from agents.providers.rules import Step, Turn, intent, summarize
+from agents.providers.rules import DECLINE, Step, Turn, intent, summarize
 from agents.providers.vocabulary import vocabulary
 
 from .models import Bounty
@@ -113,3 +113,64 @@ def complete(turn: Turn, match) -> Step | None:
 def list_board(turn: Turn, match) -> Step | None:
     word = (match.groupdict().get("status") or "").lower()
     return _once(turn, "list_bounties", status=STATUS_WORDS.get(word, "open"))
+
+
+# ---------------------------------------------------------------------------- frames
+
+from agents.providers.frames import Filled, frame, ordinal  # noqa: E402
+from agents.providers.understanding import Entity, entities  # noqa: E402
+
+CLAIM_WORDS = ("claim", "take", "grab", "accept", "pick up", "接", "领", "认领", "抢")
+BOUNTY_WORDS = ("bounty", "bounties", "job", "task", "悬赏", "任务")
+
+
+@entities
+def bounty_entities() -> list[Entity]:
+    """Bounty titles; part of one ("城墙" for 修缮城墙) may stand for it."""
+    return [Entity("bounty", title, pk, title, partial=True) for pk, title in Bounty.objects.values_list("pk", "title")]
+
+
+def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
+    """The bounty the message names, or the n-th of the board ("the second one"), or a question naming them."""
+    if (done := turn.last(tool)) is not None:
+        return Step.say(summarize(Turn(text=turn.text, offered=turn.offered, outcomes=[done])))
+    if "bounty_id" in filled.slots and not filled.unsure:
+        return Step.call(tool, bounty_id=filled.value("bounty_id"))
+    listed = turn.last("list_bounties")
+    if listed is None:
+        return Step.call("list_bounties", status=status)
+    rows = listed.data.get("bounties", []) if listed.ok else []
+    if not rows:
+        return Step.say(_("目前没有可以操作的悬赏。"))
+    index = ordinal(filled.reading.said)
+    if index is not None and -len(rows) <= index < len(rows):
+        return Step.call(tool, bounty_id=rows[index]["bounty_id"])
+    names = _("还是").join(f"「#{row['bounty_id']} {row['title']}」" for row in rows[:4])
+    return Step.say(_("是哪一个悬赏？%(names)s") % {"names": names})
+
+
+@frame("claim_bounty", triggers=CLAIM_WORDS, required=(), not_with=("complete", "finish", "完成", "做完"), priority=2)
+def claim_frame(turn: Turn, filled: Filled) -> Step | None:
+    if not filled.reading.has(*BOUNTY_WORDS) and "bounty_id" not in filled.slots:
+        return DECLINE
+    return _pick(turn, filled, "claim_bounty", "open")
+
+
+claim_frame.asks_itself = True
+
+
+@frame(
+    "complete_bounty",
+    triggers=("complete", "finish", "done", "submit", "完成", "做完", "交付", "搞定", "交任务", "修好", "交了"),
+    required=(),
+    priority=2,
+)
+def complete_frame(turn: Turn, filled: Filled) -> Step | None:
+    if filled.reading.has("已完成的", "list", "show", "看看", "查看", "有哪些", "which", "what"):
+        return DECLINE  # the board of completed bounties, not a completion
+    if not filled.reading.has(*BOUNTY_WORDS) and "bounty_id" not in filled.slots:
+        return DECLINE
+    return _pick(turn, filled, "complete_bounty", "claimed")
+
+
+complete_frame.asks_itself = True

@@ -126,6 +126,8 @@ def city_words() -> dict[str, str]:
 )
 def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     owner = match["owner"]
+    if re.fullmatch(r"[A-Za-z]{2}\d{8,}", owner):
+        return DECLINE  # "把HT…的钱退给客人" is a refund, not a resident's goods
     return Step.say(_("我只能转出我自己的资源，不能动用 %(owner)s 的东西。如有需要，请让 %(owner)s 自己转赠。") % {"owner": owner})
 
 
@@ -153,6 +155,8 @@ def give(turn: Turn, match: re.Match) -> Step:
 )
 def give_without_quantity(turn: Turn, match: re.Match) -> Step:
     res, name = match["res"], match["name"]
+    if not Agent.objects.filter(name__iexact=name).exists():
+        return DECLINE  # "把面包给Frank两个": the frames read the count after the name
     return Step.say(_("要给 %(name)s 多少 %(res)s？请说一个数量，比如「把 5 %(res)s 给 %(name)s」。") % {"name": name, "res": res})
 
 
@@ -186,6 +190,8 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     if re.search(r"信用点|精力|饱食度|credits|energy|satiety", match.group(), re.IGNORECASE):
         return DECLINE  # the status, not the stock
     if owner.lower() in SELF_WORDS | {"you", "i"} or owner[-1] in "我你":
+        if re.search(r"钱|\bmoney\b", turn.plain, re.IGNORECASE):
+            return DECLINE  # "我还有多少钱": the credits are the status
         return _once(turn, "get_my_resources")
     if not Agent.objects.filter(name__iexact=owner).exists():
         return DECLINE  # "商店里有什么": a place, not a resident
@@ -204,6 +210,8 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     example=gettext_lazy("我有哪些资源？"),
 )
 def my_resources(turn: Turn, match: re.Match) -> Step:
+    if re.search(r"credits?|energy|satiety|money|信用点|精力|饱食度|钱", turn.plain, re.IGNORECASE):
+        return DECLINE  # the status, not the stock
     return _once(turn, "get_my_resources")
 
 
@@ -219,6 +227,8 @@ def my_resources(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("上班打卡"),
 )
 def check_in(turn: Turn, match: re.Match) -> Step:
+    if match.group() == "上班" and any(name in turn.plain for name in Building.objects.values_list("name", flat=True)):
+        return DECLINE  # "去西市磨坊上班" asks for a job there, not a check-in
     return _once(turn, "checkin")
 
 
@@ -353,12 +363,18 @@ def shop(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("买 2 个面包"),
 )
 def buy(turn: Turn, match: re.Match) -> Step:
+    if re.search(r"market|listing|市场|挂单|挂的", turn.plain, re.IGNORECASE) or any(
+        name.lower() in turn.plain.lower() for name in Agent.objects.filter(is_active=True).values_list("name", flat=True)
+    ):
+        return DECLINE  # another resident's listing, not the shop
     wanted = match["item"].lower()
     step, item = _listed(turn, "list_shop_items", "items", lambda i: wanted in (i["name"].lower(), i["resource_type"]))
     if step is not None:
         return step
     if item is None:
         return Step.say(_("商店里没有「%(item)s」。") % {"item": match["item"]})
+    if item["quantity"] > 1 and wanted != item["name"].lower():
+        return Step.say(bundle_question(item, int(match["qty"] or 1)))  # "5 wood" is not five bundles
     return _once(turn, "purchase", item_id=item["item_id"], quantity=int(match["qty"] or 1))
 
 
@@ -381,6 +397,8 @@ def market(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("出售 4 个面粉，总价 20"),
 )
 def sell(turn: Turn, match: re.Match) -> Step:
+    if EACH.search(turn.plain):
+        return DECLINE  # a price each: the frame works out the total and says so
     return _once(
         turn,
         "create_market_order",
@@ -410,3 +428,295 @@ def accept_order(turn: Turn, match: re.Match) -> Step:
 )
 def cancel_order(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "cancel_market_order", order_id=int(match["id"]))
+
+
+# ---------------------------------------------------------------------------- frames
+# What the regex phrases above do not read: each tool's trigger words and slot kinds, the
+# slots filled from typed spans (see agents/providers/frames.py).
+
+from agents.providers.framing import trailing_text  # noqa: E402
+from agents.providers.frames import Filled, frame  # noqa: E402
+from agents.providers.rules import agent_name  # noqa: E402
+from agents.providers.understanding import Entity, entities  # noqa: E402
+
+
+@entities
+def city_entities() -> list[Entity]:
+    """Residents, resources (slug, name, synonyms), buildings (name, or a kind only one has) and shop items."""
+    found: list[Entity] = []
+    for name in Agent.objects.filter(is_active=True).values_list("name", flat=True):
+        found.append(Entity("resident", name, name, name, partial=False))
+    for slug, name in ResourceType.objects.values_list("slug", "name"):
+        for surface in {slug, f"{slug}s", name, *SYNONYMS.get(slug, ())}:
+            found.append(Entity("resource", surface, slug, name))
+    kinds: dict[str, list[tuple[int, str]]] = {}
+    for pk, name, slug, kind_name in Building.objects.values_list("pk", "name", "kind__slug", "kind__name"):
+        found.append(Entity("building", name, pk, name, partial=True))
+        kinds.setdefault(slug, []).append((pk, name))
+        kinds.setdefault(kind_name, []).append((pk, name))
+    for word, buildings in kinds.items():
+        if len(buildings) == 1:
+            found.append(Entity("building", word, buildings[0][0], buildings[0][1]))
+    for slug, name in BuildingKind.objects.values_list("slug", "name"):
+        found += [Entity("building_kind", slug, slug, name), Entity("building_kind", name, slug, name)]
+    for pk, name, slug in ShopItem.objects.values_list("pk", "name", "resource_type__slug"):
+        found.append(Entity("item", name, pk, name))
+    return found
+
+
+GIVE_WORDS = ("give", "send", "transfer", "hand", "pass", "gift", "给", "转", "送", "分给", "转赠")
+SHOP_WORDS = ("shop", "store", "商店", "店里", "小卖部")
+MARKET_WORDS = ("market", "listing", "市场", "挂单", "挂的")
+BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
+SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "挂市场", "挂单卖")
+EACH = re.compile(r"\beach\b|\bapiece\b|\bper\s+(?:unit|piece|loaf|one)\b|每(?:个|份|块|袋|斤|单位)|单价|一个\s*\d+|一份\s*\d+", re.IGNORECASE)
+
+
+def _resource_word(filled: Filled) -> str:
+    span = filled.slots.get("resource_type")
+    return filled.reading.said[span.start : span.end] if span is not None else ""
+
+
+@frame(
+    "transfer_resource",
+    triggers=GIVE_WORDS,
+    # "Bob gave me 5 bread" tells what happened; "give me" asks for another's goods.
+    not_with=(*SHOP_WORDS, *MARKET_WORDS, *BUY_WORDS, *SELL_WORDS, "吃", "eat", "gave me", "give me", "给了我", "给我", "送我", "送了我"),
+    asks={
+        "to_agent_id": gettext_lazy("要给哪位居民？请说出名字。"),
+        "resource_type": gettext_lazy("要给什么资源？"),
+        "quantity": gettext_lazy("要给多少？请说一个数量。"),
+    },
+    priority=3,
+)
+def give_frame(turn: Turn, filled: Filled) -> Step:
+    name = filled.slots["to_agent_id"].name
+    if name == agent_name(turn.system):
+        return Step.say(_("请告诉我要转给哪位居民（名字）。"))
+    return _resident_then(
+        turn, name, "transfer_resource", resource_type=filled.value("resource_type"), quantity=filled.value("quantity")
+    )
+
+
+def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
+    item = filled.slots.get("item_id")
+    resource = filled.slots.get("resource_type")
+    if item is not None:
+        return _listed(turn, "list_shop_items", "items", lambda row: row["item_id"] == item.value)
+    return _listed(turn, "list_shop_items", "items", lambda row: row["resource_type"] == resource.value)
+
+
+@frame(
+    "purchase",
+    triggers=(*BUY_WORDS, "from the shop", "from the store", "从商店", "商店里的"),
+    slots={"item_id": "item", "resource_type": "resource", "quantity": "number"},
+    required=(),
+    not_with=MARKET_WORDS,
+    priority=2,
+)
+def buy_frame(turn: Turn, filled: Filled) -> Step:
+    if "item_id" not in filled.slots and "resource_type" not in filled.slots:
+        return DECLINE
+    if any(s.value != agent_name(turn.system) for s in filled.reading.of("resident")):
+        return DECLINE  # "buy Carol's wheat": her market order, not the shop
+    step, item = _shop_item(turn, filled)
+    if step is not None:
+        return step
+    wanted = filled.slots.get("item_id") or filled.slots["resource_type"]
+    if item is None:
+        return Step.say(_("商店里没有「%(item)s」。") % {"item": wanted.text})
+    count = filled.value("quantity", 1)
+    named_the_item = "item_id" in filled.slots and filled.slots["item_id"].text == item["name"].lower()
+    if item["quantity"] > 1 and not named_the_item:
+        # "5 wood" is not five bundles of five: say what a purchase gives, and act on nothing.
+        return Step.say(bundle_question(item, count))
+    return _once(turn, "purchase", item_id=item["item_id"], quantity=count)
+
+
+def bundle_question(item: dict, count: int) -> str:
+    per = item["quantity"]
+    if count % per == 0:
+        return _("商店按份卖：「%(name)s」一份是 %(per)s %(res)s，%(price)s 信用点。%(count)s %(res)s 就是 %(n)s 份，要买 %(n)s 份「%(name)s」吗？请说「买 %(n)s 份%(name)s」。") % {
+            "name": item["name"], "per": per, "res": item["resource_type"], "price": item["price"], "count": count, "n": count // per,
+        }
+    return _("商店按份卖：「%(name)s」一份是 %(per)s %(res)s，%(price)s 信用点。要买几份？") % {
+        "name": item["name"], "per": per, "res": item["resource_type"], "price": item["price"],
+    }
+
+
+def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
+    """(quantity, price) of a sale: the count next to the resource, and the other number."""
+    numbers = [s for s in filled.reading.of("number") if s.score >= 0.9]
+    resource = filled.slots.get("resource_type")
+    if not numbers or resource is None:
+        return None, None
+    before = [s for s in numbers if s.end <= resource.start and resource.start - s.end <= 12]
+    quantity = before[-1] if before else None
+    others = [s for s in numbers if s is not quantity and s.start > (quantity.end if quantity else -1)]
+    return quantity, (others[0] if others else None)
+
+
+@frame(
+    "create_market_order",
+    triggers=SELL_WORDS,
+    slots={"resource_type": "resource"},
+    required=("resource_type",),
+    asks={"resource_type": gettext_lazy("要卖什么资源？")},
+    priority=2,
+)
+def sell_frame(turn: Turn, filled: Filled) -> Step:
+    if any(s.value != agent_name(turn.system) for s in filled.reading.of("resident")):
+        return DECLINE  # "the wood Dave is selling": Dave's order, not a sale of mine
+    quantity, price = _numbers_around(filled)
+    res = _resource_word(filled)
+    if quantity is None:
+        return Step.say(_("要卖多少%(res)s？") % {"res": res})
+    if price is None:
+        return Step.say(_("%(n)s %(res)s 要卖多少信用点（整批总价）？") % {"n": quantity.value, "res": res})
+    total = price.value
+    between = filled.reading.folded[price.start - 12 : price.end + 12]
+    if EACH.search(between):
+        total = price.value * quantity.value
+    done = turn.last("create_market_order")
+    if done is not None:
+        said = _result(done)
+        if done.ok and total != price.value:
+            said += _("（每个 %(each)s，整批总价 %(total)s）") % {"each": price.value, "total": total}
+        return Step.say(said)
+    return _call("create_market_order", resource_type=filled.value("resource_type"), quantity=quantity.value, price=total)
+
+
+def _my_open_orders(turn: Turn, listed) -> list[dict]:
+    me = agent_name(turn.system)
+    return [o for o in listed.data.get("orders", []) if o.get("seller_name") == me]
+
+
+@frame("cancel_market_order", triggers=("cancel", "withdraw", "take down", "取消", "撤", "下架"), slots={}, required=(), priority=3)
+def cancel_frame(turn: Turn, filled: Filled) -> Step:
+    if not filled.reading.has(*MARKET_WORDS, "order", "订单"):
+        return DECLINE
+    if turn.last("cancel_market_order") is not None:
+        return Step.say(_result(turn.last("cancel_market_order")))
+    listed = turn.last("list_market_orders")
+    if listed is None:
+        return _once(turn, "list_market_orders")
+    mine = _my_open_orders(turn, listed) if listed.ok else []
+    if not mine:
+        return Step.say(_("你在市场上没有挂单。"))
+    if len(mine) > 1:
+        return Step.say(_("你有多个挂单：%(orders)s。要取消哪一个？") % {"orders": "、".join(f"#{o['order_id']}" for o in mine)})
+    return _call("cancel_market_order", order_id=mine[0]["order_id"])
+
+
+@frame(
+    "accept_market_order",
+    triggers=(*MARKET_WORDS, "@resident"),
+    slots={"resident": "resident", "resource_type": "resource"},
+    required=(),
+    priority=2,
+)
+def accept_frame(turn: Turn, filled: Filled) -> Step:
+    if not filled.reading.has(*BUY_WORDS, "accept", "take", "want", "接受", "接", "要"):
+        return DECLINE
+    if filled.value("resident") == agent_name(turn.system):
+        return DECLINE
+    if turn.last("accept_market_order") is not None:
+        return Step.say(_result(turn.last("accept_market_order")))
+    listed = turn.last("list_market_orders")
+    if listed is None:
+        return _once(turn, "list_market_orders")
+    seller, res = filled.value("resident"), filled.value("resource_type")
+    rows = [
+        o for o in (listed.data.get("orders", []) if listed.ok else [])
+        if (seller is None or o.get("seller_name") == seller) and (res is None or o.get("resource_type") == res)
+    ]
+    if seller is None and res is None or len(rows) != 1:
+        shown = "、".join(f"#{o['order_id']} {o.get('seller_name')} {o.get('quantity')} {o.get('resource_type')}" for o in rows[:5])
+        return Step.say(_("要买哪一个挂单？%(orders)s") % {"orders": shown or _("没有符合的挂单。")})
+    return _call("accept_market_order", order_id=rows[0]["order_id"])
+
+
+@frame("checkin", triggers=("check in", "check me in", "clock in", "check-in", "签到", "打卡", "签个到", "打个卡"), not_with=("early", "提前"))
+def checkin_frame(turn: Turn, filled: Filled) -> Step:
+    return _once(turn, "checkin")
+
+
+@frame(
+    "eat",
+    triggers=("eat", "hungry", "feed me", "吃", "饿"),
+    slots={"resource_type": "resource"},
+    not_with=GIVE_WORDS,
+)
+def eat_frame(turn: Turn, filled: Filled) -> Step:
+    food = filled.value("resource_type")
+    return _once(turn, "eat", resource_type=food) if food else _once(turn, "eat")
+
+
+@frame("rest", triggers=("rest", "sleep", "nap", "tired", "休息", "睡", "歇", "累"))
+def rest_frame(turn: Turn, filled: Filled) -> Step:
+    return _once(turn, "rest")
+
+
+@frame(
+    "assign_building",
+    triggers=("work at", "work in", "job at", "apply", "hire", "上班", "工作", "应聘", "入职", "打工", "干活"),
+    asks={"building_id": gettext_lazy("想去哪座建筑工作？可以说「有哪些建筑」看看。")},
+    priority=2,
+)
+def work_frame(turn: Turn, filled: Filled) -> Step:
+    return _once(turn, "assign_building", building_id=filled.value("building_id"))
+
+
+@frame("get_my_status", triggers=("credit", "energy", "satiety", "status", "信用点", "精力", "饱食度", "状态", "钱"), priority=1)
+def status_frame(turn: Turn, filled: Filled) -> Step:
+    return _once(turn, "get_my_status")
+
+
+@frame("list_shop_items", triggers=SHOP_WORDS, not_with=(*BUY_WORDS,))
+def shop_frame(turn: Turn, filled: Filled) -> Step:
+    return _once(turn, "list_shop_items")
+
+
+@frame("list_market_orders", triggers=MARKET_WORDS)
+def market_frame(turn: Turn, filled: Filled) -> Step:
+    return _once(turn, "list_market_orders")
+
+
+@frame(
+    "get_my_resources",
+    triggers=("inventory", "bag", "pocket", "my stuff", "have i got", "what do i have", "口袋", "背包", "手里", "身上"),
+    not_with=(*GIVE_WORDS, *SELL_WORDS),
+)
+def stock_frame(turn: Turn, filled: Filled) -> Step:
+    return _once(turn, "get_my_resources")
+
+
+@frame("unassign_building", triggers=("quit", "resign", "辞职", "离职", "不干了"), not_with=("bounty", "悬赏", "任务"))
+def quit_frame(turn: Turn, filled: Filled) -> Step:
+    return _once(turn, "unassign_building")
+
+
+@frame(
+    "find_agent",
+    triggers=("who is", "who's", "whos", "id", "编号", "查找", "找一下", "是谁"),
+    slots={"name": "resident"},
+    asks={"name": gettext_lazy("要找哪位居民？请说出名字。")},
+)
+def find_frame(turn: Turn, filled: Filled) -> Step:
+    return _once(turn, "find_agent", name=filled.slots["name"].name)
+
+
+@frame(
+    "chat",
+    triggers=("city chat", "city channel", "post", "announce", "broadcast", "shout", "频道", "广播", "喊一声", "喊话", "吆喝"),
+    required=(),
+    priority=6,
+)
+def chat_frame(turn: Turn, filled: Filled) -> Step:
+    text = trailing_text(filled.reading.said)
+    if text is None:
+        return DECLINE
+    done = turn.last("chat")
+    if done is not None:
+        return Step.say(_result(done))
+    return _call("chat", content=text.value)

@@ -30,7 +30,7 @@ ONE = r"(?:1\s*[个只支]|一个|一只|个|a|an|one)?"
 # "名称为X，类型为Y": the fields a sentence gives, each "key 为/是/: value" up to the next comma.
 FIELD = re.compile(
     r"(?:(?P<key>[\u4e00-\u9fff]{2,6}?)\s*(?:为|是|叫|:|=|\s|(?=[A-Za-z0-9]))"
-    r"|(?<![A-Za-z])(?:the\s+)?(?P<ekey>fund\s+name|name|remarks?|notes?|description|type|risk\s+level|category)\s*(?:is|:|=|of|as)?)\s*"
+    r"|(?<![A-Za-z])(?:the\s+)?(?P<ekey>fund\s+name|name|remarks?|notes?|description|type|risk\s+level|category)\b\s*(?:is|:|=|of|as)?)\s*"
     r"[「“\"']?(?P<value>[^,，;；。「」“”\"']+?)[」”\"']?\s*(?=[,，;；。]|\s+and\s|$)",
     re.IGNORECASE,
 )
@@ -51,6 +51,14 @@ def _clean(name: str) -> str:
 def _named(match: re.Match) -> str:
     groups = match.groupdict()
     return (groups.get("quoted") or "").strip() or _clean(groups.get("name") or "")
+
+
+def _names_a_fund(name: str) -> bool:
+    """Whether the words name a fund (whole, in part, or with a typo): never search for a stray fragment."""
+    from agents.providers.understanding import read
+
+    reading = read(name, {"fund"})
+    return any(span.kind == "fund" for span in reading.spans)
 
 
 def _said(outcome: Outcome) -> str:
@@ -75,6 +83,8 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
     name = _named(match)
     if not name:
         return Step.say(_("请告诉我基金的名称或 ID。"))
+    if not _names_a_fund(name):
+        return DECLINE  # "状态的" is a piece of the sentence, not a fund: the frames read it again
     found = turn.last("list_funds")
     if found is None:
         return Step.call("list_funds", fund_name=name)
@@ -142,7 +152,7 @@ def fund_detail_intent(turn: Turn, match: re.Match) -> Step:
     + r"(?:\s*[，,]?\s*备注(?:是|为|：|:)?\s*(?P<remarks>.+?))?" + TEXT_END,
     r"\b(?:create|add|make|set up|open|start)(?: a| an| one)?(?: new)? fund (?:called|named) " + EN_NAME
     + r"(?:\s*(?:,|with|and)\s*(?:the )?(?:remarks?|notes?)\s*[:：]?\s*(?P<remarks>.+?))?\s*[.!]?\s*$",
-    r"\b(?:create|add|make|set up|open|start)(?: a| an| one)?(?: new)? fund\s*[,:]?\s*(?:with\s+)?(?P<fields>(?:the\s+)?(?:name|fund name)\s*(?:is|:|=|of)?\s*.+)$",
+    r"\b(?:create|add|make|set up|open|start)(?: a| an| one)?(?: new)? fund\s*[,:]?\s*(?:with\s+)?(?P<fields>(?:the\s+)?(?:name|fund name)\b\s*(?:is|:|=|of)?\s*.+)$",
     r"\b(?:create|add)(?: a)?(?: new)? fund [\"“](?P<name>[^\"”]+)[\"”]",
     r"\b(?:(?:create|add|make|set up|start)(?: a| an| one)?(?: new)?|new) fund (?:called|named) (?P<name>[^,]+?)\s*(?:,|\bwith\b)\s*(?P<extra>.+)$",
     r"\b(?:create|add|make|set up|start)(?: a| an| one)?(?: new)? fund\s+(?!called\b|named\b|with\b|form\b)" + EN_NAME + r"\s*[.!]?\s*$",
@@ -154,6 +164,8 @@ def fund_detail_intent(turn: Turn, match: re.Match) -> Step:
 def create_fund_intent(turn: Turn, match: re.Match) -> Step:
     done = turn.last("create_fund")
     groups = match.groupdict()
+    if not any(groups.get(k) for k in ("fields", "extra", "remarks")) and turn.plain[match.end() :].strip(" .!?。！？"):
+        return DECLINE  # words after the name ("remarks: conservative"): the frame keeps them
     if groups.get("fields"):
         name, remarks, others = _fields(groups["fields"])
     elif groups.get("extra"):
@@ -166,7 +178,7 @@ def create_fund_intent(turn: Turn, match: re.Match) -> Step:
         return Step.say(_("请告诉我新基金的名称（还可以加备注），我会预填新建基金表单，由员工确认。"))
     arguments = {"fund_name": name}
     # The domain has no field for them: kept in the remarks, and the reply says so.
-    remarks = "；".join(filter(None, [remarks, *(f"{key}：{value}" for key, value in others)]))
+    remarks = "；".join(filter(None, [remarks, *(f"{key}：{value}" if key else value for key, value in others)]))
     if remarks:
         arguments["remarks"] = remarks
     return Step.call("create_fund", **arguments)
@@ -175,6 +187,14 @@ def create_fund_intent(turn: Turn, match: re.Match) -> Step:
 def _fields(text: str) -> tuple[str, str, list[tuple[str, str]]]:
     """(name, remarks, [(key, value)] of the fields a fund does not have) from "名称为X，类型为Y"."""
     name, remarks, others = "", "", []
+    matched = [found.span() for found in FIELD.finditer(text)]
+    offset = 0
+    for piece in PIECES.split(text):
+        start = text.find(piece, offset)
+        offset = start + len(piece)
+        clean = piece.strip(" ?？!！.。")
+        if clean and not any(a < offset and start < b for a, b in matched):
+            others.append(("", clean))  # "bond type", "低风险": kept as typed, never dropped
     for found in FIELD.finditer(text):
         key, value = (found["key"] or found["ekey"]).strip(), found["value"].strip()
         lowered = re.sub(r"^(?:the|with|and)\s+", "", key.lower())
@@ -190,6 +210,7 @@ def _fields(text: str) -> tuple[str, str, list[tuple[str, str]]]:
 def _left_in_remarks(others: list[tuple[str, str]]) -> str:
     if not others:
         return ""
+    return kept_in_remarks("；".join(f"{key}：{value}" if key else value for key, value in others))
     keys = "、".join(f"「{key}」" for key, _value in others)
     return _("基金没有%(keys)s字段，我把它们写进了备注。") % {"keys": keys}
 
@@ -211,7 +232,7 @@ def fund_form_intent(turn: Turn, match: re.Match) -> Step:
     done = turn.last("create_fund")
     if done is not None:
         return Step.say("\n".join(filter(None, [_said(done), _left_in_remarks(others)])))
-    remarks = "；".join(filter(None, [remarks, *(f"{key}：{value}" for key, value in others)]))
+    remarks = "；".join(filter(None, [remarks, *(f"{key}：{value}" if key else value for key, value in others)]))
     return Step.call("create_fund", fund_name=name, **({"remarks": remarks} if remarks else {}))
 
 
@@ -237,7 +258,20 @@ def update_fund_intent(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
     if groups.get("new"):
         return _on_fund(turn, match, "update_fund", fund_name=_clean(groups["new"]))
-    return _on_fund(turn, match, "update_fund", remarks=groups["remarks"].strip().strip("「」“”\"'"))
+    return _on_fund(turn, match, "update_fund", remarks=as_typed(turn, groups["remarks"]))
+
+
+def as_typed(turn: Turn, fragment: str) -> str:
+    """Free text exactly as the user typed it (punctuation and numerals too), from its normal form."""
+    fragment = re.sub(r"^(?:一下|下)?\s*[:：]?\s*", "", fragment.strip()).strip().strip("「」“”\"'")
+    loose = "".join(
+        r"\s*" if c.isspace() else (rf"[{re.escape(c)}{chr(ord(c) + 0xFEE0)}]" if 0x21 <= ord(c) <= 0x7E and not c.isalnum() else
+        (r"[\d一二两三四五六七八九十百千]+" if c.isdigit() else re.escape(c)))
+        for c in fragment
+    )
+    loose = re.sub(r"(?:\[\\d一二两三四五六七八九十百千\]\+)+", r"[\\d一二两三四五六七八九十百千]+", loose)
+    found = re.search(loose, turn.said) if fragment else None
+    return found.group().strip().strip("「」“”\"'") if found else fragment
 
 
 @intent(
@@ -315,7 +349,7 @@ def update_any_order(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
     if groups.get("new"):
         return _on_known_fund(turn, "update_fund", fund_name=_clean(groups["new"]))
-    return _on_known_fund(turn, "update_fund", remarks=groups["remarks"].strip().strip("「」“”\"'"))
+    return _on_known_fund(turn, "update_fund", remarks=as_typed(turn, groups["remarks"]))
 
 
 @intent(
@@ -346,3 +380,152 @@ def enable_any_order(turn: Turn, match: re.Match) -> Step:
 )
 def detail_any_order(turn: Turn, match: re.Match) -> Step:
     return _on_known_fund(turn, "get_fund_detail")
+
+
+# ---------------------------------------------------------------------------- frames
+
+from agents.providers.frames import Filled, frame  # noqa: E402
+from agents.providers.understanding import Entity, entities  # noqa: E402
+
+FUND_WORDS = ("fund", "基金")
+ACTIVE_WORDS = ("active", "enabled", "live", "启用", "在用", "生效", "正常")
+
+
+@entities
+def fund_entities() -> list[Entity]:
+    """Fund names; part of a name ("稳健增长", "Beta") may stand for it, and two that fit are asked about."""
+    return [Entity("fund", name, pk, name, partial=True) for pk, name in Fund.objects.values_list("pk", "fund_name")]
+
+
+def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Step:
+    """The tool on the fund the words resolved to, looked up by those words first like the phrases do."""
+    span = filled.slots["fund_id"]
+    done = turn.last(tool_name)
+    if done is not None:
+        return Step.say(_said(done))
+    if turn.last("list_funds") is None:
+        typed = filled.reading.said[span.start : span.end].strip()
+        return Step.call("list_funds", fund_name=typed if span.exact and typed.casefold() == span.name.casefold() else span.name)
+    return Step.call(tool_name, fund_id=span.value, **arguments)
+
+
+@frame(
+    "list_funds",
+    triggers=("how many", "多少", "几个", "几只", "list", "which", "all", "哪些", "有什么", "列表", "active ones", "enabled ones", "启用的", "在用的", "所有"),
+    slots={},
+    required=(),
+    priority=1,
+)
+def list_frame(turn: Turn, filled: Filled) -> Step:
+    if filled.reading.of("fund") and not filled.reading.has("how many", "多少", "几个", "几只"):
+        return DECLINE  # a fund named: its detail, not the list
+    if (done := turn.last("list_funds")) is not None:
+        return Step.say(_said(done))
+    if filled.reading.has(*ACTIVE_WORDS):
+        return Step.call("list_funds", active_only=True)
+    return Step.call("list_funds")
+
+
+DETAIL_WORDS = (
+    "detail", "info", "about", "status", "how is", "what's up", "look up", "show", "check", "tell me",
+    "详情", "情况", "怎么样", "信息", "查", "看", "如何", "状态",
+)
+
+
+@frame("get_fund_detail", triggers=(*DETAIL_WORDS, *FUND_WORDS), asks={"fund_id": gettext_lazy("是哪个基金？请说出名称或 ID。")})
+def detail_frame(turn: Turn, filled: Filled) -> Step:
+    return _on_resolved(turn, filled, "get_fund_detail")
+
+
+@frame(
+    "enable_fund",
+    triggers=("enable", "activate", "turn on", "switch on", "reactivate", "启用", "激活", "打开", "恢复", "上线"),
+    asks={"fund_id": gettext_lazy("要启用哪个基金？请说出名称或 ID。")},
+    priority=2,
+)
+def enable_frame(turn: Turn, filled: Filled) -> Step:
+    return _on_resolved(turn, filled, "enable_fund")
+
+
+@frame(
+    "disable_fund",
+    triggers=("disable", "deactivate", "turn off", "switch off", "off", "suspend", "停用", "禁用", "关掉", "关闭", "下线", "暂停"),
+    asks={"fund_id": gettext_lazy("要停用哪个基金？请说出名称或 ID。")},
+    priority=2,
+)
+def disable_frame(turn: Turn, filled: Filled) -> Step:
+    return _on_resolved(turn, filled, "disable_fund")
+
+
+NAMED = re.compile(
+    r"\b(?:called|named|name\s*(?:is|:)?)\s+|\bfund\s*[:：]\s*|(?:叫做|名叫|名为|叫|名字是|名称是?为?)\s*|基金\s*[:：]\s*", re.IGNORECASE
+)
+REMARKS_KEY = re.compile(r"^(?:remarks?|notes?|备注|说明)\s*(?:is|are|为|是|[:：])?\s*", re.IGNORECASE)
+PIECES = re.compile(r"\s*[,，;；。]\s*|\s+(?:and|with)\s+", re.IGNORECASE)
+
+
+def new_fund(said: str) -> tuple[str, list[str]]:
+    """(name, the other pieces) of "create a fund called Harbor Income, bond type, low risk": each as typed."""
+    quote = re.search(r"[「“\"'《]([^「」“”\"'《》]{1,100})[」”\"'》]", said)
+    if quote:
+        name, rest = quote.group(1).strip(), said[quote.end() :]
+    else:
+        found = NAMED.search(said)
+        if not found:
+            return "", []
+        tail = said[found.end() :]
+        head = PIECES.split(tail, maxsplit=1)
+        name = re.sub(r"\s*(?:的)?基金\s*$|\s*fund\s*$", "", head[0], flags=re.IGNORECASE).strip(" ?？!！.。")
+        rest = head[1] if len(head) > 1 else ""
+    pieces = [p.strip(" ?？!！.。") for p in PIECES.split(rest) if p.strip(" ?？!！.。")]
+    return name, pieces
+
+
+@frame(
+    "create_fund",
+    triggers=("create", "new fund", "add", "make", "set up", "open", "start", "新建", "创建", "建", "开", "新增", "添加"),
+    required=(),
+    priority=2,
+)
+def create_frame(turn: Turn, filled: Filled) -> Step:
+    if not filled.reading.has(*FUND_WORDS):
+        return DECLINE
+    name, pieces = new_fund(filled.reading.said)
+    if not name:
+        return Step.say(_("请告诉我新基金的名称（还可以加备注），我会预填新建基金表单，由员工确认。"))
+    given = [REMARKS_KEY.sub("", p) for p in pieces if REMARKS_KEY.match(p)]
+    others = [p for p in pieces if not REMARKS_KEY.match(p)]
+    remarks = "；".join(filter(None, [*given, *others]))
+    done = turn.last("create_fund")
+    if done is not None:
+        said = [_said(done), _("备注：「%(remarks)s」") % {"remarks": remarks} if given and not others else kept_in_remarks(remarks if others else "")]
+        return Step.say("\n".join(filter(None, said)))
+    return Step.call("create_fund", fund_name=name, **({"remarks": remarks} if remarks else {}))
+
+
+def kept_in_remarks(remarks: str) -> str:
+    if not remarks:
+        return ""
+    return _("基金没有类型、风险等字段，这些我原样写进了备注：「%(remarks)s」。") % {"remarks": remarks}
+
+
+@frame(
+    "update_fund",
+    triggers=("remark", "note", "备注", "说明"),
+    not_with=("create", "new fund", "add a fund", "新建", "创建", "建一个", "新基金", "新增"),
+    required=("fund_id",),
+    asks={"fund_id": gettext_lazy("要改哪个基金的备注？请说出名称或 ID。")},
+    priority=3,
+)
+def remarks_frame(turn: Turn, filled: Filled) -> Step:
+    span = filled.slots["fund_id"]
+    after = max(span.end, filled.reading.folded.find("备注") + 2, filled.reading.folded.find("remark") + 6)
+    marker = re.compile(r"(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|为|[:：]|\bto\b)\s*", re.IGNORECASE)
+    found = marker.search(filled.reading.said, after)
+    if not found:
+        return Step.say(_("备注要改成什么？"))
+    text = filled.reading.said[found.end() :].strip().strip("「」“”\"'").rstrip("。.!！")
+    text = re.sub(r"^(?:一下|下)\s*[:：]?\s*", "", text)
+    if not text:
+        return Step.say(_("备注要改成什么？"))
+    return _on_resolved(turn, filled, "update_fund", remarks=text)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 from django.utils.translation import gettext_lazy
 
 from agents.providers.rules import Outcome, Step, Turn, intent
@@ -61,7 +62,11 @@ def _next(turn: Turn, step: Step, done: str) -> Step:
     example=gettext_lazy("客人要提前离店，订单 HT20260301001"),
 )
 def early_checkout(turn: Turn, match: re.Match) -> Step | None:
-    order_no = match["order_no"].upper()
+    return checkout_flow(turn, match["order_no"].upper())
+
+
+def checkout_flow(turn: Turn, order_no: str) -> Step | None:
+    """Look the order up, ask the supplier, read the answer, propose the refund: one step per round."""
     looked_up = turn.last("order_query")
     if looked_up is None:
         return Step.call("order_query", order_no=order_no)
@@ -83,7 +88,8 @@ def early_checkout(turn: Turn, match: re.Match) -> Step | None:
             "申请提前离店（%(hotel_name)s，%(check_in)s 至 %(check_out)s，%(room_type)s），"
             "请确认是否可以办理退款。"
         ) % {**order, "order_no": order_no}
-        return _next(turn, Step.call("message_send", channel="upstream", order_no=order_no, content=content), "")
+        ask = Step(calls=(("message_send", {"channel": "upstream", "order_no": order_no, "content": content}),), composed=("content",))
+        return _next(turn, ask, "")
     if not asked.ok:
         return Step.say(_("联系供应商失败：%(error)s") % {"error": _error(asked)})
     contacted = _("已就订单 %(order_no)s 联系供应商（%(supplier_order_no)s）。") % {**order, "order_no": order_no}
@@ -142,27 +148,6 @@ def _channel(match: re.Match) -> str:
 
 
 @intent(
-    rf"(?:给|向|跟|对|通知|告诉){UPSTREAM}\s*(?:发(?:一条)?(?:消息|信息)|发送|留言)?\s*(?:关于\s*(?:订单)?\s*{ORDER_NO}\s*)?(?:[:：,，]|说)\s*(?P<content>.+)",
-    rf"(?:给|向|跟|对|通知|告诉){DOWNSTREAM}\s*(?:发(?:一条)?(?:消息|信息)|发送|留言)?\s*(?:关于\s*(?:订单)?\s*{ORDER_NO}\s*)?(?:[:：,，]|说)\s*(?P<content>.+)",
-    rf"发(?:一条)?(?:消息|信息)给{UPSTREAM}\s*(?:[:：,，]|说)\s*(?P<content>.+)",
-    rf"发(?:一条)?(?:消息|信息)给{DOWNSTREAM}\s*(?:[:：,，]|说)\s*(?P<content>.+)",
-    rf"\b(?:send|write|message|tell)\s+(?:a\s+message\s+to\s+|to\s+)?(?:the\s+)?{UPSTREAM}(?:\s+a\s+(?:message|note))?(?:\s+about\s+(?:order\s+)?{ORDER_NO})?\s*[:,]\s*(?P<content>.+)",
-    rf"\b(?:send|write|message|tell)\s+(?:a\s+message\s+to\s+|to\s+)?(?:the\s+)?{DOWNSTREAM}(?:\s+a\s+(?:message|note))?(?:\s+about\s+(?:order\s+)?{ORDER_NO})?\s*[:,]\s*(?P<content>.+)",
-    priority=6,
-    verbatim=True,
-    tool="message_send",
-    example=gettext_lazy("告诉客人：我们正在为您确认退款"),
-)
-def send_message(turn: Turn, match: re.Match) -> Step | None:
-    if turn.last("message_send") is not None:
-        return None
-    arguments = {"channel": _channel(match), "content": match["content"].strip()}
-    if order := re.search(ORDER_NO, turn.plain):
-        arguments["order_no"] = order["order_no"].upper()
-    return Step(calls=(("message_send", arguments),))
-
-
-@intent(
     rf"(?:看看|查看|读取|读一下|看一下|查一下|有没有|列出)\s*(?P<unread>未读的?)?\s*{UPSTREAM}(?:的|频道的?)?\s*(?P<unread2>未读的?)?\s*(?:回复|消息|留言|回信|频道)",
     rf"(?:看看|查看|读取|读一下|看一下|查一下|有没有|列出)\s*(?P<unread>未读的?)?\s*{DOWNSTREAM}(?:的|频道的?)?\s*(?P<unread2>未读的?)?\s*(?:回复|消息|留言|回信|频道)",
     rf"{UPSTREAM}(?:回复|回)(?:了)?(?:什么|没有)",
@@ -200,9 +185,124 @@ def register_refund(turn: Turn, match: re.Match) -> Step | None:
     return None
 
 
-@intent(ORDER_NO, priority=-1, verbatim=True, tool="order_query")
-def any_order_number(turn: Turn, match: re.Match) -> Step | None:
-    """An order number with no other request in the sentence: look the order up."""
+# ---------------------------------------------------------------------------- frames
+
+from agents.providers.frames import Filled, frame  # noqa: E402
+from agents.providers.framing import trailing_text  # noqa: E402
+from agents.providers.understanding import Entity, entities  # noqa: E402
+
+from .models import Order  # noqa: E402
+
+SUPPLIER_WORDS = ("supplier", "upstream", "hotel", "上游", "供应商", "酒店")
+GUEST_WORDS = ("guest", "customer", "downstream", "客人", "顾客", "客户", "下游")
+ORDER_ASK = gettext_lazy("是哪个订单？请给我订单号，例如 HT20260301001。")
+
+
+@entities
+def order_entities() -> list[Entity]:
+    return [Entity("order", no, no, no) for no in Order.objects.values_list("order_no", flat=True)]
+
+
+@frame(
+    "order_query",
+    triggers=("leave early", "check out early", "checking out early", "a day early", "early", "提前", "早走", "早点走", "早退", "早"),
+    # "tell the supplier: the guest left early" passes words on: the message frame's.
+    not_with=("tell", "notify", "inform", "告诉", "通知", "转告", "说：", "说:"),
+    slots={"order_no": "order"},
+    asks={"order_no": ORDER_ASK},
+    priority=5,
+)
+def checkout_frame(turn: Turn, filled: Filled) -> Step | None:
+    if not filled.reading.has("leave", "check out", "checkout", "checking out", "depart", "go home", "离店", "退房", "走", "离开"):
+        return DECLINE
+    return checkout_flow(turn, filled.value("order_no"))
+
+
+@frame(
+    "refund",
+    triggers=("refund", "money back", "退款", "退钱", "退费", "钱退"),
+    not_with=("tell", "let", "know", "inform", "notify", "message", "告诉", "通知", "转告", "说一声", "跟客人说", "跟供应商说", "消息"),
+    asks={"order_no": ORDER_ASK},
+    priority=4,
+)
+def refund_frame(turn: Turn, filled: Filled) -> Step | None:
+    if turn.last("refund") is None:
+        return Step.call("refund", order_no=filled.value("order_no"))
+    return None
+
+
+def _channel_of(filled: Filled) -> tuple[str, int] | None:
+    """The channel the message names and where its word ends, or None."""
+    for channel, words in (("upstream", SUPPLIER_WORDS), ("downstream", GUEST_WORDS)):
+        for word in words:
+            at = filled.reading.folded.find(word)
+            if at >= 0:
+                return channel, at + len(word)
+    return None
+
+
+@frame(
+    "message_send",
+    triggers=("tell", "let", "know", "inform", "notify", "message", "write to", "告诉", "通知", "转告", "跟", "对", "给", "说"),
+    required=(),
+    not_with=("reply", "replied", "回复", "回了", "怎么说", "说了什么", "read", "读", "看看", "查看"),
+    priority=3,
+)
+def send_frame(turn: Turn, filled: Filled) -> Step | None:
+    found = _channel_of(filled)
+    if found is None:
+        return DECLINE
+    channel, after = found
+    text = trailing_text(filled.reading.said, after)
+    who = pgettext("recipient", "供应商") if channel == "upstream" else pgettext("recipient", "客人")
+    if text is None:
+        return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})
+    arguments = {"channel": channel, "content": text.value}
+    if order := filled.slots.get("order_no"):
+        arguments["order_no"] = order.value
+    done = turn.last("message_send")
+    if done is not None:
+        if not done.ok:
+            return Step.say(_error(done))
+        return Step.say(_("已发给%(who)s：「%(text)s」") % {"who": who, "text": text.value})
+    if turn.confirmed:
+        return Step(calls=(("message_send", arguments),))
+    return Step(
+        reply=_("我将发给%(who)s：「%(text)s」\n回复「是」发送，回复「不」取消。") % {"who": who, "text": text.value},
+        proposed=(("message_send", arguments),),
+    )
+
+
+send_frame.asks_itself = True
+
+
+@frame(
+    "message_list",
+    triggers=("reply", "replied", "answer", "say", "said", "respond", "messages", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言"),
+    not_with=("send", "tell", "let", "告诉", "发消息：", "发消息:", "发消息说", "发条消息", "发一条", "a message:"),
+    required=(),
+    priority=4,
+)
+def read_frame(turn: Turn, filled: Filled) -> Step | None:
+    found = _channel_of(filled)
+    if found is None:
+        return DECLINE
+    if turn.last("message_list") is not None:
+        return None
+    arguments = {"channel": found[0]}
+    if order := filled.slots.get("order_no"):
+        arguments["order_no"] = order.value
+    if filled.reading.has("unread", "new", "未读", "新"):
+        arguments["unread_only"] = True
+    return Step.call("message_list", **arguments)
+
+
+read_frame.answers_past = True
+read_frame.asks_itself = True
+
+
+@frame("order_query", triggers=("order", "订单", "@order"), asks={"order_no": ORDER_ASK})
+def order_frame(turn: Turn, filled: Filled) -> Step | None:
     if turn.last("order_query") is None:
-        return Step.call("order_query", order_no=match["order_no"].upper())
+        return Step.call("order_query", order_no=filled.value("order_no"))
     return None

@@ -1,4 +1,10 @@
-"""The offline ``rules`` provider's chat half: a small deterministic intent parser.
+"""The offline ``rules`` provider's chat half: a deterministic reader of chat messages.
+
+A turn is read in this order: a follow-up of the last turn ("yes", "three", "same to
+Carol", see ``framing.follow_up``); the guards and phrases below; then the frames each app
+declares beside its tools (``frames.py``, read by ``framing.read_frames`` from the typed
+spans of ``understanding.py``). Whatever decided, a write runs only when every argument is
+a span of the user's words or an entity resolved from one (``RulesChatPolicy.unfounded``).
 
 Each app contributes its phrases in its own ``intents.py`` (autodiscovered), next to its
 tools, with ``@intent(pattern, ...)``, and the words it must recognise with ``@vocabulary``
@@ -26,6 +32,7 @@ from django.utils.translation import gettext as _
 
 from ..registry import registry
 from .base import Completion, ToolCallRequest
+from .understanding import one_lexicon
 from .vocabulary import correct_typos, domain_terms, language_of, normalize
 
 # How many things the "not understood" reply offers.
@@ -59,11 +66,22 @@ class Turn:
     system: str = ""
     said: str = ""
     plain: str = ""
+    # The user's message before this one, and the calls its turn made: what a follow-up continues.
+    earlier: str = ""
+    earlier_calls: list[tuple[str, dict]] = field(default_factory=list)
+    # Set while a follow-up is read: the earlier message whose frame it continues.
+    continues: str = ""
+    # The user said "yes" to what the earlier message proposed.
+    confirmed: bool = False
 
     @property
     def language(self) -> str:
-        """The language the user wrote in: a model answers in it, whatever the page's language."""
-        return language_of(self.said or self.text)
+        """The language the user wrote in: a model answers in it, whatever the page's language.
+        A reply without words ("12", "HT20260301001") is in the language of the message it answers."""
+        said = self.said or self.text
+        if self.earlier and not re.search(r"[A-Za-z\u4e00-\u9fff]{2,}", re.sub(r"[A-Za-z]{2}\d{8,}", "", said)):
+            return language_of(self.earlier)
+        return language_of(said)
 
     def last(self, name: str) -> Outcome | None:
         return next((o for o in reversed(self.outcomes) if o.name == name), None)
@@ -73,6 +91,10 @@ class Turn:
 class Step:
     calls: tuple[tuple[str, dict], ...] = ()
     reply: str = ""
+    # Calls shown to the user and run only after their "yes" (free text to a third party).
+    proposed: tuple[tuple[str, dict], ...] = ()
+    # Arguments the agent composed itself from look-ups (the desk's question to the supplier).
+    composed: tuple[str, ...] = ()
 
     @classmethod
     def call(cls, name: str, **arguments: Any) -> Step:
@@ -84,6 +106,8 @@ class Step:
 
 
 Handler = Callable[[Turn, re.Match], "Step | None"]
+# The guards (negations, hypotheticals, questions about the past) sit at this priority.
+GUARD = 50
 # What a handler returns when its pattern matched words that are not its business
 # ("商店里有什么" is not a resident's stock): the next matching intent decides.
 DECLINE = Step(reply="\0decline")
@@ -179,10 +203,24 @@ def summarize(turn: Turn) -> str:
     return "\n".join(line for line in lines if line)
 
 
+def _calls_in(messages: list[dict]) -> list[tuple[str, dict]]:
+    out = []
+    for message in messages:
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", {})
+            try:
+                arguments = json.loads(function.get("arguments") or "{}")
+            except (json.JSONDecodeError, TypeError):
+                arguments = {}
+            out.append((function.get("name", ""), arguments if isinstance(arguments, dict) else {}))
+    return out
+
+
 def read_turn(messages: list[dict], offered: set[str]) -> Turn:
-    """Rebuild the current turn from OpenAI-format messages: the last user message and the
-    tool calls (with their results) that followed it."""
-    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    """Rebuild the current turn from OpenAI-format messages: the last user message, the tool
+    calls (with their results) that followed it, and the user's message before it."""
+    users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
+    last_user = users[-1] if users else -1
     text = str(messages[last_user].get("content") or "") if last_user >= 0 else ""
     system = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
     results = {m.get("tool_call_id"): m for m in messages[last_user + 1 :] if m.get("role") == "tool"}
@@ -197,11 +235,18 @@ def read_turn(messages: list[dict], offered: set[str]) -> Turn:
             except (json.JSONDecodeError, TypeError):
                 arguments, result = {}, {}
             outcomes.append(Outcome(function.get("name", ""), arguments, result))
-    return Turn(text=text, offered=offered, outcomes=outcomes, system=system, said=text)
+    earlier, earlier_calls = "", []
+    if len(users) > 1:
+        earlier = str(messages[users[-2]].get("content") or "")
+        earlier_calls = _calls_in(messages[users[-2] + 1 : last_user])
+    return Turn(
+        text=text, offered=offered, outcomes=outcomes, system=system, said=text, earlier=earlier, earlier_calls=earlier_calls
+    )
 
 
 class RulesChatPolicy:
-    """Deterministic chat: first matching intent decides; unknown sentences get plain text."""
+    """Deterministic chat: a follow-up continues the last turn; otherwise the first matching
+    phrase decides, then the frames; every write is checked against the user's words."""
 
     def __init__(self) -> None:
         self._ids = itertools.count(1)
@@ -209,15 +254,28 @@ class RulesChatPolicy:
     def decide(self, messages: list[dict], tools: list[dict]) -> Completion:
         offered = {t["function"]["name"] for t in tools if t.get("type") == "function"}
         turn = read_turn(messages, offered)
-        with translation.override(turn.language):
+        with translation.override(turn.language), one_lexicon():
             turn.text, turn.plain, found = understand(turn.said, offered)
             return self._decide(turn, found)
 
     def _decide(self, turn: Turn, found: list[tuple[Intent, re.Match]]) -> Completion:
-        step = DECLINE
-        for item, match in found:
-            if (step := item.handler(turn, match)) is not DECLINE:
-                break
+        from .frames import is_write
+        from .framing import follow_up, guarded, read_frames, write_frames
+
+        step = follow_up(turn)
+        if step is None:
+            step, item = DECLINE, None
+            for item, match in found:
+                if item.name.endswith("question_about_the_past") and (query := guarded(turn)) is not None:
+                    step = query  # "供应商回了没": a question a query answers, never a write
+                    break
+                if (step := item.handler(turn, match)) is not DECLINE:
+                    break
+            listing = step is not DECLINE and item is not None and bool(item.tool) and not is_write(item.tool)
+            if listing and (better := write_frames(turn)) is not None:
+                step = better  # "cancel my market order" is not the market's listing
+        if step is DECLINE or (step is not None and step.calls and self.unfounded(turn, step)):
+            step = read_frames(turn)  # a phrase that misread the message: the frames read it again
         if step is DECLINE:
             return Completion(content=self.not_understood(turn))
         if step is None:
@@ -227,11 +285,28 @@ class RulesChatPolicy:
             return Completion(content=_("我没有被授权使用工具：%(tools)s。") % {"tools": ", ".join(missing)})
         if not step.calls:
             return Completion(content=step.reply or summarize(turn))
+        if unfounded := self.unfounded(turn, step):
+            return Completion(content=unfounded)
         calls = [
             ToolCallRequest(id=f"call_rules_{next(self._ids)}", name=name, arguments=json.dumps(args, ensure_ascii=False))
             for name, args in step.calls
         ]
         return Completion(content=step.reply, tool_calls=calls)
+
+    @staticmethod
+    def unfounded(turn: Turn, step: Step) -> str:
+        """The gate before any write: an argument that is no span of the user's words, no entity
+        resolved from one and no row a look-up returned is a misreading, and nothing runs."""
+        from .frames import is_write, provenance
+
+        looked_up = [o.data for o in turn.outcomes if o.ok]
+        for name, arguments in step.calls:
+            if not is_write(name):
+                continue
+            checked = {k: v for k, v in arguments.items() if k not in step.composed}
+            if provenance(turn.said, name, checked, looked_up, turn.continues):
+                return _("我没能确定这个请求的全部参数，为免误操作没有执行。请换个说法，写明对象和数量。")
+        return ""
 
     @staticmethod
     def not_understood(turn: Turn) -> str:

@@ -21,6 +21,8 @@ from bounties.models import Bounty
 from city.models import Building, MarketOrder, ShopItem
 from funds.models import Fund
 
+from agents.providers.frames import wrong_arguments
+
 from .chat_corpus import ANY, CORPUS
 
 pytestmark = pytest.mark.django_db
@@ -69,11 +71,25 @@ def same(expected, made) -> bool:
 
 
 def run_entry(entry, user) -> list[tuple[str, dict]]:
+    """The calls the entry's message makes; "A || B" is a conversation, B a follow-up of A."""
+    return [(call["name"], call["arguments"]) for call in run_conversation(entry, user)]
+
+
+def wrong_arguments_of(entry, made: list[dict]) -> list[str]:
+    said = resolve(entry.message).replace(" || ", "\n")
+    return wrong_arguments(said, [(call["name"], call["arguments"], call["result"]) for call in made])
+
+
+def run_conversation(entry, user) -> list[dict]:
     agent = Agent.objects.get(name=entry.agent)
+    made, conversation = [], None
     with transaction.atomic():
-        result = run_chat(agent=agent, message=resolve(entry.message), user=user)
+        for message in resolve(entry.message).split(" || "):
+            result = run_chat(agent=agent, message=message, user=user, conversation_id=conversation)
+            conversation = result.conversation.pk
+            made += result.tool_calls
         transaction.set_rollback(True)
-    return [(call["name"], call["arguments"]) for call in result.tool_calls]
+    return made
 
 
 def passes(entry, made) -> bool:
@@ -90,9 +106,11 @@ def test_the_corpus_is_large_and_bilingual():
 
 def test_the_offline_chat_understands_its_corpus(demo, staff_user, capsys):
     total, right = Counter(), Counter()
-    misses = []
+    misses, wrong = [], []
     for entry in CORPUS:
-        made = run_entry(entry, staff_user)
+        full = run_conversation(entry, staff_user)
+        made = [(call["name"], call["arguments"]) for call in full]
+        wrong += [f"  {entry.message!r}: {problem}" for problem in wrong_arguments_of(entry, full)]
         label = "must not act" if entry.must_not_act else (entry.calls[-1][0] if entry.calls else "no tool")
         ok = not made if entry.must_not_act else passes(entry, made)
         total[label] += 1
@@ -105,8 +123,13 @@ def test_the_offline_chat_understands_its_corpus(demo, staff_user, capsys):
         for label in sorted(total):
             print(f"  {label:22} {right[label]:3}/{total[label]:<3} {right[label] / total[label]:6.1%}")
         print(f"  {'overall':22} {sum(right.values()):3}/{sum(total.values()):<3} {overall:6.1%}")
+        print(f"  wrong-argument writes: {len(wrong)}")
         if misses:
             print("Misses:\n" + "\n".join(misses))
+        if wrong:
+            print("Wrong-argument writes:\n" + "\n".join(wrong))
+    # Never act on a misreading: every write argument is a span of the user's words (issue 26).
+    assert not wrong
     assert right["must not act"] == total["must not act"]
     assert overall >= OVERALL_TARGET
 

@@ -1,0 +1,310 @@
+"""Frames: what each tool needs, read from its schema, and the words that ask for it.
+
+A domain app declares, beside its tools (in its ``intents.py``), one ``@frame`` per way of
+asking for a tool: a short list of trigger words in both languages and, where the schema's
+argument names do not say it, the kind of span that fills each argument. The schema gives
+the rest: which arguments exist and which are required.
+
+``choose`` is the one place that decides, from the scores the pipeline passed on:
+
+* act: a frame's trigger is in the message and every required slot is filled by a span of
+  the user's words (or an entity resolved from one) that is sure enough;
+* ask back: a slot is missing, or two entities fit the same words, or a fuzzy match is
+  below ``SURE``;
+* decline (``None``): no frame's trigger is in the message.
+
+``provenance`` checks the result: every argument of a write is a span of the user's words,
+an entity resolved from one, or a row a look-up of this turn returned for one. The corpus
+test runs it over every write the chat makes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from ..registry import registry
+from .understanding import Reading, Span, fold
+
+# A fuzzy entity at or above this is taken; below it the frame asks "did you mean …?".
+SURE = 0.85
+
+# What an argument's name says about the span that fills it (a frame may say otherwise).
+SLOT_KINDS = {
+    "to_agent_id": "resident",
+    "name": "text",
+    "resource_type": "resource",
+    "quantity": "number",
+    "fund_id": "fund",
+    "bounty_id": "bounty",
+    "order_no": "order",
+    "item_id": "item",
+    "building_id": "building",
+    "order_id": "number",
+    "price": "number",
+    "content": "text",
+    "remarks": "text",
+    "fund_name": "text",
+    "kind": "building_kind",
+}
+
+
+@dataclass
+class Filled:
+    """The slots of one frame as this message fills them."""
+
+    frame: Frame
+    reading: Reading
+    slots: dict[str, Span] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    # (slot, span) whose words fit several entities, or a fuzzy one not sure enough.
+    unsure: list[tuple[str, Span]] = field(default_factory=list)
+
+    def value(self, slot: str, default: Any = None) -> Any:
+        span = self.slots.get(slot)
+        return span.value if span is not None else default
+
+
+Handler = Callable[[Any, Filled], Any]  # (Turn, Filled) -> Step | None
+
+
+@dataclass(frozen=True)
+class Frame:
+    name: str
+    tool: str
+    triggers: tuple[str, ...]
+    handler: Handler
+    slots: dict[str, str]
+    required: tuple[str, ...]
+    priority: int = 0
+    # Words that, present, mean this frame is not the one ("from the shop" is not a transfer).
+    not_with: tuple[str, ...] = ()
+    # The question for each required slot a message leaves out (gettext_lazy strings).
+    asks: dict = field(default_factory=dict)
+
+    def triggered(self, reading: Reading) -> bool:
+        """A trigger word in the message ("@order": a span of that kind), and no word that rules it out."""
+        words = [t for t in self.triggers if not t.startswith("@")]
+        spans = any(reading.of(t[1:]) for t in self.triggers if t.startswith("@"))
+        return (spans or reading.has(*words)) and not (self.not_with and reading.has(*self.not_with))
+
+
+_frames: list[Frame] = []
+
+
+def frame(
+    tool: str,
+    *,
+    triggers: tuple[str, ...] | list[str],
+    slots: dict[str, str] | None = None,
+    required: tuple[str, ...] | None = None,
+    priority: int = 0,
+    not_with: tuple[str, ...] = (),
+    asks: dict | None = None,
+) -> Callable[[Handler], Handler]:
+    """Register a frame for ``tool``: its slots come from the tool's schema unless given."""
+
+    def decorator(handler: Handler) -> Handler:
+        name = f"{handler.__module__}.{handler.__qualname__}"
+        spec = registry.get(tool)
+        schema = spec.input_schema if spec is not None else {"properties": {}, "required": []}
+        kinds = {arg: SLOT_KINDS.get(arg, "text") for arg in schema.get("properties", {})}
+        kinds.update(slots or {})
+        needed = tuple(schema.get("required", ())) if required is None else required
+        _frames[:] = [f for f in _frames if f.name != name]
+        _frames.append(Frame(name, tool, tuple(triggers), handler, kinds, needed, priority, tuple(not_with), asks or {}))
+        _frames.sort(key=lambda f: -f.priority)
+        return handler
+
+    return decorator
+
+
+def registered_frames() -> list[Frame]:
+    return list(_frames)
+
+
+def fill(frame_: Frame, reading: Reading) -> Filled:
+    """Each slot from the first span of its kind; entity slots note a tie or an unsure guess."""
+    filled = Filled(frame_, reading)
+    used: list[Span] = []
+    for slot, kind in frame_.slots.items():
+        if kind == "text":
+            continue  # free text is the handler's: where it starts depends on the frame's words
+        span = next((s for s in reading.of(kind) if all(s is not u for u in used)), None)
+        if span is None:
+            if slot in frame_.required:
+                filled.missing.append(slot)
+            continue
+        used.append(span)
+        filled.slots[slot] = span
+        if kind not in ("number", "order") and (span.rivals or span.score < SURE):
+            filled.unsure.append((slot, span))
+    return filled
+
+
+def candidates(reading: Reading, offered: set[str]) -> list[Frame]:
+    """Frames whose trigger words the message holds, of the offered tools, best first."""
+    hits = [f for f in _frames if f.tool in offered and f.triggered(reading)]
+    return sorted(hits, key=lambda f: (-f.priority, -len(_filled_kinds(f, reading))))
+
+
+def _filled_kinds(frame_: Frame, reading: Reading) -> set[str]:
+    return {kind for kind in frame_.slots.values() if reading.of(kind)}
+
+
+def ask_for(filled: Filled) -> str | None:
+    """The question for the first unsure or missing slot, or None when the frame can act."""
+    for slot, span in filled.unsure:
+        names = [span.name, *(name for name, _value, _score in span.rivals)]
+        if len(names) > 1:
+            return _("你指的是%(options)s？") % {"options": _("还是").join(f"「{n}」" for n in names[:4])}
+        return _("你是说「%(name)s」吗？请说出完整的名称。") % {"name": span.name}
+    for slot in filled.missing:
+        question = filled.frame.asks.get(slot)
+        if question:
+            return str(question)
+        return _("请告诉我%(slot)s。") % {"slot": slot}
+    return None
+
+
+# ---------------------------------------------------------------------------- follow-ups
+
+YES = re.compile(r"^\s*(?:yes|yeah|yep|ok(?:ay)?|sure|go\s+ahead|do\s+it|send\s+it|confirm(?:ed)?|好的?|好啊|可以|行|发吧|发送|确认|是的?|对|没问题|嗯)\s*[.!。！]*\s*$", re.IGNORECASE)
+NO = re.compile(r"^\s*(?:no|nope|不|不是|不对|不用|算了|取消|cancel)\b\s*[,，.。!！]*\s*$", re.IGNORECASE)
+CORRECTION = re.compile(r"^\s*(?:no|nope|不|不是|不对)\s*[,，]\s*(?P<rest>.+)$", re.IGNORECASE)
+AGAIN = re.compile(r"^\s*(?:再|又|also|again|same|one\s+more|another)|(?:again|too|as\s+well)\s*[.!]?\s*$|^\s*同样|一样", re.IGNORECASE)
+ORDINALS = {
+    "first": 0, "second": 1, "third": 2, "fourth": 3, "last": -1,
+    "第一": 0, "第二": 1, "第三": 2, "第四": 3, "最后": -1, "前一": 0, "后一": -1,
+}
+ORDINAL = re.compile(r"(?:the\s+)?(first|second|third|fourth|last)\b(?:\s+one)?|(第一|第二|第三|第四|最后|前一|后一)\s*个?", re.IGNORECASE)
+
+
+def ordinal(text: str) -> int | None:
+    found = ORDINAL.search(text)
+    if not found:
+        return None
+    word = (found.group(1) or found.group(2)).lower()
+    return ORDINALS.get(word)
+
+
+BARE_COUNT = re.compile(
+    r"^\s*(?:\d+|[一二两三四五六七八九十俩仨]+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a\s+couple)"
+    r"\s*(?:个|份|块|袋|捆|只|件|loaves|of\s+them|please)?\s*[.!。！]?\s*$",
+    re.IGNORECASE,
+)
+
+
+BARE_ORDER = re.compile(r"^\s*(?:订单|order)?\s*#?\s*[A-Za-z]{2}\d{8,}\s*[.。]?\s*$", re.IGNORECASE)
+
+
+def is_bare(text: str) -> bool:
+    """Only a count or an order number: the answer to the question the last turn asked."""
+    return bool(BARE_COUNT.match(text) or BARE_ORDER.match(text))
+
+
+def is_follow_up(text: str) -> bool:
+    """A message that means nothing without the last turn: "yes", "three", "same to Carol"."""
+    return bool(
+        YES.match(text) or NO.match(text) or CORRECTION.match(text) or AGAIN.search(text)
+        or ordinal(text) is not None or is_bare(text)
+    )
+
+
+# ---------------------------------------------------------------------------- provenance
+
+ENTITY_KINDS = {"resource", "resident", "fund", "bounty", "building", "item", "order", "building_kind"}
+# Arguments that choose among a schema's fixed values (a channel, a status): read from trigger words.
+ENUMS = {"channel", "status", "unread_only", "active_only"}
+
+
+def provenance(said: str, tool: str, arguments: dict, looked_up: list[Any], earlier: str = "") -> list[str]:
+    """What in a write's arguments came from nowhere: [] when each is a span of ``said`` (or of the
+    ``earlier`` message a follow-up continues), an entity resolved from one, or a row of a look-up."""
+    from .understanding import numbers, read
+
+    text = f"{earlier}\n{said}" if earlier else said
+    reading = read(text)
+    counts = {s.value for s in numbers(fold(text))} | {int(s.value) for s in reading.spans if isinstance(s.value, int)}
+    counts |= {int(d) for d in re.findall(r"\d+", fold(text))}  # "#4" too
+    products = {a * b for a in counts for b in counts}
+    entity_values = {str(s.value).lower() for s in reading.spans} | {s.name.lower() for s in reading.spans if s.name}
+    looked = _values(looked_up)
+    problems = []
+    for key, value in arguments.items():
+        if key in ENUMS or isinstance(value, bool):
+            continue
+        kind = SLOT_KINDS.get(key, "text")
+        if kind in ENTITY_KINDS and not isinstance(value, int):
+            ok = str(value).lower() in entity_values or value in looked
+        elif isinstance(value, int):
+            ok = value in counts or value in products or value in looked or str(value) in entity_values
+        else:
+            word = str(value).strip()
+            # Free text composed of the user's pieces ("类型：债券型；风险等级：R2"): each piece is theirs.
+            pieces = [p for p in re.split(r"[；;：:]", word) if p.strip()]
+            ok = bool(word) and (
+                _is_span(word, text) or word.lower() in entity_values or word in looked
+                or all(_is_span(p.strip(), text) for p in pieces)
+            )
+        if not ok:
+            problems.append(f"{tool}.{key}={value!r}")
+    return problems
+
+
+def _is_span(words: str, text: str) -> bool:
+    """``words`` occur in ``text`` whole: "d Polaris" is no span of "named Polaris"."""
+    words, text = fold(words), fold(text)
+    start = text.find(words)
+    while start >= 0:
+        end = start + len(words)
+        cut_before = start > 0 and text[start - 1].isascii() and text[start - 1].isalnum() and words[0].isascii() and words[0].isalnum()
+        cut_after = end < len(text) and text[end].isascii() and text[end].isalnum() and words[-1].isascii() and words[-1].isalnum()
+        if not (cut_before or cut_after):
+            return True
+        start = text.find(words, start + 1)
+    return False
+
+
+def _values(data: Any) -> set:
+    """Every scalar inside look-up results (ids, names, order numbers)."""
+    found: set = set()
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, int | str) and not isinstance(item, bool):
+            found.add(item)
+    return found
+
+
+def is_write(tool: str) -> bool:
+    spec = registry.get(tool)
+    return spec is not None and spec.category == "action"
+
+
+def wrong_arguments(said: str, calls: list[tuple[str, dict, dict]]) -> list[str]:
+    """The write arguments of a conversation's calls ``(name, arguments, result)`` that came from
+    nowhere (see ``provenance``): what ``eval_agents`` counts and the corpus test forbids.
+
+    The desk's own question to the supplier is composed from the order it looked up: after an
+    ``order_query`` the content of an upstream ``message_send`` is the one argument not checked.
+    """
+    problems, looked_up, seen = [], [], []
+    for name, arguments, result in calls:
+        checked = dict(arguments) if isinstance(arguments, dict) else {"arguments": arguments}
+        if name == "message_send" and checked.get("channel") == "upstream" and "order_query" in seen:
+            checked.pop("content", None)
+        if is_write(name) and result.get("status") in ("success", "pending_confirmation"):
+            problems += provenance(said, name, checked, looked_up)
+        if result.get("status") == "success":
+            looked_up.append(result.get("data"))
+        seen.append(name)
+    return problems

@@ -1,0 +1,166 @@
+"""The frames at work in a chat turn: read the message, pick a frame, act, ask back or decline.
+
+``read_frames`` is tried when no phrase of an app's ``intents.py`` reads the message;
+``follow_up`` first, when the message only makes sense after the last one ("yes", "三个",
+"same to Carol", "再转两个", "no, three", "the second one"): it reads the earlier message
+again with this one's words in the slots they fill.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from django.utils.translation import gettext as _
+
+from .frames import CORRECTION, NO, YES, ask_for, candidates, fill, is_bare, is_follow_up, ordinal
+from .rules import DECLINE, Step, Turn
+from .understanding import Reading, Span, read
+
+
+def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: bool = False) -> Step:
+    """The first frame this message triggers that can act or ask; DECLINE when none can."""
+    from .frames import is_write
+
+    reading = reading or read(turn.said)
+    first_question = None
+    for frame_ in candidates(reading, turn.offered):
+        if queries_only and (is_write(frame_.tool) or not getattr(frame_.handler, "answers_past", False)):
+            continue
+        filled = fill(frame_, reading)
+        question = ask_for(filled)
+        if question is not None and not getattr(frame_.handler, "asks_itself", False):
+            first_question = first_question or question
+            continue  # a frame the message fills whole comes first ("启用中的基金有哪些" is a list)
+        step = frame_.handler(turn, filled)
+        if step is not DECLINE:
+            return step
+    return Step.say(first_question) if first_question else DECLINE
+
+
+def guarded(turn: Turn) -> Step | None:
+    """A question about what happened that a query answers ("供应商回了没"): read, never written."""
+    from .rules import summarize
+
+    step = read_frames(turn, queries_only=True)
+    if step is DECLINE:
+        return None
+    return step if step is not None else Step.say(summarize(turn))
+
+
+def write_frames(turn: Turn) -> Step | None:
+    """What a write frame makes of a message a listing phrase matched: its calls, or None."""
+    from .frames import is_write
+
+    reading = read(turn.said)
+    for frame_ in candidates(reading, turn.offered):
+        if not is_write(frame_.tool):
+            continue
+        filled = fill(frame_, reading)
+        if ask_for(filled) is not None and not getattr(frame_.handler, "asks_itself", False):
+            continue
+        step = frame_.handler(turn, filled)
+        if step is not DECLINE and step is not None and (step.calls or turn.outcomes):
+            return step
+    return None
+
+
+def _complete_alone(turn: Turn, reading: Reading) -> bool:
+    """Whether the message alone makes a frame call a tool (then it is no follow-up)."""
+    step = read_frames(replace(turn, outcomes=[]), reading)
+    return step is not DECLINE and step is not None and bool(step.calls)
+
+
+def follow_up(turn: Turn) -> Step | None:
+    """The last turn continued, or None when this message is not a follow-up."""
+    if not turn.earlier or not is_follow_up(turn.said):
+        return None
+    current = read(turn.said)
+    if not (YES.match(turn.said) or NO.match(turn.said) or is_bare(turn.said)) and _complete_alone(turn, current):
+        return None  # "接第二个悬赏" says everything itself
+    earlier_turn = replace(turn, said=turn.earlier, continues=turn.earlier)
+    earlier = read(turn.earlier)
+    if YES.match(turn.said):
+        earlier_turn.confirmed = True
+        turn.continues = turn.earlier
+        # "yes" to "did you mean 面包?" settles the guess.
+        earlier = Reading(earlier.said, earlier.folded, earlier.tokens, [_sure(s) for s in earlier.spans])
+        step = read_frames(earlier_turn, earlier)
+        return step if step is not DECLINE and (step.calls or turn.outcomes) else None
+    if NO.match(turn.said):
+        before = read_frames(earlier_turn, earlier)
+        if before is not DECLINE and before.proposed:
+            return Step.say(_("好的，不发送，什么也没有做。"))
+        return None
+    if (pick := ordinal(turn.said)) is not None:
+        merged = _pick_rival(earlier, pick)
+        if merged is None:
+            return None
+    else:
+        said = CORRECTION.match(turn.said)["rest"] if CORRECTION.match(turn.said) else turn.said
+        merged = _merge(earlier, read(said), answer=is_bare(turn.said))
+    turn.continues = f"{turn.earlier}\n{turn.said}"
+    step = read_frames(replace(earlier_turn, continues=turn.continues), merged)
+    return None if step is DECLINE else step
+
+
+def _sure(span: Span) -> Span:
+    return Span(span.kind, span.value, span.start, span.end, span.text, max(span.score, 1.0), span.name) if not span.rivals else span
+
+
+def _merge(earlier: Reading, current: Reading, *, answer: bool = False) -> Reading:
+    """The earlier message's spans, each kind the new message names replaced by the new words;
+    a bare answer ("10" to "how many credits?") adds its span after the earlier words instead."""
+    if answer:
+        shift = len(earlier.said) + 1
+        added = [replace(s, start=s.start + shift, end=s.end + shift) for s in current.spans]
+        return Reading(earlier.said, earlier.folded, earlier.tokens, [*earlier.spans, *added])
+    kinds = {s.kind for s in current.spans if s.kind not in ("quoted",)}
+    kept = [s for s in earlier.spans if s.kind not in kinds]
+    return Reading(earlier.said, earlier.folded, earlier.tokens, [*kept, *current.spans])
+
+
+def _pick_rival(earlier: Reading, index: int) -> Reading | None:
+    """"The second one": the earlier message's ambiguous name, settled on the candidate named."""
+    for span in earlier.spans:
+        if not span.rivals:
+            continue
+        options = [(span.name, span.value), *((name, value) for name, value, _score in span.rivals)]
+        try:
+            name, value = options[index]
+        except IndexError:
+            return None
+        chosen = Span(span.kind, value, span.start, span.end, span.text, 1.0, name)
+        return Reading(earlier.said, earlier.folded, earlier.tokens, [chosen if s is span else s for s in earlier.spans])
+    return None
+
+
+# ---------------------------------------------------------------------------- free text
+
+# Where the words to pass on begin: after a colon, a quote, or a verb of saying.
+SAYING = re.compile(
+    r"[:：]\s*|(?:说一声|说一下|说|告诉他们?|告诉她|转告|通知(?:一下)?|留言)\s*[，,：:]?\s*"
+    r"|\b(?:know|tell(?:ing)?|say(?:ing)?|that|message|note)\b\s*[,:]?\s*",
+    re.IGNORECASE,
+)
+FILLER = re.compile(r"^(?:一声|一下|他们|她|他|客人|顾客|供应商|the guest|the supplier|them|him|her)\s*[，,:：]?\s*", re.IGNORECASE)
+
+
+def trailing_text(said: str, after: int = 0) -> Span | None:
+    """The free text a message ends with, exactly as typed: a quotation, or what follows the
+    first colon or verb of saying after ``after``; None when there is none."""
+    quote = re.search(r"[「“\"']([^「」“”\"']{1,500})[」”\"']", said[after:])
+    if quote:
+        start = after + quote.start(1)
+        return Span("text", quote.group(1), start, start + len(quote.group(1)), quote.group(1))
+    found = SAYING.search(said, after)
+    if not found:
+        return None
+    start = found.end()
+    while (filler := FILLER.match(said, start)) and filler.end() > start:
+        start = filler.end()
+    text = said[start:].strip()
+    if not text:
+        return None
+    start = said.index(text, start)
+    return Span("text", text, start, start + len(text), text)

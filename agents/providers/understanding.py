@@ -1,0 +1,423 @@
+"""Reading a message: tokens, then typed spans, each with where it came from and how sure it is.
+
+The pipeline of the offline chat (STYLE.md, "Understanding text"):
+
+1. ``tokens``: jieba for Chinese (its dictionary holds the database's names), words and
+   simple lemmas for English;
+2. entity extractors: numbers (digits, 两/三/仨, "a couple of"), order numbers, quoted text,
+   and the names the domain apps list (``@entities``): residents, resources and their
+   synonyms, funds, buildings, shop items, bounties, order numbers;
+3. the synonym mapping is the lexicon itself: 木头 and wood are two surfaces of one value;
+4. resolution: exact first (score 1.0), then fuzzy (``rapidfuzz``) on names and partial
+   names, with the score it earned.
+
+Nothing here decides anything: every span carries a score, and the frames (``frames.py``)
+decide in one place whether to act, ask back or decline.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import logging
+import re
+import threading
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from .vocabulary import chinese_number
+
+# A fuzzy match below this is no match; between it and EXACT it is a guess the frames may ask about.
+FUZZY_FLOOR = 75.0
+# Two candidates closer than this are a tie: the frame asks which one.
+TIE_MARGIN = 8.0
+
+
+@dataclass(frozen=True)
+class Span:
+    """A piece of the user's message read as something: where it is, what it means, how sure."""
+
+    kind: str  # number, resource, resident, fund, bounty, building, item, order, quoted, text
+    value: Any
+    start: int
+    end: int
+    text: str
+    score: float = 1.0
+    name: str = ""  # the entity's canonical name, for replies
+    # Other entities the same words could mean, best first (name, value, score): a tie asks back.
+    rivals: tuple = ()
+
+    @property
+    def exact(self) -> bool:
+        return self.score >= 1.0
+
+    def overlaps(self, other: Span) -> bool:
+        return self.start < other.end and other.start < self.end
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    start: int
+    end: int
+    lemma: str
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One way people write a thing of the domain: its ``surface`` stands for ``value``."""
+
+    kind: str
+    surface: str
+    value: Any
+    name: str = ""
+    # Whether part of the name may stand for it ("稳健增长" for 稳健增长一号).
+    partial: bool = False
+
+
+EntitySource = Callable[[], Iterable[Entity]]
+_sources: dict[str, EntitySource] = {}
+
+
+def entities(source: EntitySource) -> EntitySource:
+    """Register a source of entities (autodiscovered with each app's ``intents.py``)."""
+    _sources[f"{source.__module__}.{source.__qualname__}"] = source
+    return source
+
+
+_held: contextvars.ContextVar[list[Entity] | None] = contextvars.ContextVar("lexicon", default=None)
+
+
+@contextmanager
+def one_lexicon() -> Iterator[None]:
+    """Read the database's names once for everything inside (one model call reads a message many times)."""
+    token = _held.set(None)
+    try:
+        _held.set(lexicon())
+        yield
+    finally:
+        _held.reset(token)
+
+
+def lexicon() -> list[Entity]:
+    """Every entity the domain apps list now (read from the database, so never stale)."""
+    if (held := _held.get()) is not None:
+        return held
+    found: list[Entity] = []
+    for source in _sources.values():
+        found.extend(e for e in source() if e.surface and e.surface.strip())
+    _segmenter.learn(e.surface for e in found)
+    return found
+
+
+# ---------------------------------------------------------------------------- tokens
+
+CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?|\d+(?:\.\d+)?|[\u4e00-\u9fff]+|\S")
+IRREGULAR = {
+    "loaves": "loaf", "bought": "buy", "sold": "sell", "gave": "give", "sent": "send", "took": "take",
+    "paid": "pay", "made": "make", "ate": "eat", "eaten": "eat", "slept": "sleep", "left": "leave",
+    "told": "tell", "said": "say", "built": "build", "people": "person", "ones": "one", "its": "its",
+    "is": "be", "are": "be", "was": "be", "were": "be", "has": "have", "does": "do", "did": "do",
+    "this": "this", "his": "his", "yes": "yes", "bus": "bus", "status": "status", "news": "news",
+}
+
+
+def lemma(word: str) -> str:
+    """A simple English lemma: plural and tense endings off ("loaves" → "loaf", "funds" → "fund")."""
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if w in IRREGULAR:
+        return IRREGULAR[w]
+    if len(w) <= 3 or not w.isalpha():
+        return w
+    for suffix, repl in (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"), ("xes", "x")):
+        if w.endswith(suffix):
+            return w[: -len(suffix)] + repl
+    if w.endswith("ing") and len(w) > 5:
+        stem = w[:-3]
+        return stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "ls" else stem
+    if w.endswith("ed") and len(w) > 4:
+        stem = w[:-2]
+        return stem[:-1] if stem[-1] == stem[-2:-1] and stem[-1] not in "ls" else stem
+    if w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+class Segmenter:
+    """jieba, loaded on first use (its dictionary takes about a second) and told the database's names."""
+
+    def __init__(self) -> None:
+        self._tokenizer = None
+        self._known: set[str] = set()
+        self._version = ""
+        self._lock = threading.Lock()
+
+    def _jieba(self):
+        if self._tokenizer is None:
+            with self._lock:
+                if self._tokenizer is None:
+                    import jieba
+
+                    jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict" lines in every process
+                    tokenizer = jieba.Tokenizer()
+                    tokenizer.initialize()
+                    for word in self._known:
+                        tokenizer.add_word(word, freq=50_000)
+                    self._tokenizer = tokenizer
+        return self._tokenizer
+
+    def learn(self, words: Iterable[str]) -> None:
+        """Add names to the dictionary; a cheap version check skips names already known."""
+        cjk = sorted({w.strip() for w in words if w and CJK_RUN.search(w)})
+        version = hashlib.blake2b("\n".join(cjk).encode(), digest_size=8).hexdigest()
+        if version == self._version:
+            return
+        new = [w for w in cjk if w not in self._known]
+        self._known.update(new)
+        self._version = version
+        if self._tokenizer is not None:
+            for word in new:
+                self._tokenizer.add_word(word, freq=50_000)
+
+    def cut(self, text: str) -> list[str]:
+        return list(self._jieba().cut(text, HMM=False))
+
+
+_segmenter = Segmenter()
+
+
+def tokens(text: str) -> list[Token]:
+    """Words with their offsets in ``text``: Chinese runs segmented by jieba, the rest by regex."""
+    out: list[Token] = []
+    for found in WORD.finditer(text):
+        piece = found.group()
+        if CJK_RUN.fullmatch(piece) and len(piece) > 1:
+            offset = found.start()
+            for word in _segmenter.cut(piece):
+                out.append(Token(word, offset, offset + len(word), word))
+                offset += len(word)
+        else:
+            out.append(Token(piece, found.start(), found.end(), lemma(piece) if piece.isascii() else piece))
+    return out
+
+
+def fold(text: str) -> str:
+    """One character for one: full-width to half-width and lower case, so offsets stay the said text's."""
+    out = []
+    for char in text:
+        folded = unicodedata.normalize("NFKC", char).lower()
+        out.append(folded if len(folded) == 1 else char)
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------- numbers
+
+EN_NUMBERS = {
+    word: index
+    for index, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+EN_NUMBERS.update({"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "dozen": 12, "couple": 2, "pair": 2})
+ZH_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百千]+|[俩仨]")
+EN_NUMERAL = re.compile(
+    r"\b(?:a\s+couple\s+of|a\s+pair\s+of|a\s+dozen|" + "|".join(sorted(EN_NUMBERS, key=len, reverse=True)) + r")\b"
+)
+DIGITS = re.compile(r"(?<![A-Za-z\d#.])\d+(?![\d.]*\d)(?![A-Za-z]{0,2}\d)")
+# "一下", "一起", "一点": a numeral that counts nothing.
+NOT_COUNTING = re.compile(r"一(?:下|起|点|些|会|直|定|共|样|般|切|边|旦)|十分|万一|第[一二三四五六七八九十]")
+# "a bread", "an apple": one, when a countable thing follows.
+ARTICLE = re.compile(r"\b(?:a|an)\s+(?=[a-z])")
+
+
+def numbers(folded: str) -> list[Span]:
+    """Every count in the message with its span: 5, 五, 两, 仨, twelve, a couple of."""
+    spans: list[Span] = []
+    for found in DIGITS.finditer(folded):
+        spans.append(Span("number", int(found.group()), found.start(), found.end(), found.group()))
+    for found in ZH_NUMERAL.finditer(folded):
+        if NOT_COUNTING.match(folded, found.start()) or NOT_COUNTING.match(folded, max(0, found.start() - 1)):
+            continue
+        word = found.group()
+        value = {"俩": 2, "仨": 3}.get(word, None)
+        if value is None:
+            value = chinese_number(word)
+        if value:
+            spans.append(Span("number", value, found.start(), found.end(), word, score=0.95))
+    for found in EN_NUMERAL.finditer(folded):
+        words = found.group().split()
+        word = words[1] if len(words) > 1 else words[0]  # "a couple of" → "couple"
+        value = EN_NUMBERS[word]
+        spans.append(Span("number", value, found.start(), found.end(), found.group(), score=0.95))
+    for found in ARTICLE.finditer(folded):
+        spans.append(Span("number", 1, found.start(), found.end() - 1, found.group().strip(), score=0.5))
+    return sorted(spans, key=lambda s: s.start)
+
+
+# ---------------------------------------------------------------------------- quoted and order numbers
+
+QUOTED = re.compile(r"[「“\"'《『]([^「」“”\"'《》『』]{1,200})[」”\"'》』]")
+ORDER_NO = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2}\d{8,})(?![0-9])")
+
+
+def quoted(text: str) -> list[Span]:
+    return [Span("quoted", m.group(1), m.start(1), m.end(1), m.group(1)) for m in QUOTED.finditer(text)]
+
+
+def order_numbers(text: str) -> list[Span]:
+    return [Span("order", m.group(1).upper(), m.start(1), m.end(1), m.group(1)) for m in ORDER_NO.finditer(text)]
+
+
+# ---------------------------------------------------------------------------- names
+
+
+def _bounded(folded: str, start: int, end: int, surface: str) -> bool:
+    """An ASCII name matches whole words only ("Bob" is not in "Bobby")."""
+    if not surface.isascii():
+        return True
+    before = folded[start - 1] if start else " "
+    after = folded[end] if end < len(folded) else " "
+    return not (before.isalnum() and before.isascii()) and not (after.isalnum() and after.isascii())
+
+
+def exact_names(folded: str, found: list[Entity]) -> list[Span]:
+    """Every surface of the lexicon in the message, longest first, never two over the same words."""
+    spans: list[Span] = []
+    for entity in sorted(found, key=lambda e: len(e.surface), reverse=True):
+        surface = fold(entity.surface.strip())
+        start = folded.find(surface)
+        while start >= 0:
+            end = start + len(surface)
+            span = Span(entity.kind, entity.value, start, end, surface, 1.0, entity.name or entity.surface)
+            if _bounded(folded, start, end, surface) and not any(
+                s.overlaps(span) and (s.kind != entity.kind or s.value != entity.value) and len(s.text) > len(surface)
+                for s in spans
+            ):
+                if not any(s.overlaps(span) and s.kind == span.kind for s in spans):
+                    spans.append(span)
+            start = folded.find(surface, start + 1)
+    return _with_rivals(spans)
+
+
+def _with_rivals(spans: list[Span]) -> list[Span]:
+    """The same words naming two things of one kind ("Beta" for two funds): keep one span, name the others."""
+    out: list[Span] = []
+    for span in spans:
+        twins = [s for s in spans if s is not span and s.kind == span.kind and (s.start, s.end) == (span.start, span.end)]
+        if twins and any(t in out for t in twins):
+            continue
+        rivals = tuple((t.name, t.value, t.score) for t in twins if t.value != span.value)
+        out.append(Span(span.kind, span.value, span.start, span.end, span.text, span.score, span.name, rivals))
+    return out
+
+
+STOP_WORDS = {
+    "the", "a", "an", "to", "of", "for", "and", "me", "my", "i", "you", "it", "on", "in", "at", "with", "fund",
+    "funds", "please", "one", "ones", "that", "this", "is", "are", "up", "what", "whats", "what's", "about",
+    "基金", "那个", "这个", "一下", "的", "了", "吗", "把", "给", "我", "请",
+}
+
+
+def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[str]) -> list[Span]:
+    """Names written in part or with a typo: "稳健增长" for 稳健增长一号, "Beta" for Beta Balanced, "Bbo" for Bob.
+
+    Each candidate piece of the message (a token, or a run of up to four tokens) is scored
+    against every name of ``kinds``; the best piece per name counts, and a piece that fits
+    several names carries the others as rivals.
+    """
+    from rapidfuzz import fuzz
+
+    words = [t for t in tokens(folded) if not any(s.start < t.end and t.start < s.end for s in taken)]
+    pieces: set[tuple[int, int]] = set()
+    for i in range(len(words)):
+        for j in range(i, min(i + 4, len(words))):
+            start, end = words[i].start, words[j].end
+            text = folded[start:end]
+            if text.strip() and not text.strip().lower() in STOP_WORDS and not re.fullmatch(r"[\d\W_]+", text):
+                pieces.add((start, end))
+    best: dict[tuple[str, Any], Span] = {}
+    for entity in found:
+        if entity.kind not in kinds:
+            continue
+        name = fold(entity.surface)
+        for start, end in pieces:
+            piece = folded[start:end].strip()
+            wide = bool(CJK_RUN.search(piece))
+            if len(piece) < (2 if wide else 3):
+                continue
+            if entity.partial and piece in name and len(piece) < len(name):
+                if any(piece == w for w in STOP_WORDS):
+                    continue
+                score = 80.0 + 15.0 * len(piece) / len(name)
+            else:
+                score = fuzz.ratio(piece, name)
+                if score < 80 or (not wide and piece[0] != name[0] and len(piece) < 5):
+                    continue
+            key = (entity.kind, entity.value)
+            if key not in best or score > best[key].score * 100:
+                best[key] = Span(entity.kind, entity.value, start, end, folded[start:end], score / 100, entity.name or entity.surface)
+    spans = sorted(best.values(), key=lambda s: -s.score)
+    out: list[Span] = []
+    for span in spans:
+        if any(o.kind == span.kind and o.overlaps(span) for o in out):
+            continue
+        rivals = tuple(
+            (o.name, o.value, o.score) for o in spans
+            if o is not span and o.kind == span.kind and o.overlaps(span) and span.score - o.score < TIE_MARGIN / 100
+        )
+        out.append(Span(span.kind, span.value, span.start, span.end, span.text, span.score, span.name, rivals))
+    return out
+
+
+@dataclass
+class Reading:
+    """A message as the frames see it: the words as said, tokens, and typed spans."""
+
+    said: str
+    folded: str
+    tokens: list[Token]
+    spans: list[Span] = field(default_factory=list)
+
+    def of(self, kind: str) -> list[Span]:
+        return [s for s in self.spans if s.kind == kind]
+
+    def first(self, kind: str) -> Span | None:
+        return next(iter(self.of(kind)), None)
+
+    @property
+    def lemmas(self) -> set[str]:
+        return {t.lemma for t in self.tokens}
+
+    def has(self, *words: str) -> bool:
+        """Any of ``words`` in the message: a Chinese word as a substring, an English one as a lemma."""
+        lemmas = self.lemmas
+        for word in words:
+            if word.isascii():
+                if " " in word:
+                    if re.search(rf"\b{re.escape(word)}\b", self.folded):
+                        return True
+                elif word in lemmas or lemma(word) in lemmas:
+                    return True
+            elif word in self.folded:
+                return True
+        return False
+
+
+def read(said: str, kinds: set[str] | None = None) -> Reading:
+    """Tokens and every span of ``said``: numbers, orders, quotes, exact names, then fuzzy names."""
+    folded = fold(said)
+    found = lexicon()
+    names = exact_names(folded, found)
+    spans = [*names, *(o for o in order_numbers(said) if not any(o.overlaps(n) for n in names)), *quoted(said)]
+    fuzzy_kinds = (kinds or {e.kind for e in found}) - {"order"}
+    spans += fuzzy_names(folded, [e for e in found if e.partial or e.surface.isascii()], spans, fuzzy_kinds)
+    taken = [s for s in spans if s.kind not in ("quoted",)]
+    spans += [n for n in numbers(folded) if not any(n.overlaps(s) for s in taken)]
+    return Reading(said, folded, tokens(folded), sorted(spans, key=lambda s: (s.start, -s.end)))

@@ -1,0 +1,107 @@
+"""The offline chat's reading pipeline (issue 26): spans, names from the database, and the two
+dangerous writes the issue reports, which must now be proposals that quote the user's words."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from agents.chat import run_chat
+from agents.models import Agent, PendingAction
+from agents.providers.frames import provenance
+from agents.providers.understanding import numbers, read, tokens
+from funds.models import Fund
+from orders.models import ChannelMessage
+
+from .test_chat_corpus import demo  # noqa: F401
+
+pytestmark = pytest.mark.django_db
+
+
+def test_counts_are_spans_of_the_message():
+    found = numbers("给bob转两个面包，再加仨苹果 and a couple of apples")
+    assert [(s.value, s.text) for s in found if s.score >= 0.9] == [(2, "两"), (3, "仨"), (2, "a couple of")]
+
+
+def test_database_names_are_whole_words_for_jieba(demo):
+    reading = read("停用稳健增长一号")
+    assert "稳健增长一号" in [t.text for t in tokens(reading.folded)]
+    assert [(s.kind, s.name) for s in reading.spans] == [("fund", "稳健增长一号")]
+
+
+def test_part_of_a_name_resolves_and_two_candidates_are_a_tie(demo):
+    Fund.objects.create(fund_name="稳健增长2号")
+    [span] = read("稳健增长怎么样").of("fund")
+    assert span.rivals and {span.name, span.rivals[0][0]} == {"稳健增长一号", "稳健增长2号"}
+
+
+def test_a_tie_asks_back_naming_both_and_acts_on_nothing(demo, staff_user):
+    Fund.objects.create(fund_name="稳健增长2号")
+    result = run_chat(agent=Agent.objects.get(name="基金助理"), message="停用稳健增长", user=staff_user)
+    assert [call["name"] for call in result.tool_calls] in ([], ["list_funds"])  # read, never written
+    assert "稳健增长一号" in result.reply and "稳健增长2号" in result.reply
+
+
+def test_harbor_income_keeps_its_name_and_its_type_and_risk_in_the_remarks(demo, staff_user):
+    message = "create a fund called Harbor Income, bond type, low risk"
+    result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
+    [call] = result.tool_calls
+    assert call["arguments"] == {"fund_name": "Harbor Income", "remarks": "bond type；low risk"}
+    assert call["result"]["status"] == "pending_confirmation"
+    assert "bond type；low risk" in result.reply  # said, verbatim
+    assert not Fund.objects.filter(fund_name__icontains="Harbor").exists()
+
+
+def test_a_message_to_the_guest_is_a_proposal_quoting_it_and_sent_only_after_yes(demo, staff_user):
+    desk = Agent.objects.get(name="前台助理")
+    said = "跟客人说一声，退款正在处理中，请耐心等待"
+    first = run_chat(agent=desk, message=said, user=staff_user)
+    assert first.tool_calls == [] and "「退款正在处理中，请耐心等待」" in first.reply
+    assert not ChannelMessage.objects.filter(channel="downstream").exists()
+    second = run_chat(agent=desk, message="是", user=staff_user, conversation_id=first.conversation.pk)
+    [call] = second.tool_calls
+    assert call["arguments"] == {"channel": "downstream", "content": "退款正在处理中，请耐心等待"}
+    assert ChannelMessage.objects.get(channel="downstream").content == "退款正在处理中，请耐心等待"
+    assert "「退款正在处理中，请耐心等待」" in second.reply
+
+
+def test_no_to_a_proposed_message_sends_nothing(demo, staff_user):
+    desk = Agent.objects.get(name="前台助理")
+    first = run_chat(agent=desk, message="tell the guest: we are on it", user=staff_user)
+    second = run_chat(agent=desk, message="no", user=staff_user, conversation_id=first.conversation.pk)
+    assert second.tool_calls == [] and not ChannelMessage.objects.filter(channel="downstream").exists()
+    assert PendingAction.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("message", "forbidden"),
+    [
+        ("buy 5 wood from the shop", "purchase"),  # was: five bundles, 25 wood
+        ("give another resident a bread, she's hungry", "eat"),  # was: the speaker ate it
+        ("buy bread at the store", "claim_bounty"),
+    ],
+)
+def test_the_issues_executed_misreadings_do_not_happen(demo, staff_user, message, forbidden):
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message=message, user=staff_user)
+    assert forbidden not in [call["name"] for call in result.tool_calls]
+
+
+def test_a_price_each_becomes_the_total_and_the_reply_says_so(demo, staff_user):
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message="sell 2 flour at 9 each", user=staff_user)
+    [call] = result.tool_calls
+    assert call["arguments"] == {"resource_type": "flour", "quantity": 2, "price": 18}
+    assert "18" in result.reply and "9" in result.reply
+
+
+def test_an_argument_from_nowhere_is_reported(demo):
+    assert provenance("give 2 bread to Bob", "transfer_resource", {"resource_type": "bread", "quantity": 2}, []) == []
+    assert provenance("give 2 bread to Bob", "transfer_resource", {"resource_type": "bread", "quantity": 5}, [])
+    assert provenance("tell the guest: hi", "message_send", {"content": "bye"}, [])
+
+
+def test_jieba_loads_once_and_quickly_after_that(demo):
+    read("给Bob转两个面包")
+    started = time.perf_counter()
+    read("再转两个给Carol")
+    assert time.perf_counter() - started < 0.5
