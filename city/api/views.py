@@ -3,7 +3,7 @@ resources between agents, read the ledger, work the market.
 
 Views parse input with explicit serializers, call a service or selector and render;
 ``ApplicationError`` becomes ``{"ok": false, "code", "reason"}`` with its status:
-invalid_quantity / same_agent 400, agent_not_found / unknown_resource 404,
+invalid_quantity / same_agent / unknown_resource 400, agent_not_found 404,
 insufficient_resource 409 (and likewise for the market's codes).
 """
 

@@ -56,7 +56,7 @@ def test_transfer_accepts_a_whole_float_quantity(api_client, alice, bob, stock):
         ({"quantity": 2.5}, 400, "invalid_quantity"),
         ({"from_agent_id": 999}, 404, "agent_not_found"),
         ({"to_agent_id": 999}, 404, "agent_not_found"),
-        ({"resource_type": "gold"}, 404, "unknown_resource"),
+        ({"resource_type": "gold"}, 400, "unknown_resource"),  # a bad field value, not a missing URL
         ({"quantity": 50}, 409, "insufficient_resource"),
     ],
 )

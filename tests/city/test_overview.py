@@ -235,6 +235,13 @@ def test_transfer_volume_is_summed_per_hour_from_the_samples(staff_client, resid
     assert [row[1:] for row in rows] == [["1", "4"]]
 
 
+def test_transfers_per_hour_count_page_transfers_before_any_tick(staff_client, resident):
+    alice, bob = resident("Alice", holdings={"flour": 10}, tools=()), resident("Bob", tools=())
+    services.transfer_resource(from_agent_id=alice.pk, to_agent_id=bob.pk, resource_type="flour", quantity=3, source="page")
+    rows = table(staff_client.get(URL).content.decode(), "transfers-data")
+    assert [row[1:] for row in rows] == [["1", "3"]]
+
+
 def test_the_credits_histogram_covers_everyone_and_gini_measures_inequality():
     assert credits_histogram([0, 5, 9, 10, 19], bins=2) == [("0–9", 3), ("10–19", 2)]
     assert credits_histogram([]) == []

@@ -139,7 +139,7 @@ def test_transfer_to_oneself_is_same_agent(alice, stock):
 
 def test_transfer_of_an_unknown_resource_is_unknown_resource(alice, bob, kinds):
     error = refused(transfer, alice=alice, bob=bob, resource_type="gold")
-    assert (error.code, error.status_code, error.message) == ("unknown_resource", 404, "未知资源：gold")
+    assert (error.code, error.status_code, error.message) == ("unknown_resource", 400, "未知资源：gold")
 
 
 def test_transfer_beyond_the_stock_is_insufficient_resource(alice, bob, stock):
