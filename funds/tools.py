@@ -57,7 +57,9 @@ def list_funds(
     if not shown:
         message = _("没有找到符合条件的基金")
     else:
-        message = _("共 %(total)s 个基金：%(funds)s") % {"total": total, "funds": "、".join(map(_describe, shown))}
+        message = ngettext("共 %(total)s 个基金：%(funds)s", "共 %(total)s 个基金：%(funds)s", total) % {
+            "total": total, "funds": pgettext("list separator", "、").join(map(_describe, shown))
+        }
         if total > len(shown):
             message += _("（仅列出前 %(n)s 个）") % {"n": len(shown)}
     return {"funds": [fund_data(fund) for fund in shown], "total": total, "message": message}

@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from agents.models import PendingAction
+from agents.providers.vocabulary import language_of
 from core.errors import ApplicationError, Conflict, NotFound
 from core.events import broadcast
 from core.text import clean_text
@@ -27,6 +28,8 @@ from .models import ChannelMessage, Order, Refund
 
 MAX_CONTENT_LENGTH = 2000
 SUPPLIER_REPLY = "已处理完成，可以办理退款"
+# The simulated supplier answers in the language it was written to (the desk reads both as a go-ahead).
+SUPPLIER_REPLIES = {"zh-hans": SUPPLIER_REPLY, "en": "Processed on our side: refund approved"}
 
 
 def clean_order_no(order_no: str) -> str:
@@ -85,7 +88,7 @@ def reply_as_supplier(*, message_id: int) -> ChannelMessage:
         order=asked.order,
         channel=ChannelMessage.Channel.UPSTREAM,
         sender=ChannelMessage.Sender.SUPPLIER,
-        content=SUPPLIER_REPLY,
+        content=SUPPLIER_REPLIES[language_of(asked.content)],
     )
     _announce(reply)
     return reply

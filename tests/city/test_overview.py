@@ -123,7 +123,7 @@ def test_residents_show_needs_credits_stock_job_bounty_last_action_and_a_chat_li
     row = re.search(rf'<tr id="resident-{alice.pk}".*?</tr>', html, re.S).group(0)
     assert 'class="hungry"' in row and ">Alice<" in row
     assert 'value="15"' in row and 'value="70"' in row and '<td class="credits">42</td>' in row
-    assert '<td class="holdings">bread×2, flour×3</td>' in row
+    assert '<td class="holdings">面包×2，面粉×3</td>' in row  # names and separator of the language, not slugs
     assert "西市磨坊" in row and f"#{bounty.pk} 修路" in row
     assert "eat" in row and "no_food" in row and "outcome-failed" in row
     assert f'href="/agents/{alice.pk}/chat/"' in row
