@@ -4,7 +4,7 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from agents.models import Agent
+from city.selectors import residents
 from core.auth import require_permissions, staff_page
 from core.pages import form_errors, render_page
 
@@ -85,7 +85,7 @@ def _render(
         "form": form or BountyForm(),
         "columns": selectors.bounty_board(),
         "counts": selectors.bounty_counts(),
-        "agents": Agent.objects.filter(is_active=True).order_by("name"),
+        "agents": residents().order_by("name"),
         "card_form": card_form,
     }
     response = render_page(request, TEMPLATE, context, parts=PARTS, part=part)

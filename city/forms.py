@@ -4,6 +4,7 @@ from django.utils.translation import gettext_lazy as _
 from agents.models import Agent
 
 from .models import ResourceType
+from .selectors import residents
 
 
 class TransferForm(forms.Form):
@@ -13,8 +14,8 @@ class TransferForm(forms.Form):
     next to that field.
     """
 
-    from_agent_id = forms.ModelChoiceField(label=_("发送方"), queryset=Agent.objects.order_by("name"))
-    to_agent_id = forms.ModelChoiceField(label=_("接收方"), queryset=Agent.objects.order_by("name"))
+    from_agent_id = forms.ModelChoiceField(label=_("发送方"), queryset=Agent.objects.none())
+    to_agent_id = forms.ModelChoiceField(label=_("接收方"), queryset=Agent.objects.none())
     resource_type = forms.ModelChoiceField(
         label=_("资源"), queryset=ResourceType.objects.order_by("slug"), to_field_name="slug"
     )
@@ -22,6 +23,12 @@ class TransferForm(forms.Form):
     quantity = forms.IntegerField(label=_("数量"))
     # Set when the form confirms an agent's proposed transfer (a PendingAction).
     pending_action_id = forms.IntegerField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Residents only: the fund assistant and the front desk hold no goods to give.
+        for name in ("from_agent_id", "to_agent_id"):
+            self.fields[name].queryset = residents().order_by("name")
 
     def transfer_arguments(self) -> dict:
         data = self.cleaned_data

@@ -24,6 +24,7 @@ from agents.models import Agent, AgentActionLog
 from .autonomy.policy import HUNGRY, TIRED
 from .autonomy.world import bounty_board
 from .models import AgentResource, CitySample, ResourceTransfer, ResourceType
+from .selectors import residents
 
 RESIDENT_FILTERS = ("all", "hungry", "idle", "failing")
 RESIDENT_SORTS = ("name", "satiety", "energy", "credits")
@@ -59,7 +60,7 @@ def overview_residents() -> list[ResidentRow]:
     Plain rows (``values_list``), not model instances: at 1,000 residents that halves the page's time.
     """
     latest = AgentActionLog.objects.filter(agent=OuterRef("pk")).order_by("-id").values("id")[:1]
-    active = Agent.objects.filter(is_active=True)
+    active = residents()
     logs = AgentActionLog.objects.filter(id__in=active.annotate(latest=Subquery(latest)).values("latest"))
     last = {agent_id: (action, status, code) for agent_id, action, status, code in logs.values_list("agent_id", "action", "status", "error_code")}
     bounties = {bounty.claimed_by: bounty for bounty in bounty_board().claimed_by(active)}

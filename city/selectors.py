@@ -99,9 +99,22 @@ def resource_table() -> tuple[list[ResourceType], list[tuple[Agent, list[int]]]]
         stock[agent_id][type_id] = quantity
     rows = [
         (agent, [stock[agent.pk].get(kind.pk, 0) for kind in types])
-        for agent in Agent.objects.order_by("name")
+        for agent in residents().order_by("name")
     ]
     return types, rows
+
+
+def residents() -> QuerySet[Agent]:
+    """The active agents who live in the city: the people of the pickers, the trade table, the
+    bounty board's "claim for" list and the overview. An assistant (the fund assistant, the
+    front desk), granted tools but none of the city's actions, is not one of them; an agent
+    granted nothing yet is."""
+    from .autonomy.prompt import ACTIONS  # late: the prompt module reads the services, which read this one
+
+    grants = Agent.tools.through.objects
+    city_hands = grants.filter(tool__name__in=list(ACTIONS)).values("agent_id")
+    assistants = grants.exclude(agent_id__in=city_hands).values("agent_id")
+    return Agent.objects.filter(is_active=True).exclude(pk__in=assistants)
 
 
 def shop_items() -> QuerySet[ShopItem]:
