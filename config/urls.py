@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.contrib import admin
+from django.contrib.auth.decorators import login_required
 from django.templatetags.static import static
 from django.urls import include, path, re_path, register_converter
 from django.utils.translation import gettext_lazy as _
@@ -25,7 +26,8 @@ api_patterns = [
     path("", include("orders.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up code as a file: the CSP allows no inline script.
-    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    # A signed-out browser is sent to sign in and back (not a bare 401); signed-in non-staff get 403.
+    path("docs/", login_required(SpectacularSwaggerSplitView.as_view(url_name="api-schema")), name="api-docs"),
     # Anything else under /api/ is the API's JSON 404, not the site's HTML page.
     re_path(r"^[\s\S]*$", unknown_api_path),  # not ".*": a path may hold an encoded newline
 ]
