@@ -57,6 +57,8 @@ def test_desk_agent_handles_an_early_checkout_and_another_page_sees_it_live(desk
     expect(downstream.locator("li[data-sender=desk]")).to_contain_text("张三")
     expect(worker.locator("#desk-refunds tr.pending-refund")).to_have_count(0)
     expect(worker.locator("#live-downstream li[data-sender=desk]")).to_contain_text("退款已登记")
+    # The chat that proposed the refund shows its outcome live, without a reload.
+    expect(worker.locator("#desk-transcript")).to_contain_text("已通知客人 张三")
 
     # Reading the upstream channel clears its unread marker, here and on the other tab.
     watcher.locator("#live-upstream button[name=mark_read]").click()
