@@ -33,8 +33,10 @@
 
   function readTable(table, spec) {
     var headers = Array.prototype.map.call(table.tHead.rows[0].cells, function (cell) { return cell.textContent.trim(); });
-    // An empty table has one row saying so, with fewer cells than headers.
-    var rows = Array.prototype.filter.call(table.tBodies[0].rows, function (row) { return row.cells.length === headers.length; });
+    // An empty table has one row saying so, spanning the columns.
+    var rows = Array.prototype.filter.call(table.tBodies[0].rows, function (row) {
+      return row.cells.length === headers.length && !row.querySelector("[colspan]");
+    });
     return {
       axis: headers[0],
       labels: rows.map(function (row) { return row.cells[0].textContent.trim(); }),

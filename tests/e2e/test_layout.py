@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -132,7 +133,10 @@ def test_every_page_fits_the_screen(demo, browser, staff_page, live_server_url, 
         for path in every_page():
             response = page.goto(path)
             assert response is not None and response.status == 200, f"{path}: {response and response.status}"
-            page.wait_for_load_state("networkidle")
+            try:
+                page.wait_for_load_state("networkidle", timeout=20_000)
+            except PlaywrightTimeout:  # a loaded page on a busy machine: its layout is there to check
+                pass
             page.screenshot(path=screenshots / f"{language}-{width}-{slug(path)}.png", full_page=True)
             problems += [f"{path}: {problem}" for problem in page.evaluate(INSPECT, MIN_TEXT_FIELD_WIDTH)]
     finally:
