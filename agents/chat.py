@@ -43,6 +43,7 @@ from .providers.vocabulary import language_of
 from .providers.tokens import messages_tokens, tools_tokens
 from .registry import ToolContext
 from .tool_relevance import relevant_tools
+from .results import arguments_line, result_view
 
 logger = logging.getLogger(__name__)
 
@@ -286,16 +287,17 @@ def conversation_transcript(conversation: Conversation) -> list[dict]:
         a.pk: (a.effective_status.value, a.effective_status.label)
         for a in conversation.pending_actions.only("id", "status", "expires_at")
     }
+    arguments_by_call: dict[str, Any] = {}  # a result's summary may name what the call asked for
     for row in conversation.messages.order_by("id"):
         entry: dict[str, Any] = {"role": row.role, "text": row.content, "created_at": row.created_at}
         if row.role == Message.Role.ASSISTANT and row.tool_calls:
-            entry["calls"] = [
-                {
-                    "name": call.get("function", {}).get("name", ""),
-                    "arguments": _pretty(display_arguments(call.get("function", {}).get("arguments", ""))),
-                }
-                for call in row.tool_calls
-            ]
+            entry["calls"] = []
+            for call in row.tool_calls:
+                arguments = display_arguments(call.get("function", {}).get("arguments", ""))
+                arguments_by_call[call.get("id", "")] = arguments
+                entry["calls"].append(
+                    {"name": call.get("function", {}).get("name", ""), "arguments": _pretty(arguments), "line": arguments_line(arguments)}
+                )
         elif row.role == Message.Role.TOOL:
             try:
                 result = json.loads(row.content)
@@ -318,6 +320,7 @@ def conversation_transcript(conversation: Conversation) -> list[dict]:
                 pending_status=decision[0],  # what became of the proposal: pending, confirmed, …
                 pending_label=decision[1],
                 raw=_pretty(result if result else row.content),
+                view=result_view(row.name, result if result else row.content, arguments_by_call.get(row.tool_call_id)),
             )
         entries.append(entry)
     return entries

@@ -2,6 +2,7 @@ from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from core.admin import ask_first
 from core.errors import ApplicationError
 
 from . import services
@@ -19,6 +20,22 @@ class BountyAdminForm(admin.ModelAdmin.form):
             except ApplicationError as exc:
                 self.add_error(exc.field, exc.message)
         return cleaned
+
+
+def complete_consequence(bounty: Bounty) -> str:
+    if bounty.status != Bounty.Status.CLAIMED:
+        return _("#%(id)s「%(title)s」：不是进行中的悬赏，不会处理") % {"id": bounty.pk, "title": bounty.title}
+    return _("#%(id)s「%(title)s」：完成，向 %(name)s 支付 %(reward)s 信用点") % {
+        "id": bounty.pk, "title": bounty.title, "name": bounty.claimed_by.name, "reward": bounty.reward,
+    }
+
+
+def cancel_consequence(bounty: Bounty) -> str:
+    if bounty.status != Bounty.Status.OPEN:
+        return _("#%(id)s「%(title)s」：不是开放的悬赏，不会处理") % {"id": bounty.pk, "title": bounty.title}
+    return _("#%(id)s「%(title)s」：取消（奖励 %(reward)s 信用点），之后不能再被接取") % {
+        "id": bounty.pk, "title": bounty.title, "reward": bounty.reward,
+    }
 
 
 @admin.register(Bounty)
@@ -54,10 +71,14 @@ class BountyAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("取消所选的开放悬赏"), permissions=["change"])
     def cancel_selected(self, request, queryset):
+        if page := ask_first(self, request, queryset, cancel_consequence):
+            return page
         self._apply(request, queryset, lambda bounty: services.cancel_bounty(bounty_id=bounty.pk))
 
     @admin.action(description=_("完成所选的进行中悬赏（向接取者支付奖励）"), permissions=["change"])
     def complete_selected(self, request, queryset):
+        if page := ask_first(self, request, queryset.select_related("claimed_by"), complete_consequence):
+            return page
         self._apply(
             request,
             queryset,

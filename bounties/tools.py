@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from agents.registry import Param, Proposal, ToolContext, tool
+from agents.results import summarizes
 
 from . import selectors, services
 from .models import Bounty
@@ -64,6 +65,14 @@ def list_bounties(
     else:
         lines = [_("目前没有%(status)s的悬赏。") % {"status": label}]
     return {"bounties": [bounty_data(b) for b in bounties], "message": "\n".join(lines)}
+
+
+@summarizes("list_bounties")
+def _list_bounties_line(data: dict, arguments: dict) -> str:
+    count = len(data.get("bounties") or [])
+    status = arguments.get("status") if arguments.get("status") in Bounty.Status.values else Bounty.Status.OPEN
+    status = Bounty.Status(status).label
+    return ngettext("%(n)d 个%(status)s的悬赏", "%(n)d 个%(status)s的悬赏", count) % {"n": count, "status": status}
 
 
 def _propose_completion(ctx: ToolContext, bounty_id: int) -> Proposal:

@@ -9,7 +9,7 @@ from django.utils.translation import ngettext
 
 from agents.admin import AgentAdmin
 from agents.models import Agent
-from core.admin import ReadOnlyAdmin
+from core.admin import ReadOnlyAdmin, ask_first
 from core.errors import ApplicationError
 from core.pages import form_errors
 
@@ -226,6 +226,14 @@ class ShopItemAdmin(admin.ModelAdmin):
     search_fields = ["name"]
 
 
+def cancel_order_consequence(order: MarketOrder) -> str:
+    if order.status != MarketOrder.Status.OPEN:
+        return _("挂单 #%(id)s：%(status)s，不会处理") % {"id": order.pk, "status": order.get_status_display()}
+    return _("挂单 #%(id)s：取消，%(quantity)s 个%(resource)s退回 %(seller)s") % {
+        "id": order.pk, "quantity": order.quantity, "resource": order.resource_type.display_name, "seller": order.seller.name,
+    }
+
+
 @admin.register(MarketOrder)
 class MarketOrderAdmin(ReadOnlyAdmin):
     """Orders come from agents (their goods are reserved by the service); staff may cancel them."""
@@ -238,6 +246,8 @@ class MarketOrderAdmin(ReadOnlyAdmin):
 
     @admin.action(description=_("取消所选挂单（资源退回卖方）"), permissions=["act"])
     def cancel_orders(self, request, queryset):
+        if page := ask_first(self, request, queryset.select_related("seller", "resource_type"), cancel_order_consequence):
+            return page
         for order in queryset:
             try:
                 services.cancel_market_order(agent_id=order.seller_id, order_id=order.pk, user=request.user)

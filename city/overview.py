@@ -12,16 +12,18 @@ from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any
 
-from django.db.models import OuterRef, Subquery, Sum
+from django.conf import settings
+from django.db.models import Count, OuterRef, Subquery, Sum
 from django.db.models.functions import TruncHour
 from django.utils import timezone
+from django.utils.translation import pgettext
 
 from agents import selectors as agent_selectors
 from agents.models import AgentActionLog
 
 from .autonomy.policy import HUNGRY, TIRED
 from .autonomy.world import bounty_board
-from .models import AgentResource, CitySample
+from .models import AgentResource, CitySample, ResourceTransfer, ResourceType
 
 RESIDENT_FILTERS = ("all", "hungry", "idle", "failing")
 RESIDENT_SORTS = ("name", "satiety", "energy", "credits")
@@ -64,8 +66,9 @@ def overview_residents() -> list[ResidentRow]:
     bounties = {bounty.claimed_by: bounty for bounty in bounty_board().claimed_by(active)}
     held: dict[int, list[str]] = defaultdict(list)
     holdings = AgentResource.objects.filter(agent__in=active, quantity__gt=0).order_by("agent_id", "resource_type__slug")
+    names = {kind.slug: kind.display_name for kind in ResourceType.objects.all()}  # 面包 in Chinese, bread in English
     for agent_id, slug, quantity in holdings.values_list("agent_id", "resource_type__slug", "quantity"):
-        held[agent_id].append(f"{slug}×{quantity}")
+        held[agent_id].append(f"{names.get(slug, slug)}×{quantity}")
     labels = {status: str(label) for status, label in AgentActionLog.Status.choices}
     agents = active.order_by("name", "id").values_list("id", "name", "satiety", "energy", "credits", "employment__building__name")
     rows = []
@@ -74,7 +77,7 @@ def overview_residents() -> list[ResidentRow]:
         action, status, code = last.get(agent_id, ("", "", ""))
         rows.append(ResidentRow(
             id=agent_id, name=name, satiety=satiety, energy=energy, credits=credits,
-            holdings=", ".join(held.get(agent_id, ())),
+            holdings=pgettext("list separator", "，").join(held.get(agent_id, ())),
             job=job or "",
             bounty=f"#{bounty.id} {bounty.title}" if bounty else "",
             action=action,
@@ -127,10 +130,11 @@ def economy_samples(*, limit: int = CHARTED_TICKS) -> tuple[list[str], list[tupl
 
 
 def transfer_volume_by_hour(*, hours: int = TRANSFER_HOURS, now: datetime | None = None) -> list[dict[str, Any]]:
-    """Transfers (count and quantity) per hour over the last ``hours``, summed from the samples."""
+    """Transfers (count and quantity) per hour over the last ``hours``, counted in the ledger: those
+    made on the pages, the API and by agents alike, whether or not a tick has run since."""
     since = (now or timezone.now()) - timedelta(hours=hours)
-    per_hour = CitySample.objects.filter(created_at__gte=since).annotate(hour=TruncHour("created_at")).values("hour")
-    return list(per_hour.annotate(transfers=Sum("transfers"), quantity=Sum("transferred")).order_by("hour"))
+    per_hour = ResourceTransfer.objects.filter(created_at__gte=since).annotate(hour=TruncHour("created_at")).values("hour")
+    return list(per_hour.annotate(transfers=Count("id"), quantity=Sum("quantity")).order_by("hour"))
 
 
 class CityOverview:
@@ -177,6 +181,11 @@ class CityOverview:
     @cached_property
     def ticks(self) -> list[agent_selectors.TickRow]:
         return agent_selectors.recent_ticks(limit=CHARTED_TICKS)
+
+    @property
+    def offline(self) -> bool:
+        """The offline rules provider decides: it calls no model, so the token charts stay at 0."""
+        return settings.AGENT_PROVIDER == "rules"
 
     @cached_property
     def last_ticks(self) -> list[agent_selectors.TickRow]:

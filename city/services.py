@@ -115,7 +115,7 @@ def _resource_type(slug: Any, *, field: str = "resource_type") -> ResourceType:
     cleaned = slug.strip().lower() if isinstance(slug, str) else ""
     resource_type = _one(ResourceType.objects.all(), slug=cleaned) if cleaned else None
     if resource_type is None:
-        # A bad value in the request, not a missing path id: 400, like every other bad field.
+        # A bad value in the request (400), not a missing resource addressed by its URL (404).
         raise ApplicationError("unknown_resource", _("未知资源：%(slug)s") % {"slug": slug}, field=field)
     return resource_type
 

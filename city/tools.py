@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy
 from agents.models import Agent
 from agents.registry import Param, Proposal, ToolContext, tool
 from core.text import join_items
+from agents.results import summarizes
 
 from . import selectors, services
 from .models import CARE_PERMISSION, TRANSFER_PERMISSION, ResourceTransfer, ResourceType
@@ -36,7 +37,9 @@ def ledger_source(ctx: ToolContext) -> str:
 
 
 def _stock_line(resources: dict[str, int]) -> str:
-    return join_items((f"{slug} {quantity}" for slug, quantity in resources.items()), comma=True) or _("（无）")
+    """面包 2，木材 18 in Chinese, bread 2, wood 18 in English: names and punctuation of the language."""
+    names = {kind.slug: kind.display_name for kind in ResourceType.objects.filter(slug__in=list(resources))}
+    return join_items((f"{names.get(slug, slug)} {quantity}" for slug, quantity in resources.items()), comma=True) or _("（无）")
 
 
 # ---------------------------------------------------------------------------- queries
@@ -62,6 +65,12 @@ def find_agent(
 def get_my_resources(ctx: ToolContext) -> dict:
     resources = selectors.agent_resources(agent_id=ctx.agent.pk)
     return {"resources": resources, "message": _("我的资源：%(stock)s") % {"stock": _stock_line(resources)}}
+
+
+@summarizes("get_my_resources")
+def _resources_line(data: dict, arguments: dict) -> str:
+    resources = data.get("resources")
+    return _("我的资源：%(stock)s") % {"stock": _stock_line(resources if isinstance(resources, dict) else {})}
 
 
 @tool(description=gettext_lazy("查看商店在售商品与价格"), permission="city.view_shopitem")
@@ -182,7 +191,17 @@ def transfer_resource(ctx: ToolContext, to_agent_id: ReceiverId, resource_type: 
         "to_agent_id": transfer.to_agent_id,
         "resource_type": transfer.resource_type.slug,
         "quantity": transfer.quantity,
+        "to_agent_name": transfer.to_agent.name,
         "message": services.transfer_message(transfer),
+    }
+
+
+@summarizes("transfer_resource")
+def _transfer_line(data: dict, arguments: dict) -> str:
+    return _("转给 %(name)s %(quantity)s %(resource)s") % {
+        "name": data.get("to_agent_name") or f"#{data.get('to_agent_id')}",
+        "quantity": data.get("quantity"),
+        "resource": _resource_name(str(data.get("resource_type", ""))),
     }
 
 

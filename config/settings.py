@@ -248,6 +248,7 @@ LANGUAGE_CODE = "zh-hans"
 LANGUAGES = [("zh-hans", _("简体中文")), ("en", _("English"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env_str("TIME_ZONE", "Asia/Shanghai")
+FORMAT_MODULE_PATH = ["config.formats"]  # dates as 2026-03-01 14:05 CST in both languages
 USE_I18N = True
 USE_TZ = True
 

@@ -1,7 +1,13 @@
+from collections.abc import Callable
+
 from axes import admin as axes_admin
 from axes.models import AccessAttempt
 from django.contrib import admin
+from django.contrib.admin import helpers
 from django.contrib.auth import get_permission_codename
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
 
 from .models import EventLog
 
@@ -21,6 +27,32 @@ class ReadOnlyAdmin(admin.ModelAdmin):
     def has_act_permission(self, request) -> bool:
         """Actions that go through a service (cancel an order, mark read) need the model's change permission."""
         return request.user.has_perm(f"{self.opts.app_label}.{get_permission_codename('change', self.opts)}")
+
+
+def ask_first(
+    model_admin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet, consequence: Callable[[Model], str]
+) -> TemplateResponse | None:
+    """Django's delete pattern for an action that changes things for good (pay, cancel, disable).
+
+    The first post answers a page that says what will happen to each selected object, in its
+    words and amounts (``consequence``); only that page's "Yes" (``post=yes``) lets the action
+    run, which is when this returns None.
+    """
+    if request.POST.get("post") == "yes":
+        return None
+    action = request.POST["action"]
+    objects = list(queryset.order_by("pk"))
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": model_admin.get_action(action)[2],
+        "opts": model_admin.model._meta,
+        "rows": [(obj, consequence(obj)) for obj in objects],
+        "objects": objects,
+        "action": action,
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        "select_across": request.POST.get("select_across", "0"),
+    }
+    return TemplateResponse(request, "admin/confirm_action.html", context)
 
 
 @admin.register(EventLog)

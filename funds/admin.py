@@ -3,6 +3,7 @@ from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from core.admin import ask_first
 from core.errors import ApplicationError
 
 from . import services
@@ -40,6 +41,12 @@ class FundAdminForm(forms.ModelForm):
     def _post_clean(self):
         # The service owns the rules (the unique name included): build the instance, skip model validation.
         self.instance = forms.models.construct_instance(self, self.instance, self._meta.fields, self._meta.exclude)
+
+
+def disable_consequence(fund: Fund) -> str:
+    if not fund.is_enabled:
+        return _("「%(name)s」（#%(id)s）：已经停用，不变") % {"name": fund.fund_name, "id": fund.pk}
+    return _("「%(name)s」（#%(id)s）：停用") % {"name": fund.fund_name, "id": fund.pk}
 
 
 @admin.register(Fund)
@@ -84,6 +91,8 @@ class FundAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("停用所选基金"), permissions=["change"])
     def disable_selected(self, request, queryset):
+        if page := ask_first(self, request, queryset, disable_consequence):
+            return page
         self._apply(request, queryset, services.disable_fund)
 
     def _apply(self, request, queryset, operation) -> None:

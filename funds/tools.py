@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
 from agents.registry import Param, Proposal, ToolContext, tool
+from agents.results import summarizes
 from core.errors import ApplicationError
 from core.text import join_items
 
@@ -65,6 +66,18 @@ def list_funds(
         if total > len(shown):
             message += _("（仅列出前 %(n)s 个）") % {"n": len(shown)}
     return {"funds": [fund_data(fund) for fund in shown], "total": total, "message": message}
+
+
+@summarizes("list_funds")
+def _list_funds_line(data: dict, arguments: dict) -> str:
+    funds = data.get("funds") or []
+    total = data.get("total", len(funds))
+    active = sum(1 for fund in funds if fund.get("active_status") == Fund.ActiveStatus.ENABLE)
+    counts = join_items(
+        [ngettext("%(n)d 个基金", "%(n)d 个基金", total) % {"n": total}, ngettext("%(n)d 个启用", "%(n)d 个启用", active) % {"n": active}],
+        comma=True,
+    )
+    return counts + (_("（列出前 %(n)s 个）") % {"n": len(funds)} if total > len(funds) else "")
 
 
 @tool(description=gettext_lazy("获取指定基金的详细信息"), permission="funds.view_fund")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 from django.db.models import Count, Q, QuerySet
 
 from agents.confirmations import outcome_message
 from agents.models import Agent, Conversation, Message, PendingAction
+from agents.results import arguments_line, result_view
 
 from .models import ChannelMessage, Order, Refund
 from .services import clean_channel, clean_order_no, open_refund_proposals, order_get
@@ -123,36 +122,24 @@ def desk_agents() -> QuerySet[Agent]:
 
 
 def chat_transcript(*, conversation: Conversation | None) -> list[dict]:
-    """The conversation as shown on the desk: lines, the tools called and what they returned."""
+    """The conversation as shown on the desk: lines, the tools called and, for each result, one
+    readable line with its details (agents.results)."""
     if conversation is None:
         return []
     lines = []
+    arguments_by_call = {}
     for row in conversation.messages.order_by("id"):
         if row.role == Message.Role.USER:
             lines.append({"role": "user", "text": row.content})
         elif row.role == Message.Role.ASSISTANT:
             for call in row.tool_calls or []:
                 function = call.get("function", {})
-                lines.append({"role": "call", "name": function.get("name", ""), "text": function.get("arguments", "")})
+                arguments_by_call[call.get("id", "")] = function.get("arguments", "")
+                lines.append({"role": "call", "name": function.get("name", ""), "text": arguments_line(function.get("arguments", ""))})
             if row.content:
                 lines.append({"role": "assistant", "text": row.content})
         elif row.role == Message.Role.TOOL:
-            lines.append({"role": "result", "name": row.name, **_tool_outcome(row.content)})
+            view = result_view(row.name, row.content, arguments_by_call.get(row.tool_call_id))
+            ok = view["status"] in ("success", "pending_confirmation")
+            lines.append({"role": "result", "name": row.name, "ok": ok, "text": view["line"], "view": view})
     return lines
-
-
-def _tool_outcome(content: str) -> dict:
-    try:
-        result = json.loads(content)
-    except (TypeError, ValueError):
-        return {"ok": False, "text": content}
-    if not isinstance(result, dict):
-        return {"ok": False, "text": content}
-    if result.get("status") == "success":
-        data = result.get("data")
-        text = data.get("message") if isinstance(data, dict) else None
-        return {"ok": True, "text": text or json.dumps(data, ensure_ascii=False)}
-    if result.get("status") == "pending_confirmation":
-        return {"ok": True, "text": result.get("message", "")}
-    error = result.get("error") or {}
-    return {"ok": False, "text": f"{error.get('code', '')}: {error.get('message', '')}"}

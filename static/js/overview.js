@@ -33,9 +33,12 @@
 
   function readTable(table, spec) {
     var headers = Array.prototype.map.call(table.tHead.rows[0].cells, function (cell) { return cell.textContent.trim(); });
-    // An empty table has one row saying so, with fewer cells than headers.
-    var rows = Array.prototype.filter.call(table.tBodies[0].rows, function (row) { return row.cells.length === headers.length; });
+    // An empty table has one row saying so, spanning the columns.
+    var rows = Array.prototype.filter.call(table.tBodies[0].rows, function (row) {
+      return row.cells.length === headers.length && !row.querySelector("[colspan]");
+    });
     return {
+      axis: headers[0],
       labels: rows.map(function (row) { return row.cells[0].textContent.trim(); }),
       datasets: columns(spec, headers.length).map(function (column, index) {
         var colour = COLOURS[index % COLOURS.length];
@@ -44,7 +47,7 @@
           data: rows.map(function (row) { return number(row.cells[column]); }),
           borderColor: colour,
           backgroundColor: colour,
-          pointRadius: 0,
+          pointRadius: rows.length === 1 ? 4 : 0,  // a single point is drawn, not left invisible
           borderWidth: 2,
         };
       }),
@@ -62,16 +65,30 @@
     if (figure.chart) {
       figure.chart.destroy();
     }
+    var data = readTable(table, figure.dataset.series);
+    // An empty series says so, instead of blank axes.
+    var empty = figure.querySelector(".chart-empty");
+    if (empty) {
+      empty.hidden = data.labels.length > 0;
+      figure.querySelector(".plot").hidden = data.labels.length === 0;
+    }
+    // Both axes named: the table's first column across, the figure's unit (or its only series) up.
+    var across = { display: true, text: data.axis };
+    var up = { display: true, text: figure.dataset.unit || (data.datasets.length === 1 ? data.datasets[0].label : "") };
+    var horizontal = Boolean(figure.dataset.horizontal);
     figure.chart = new window.Chart(canvas, {
       type: kind === "line" ? "line" : "bar",
-      data: readTable(table, figure.dataset.series),
+      data: { labels: data.labels, datasets: data.datasets },
       options: {
         animation: false,
         responsive: true,
         maintainAspectRatio: false,
         indexAxis: figure.dataset.horizontal ? "y" : "x",
         interaction: { mode: "index", intersect: false },
-        scales: { x: { stacked: stacked, ticks: { maxTicksLimit: 8 } }, y: { stacked: stacked, beginAtZero: true } },
+        scales: {
+          x: { stacked: stacked, ticks: { maxTicksLimit: 8 }, title: horizontal ? up : across, beginAtZero: horizontal },
+          y: { stacked: stacked, beginAtZero: true, title: horizontal ? across : up },
+        },
         plugins: { legend: { labels: { boxWidth: 12 } } },
       },
     });

@@ -84,6 +84,12 @@ def test_openapi_schema_and_local_docs(api_client, client, staff_user):
     assert "cdn" not in html.lower()  # assets are served locally: the product works offline
 
 
+def test_the_docs_send_a_signed_out_browser_to_sign_in_and_back(client):
+    response = client.get("/api/docs/")
+    assert response.status_code == 302
+    assert response["Location"] == "/admin/login/?next=/api/docs/"
+
+
 def test_schema_and_docs_are_for_staff_only(client, django_user_model):
     assert client.get("/api/schema/").status_code in (401, 403)
     client.force_login(django_user_model.objects.create_user("visitor", password="pw-visitor-1"))

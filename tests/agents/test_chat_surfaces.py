@@ -153,6 +153,15 @@ def test_chat_page_htmx_post_returns_the_panel_only(client, staff_user, alice):
     assert f'name="conversation_id" value="{conversation.pk}"' in html
 
 
+def test_the_first_message_updates_recent_conversations_without_a_reload(client, staff_user, alice):
+    client.force_login(staff_user)
+    html = client.post(page_url(alice), {"message": "我的状态"}, HTTP_HX_REQUEST="true").content.decode()
+    conversation = Conversation.objects.get()
+    recent = html.split('<aside class="card" id="recent-conversations" hx-swap-oob="true">', 1)[1]
+    assert f'?conversation={conversation.pk}" aria-current="page">#{conversation.pk}</a>' in recent
+    assert "暂无" not in recent
+
+
 def test_chat_page_shows_an_inline_error_and_keeps_nothing(client, staff_user, alice):
     client.force_login(staff_user)
     response = client.post(page_url(alice), {"message": "   "}, HTTP_HX_REQUEST="true")

@@ -53,7 +53,7 @@ def test_cancel_action_cancels_open_and_reports_the_rest(admin_client, alice, ma
     open_one = make_bounty("开放的")
     claimed = make_bounty("进行中的", status="claimed", claimed_by=alice)
     response = admin_client.post(
-        CHANGELIST, {"action": "cancel_selected", "_selected_action": [open_one.pk, claimed.pk]}, follow=True
+        CHANGELIST, {"action": "cancel_selected", "_selected_action": [open_one.pk, claimed.pk], "post": "yes"}, follow=True
     )
     assert Bounty.objects.get(pk=open_one.pk).status == "cancelled"
     assert Bounty.objects.get(pk=claimed.pk).status == "claimed"
@@ -65,7 +65,8 @@ def test_complete_action_pays_the_claimers(admin_client, alice, bob, make_bounty
     first = make_bounty("一", reward=30, status="claimed", claimed_by=alice)
     second = make_bounty("二", reward=70, status="claimed", claimed_by=bob)
     untouched = make_bounty("开放的")
-    admin_client.post(CHANGELIST, {"action": "complete_selected", "_selected_action": [first.pk, second.pk, untouched.pk]})
+    selection = {"action": "complete_selected", "_selected_action": [first.pk, second.pk, untouched.pk]}
+    admin_client.post(CHANGELIST, {**selection, "post": "yes"})
     assert set(Bounty.objects.values_list("status", flat=True)) == {"completed", "open"}
     assert Agent.objects.get(pk=alice.pk).credits == 130
     assert Agent.objects.get(pk=bob.pk).credits == 170
@@ -75,3 +76,23 @@ def test_bounties_cannot_be_deleted(admin_client, make_bounty):
     bounty = make_bounty()
     assert admin_client.post(f"{CHANGELIST}{bounty.pk}/delete/", {"post": "yes"}).status_code == 403
     assert Bounty.objects.exists()
+
+
+def test_complete_action_first_shows_who_gets_paid_how_much_and_changes_nothing(admin_client, alice, make_bounty):
+    claimed = make_bounty("送面粉", reward=30, status="claimed", claimed_by=alice)
+    untouched = make_bounty("开放的")
+    response = admin_client.post(CHANGELIST, {"action": "complete_selected", "_selected_action": [claimed.pk, untouched.pk]})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert f"#{claimed.pk}「送面粉」：完成，向 Alice 支付 30 信用点" in html
+    assert f"#{untouched.pk}「开放的」：不是进行中的悬赏，不会处理" in html
+    assert 'name="post" value="yes"' in html
+    assert Bounty.objects.get(pk=claimed.pk).status == "claimed"
+    assert Agent.objects.get(pk=alice.pk).credits == 100
+
+
+def test_cancel_action_first_asks(admin_client, make_bounty):
+    bounty = make_bounty("开放的", reward=40)
+    response = admin_client.post(CHANGELIST, {"action": "cancel_selected", "_selected_action": [bounty.pk]})
+    assert f"#{bounty.pk}「开放的」：取消（奖励 40 信用点），之后不能再被接取" in response.content.decode()
+    assert Bounty.objects.get(pk=bounty.pk).status == "open"

@@ -123,7 +123,7 @@ def test_residents_show_needs_credits_stock_job_bounty_last_action_and_a_chat_li
     row = re.search(rf'<tr id="resident-{alice.pk}".*?</tr>', html, re.S).group(0)
     assert 'class="hungry"' in row and ">Alice<" in row
     assert 'value="15"' in row and 'value="70"' in row and '<td class="credits">42</td>' in row
-    assert '<td class="holdings">bread×2, flour×3</td>' in row
+    assert '<td class="holdings">面包×2，面粉×3</td>' in row  # names and separator of the language, not slugs
     assert "西市磨坊" in row and f"#{bounty.pk} 修路" in row
     assert "eat" in row and "no_food" in row and "outcome-failed" in row
     assert f'href="/agents/{alice.pk}/chat/"' in row
@@ -244,6 +244,13 @@ def test_transfer_volume_is_summed_per_hour_from_the_samples(staff_client, resid
     services.record_city_sample(round_=finished_round())
     rows = table(staff_client.get(URL).content.decode(), "transfers-data")
     assert [row[1:] for row in rows] == [["1", "4"]]
+
+
+def test_transfers_per_hour_count_page_transfers_before_any_tick(staff_client, resident):
+    alice, bob = resident("Alice", holdings={"flour": 10}, tools=()), resident("Bob", tools=())
+    services.transfer_resource(from_agent_id=alice.pk, to_agent_id=bob.pk, resource_type="flour", quantity=3, source="page")
+    rows = table(staff_client.get(URL).content.decode(), "transfers-data")
+    assert [row[1:] for row in rows] == [["1", "3"]]
 
 
 def test_the_credits_histogram_covers_everyone_and_gini_measures_inequality():

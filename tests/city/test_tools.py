@@ -134,7 +134,7 @@ def test_get_my_resources_lists_only_the_callers_stock(resident, stock):
     stock(alice, flour=3, bread=0, wood=2)
     stock(bob, wheat=9)
     data = run(alice, "get_my_resources")["data"]
-    assert data == {"resources": {"flour": 3, "wood": 2}, "message": "我的资源：flour 3，wood 2"}
+    assert data == {"resources": {"flour": 3, "wood": 2}, "message": "我的资源：面粉 3，木材 2"}  # names, not slugs
 
 
 def test_job_and_needs_tools_act_for_the_caller(resident, farm, stock):

@@ -104,6 +104,7 @@ def test_a_proposal_made_elsewhere_opens_over_the_websocket_and_survives_a_reloa
     proposal.get_by_role("link", name="打开表单").click()
     expect(dialog).to_be_visible()
     expect(dialog.locator("input[name=fund_name]")).to_have_value("Beta")
+    page.once("dialog", lambda question: question.accept())
     dialog.locator("button[value=reject]").click()
     expect(dialog).to_be_hidden()
     expect(page.locator(f"#proposal-{action.pk}")).to_have_count(0)

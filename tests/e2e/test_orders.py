@@ -44,15 +44,21 @@ def test_desk_agent_handles_an_early_checkout_and_another_page_sees_it_live(desk
     downstream = watcher.locator("#live-downstream")
     expect(downstream.locator(".feed .empty")).to_be_visible()
 
-    # The watcher confirms; the refund registers and only then the guest is told, on both tabs.
+    # The watcher confirms (after the page said what will happen); the refund registers and only
+    # then the guest is told, on both tabs.
+    questions = []
+    watcher.once("dialog", lambda dialog: (questions.append(dialog.message), dialog.accept()))
     pending.locator("button[name=decide][value=confirm]").click()
     expect(watcher.locator("#desk-refunds .decided")).to_contain_text("已通知客人 张三")
     expect(watcher.locator("#desk-refunds tr.pending-refund")).to_have_count(0)
+    assert "为订单 HT20260301001（客人 张三，杭州西湖大酒店）登记退款" in questions[0]
     expect(watcher.locator("#order-HT20260301001")).to_have_attribute("data-refund", "registered")
     expect(watcher.locator("#order-HT20260301001 .refund")).to_have_text("已登记")
     expect(downstream.locator("li[data-sender=desk]")).to_contain_text("张三")
     expect(worker.locator("#desk-refunds tr.pending-refund")).to_have_count(0)
     expect(worker.locator("#live-downstream li[data-sender=desk]")).to_contain_text("退款已登记")
+    # The chat that proposed the refund shows its outcome live, without a reload.
+    expect(worker.locator("#desk-transcript")).to_contain_text("已通知客人 张三")
 
     # Reading the upstream channel clears its unread marker, here and on the other tab.
     watcher.locator("#live-upstream button[name=mark_read]").click()
@@ -70,6 +76,7 @@ def test_staff_reject_a_proposed_refund_and_the_guest_hears_nothing(desk_data, s
     page.locator("#desk-chat button[name=chat]").click()
     pending = page.locator("#desk-refunds tr.pending-refund")
     expect(pending).to_have_count(1, timeout=20_000)
+    page.once("dialog", lambda dialog: dialog.accept())
     pending.locator("button[name=decide][value=reject]").click()
     expect(page.locator("#desk-refunds .decided")).to_contain_text("已取消")
     expect(page.locator("#desk-refunds tr.pending-refund")).to_have_count(0)

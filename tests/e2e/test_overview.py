@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
+from city.selectors import residents
 from tests.agents.event_scenarios import create_staff_token
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -88,8 +89,6 @@ def economy_in_db() -> list[list[str]]:
 
 
 def test_the_charts_show_the_databases_numbers_and_a_tick_redraws_them_live(demo, staff_page, live_server_url):
-    from agents.models import Agent
-
     page = staff_page
     token = create_staff_token("script")
     run_tick_over_http(live_server_url, token)
@@ -101,7 +100,8 @@ def test_the_charts_show_the_databases_numbers_and_a_tick_redraws_them_live(demo
     assert_charts_show_their_table(page, "ticks-data", [[1], [2, 3], [4], [5]])
     assert_charts_show_their_table(page, "economy-data", [[1], list(range(3, len(table_rows(page, "economy-data")[0])))])
     assert_charts_show_their_table(page, "credits-data", [[1]])
-    assert sum(number(row[1]) for row in table_rows(page, "credits-data")) == Agent.objects.filter(is_active=True).count()
+    # The overview is about residents: the assistants (fund assistant, front desk) are not counted.
+    assert sum(number(row[1]) for row in table_rows(page, "credits-data")) == residents().count()
     assert_charts_show_their_table(page, "tool-calls-data", [[i] for i in range(1, len(table_rows(page, "tool-calls-data")[0]))])
 
     result = run_tick_over_http(live_server_url, token)
@@ -120,17 +120,16 @@ def test_the_charts_show_the_databases_numbers_and_a_tick_redraws_them_live(demo
 
 
 def test_a_transfer_elsewhere_updates_the_resident_rows_live(demo, staff_page, live_server_url):
-    from agents.models import Agent
     from city.models import AgentResource
 
     page = staff_page
     token = create_staff_token("script")
     holding = AgentResource.objects.filter(quantity__gte=2, agent__is_active=True).select_related("agent").order_by("id").first()
     sender = holding.agent
-    receiver = Agent.objects.filter(is_active=True).exclude(pk=sender.pk).order_by("id").first()
+    receiver = residents().exclude(pk=sender.pk).order_by("id").first()
     page.goto("/?show=all")
     expect(page.locator("#live-status")).to_have_attribute("data-state", "open", timeout=LIVE_TIMEOUT_MS)
-    slug = holding.resource_type.slug
+    name = holding.resource_type.name  # the Chinese page shows 面粉, not flour
 
     body = {"from_agent_id": sender.pk, "to_agent_id": receiver.pk, "resource_type": holding.resource_type.slug, "quantity": 1}
     request = urllib.request.Request(
@@ -140,18 +139,16 @@ def test_a_transfer_elsewhere_updates_the_resident_rows_live(demo, staff_page, l
     with urllib.request.urlopen(request, timeout=30) as response:
         assert response.status in (200, 201)
     left = AgentResource.objects.get(pk=holding.pk).quantity
-    expect(page.locator(f"#resident-{sender.pk} .holdings")).to_contain_text(f"{slug}×{left}", timeout=LIVE_TIMEOUT_MS)
+    expect(page.locator(f"#resident-{sender.pk} .holdings")).to_contain_text(f"{name}×{left}", timeout=LIVE_TIMEOUT_MS)
     received = AgentResource.objects.get(agent=receiver, resource_type=holding.resource_type).quantity
-    expect(page.locator(f"#resident-{receiver.pk} .holdings")).to_contain_text(f"{slug}×{received}", timeout=LIVE_TIMEOUT_MS)
+    expect(page.locator(f"#resident-{receiver.pk} .holdings")).to_contain_text(f"{name}×{received}", timeout=LIVE_TIMEOUT_MS)
 
 
 def test_the_resident_filter_keeps_only_the_hungry(demo, staff_page):
-    from agents.models import Agent
-
     page = staff_page
     page.goto("/")
     page.select_option("select[name=show]", "hungry")
-    hungry = Agent.objects.filter(is_active=True, satiety__lt=40).count()
+    hungry = residents().filter(satiety__lt=40).count()
     expect(page.locator("#residents tbody tr[id^=resident-]")).to_have_count(hungry, timeout=LIVE_TIMEOUT_MS)
 
 

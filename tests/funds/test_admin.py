@@ -49,7 +49,11 @@ def test_edit_with_the_current_version_bumps_it(admin_client):
 
 def test_disable_action_and_no_delete(admin_client):
     fund = create_fund(fund_name="Alpha")
-    admin_client.post("/admin/funds/fund/", {"action": "disable_selected", "_selected_action": [fund.pk]})
+    asked = admin_client.post("/admin/funds/fund/", {"action": "disable_selected", "_selected_action": [fund.pk]})
+    assert f"「Alpha」（#{fund.pk}）：停用" in asked.content.decode()
+    fund.refresh_from_db()
+    assert fund.active_status == "ENABLE"  # only asked so far
+    admin_client.post("/admin/funds/fund/", {"action": "disable_selected", "_selected_action": [fund.pk], "post": "yes"})
     fund.refresh_from_db()
     assert fund.active_status == "DISABLE"
     assert admin_client.post(f"/admin/funds/fund/{fund.pk}/delete/", {"post": "yes"}).status_code == 403

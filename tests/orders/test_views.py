@@ -138,7 +138,7 @@ def test_the_desk_agent_handles_an_early_checkout_from_the_page(staff_client, de
     page = response.content.decode()
     assert 'id="desk-chat"' in page and "<html" not in page
     for name in ("order_query", "message_send", "message_list", "refund"):
-        assert f"→ {name}" in page
+        assert f"→ <code>{name}</code>" in page
     action = PendingAction.objects.get()
     assert f"等待员工确认（#{action.pk}）" in page
     conversation = Conversation.objects.get()
