@@ -89,9 +89,9 @@ def _conversation_id(raw: str) -> int | None:
 
 
 def _conversation(request, agent: Agent, raw: str | None) -> Conversation | None:
-    """The agent's conversation named in the request (none named: a fresh page). One the user
-    may not read is a 404, exactly like one that does not exist."""
-    if not (raw or "").strip():
+    """The agent's conversation named in the request (none, or no id at all: a fresh page). One the
+    user may not read is a 404, exactly like one that does not exist."""
+    conversation_id = parse_id(raw)
+    if conversation_id is None:
         return None
-    readable = Conversation.objects.readable_by(request.user)
-    return get_object_or_404(readable, agent=agent, pk=parse_id(raw) or 0)
+    return get_object_or_404(Conversation.objects.readable_by(request.user), agent=agent, pk=conversation_id)

@@ -168,7 +168,7 @@ def test_a_model_giving_to_a_resident_who_does_not_exist_moves_nothing(endpoint,
 
 def test_html_in_a_model_reply_is_stored_as_text(endpoint, alice, client, staff_user):
     endpoint.reply('<img src=x onerror="alert(1)">好的')
-    result = run_chat(agent=alice, message="hi")
+    result = run_chat(agent=alice, message="hi", user=staff_user)  # a conversation is read by its starter
     client.force_login(staff_user)
     html = client.get(f"/agents/{alice.pk}/chat/?conversation={result.conversation.pk}").content.decode()
     assert "<img src=x" not in html and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;好的" in html
