@@ -114,7 +114,7 @@ def test_agent_admin_shows_credits_needs_and_resources_read_only(admin_client, a
     assert 'name="credits"' not in html and 'name="resources-0-quantity"' not in html
     row = AgentResource.objects.get(agent=alice)
     data = {
-        "name": "Alice", "persona": "", "model": "", "credits": 999, "satiety": 1, "energy": 1, "is_active": "on",
+        "name": "Alice", "kind": "resident", "persona": "", "model": "", "credits": 999, "satiety": 1, "energy": 1, "is_active": "on",
         "resources-TOTAL_FORMS": 1, "resources-INITIAL_FORMS": 1, "resources-MIN_NUM_FORMS": 0, "resources-MAX_NUM_FORMS": 1000,
         "resources-0-id": row.pk, "resources-0-agent": alice.pk, "resources-0-resource_type": row.resource_type_id,
         "resources-0-quantity": 8,
