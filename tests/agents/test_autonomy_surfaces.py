@@ -94,8 +94,10 @@ def test_command_restores_the_signal_handlers():
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.slow
-def test_loop_stops_cleanly_on_ctrl_c_between_ticks(resident):
-    """A real process: `--loop`, SIGINT while it waits → the current tick's line, then a clean exit 0."""
+@pytest.mark.parametrize(("signum", "said"), [(signal.SIGINT, "Ctrl-C again"), (signal.SIGTERM, "a second SIGTERM")])
+def test_loop_stops_cleanly_on_ctrl_c_between_ticks(resident, signum, said):
+    """A real process: `--loop`, SIGINT or SIGTERM while it waits → one line naming what stops it, then a clean exit 0.
+    On SIGTERM it used to say "Ctrl-C again"."""
     from django.db import connection
 
     resident("Alice", tools=("rest",))
@@ -116,14 +118,15 @@ def test_loop_stops_cleanly_on_ctrl_c_between_ticks(resident):
         line = child.stdout.readline()  # the first tick's stats line: now it waits 30 s
         assert "tick #" in line
         started = time.monotonic()
-        child.send_signal(signal.SIGINT)
+        child.send_signal(signum)
         out, err = child.communicate(timeout=20)
     finally:
         if child.poll() is None:
             child.kill()
     assert child.returncode == 0, err
     assert time.monotonic() - started < 10
-    assert "stopping after this tick" in err
+    assert "stopping after this tick" in err and said in err
+    assert signum == signal.SIGINT or "Ctrl-C" not in err
     assert "Traceback" not in err
 
 

@@ -114,8 +114,7 @@ def test_agent_admin_shows_credits_needs_and_resources_read_only(admin_client, a
     assert 'name="credits"' not in html and 'name="resources-0-quantity"' not in html
     row = AgentResource.objects.get(agent=alice)
     data = {
-        "name": "Alice", "kind": "resident", "persona": "", "model": "", "credits": 999, "satiety": 1, "energy": 1,
-        "is_active": "on",
+        "name": "Alice", "kind": "resident", "persona": "", "model": "", "credits": 999, "satiety": 1, "energy": 1, "is_active": "on",
         "resources-TOTAL_FORMS": 1, "resources-INITIAL_FORMS": 1, "resources-MIN_NUM_FORMS": 0, "resources-MAX_NUM_FORMS": 1000,
         "resources-0-id": row.pk, "resources-0-agent": alice.pk, "resources-0-resource_type": row.resource_type_id,
         "resources-0-quantity": 8,
@@ -229,11 +228,9 @@ def test_the_credit_and_stock_ledgers_can_be_neither_changed_nor_deleted(admin_c
 def test_cancelling_market_orders_from_the_admin_returns_the_goods(admin_client, alice, stock):
     stock(alice, flour=10)
     order = services.create_market_order(agent_id=alice.pk, resource_type="flour", quantity=4, price=9)
-    selection = {"action": "cancel_orders", "_selected_action": [order.pk]}
-    asked = admin_client.post(reverse("admin:city_marketorder_changelist"), selection)
-    assert f"挂单 #{order.pk}：取消，4 个面粉退回 Alice" in asked.content.decode()
-    assert holding(alice, "flour") == 6  # only asked so far
-    response = admin_client.post(reverse("admin:city_marketorder_changelist"), {**selection, "post": "yes"})
+    response = admin_client.post(
+        reverse("admin:city_marketorder_changelist"), {"action": "cancel_orders", "_selected_action": [order.pk]}
+    )
     assert response.status_code == 302
     order.refresh_from_db()
     assert (order.status, order.closed_by.username, holding(alice, "flour")) == ("cancelled", "root", 10)

@@ -43,8 +43,6 @@ class ProgressBar:
 
 
 class Command(BaseCommand):
-    _ticking = False  # whether a stop signal has a tick to wait for
-
     help = (
         "Run the autonomy tick: every active resident decides one action, executed through the tool registry. "
         "Before each tick, overdue pending actions expire and their conversations are told. "
@@ -111,7 +109,6 @@ class Command(BaseCommand):
         while not stop.is_set():
             if not connection.in_atomic_block:  # a long loop outlives connections (server restarts, timeouts)
                 close_old_connections()
-            self._ticking = True
             try:
                 if not dry_run:
                     self._expire()
@@ -132,8 +129,6 @@ class Command(BaseCommand):
                     failure = self._every_batch_failed(result)
                     failures.append(failure)
                     self.stderr.write(failure)
-            finally:
-                self._ticking = False
             done += 1
             if not loop and done >= count:
                 break
@@ -184,8 +179,8 @@ class Command(BaseCommand):
             if stop.is_set():
                 raise KeyboardInterrupt
             stop.set()
-            if self._ticking and not quiet:  # between ticks the loop simply ends: nothing to wait for, nothing to say
+            if not quiet:  # the message names the signal that came: SIGTERM is no Ctrl-C
                 again = "Ctrl-C again" if signum == signal.SIGINT else "a second SIGTERM"
-                self.stderr.write(f"\nstopping after this tick ({again} interrupts it)")
+                self.stderr.write(f"\nstopping after this tick ({again} to interrupt)")
 
         return {signum: signal.signal(signum, request_stop) for signum in (signal.SIGINT, signal.SIGTERM)}

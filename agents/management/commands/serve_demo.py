@@ -37,7 +37,9 @@ class Command(BaseCommand):
         # Each child in a session of its own: a terminal's Ctrl-C reaches only this process,
         # which then sends every child one SIGTERM, so nobody is told to stop twice.
         children = [
-            subprocess.Popen([*manage, "autonomy_tick", "--loop", "--interval", str(interval), "--quiet-stop"], start_new_session=True),
+            subprocess.Popen(
+                [*manage, "autonomy_tick", "--loop", "--interval", str(interval), "--quiet-stop"], start_new_session=True
+            ),
             subprocess.Popen(
                 [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), "config.asgi:application"],
                 start_new_session=True,
