@@ -51,6 +51,8 @@ def test_endpoint_and_redis_switch_the_backends():
         ({"DATABASE_URL": "mysql://u@h/db"}, "DATABASE_URL"),
         ({"DATABASE_URL": "nonsense"}, "DATABASE_URL"),
         ({"AGENT_PROVIDER": "magic"}, "AGENT_PROVIDER"),
+        ({"DJANGO_TRUSTED_PROXIES": "10.0.0.1,proxy.example"}, "DJANGO_TRUSTED_PROXIES"),
+        ({"AGENT_MAX_TOOL_CALLS_PER_ANSWER": "0"}, "AGENT_MAX_TOOL_CALLS_PER_ANSWER"),
     ],
 )
 def test_bad_value_stops_start_up_naming_the_variable(env, variable):
