@@ -11,7 +11,8 @@
    With ``--endpoint``, against that real server instead (e.g. llama-cpp-python's): its own
    ``usage`` counts the prompt tokens per resident (target ≤ 100 at batch 20).
 2. Rules: a tick of ``--rules-agents`` residents with the offline ``rules`` provider
-   (target ≤ 10 s). Baseline in the same run: a tick of a tenth as many residents.
+   (target ≤ 10 s). Baseline in the same run: a tick of a tenth as many residents. Also the
+   tick's CPU seconds, steadier than wall time on a shared machine.
 
 Every decision really runs: executor, tool, audit row, action log, ``agent_action`` event.
 """
@@ -80,11 +81,16 @@ def tick_with_rules(*, agents: int) -> dict:
     from agents.autonomy.tick import run_tick
 
     populate(agents=agents)
+    cpu = time.process_time()
     baseline = run_tick(agent_ids=list(range(1, agents // 10 + 1)))
-    started = time.perf_counter()
+    baseline_cpu = time.process_time() - cpu
+    started, cpu = time.perf_counter(), time.process_time()
     result = run_tick()
-    wall = time.perf_counter() - started
-    return {"baseline_s": baseline.stats["duration_s"], "wall_s": wall, "stats": result.stats, "line": result.line()}
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    return {
+        "baseline_s": baseline.stats["duration_s"], "wall_s": wall, "stats": result.stats, "line": result.line(),
+        "cpu_s": cpu, "baseline_cpu_s": baseline_cpu,
+    }
 
 
 def decide_rest_or_chat(request: dict) -> dict:
@@ -187,6 +193,8 @@ def main() -> None:
               f"for ×10 the agents   {stats['agents'] / rules['wall_s']:.0f} agents/s")
         print(f"  snapshot {stats['snapshot_s']:.2f} s, deciding {stats['decide_s']:.2f} s, executing {stats['execute_s']:.2f} s "
               f"({1000 * stats['execute_s'] / max(stats['decided'], 1):.2f} ms per decision)")
+        # CPU seconds of the tick's process: steadier than wall time on a machine shared with others.
+        print(f"  CPU {rules['cpu_s']:.2f} s (baseline {rules['baseline_cpu_s']:.2f} s, ×{rules['cpu_s'] / rules['baseline_cpu_s']:.1f})")
 
 
 if __name__ == "__main__":
