@@ -27,6 +27,7 @@ from tests.support.services import free_port
 
 BATCH = 4
 RESIDENTS = 40
+KILLS = int(os.environ.get("AUTONOMY_KILLS", "1"))
 
 
 def redis_db(redis_server, number: int) -> str:
@@ -111,13 +112,14 @@ def model_env(base_url: str, broker: str) -> dict[str, str]:
     }
 
 
+@pytest.mark.timeout(300 + 180 * KILLS)  # each kill waits out the visibility timeout (36 s here)
 def test_a_worker_killed_mid_tick_loses_and_doubles_nothing(redis_server, django_child, scripted_openai, tmp_path):
     url = django_child("sqlite")
     ids = run_django(url, "tests.agents.celery_scenarios:populate", agents=RESIDENTS)
     before = run_django(url, "tests.agents.celery_scenarios:ledger")
     scripted_openai.respond_with(transfer_or_rest, delay=0.7)
     env = model_env(scripted_openai.base_url, redis_db(redis_server, 5))
-    kills = int(os.environ.get("AUTONOMY_KILLS", "1"))
+    kills = KILLS
     survivor = worker("survivor", url, env, tmp_path)
     try:
         for kill in range(kills):
