@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.autonomy_tick [--agents 1000] [--latency 0.2] [--batch-size 20]
                                             [--concurrency 8] [--rules-agents 10000]
-                                            [--endpoint URL --model NAME]
+                                            [--endpoint URL --model NAME] [--workers 1,2,4]
 
 1. Model: a tick of ``--agents`` residents against the local scripted OpenAI-compatible
    server answering every batch after ``--latency`` s, through the real ``openai`` SDK.
@@ -14,6 +14,10 @@
    (target ≤ 10 s). Baseline in the same run: a tick of a tenth as many residents. Also the
    tick's CPU seconds, steadier than wall time on a shared machine.
 
+3. ``--workers 1,2,4``: instead of the above, a rules tick of ``--rules-agents`` residents on that
+   many Celery workers (one process each) against a throwaway PostgreSQL and Redis, on a fresh
+   city each time; prints decisions/s per number of workers and its ratio to linear growth.
+
 Every decision really runs: executor, tool, audit row, action log, ``agent_action`` event.
 """
 
@@ -22,9 +26,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import tempfile
 import time
+from pathlib import Path
 
 RESIDENT_TOOLS = ("rest", "chat", "eat", "checkin", "claim_bounty", "assign_building", "transfer_resource", "purchase")
 
@@ -93,6 +99,43 @@ def tick_with_rules(*, agents: int) -> dict:
     }
 
 
+def one_tick() -> dict:
+    """Child process: one tick as the coordinator (on the workers when CELERY_BROKER_URL is set)."""
+    from agents.autonomy.tick import run_tick
+
+    started = time.perf_counter()
+    result = run_tick()
+    return {"wall_s": time.perf_counter() - started, "stats": result.stats, "line": result.line()}
+
+
+def on_workers(counts: list[int], agents: int) -> None:
+    """A rules tick of ``agents`` residents on N Celery workers, for each N: decisions/s and the ratio to linear."""
+    import redis
+
+    from tests.support.celery_workers import worker
+    from tests.support.django_process import migrated_database, run_django
+    from tests.support.services import PostgresServer, RedisServer
+
+    print(f"rules tick of {agents} residents on Celery workers (PostgreSQL, Redis, one process per worker, {os.cpu_count()} cores)")
+    first = None
+    with PostgresServer() as postgres, RedisServer() as broker, tempfile.TemporaryDirectory(prefix="bench-workers-") as workdir:
+        for n in counts:
+            url = migrated_database("postgres", f"{workdir}/{n}", postgres.url)
+            run_django(url, "bench.autonomy_tick:populate", agents=agents)
+            queue = f"redis://127.0.0.1:{broker.port}/{n % 16}"
+            redis.Redis.from_url(queue).flushdb()
+            env = {"AGENT_PROVIDER": "rules", "CELERY_BROKER_URL": queue, "AGENT_TOOL_CALLS_PER_MINUTE": "1000"}
+            workers = [worker(f"bench{i}", url, env, Path(workdir), concurrency=1) for i in range(n)]
+            try:
+                result = run_django(url, "bench.autonomy_tick:one_tick", env=env, timeout=3600)
+            finally:
+                for process in workers:
+                    process.stop()
+            rate = result["stats"]["decided"] / result["wall_s"]
+            first = first or rate
+            print(f"  {n} workers: {rate:7.0f} decisions/s   {rate / (first * n):.2f} × linear   ({result['line']})")
+
+
 def decide_rest_or_chat(request: dict) -> dict:
     """The scripted model: one decision per resident of the batch prompt (rest or chat)."""
     text = request["messages"][-1]["content"].split("== 资源 ==")[0]
@@ -132,7 +175,12 @@ def main() -> None:
     parser.add_argument("--endpoint", default="", help="a real OpenAI-compatible base URL to tick against, then stop")
     parser.add_argument("--model", default="gpt-4o-mini", help="the model name at --endpoint")
     parser.add_argument("--timeout", type=float, default=300.0, help="AGENT_MODEL_TIMEOUT against --endpoint")
+    parser.add_argument("--workers", default="", help="comma-separated worker counts (e.g. 1,2,4): the Celery run, then stop")
     args = parser.parse_args()
+
+    if args.workers:
+        on_workers([int(n) for n in args.workers.split(",")], args.rules_agents)
+        return
 
     if args.show_prompt:
         with tempfile.TemporaryDirectory(prefix="bench-autonomy-") as workdir:
