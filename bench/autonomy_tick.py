@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.autonomy_tick [--agents 1000] [--latency 0.2] [--batch-size 20]
                                             [--concurrency 8] [--rules-agents 10000]
-                                            [--endpoint URL --model NAME]
+                                            [--endpoint URL --model NAME] [--workers 1,2,4]
 
 1. Model: a tick of ``--agents`` residents against the local scripted OpenAI-compatible
    server answering every batch after ``--latency`` s, through the real ``openai`` SDK.
@@ -11,7 +11,12 @@
    With ``--endpoint``, against that real server instead (e.g. llama-cpp-python's): its own
    ``usage`` counts the prompt tokens per resident (target ≤ 100 at batch 20).
 2. Rules: a tick of ``--rules-agents`` residents with the offline ``rules`` provider
-   (target ≤ 10 s). Baseline in the same run: a tick of a tenth as many residents.
+   (target ≤ 10 s). Baseline in the same run: a tick of a tenth as many residents. Also the
+   tick's CPU seconds, steadier than wall time on a shared machine.
+
+3. ``--workers 1,2,4``: instead of the above, a rules tick of ``--rules-agents`` residents on that
+   many Celery workers (one process each) against a throwaway PostgreSQL and Redis, on a fresh
+   city each time; prints decisions/s per number of workers and its ratio to linear growth.
 
 Every decision really runs: executor, tool, audit row, action log, ``agent_action`` event.
 """
@@ -21,10 +26,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 RESIDENT_TOOLS = ("rest", "chat", "eat", "checkin", "claim_bounty", "assign_building", "transfer_resource", "purchase")
 
@@ -84,11 +91,53 @@ def tick_with_rules(*, agents: int) -> dict:
     from agents.autonomy.tick import run_tick
 
     populate(agents=agents)
+    cpu = time.process_time()
     baseline = run_tick(agent_ids=list(range(1, agents // 10 + 1)))
+    baseline_cpu = time.process_time() - cpu
+    started, cpu = time.perf_counter(), time.process_time()
+    result = run_tick()
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    return {
+        "baseline_s": baseline.stats["duration_s"], "wall_s": wall, "stats": result.stats, "line": result.line(),
+        "cpu_s": cpu, "baseline_cpu_s": baseline_cpu,
+    }
+
+
+def one_tick() -> dict:
+    """Child process: one tick as the coordinator (on the workers when CELERY_BROKER_URL is set)."""
+    from agents.autonomy.tick import run_tick
+
     started = time.perf_counter()
     result = run_tick()
-    wall = time.perf_counter() - started
-    return {"baseline_s": baseline.stats["duration_s"], "wall_s": wall, "stats": result.stats, "line": result.line()}
+    return {"wall_s": time.perf_counter() - started, "stats": result.stats, "line": result.line()}
+
+
+def on_workers(counts: list[int], agents: int) -> None:
+    """A rules tick of ``agents`` residents on N Celery workers, for each N: decisions/s and the ratio to linear."""
+    import redis
+
+    from tests.support.celery_workers import worker
+    from tests.support.django_process import migrated_database, run_django
+    from tests.support.services import PostgresServer, RedisServer
+
+    print(f"rules tick of {agents} residents on Celery workers (PostgreSQL, Redis, one process per worker, {os.cpu_count()} cores)")
+    first = None
+    with PostgresServer() as postgres, RedisServer() as broker, tempfile.TemporaryDirectory(prefix="bench-workers-") as workdir:
+        for n in counts:
+            url = migrated_database("postgres", f"{workdir}/{n}", postgres.url)
+            run_django(url, "bench.autonomy_tick:populate", agents=agents)
+            queue = f"redis://127.0.0.1:{broker.port}/{n % 16}"
+            redis.Redis.from_url(queue).flushdb()
+            env = {"AGENT_PROVIDER": "rules", "CELERY_BROKER_URL": queue, "AGENT_TOOL_CALLS_PER_MINUTE": "1000"}
+            workers = [worker(f"bench{i}", url, env, Path(workdir), concurrency=1) for i in range(n)]
+            try:
+                result = run_django(url, "bench.autonomy_tick:one_tick", env=env, timeout=3600)
+            finally:
+                for process in workers:
+                    process.stop()
+            rate = result["stats"]["decided"] / result["wall_s"]
+            first = first or rate
+            print(f"  {n} workers: {rate:7.0f} decisions/s   {rate / (first * n):.2f} × linear   ({result['line']})")
 
 
 def decide_rest_or_chat(request: dict) -> dict:
@@ -137,7 +186,12 @@ def main() -> None:
     parser.add_argument("--endpoint", default="", help="a real OpenAI-compatible base URL to tick against, then stop")
     parser.add_argument("--model", default="gpt-4o-mini", help="the model name at --endpoint")
     parser.add_argument("--timeout", type=float, default=300.0, help="AGENT_MODEL_TIMEOUT against --endpoint")
+    parser.add_argument("--workers", default="", help="comma-separated worker counts (e.g. 1,2,4): the Celery run, then stop")
     args = parser.parse_args()
+
+    if args.workers:
+        on_workers([int(n) for n in args.workers.split(",")], args.rules_agents)
+        return
 
     if args.show_prompt:
         with tempfile.TemporaryDirectory(prefix="bench-autonomy-") as workdir:
@@ -200,6 +254,8 @@ def main() -> None:
               f"for ×10 the agents   {stats['agents'] / rules['wall_s']:.0f} agents/s")
         print(f"  snapshot {stats['snapshot_s']:.2f} s, deciding {stats['decide_s']:.2f} s, executing {stats['execute_s']:.2f} s "
               f"({1000 * stats['execute_s'] / max(stats['decided'], 1):.2f} ms per decision)")
+        # CPU seconds of the tick's process: steadier than wall time on a machine shared with others.
+        print(f"  CPU {rules['cpu_s']:.2f} s (baseline {rules['baseline_cpu_s']:.2f} s, ×{rules['cpu_s'] / rules['baseline_cpu_s']:.1f})")
 
 
 if __name__ == "__main__":

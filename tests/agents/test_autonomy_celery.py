@@ -14,19 +14,19 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.support.django_process import PROJECT_ROOT, django_environment, run_django
+from tests.support.celery_workers import Process, worker
+from tests.support.django_process import run_django
 from tests.support.services import free_port
 
 BATCH = 4
 RESIDENTS = 40
+KILLS = int(os.environ.get("AUTONOMY_KILLS", "1"))
 
 
 def redis_db(redis_server, number: int) -> str:
@@ -36,56 +36,6 @@ def redis_db(redis_server, number: int) -> str:
     url = f"redis://127.0.0.1:{redis_server.port}/{number}"
     redis.Redis.from_url(url).flushdb()
     return url
-
-
-class Process:
-    """A Django child (worker, command) in a session of its own, its output in a file."""
-
-    def __init__(self, args: list[str], database_url: str, env: dict[str, str], log: Path) -> None:
-        self.log = log
-        self.handle = open(log, "w")
-        self.popen = subprocess.Popen(
-            args, cwd=PROJECT_ROOT, env=django_environment(database_url, env), stdout=self.handle,
-            stderr=subprocess.STDOUT, start_new_session=True,
-        )
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def wait_for(self, pattern: str, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while not re.search(pattern, self.output()):
-            if self.popen.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"no {pattern!r} in the output of {self.popen.args}:\n{self.output()[-3000:]}")
-            time.sleep(0.1)
-
-    def kill(self) -> None:
-        """SIGKILL the whole process group: the worker and its pool, with no chance to hand anything back."""
-        if self.popen.poll() is None:
-            os.killpg(self.popen.pid, signal.SIGKILL)
-        self.popen.wait(timeout=30)
-        self.handle.close()
-
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
-        if self.popen.poll() is None:
-            os.killpg(self.popen.pid, sig)
-            try:
-                self.popen.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.popen.pid, signal.SIGKILL)
-                self.popen.wait()
-        self.handle.close()
-        return self.popen.returncode
-
-
-def worker(name: str, database_url: str, env: dict[str, str], tmp_path: Path) -> Process:
-    args = [
-        sys.executable, "-m", "celery", "-A", "config", "worker", "-n", f"{name}@%h", "-c", "2", "-P", "prefork",
-        "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO",
-    ]
-    process = Process(args, database_url, env, tmp_path / f"{name}.log")
-    process.wait_for(r"ready\.", timeout=60)
-    return process
 
 
 def tick_command(database_url: str, env: dict[str, str], log: Path, *extra: str) -> Process:
@@ -111,13 +61,14 @@ def model_env(base_url: str, broker: str) -> dict[str, str]:
     }
 
 
+@pytest.mark.timeout(300 + 180 * KILLS)  # each kill waits out the visibility timeout (36 s here)
 def test_a_worker_killed_mid_tick_loses_and_doubles_nothing(redis_server, django_child, scripted_openai, tmp_path):
     url = django_child("sqlite")
     ids = run_django(url, "tests.agents.celery_scenarios:populate", agents=RESIDENTS)
     before = run_django(url, "tests.agents.celery_scenarios:ledger")
     scripted_openai.respond_with(transfer_or_rest, delay=0.7)
     env = model_env(scripted_openai.base_url, redis_db(redis_server, 5))
-    kills = int(os.environ.get("AUTONOMY_KILLS", "1"))
+    kills = KILLS
     survivor = worker("survivor", url, env, tmp_path)
     try:
         for kill in range(kills):
