@@ -368,8 +368,11 @@ def as_json(outcomes: list[Outcome]) -> dict:
 def spread(runs: list[list[Outcome]]) -> dict:
     """How much repeated runs of the same scenarios disagree: passes per run, and the scenarios that flipped."""
     passed = [sum(o.passed for o in run) for run in runs]
-    flipped = sorted({o.scenario for run in runs for o in run} - {
-        o.scenario for o in runs[0] if all(other.passed == o.passed for run in runs for other in run if other.scenario == o.scenario)
-    })
-    return {"runs": len(runs), "passed": passed, "min": min(passed), "max": max(passed),
-            "mean": round(sum(passed) / len(passed), 2), "flipped": flipped}
+    results: dict[str, set[bool]] = {}
+    for run in runs:
+        for outcome in run:
+            results.setdefault(outcome.scenario, set()).add(outcome.passed)
+    return {
+        "runs": len(runs), "passed": passed, "min": min(passed), "max": max(passed),
+        "mean": round(sum(passed) / len(passed), 2), "flipped": sorted(name for name, seen in results.items() if len(seen) > 1),
+    }

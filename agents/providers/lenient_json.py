@@ -3,6 +3,10 @@
 Models asked for "JSON only" still answer ``Sure! ```json [...] ``` `` or leave a trailing
 comma. ``find_json`` repairs what is unambiguous and refuses the rest, so a caller can
 treat the answer as untrusted input and fall back safely.
+
+Measured against PyPI's ``json-repair`` 0.64.4 on the tests (issue 27): it guesses where this
+refuses (two arrays, Python literals) and misses a fenced answer after a <think> block, failing
+3 of 75 tests that this passes; so this stays.
 """
 
 from __future__ import annotations

@@ -120,13 +120,16 @@ CHOOSE_TOOL = """可用的工具：
 FILL_ARGUMENTS = "调用 {tool}：只输出它的参数 JSON 对象，参数取自用户的话。(Only the JSON arguments of {tool}.)"
 
 
-def ignored_tools(messages: list[dict[str, Any]], tools: list[dict[str, Any]], usage: dict) -> bool:
-    """The endpoint counted fewer prompt tokens than the tools alone would take: they never reached
-    the model (llama.cpp's server without ``--jinja``). Judged only where the tools dominate the prompt."""
+def ignored_tools(messages: list[dict[str, Any]], tools: list[dict[str, Any]], usage: dict) -> bool | None:
+    """Whether the endpoint counted fewer prompt tokens than the tools alone would take (they never
+    reached the model: llama.cpp's server without ``--jinja``); None where it cannot be told (no
+    count, or tools too small beside the messages)."""
     from .tokens import messages_tokens, tools_tokens
 
     prompt, listed, said = int(usage.get("prompt_tokens") or 0), tools_tokens(tools), messages_tokens(messages)
-    return bool(prompt) and listed >= max(200, said) and prompt < said + listed / 4
+    if not prompt or listed < max(200, said):
+        return None
+    return prompt < said + listed / 4
 
 
 def _props_context(body: Any) -> Any:
@@ -209,6 +212,7 @@ class OpenAICompatibleProvider:
         # How tools travel: "auto" starts native and switches to "text" when the endpoint refuses
         # them or to "constrained" when it ignores them; the other modes are fixed (AGENT_TOOL_MODE).
         self.tool_mode = tool_mode
+        self._tools_judged = False
         # The response_format shapes still worth trying, best first; the one in use is logged once.
         self.response_formats = list(RESPONSE_FORMATS)
         self._format_logged = False
@@ -253,7 +257,7 @@ class OpenAICompatibleProvider:
                     raise self._failure(exc) from exc
                 self._switch(TEXT, f"refused `tools` ({str(exc.message)[:200]})")
             else:
-                if not (self.tool_mode == AUTO and not completion.tool_calls and ignored_tools(messages, tools, completion.usage)):
+                if not self._ignores_tools(messages, tools, completion):
                     return completion
                 self._switch(CONSTRAINED, "ignores `tools` (they never reached the prompt)")
         if tools and self.tool_mode == CONSTRAINED:
@@ -264,6 +268,16 @@ class OpenAICompatibleProvider:
         if json_schema is not None and (completion := await self._complete_json(model, messages, json_schema, cap)):
             return completion
         return self._read(await self._create_or_fail(model=model, messages=messages, **cap))
+
+    def _ignores_tools(self, messages: list[dict], tools: list[dict], completion: Completion) -> bool:
+        """Judged once, on the first answer without a call where the tools dominate the prompt (later
+        counts may leave out a cached prefix, and would look like tools that never arrived)."""
+        if self.tool_mode != AUTO or self._tools_judged or completion.tool_calls:
+            return False
+        verdict = ignored_tools(messages, tools, completion.usage)
+        if verdict is not None:
+            self._tools_judged = True
+        return bool(verdict)
 
     def _switch(self, mode: str, why: str) -> None:
         """From now on, tools travel in ``mode``; said once (concurrent calls may all find out)."""

@@ -71,10 +71,11 @@ def test_a_model_error_is_a_502_with_the_servers_words(api_client, alice, endpoi
 
 
 def test_a_context_overflow_says_to_shorten_the_message(api_client, alice, endpoint):
-    endpoint.error(400, {"error": {"message": "This model's maximum context length is 4096 tokens", "type": "invalid_request_error"}})
+    overflow = {"error": {"message": "This model's maximum context length is 4096 tokens", "type": "invalid_request_error"}}
+    endpoint.error(400, overflow).error(400, overflow)
     body = assert_failure_body(chat(api_client, alice), 502, "model_error")
     assert "上下文" in body["reason"] and "缩短" in body["reason"]
-    assert len(endpoint.requests) == 1  # a 400 is not retried
+    assert len(endpoint.requests) == 2  # retried once with half the room, then an honest error
 
 
 def test_the_next_message_goes_on_in_the_same_conversation(api_client, alice, endpoint):

@@ -113,3 +113,11 @@ def test_a_model_that_only_talks_fails_and_the_command_exits_non_zero(tmp_path, 
     assert [s["passed"] for s in report["scenarios"]] == [False, False]
     assert "expected transfer_resource(to_agent_id=" in report["scenarios"][0]["problems"][0]
     assert all(s["tokens"] > 0 for s in report["scenarios"])
+
+
+def test_the_spread_of_repeated_runs_names_the_scenarios_that_flipped():
+    from agents.evaluation import Outcome, spread
+
+    first = [Outcome("a", True), Outcome("b", False), Outcome("c", True)]
+    second = [Outcome("a", False), Outcome("b", False), Outcome("c", True)]
+    assert spread([first, second]) == {"runs": 2, "passed": [2, 1], "min": 1, "max": 2, "mean": 1.5, "flipped": ["a"]}

@@ -421,3 +421,13 @@ def test_an_endpoint_whose_prompt_holds_the_tools_stays_native(settings, scripte
     complete(provider, tools=MANY_TOOLS)
     complete(provider, tools=MANY_TOOLS)
     assert all("tools" in r for r in scripted_openai.requests) and provider.tool_mode == "auto"
+
+
+def test_whether_tools_reach_the_prompt_is_judged_once(settings, scripted_openai):
+    settings.AGENT_TOOL_MODE = "auto"
+    answers = iter([{"content": "不需要工具。"}, {"content": "还是不需要。", "usage": (20, 5)}])  # a cached prefix later
+    scripted_openai.respond_with(lambda request: next(answers), delay=0)
+    provider = endpoint_provider(settings, scripted_openai)
+    complete(provider, tools=MANY_TOOLS)
+    complete(provider, tools=MANY_TOOLS)
+    assert provider.tool_mode == "auto" and len(scripted_openai.requests) == 2
