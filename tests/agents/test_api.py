@@ -85,7 +85,7 @@ def test_openapi_schema_and_local_docs(api_client, client, staff_user):
 
 
 def test_the_docs_send_a_signed_out_browser_to_sign_in_and_back(client):
-    response = client.get("/api/docs/")
+    response = client.get("/api/docs/", HTTP_ACCEPT="text/html,application/xhtml+xml,*/*;q=0.8")
     assert response.status_code == 302
     assert response["Location"] == "/admin/login/?next=/api/docs/"
 

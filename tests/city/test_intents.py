@@ -95,7 +95,7 @@ def test_moving_someone_elses_goods_is_refused_without_a_tool_call(alice, bob, s
 def test_my_resources(alice, stock, staff_user, message):
     stock(alice, flour=2)
     reply, calls = chat(alice, staff_user, message)
-    assert (calls, reply) == ([("get_my_resources", {})], in_language_of(message, "我的资源：flour 2", "My resources: flour 2"))
+    assert (calls, reply) == ([("get_my_resources", {})], in_language_of(message, "我的资源：面粉 2", "My resources: flour 2"))
 
 
 @pytest.mark.parametrize("message", ["签到", "帮我打卡", "check in", "Clock in please"])

@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from city.selectors import residents
+from agents.models import Agent
+from agents.selectors import residents
 
 pytestmark = pytest.mark.django_db
 
@@ -15,8 +16,8 @@ def people(make_agent):
     return {
         "alice": make_agent("Alice", tools=("eat", "transfer_resource")),
         "newcomer": make_agent("Newcomer"),  # granted nothing yet: still a resident
-        "fund": make_agent("基金助理", tools=("list_funds", "create_fund")),
-        "desk": make_agent("前台助理", tools=("order_query",)),
+        "fund": make_agent("基金助理", tools=("list_funds", "create_fund"), kind=Agent.Kind.ASSISTANT),
+        "desk": make_agent("前台助理", tools=("order_query",), kind=Agent.Kind.ASSISTANT),
         "gone": make_agent("Gone", tools=("eat",), is_active=False),
     }
 
@@ -27,8 +28,8 @@ def staff_client(client, staff_user):
     return client
 
 
-def test_residents_are_the_active_agents_with_city_work_or_none_yet(people):
-    assert sorted(residents().values_list("name", flat=True)) == ["Alice", "Newcomer"]
+def test_residents_are_the_agents_of_kind_resident(people):
+    assert sorted(residents().values_list("name", flat=True)) == ["Alice", "Gone", "Newcomer"]
 
 
 def test_the_trade_page_offers_and_lists_residents_only(staff_client, people):
