@@ -28,11 +28,8 @@ HISTORY_LIMIT = 50
 
 
 def is_resident(*, agent_id: int) -> bool:
-    """A resident lives in the city: it is granted at least one of the city's actions, as the
-    autonomy tick reckons (``tick_agents``). The assistants (fund, front desk) are granted none."""
-    from .autonomy.prompt import ACTIONS  # the city's actions; imported late, the tick's package imports services
-
-    return Agent.tools.through.objects.filter(agent_id=agent_id, tool__name__in=list(ACTIONS)).exists()
+    """A resident lives in the city (``Agent.kind``); the assistants (fund, front desk) do not."""
+    return residents().filter(pk=agent_id).exists()
 
 
 def with_city_state(agents: QuerySet[Agent]) -> QuerySet[Agent]:
