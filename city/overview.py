@@ -175,6 +175,12 @@ class CityOverview:
         return economy_samples()
 
     @cached_property
+    def stock_names(self) -> list[str]:
+        """The economy table's resource columns as people read them: 面包 in Chinese, bread in English."""
+        names = {kind.slug: kind.display_name for kind in ResourceType.objects.filter(slug__in=self.economy[0])}
+        return [names.get(slug, slug) for slug in self.economy[0]]
+
+    @cached_property
     def transfer_volume(self) -> list[dict[str, Any]]:
         return transfer_volume_by_hour(now=self.now)
 

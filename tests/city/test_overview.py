@@ -246,6 +246,14 @@ def test_transfer_volume_is_summed_per_hour_from_the_samples(staff_client, resid
     assert [row[1:] for row in rows] == [["1", "4"]]
 
 
+def test_the_stock_columns_are_named_in_the_pages_language(staff_client, resident):
+    resident("Alice", holdings={"bread": 2}, tools=())
+    services.record_city_sample(round_=finished_round())
+    html = staff_client.get(URL).content.decode()
+    header = re.search(r'<table id="economy-data">.*?<thead>(.*?)</thead>', html, re.S).group(1)
+    assert "<th scope=\"col\">面包</th>" in header and ">bread<" not in header
+
+
 def test_transfers_per_hour_count_page_transfers_before_any_tick(staff_client, resident):
     alice, bob = resident("Alice", holdings={"flour": 10}, tools=()), resident("Bob", tools=())
     services.transfer_resource(from_agent_id=alice.pk, to_agent_id=bob.pk, resource_type="flour", quantity=3, source="page")
