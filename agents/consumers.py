@@ -31,6 +31,8 @@ from channels.layers import InMemoryChannelLayer
 from core.auth import is_active_staff
 from core.events import EVENTS_GROUP, REPLAY_LIMIT, hidden_frame, latest_event_seq, stored_events, user_group, visible_events
 
+from .socket_auth import current_staff
+
 logger = logging.getLogger(__name__)
 
 # Events a consumer may have waiting; beyond that its copies are dropped and the next
@@ -250,8 +252,6 @@ class EventsConsumer(AsyncWebsocketConsumer):
     async def keep_checking_the_user(self) -> None:
         """Close the socket once its token is deleted, its session ends or its user stops being
         staff; follow changes of the user's permissions."""
-        from .routing import current_staff
-
         while True:
             await asyncio.sleep(RECHECK_SECONDS)
             try:
