@@ -15,6 +15,9 @@ blind to what the autonomy loop, a management command or a second server commits
 the hub also tails the event log: one indexed query (``seq > last seen``) per
 ``TAIL_INTERVAL`` per process, whatever the number of clients, and only while someone
 listens. An event that arrives both ways is sent once: consumers drop a seq they sent.
+
+On PostgreSQL the hub also sweeps the event outbox (``core.events.relay_events``) every
+``RELAY_SWEEP_SECONDS``, for the rare event whose writer died between its commit and its relay.
 """
 
 from __future__ import annotations
@@ -29,7 +32,18 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import InMemoryChannelLayer
 
 from core.auth import is_active_staff
-from core.events import EVENTS_GROUP, REPLAY_LIMIT, hidden_frame, latest_event_seq, stored_events, user_group, visible_events
+from core.events import (
+    EVENTS_GROUP,
+    RELAY_SWEEP_SECONDS,
+    REPLAY_LIMIT,
+    events_are_relayed,
+    hidden_frame,
+    latest_event_seq,
+    relay_events,
+    stored_events,
+    user_group,
+    visible_events,
+)
 
 from .socket_auth import current_staff
 
@@ -89,6 +103,8 @@ class EventHub:
                 self.tasks = [asyncio.create_task(self.pump()), asyncio.create_task(self.stay_joined())]
                 if isinstance(self.layer, InMemoryChannelLayer):
                     self.tasks.append(asyncio.create_task(self.tail()))
+                if events_are_relayed():
+                    self.tasks.append(asyncio.create_task(self.sweep()))
             self.consumers.add(consumer)
 
     async def unsubscribe(self, consumer: EventsConsumer) -> None:
@@ -171,6 +187,15 @@ class EventHub:
                 await self.offer_stored()
             except Exception:
                 logger.exception("the event hub could not read the event log; retrying")
+
+    async def sweep(self) -> None:
+        """Relay what a writer left in the outbox (it died between its commit and its relay)."""
+        while True:
+            try:
+                await database_sync_to_async(relay_events)()
+            except Exception:
+                logger.exception("the event hub could not relay the outbox; retrying")
+            await asyncio.sleep(RELAY_SWEEP_SECONDS)
 
     async def stay_joined(self) -> None:
         while True:
