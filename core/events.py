@@ -139,10 +139,22 @@ def send_ui_action(user: Any, action: str, **data: Any) -> None:
     transaction.on_commit(partial(_group_send, user_group(user.pk), {"type": "event.send", "seq": None, "text": text}), robust=True)
 
 
+_SYSTEM_EVENT = '{"type": "system_event", "data": '
+
+
 def event_text(row: EventLog) -> str:
-    """The WebSocket frame of a stored event (DESIGN §10)."""
+    """The WebSocket frame of a stored event (DESIGN §10), encoded once for every client."""
     data = {"event": row.event, "timestamp": row.created_at.isoformat(), "seq": row.seq, **row.data}
-    return json.dumps({"type": "system_event", "data": data}, ensure_ascii=False)
+    return _SYSTEM_EVENT + json.dumps(data, ensure_ascii=False) + "}"
+
+
+def events_frame(*, after: int, through: int, texts: list[str]) -> str:
+    """One frame for many events (``?batch=1``): the ``system_event`` frames ``texts``, which
+    cover every seq in ``after < seq <= through`` this client may see.
+
+    Built by splicing the frames' encoded data, not by encoding the events again."""
+    events = ",".join(text[len(_SYSTEM_EVENT) : -1] for text in texts)
+    return f'{{"type": "system_events", "data": {{"after": {after}, "through": {through}, "events": [{events}]}}}}'
 
 
 def stored_events(*, after: int, before: int | None = None, limit: int = REPLAY_LIMIT) -> list[tuple[int, str, str]]:
