@@ -24,7 +24,9 @@ unrelated writers share:
   past it. Every writer relays after its own commit, and nobody waits for the lock: a writer
   that finds it taken leaves its row to the holder, which looks at the outbox again after its
   own commit and goes on while rows are there (the holder's look comes after that writer's
-  commit, so the row is seen). ``pg_locks`` shows that one granted lock, never a waiter.
+  commit, so the row is seen), for ``RELAY_ROUNDS`` transactions at most: a request never relays
+  for everyone while writes keep coming (then the next writer's relay takes the rest). ``pg_locks``
+  shows that one granted lock, never a waiter.
   Should a writer die between its commit and its relay, its row waits for the next relay: the
   next write's, or the sweep every ``RELAY_SWEEP_SECONDS`` of each server process's event hub.
 
@@ -70,6 +72,10 @@ REPLAY_LIMIT = 1000
 EVENT_RELAY_LOCK_KEY = 0x6465736B726C
 # Outbox rows one relay transaction moves at most (it goes on while more are waiting).
 RELAY_BATCH = 1000
+# Relay transactions one caller runs at most: under a steady stream of writes the outbox never
+# empties, and a request must not relay for everyone forever; what is left goes with the next
+# writer's relay (rows kept coming, so writers are at work) or with the hub's sweep.
+RELAY_ROUNDS = 8
 # How often each server process's event hub relays what no writer did (one died after its commit).
 RELAY_SWEEP_SECONDS = 1.0
 RESERVED_KEYS = frozenset({"event", "timestamp", "seq"})
@@ -312,7 +318,7 @@ def relay_events() -> int:
 
 def _relay() -> int:
     moved = 0
-    while True:
+    for _ in range(RELAY_ROUNDS):
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [EVENT_RELAY_LOCK_KEY])
             if not cursor.fetchone()[0]:
@@ -327,6 +333,7 @@ def _relay() -> int:
             cursor.execute(RELAY_WAITING_SQL)
             if cursor.fetchone() is None:
                 return moved
+    return moved
 
 
 def _log_row(seq: int, event: str, data: Any, created_at: Any) -> EventLog:
