@@ -15,12 +15,16 @@ blind to what the autonomy loop, a management command or a second server commits
 the hub also tails the event log: one indexed query (``seq > last seen``) per
 ``TAIL_INTERVAL`` per process, whatever the number of clients, and only while someone
 listens. An event that arrives both ways is sent once: consumers drop a seq they sent.
+
+On PostgreSQL the hub also sweeps the event outbox (``core.events.relay_events``) every
+``RELAY_SWEEP_SECONDS``, for the rare event whose writer died between its commit and its relay.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from urllib.parse import parse_qs
 from weakref import WeakKeyDictionary
 
@@ -29,7 +33,21 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import InMemoryChannelLayer
 
 from core.auth import is_active_staff
-from core.events import EVENTS_GROUP, REPLAY_LIMIT, hidden_frame, latest_event_seq, stored_events, user_group, visible_events
+from core.events import (
+    EVENTS_GROUP,
+    RELAY_SWEEP_SECONDS,
+    REPLAY_LIMIT,
+    events_are_relayed,
+    events_frame,
+    hidden_frame,
+    latest_event_seq,
+    relay_events,
+    stored_events,
+    user_group,
+    visible_events,
+)
+
+from .socket_auth import current_staff
 
 logger = logging.getLogger(__name__)
 
@@ -47,19 +65,82 @@ RETRY_SECONDS = 1.0
 # Events the hub offers each consumer before it lets the process's other work run: a socket gets
 # them in one write (one frame each), yet a burst holds the event loop up only briefly.
 OFFER_SLICE = 10
+# Events one coalesced frame carries at most (``?batch=1``): a tick's thousand, in a few frames.
+FRAME_EVENTS = 200
+TOPIC = re.compile(r"[a-z][a-z0-9_]{0,63}")
 # A stored event as the hub offers it: (seq, event name, WebSocket frame).
 Event = tuple[int, str, str]
 
 
+def query_values(scope, name: str) -> list[str]:
+    return parse_qs(scope.get("query_string", b"").decode("latin1")).get(name, [])
+
+
 def replay_start(scope) -> int | None:
     """The ``?since=SEQ`` of the handshake: None when absent; ValueError when malformed."""
-    values = parse_qs(scope.get("query_string", b"").decode("latin1")).get("since")
+    values = query_values(scope, "since")
     if not values:
         return None
     since = int(values[-1])
     if since < 0:
         raise ValueError("since must not be negative")
     return since
+
+
+def requested_topics(scope) -> frozenset[str] | None:
+    """The ``?topics=a,b`` of the handshake: the only events the client wants (None: all of
+    them); ValueError when a name is malformed."""
+    values = query_values(scope, "topics")
+    if not values:
+        return None
+    topics = frozenset(name.strip() for name in values[-1].split(",") if name.strip())
+    if not all(TOPIC.fullmatch(name) for name in topics):
+        raise ValueError("topics are event names separated by commas")
+    return topics
+
+
+def wants_batches(scope) -> bool:
+    """``?batch=1``: coalesced ``system_events`` frames instead of one ``system_event`` per event."""
+    values = query_values(scope, "batch")
+    return bool(values) and values[-1] in {"1", "true"}
+
+
+def narrowed(visible: frozenset[str] | None, topics: frozenset[str] | None) -> frozenset[str] | None:
+    """The events a client receives: those its user may see, among the topics it asked for."""
+    if topics is None:
+        return visible
+    return topics if visible is None else visible & topics
+
+
+def bursts(events: list[Event]) -> list[list[Event]]:
+    """``events`` (in seq order) cut into runs of consecutive seqs, ``FRAME_EVENTS`` at most each.
+
+    A coalesced frame covers the seqs from its first event to its last, so a seq the log does not
+    hold (pruned, or never committed) starts a new frame: the page sees the gap, as it would
+    with one frame per event."""
+    cut: list[list[Event]] = []
+    for item in events:
+        if cut and len(cut[-1]) < FRAME_EVENTS and item[0] == cut[-1][-1][0] + 1:
+            cut[-1].append(item)
+        else:
+            cut.append([item])
+    return cut
+
+
+class SharedFrames:
+    """The coalesced frames of one burst, built once per set of visible events (not per client)."""
+
+    def __init__(self, burst: list[Event]) -> None:
+        self.after, self.burst = burst[0][0] - 1, burst
+        self.frames: dict[frozenset[str] | None, str | None] = {}
+
+    def frame(self, visible: frozenset[str] | None) -> str | None:
+        """The frame for clients that see ``visible``; None when nothing in the burst is for them."""
+        if visible not in self.frames:
+            texts = [text for _, event, text in self.burst if visible is None or event in visible]
+            through = self.burst[-1][0]
+            self.frames[visible] = events_frame(after=self.after, through=through, texts=texts) if texts else None
+        return self.frames[visible]
 
 
 class EventHub:
@@ -87,6 +168,8 @@ class EventHub:
                 self.tasks = [asyncio.create_task(self.pump()), asyncio.create_task(self.stay_joined())]
                 if isinstance(self.layer, InMemoryChannelLayer):
                     self.tasks.append(asyncio.create_task(self.tail()))
+                if events_are_relayed():
+                    self.tasks.append(asyncio.create_task(self.sweep()))
             self.consumers.add(consumer)
 
     async def unsubscribe(self, consumer: EventsConsumer) -> None:
@@ -150,16 +233,15 @@ class EventHub:
                     events = await database_sync_to_async(stored_events)(after=self.last_seen, before=events[0][0]) + events
                 except Exception:
                     logger.exception("the event hub could not read the event log; each consumer fills the gap")
-            for start in range(0, len(events), OFFER_SLICE):
-                burst = events[start : start + OFFER_SLICE]
+            for burst in bursts(events):
+                frames = SharedFrames(burst)
                 self.last_seen = burst[-1][0]
                 for consumer in list(self.consumers):
                     try:
-                        for item in burst:
-                            await consumer.offer(item)
+                        await consumer.offer_burst(burst, frames)
                     except Exception:
                         logger.exception("could not offer events %s-%s to a consumer", burst[0][0], burst[-1][0])
-                await asyncio.sleep(0)  # a tick's thousands of events must not hold up HTTP requests here
+                    await asyncio.sleep(0)  # a tick's thousands of events must not hold up HTTP requests here
 
     async def tail(self) -> None:
         """Offer the events other processes committed (the in-memory layer never brings them)."""
@@ -169,6 +251,15 @@ class EventHub:
                 await self.offer_stored()
             except Exception:
                 logger.exception("the event hub could not read the event log; retrying")
+
+    async def sweep(self) -> None:
+        """Relay what a writer left in the outbox (it died between its commit and its relay)."""
+        while True:
+            try:
+                await database_sync_to_async(relay_events)()
+            except Exception:
+                logger.exception("the event hub could not relay the outbox; retrying")
+            await asyncio.sleep(RELAY_SWEEP_SECONDS)
 
     async def stay_joined(self) -> None:
         while True:
@@ -210,6 +301,8 @@ class EventsConsumer(AsyncWebsocketConsumer):
     # The events this user may receive (None: all, a superuser), and the newest seq it was not sent.
     visible: frozenset[str] | None = frozenset()
     hidden_through: int | None = None
+    topics: frozenset[str] | None = None  # ?topics=: the events the page shows (None: all)
+    batched = False  # ?batch=1: coalesced system_events frames
     live = False  # the replay is done and the backlog task runs
     busy = False  # the backlog task is handling an event
 
@@ -217,13 +310,16 @@ class EventsConsumer(AsyncWebsocketConsumer):
         user = self.scope.get("user")
         try:
             since = replay_start(self.scope)
+            self.topics = requested_topics(self.scope)
         except ValueError:
-            await self.close()  # a malformed ?since= is a client bug: refuse, do not guess
+            await self.close()  # a malformed ?since= or ?topics= is a client bug: refuse, do not guess
             return
         if not is_active_staff(user):
             await self.close()  # before accept: the handshake is refused (HTTP 403)
             return
-        self.visible = await database_sync_to_async(visible_events)(user)
+        self.batched = wants_batches(self.scope)
+        # Once per connection (and per re-check), not per event: the set each event is looked up in.
+        self.visible = narrowed(await database_sync_to_async(visible_events)(user), self.topics)
         self.own_group = user_group(user.pk)
         await self.channel_layer.group_add(self.own_group, self.channel_name)
         self.backlog = asyncio.Queue(maxsize=BACKLOG_SIZE)
@@ -250,14 +346,12 @@ class EventsConsumer(AsyncWebsocketConsumer):
     async def keep_checking_the_user(self) -> None:
         """Close the socket once its token is deleted, its session ends or its user stops being
         staff; follow changes of the user's permissions."""
-        from .routing import current_staff
-
         while True:
             await asyncio.sleep(RECHECK_SECONDS)
             try:
                 user = await current_staff(self.scope)
                 if user is not None:
-                    self.visible = await database_sync_to_async(visible_events)(user)
+                    self.visible = narrowed(await database_sync_to_async(visible_events)(user), self.topics)
             except Exception:
                 logger.exception("could not re-check the user of an events socket")
                 continue
@@ -273,8 +367,34 @@ class EventsConsumer(AsyncWebsocketConsumer):
         """A ui_action for this staff member (not part of the seq stream)."""
         await self.send(text_data=message["text"])
 
+    async def offer_burst(self, burst: list[Event], frames: SharedFrames) -> None:
+        """Called by the hub for each burst of events in seq order; must not wait on the database.
+
+        A batching client that is up to date gets the burst's shared frame; any other client
+        takes the events one by one (``offer``)."""
+        assert self.backlog is not None
+        up_to_date = self.last_seq is None or self.last_seq == frames.after
+        if self.batched and self.live and not self.busy and self.backlog.empty() and up_to_date:
+            await self.send_frame(frames.frame(self.visible), through=burst[-1][0])
+            return
+        for start in range(0, len(burst), OFFER_SLICE):
+            for item in burst[start : start + OFFER_SLICE]:
+                await self.offer(item)
+            await asyncio.sleep(0)
+
+    async def send_frame(self, text: str | None, *, through: int) -> None:
+        """Send a coalesced frame (None: nothing in it for this client), which covers up to ``through``."""
+        if text is None:
+            self.hidden_through = through
+        else:
+            if self.hidden_through is not None:
+                await self.send(text_data=hidden_frame(self.hidden_through))
+                self.hidden_through = None
+            await self.send(text_data=text)
+        self.last_seq = through
+
     async def offer(self, item: Event) -> None:
-        """Called by the hub for every event; must not wait on the database."""
+        """Called for every event a burst could not bring at once; must not wait on the database."""
         assert self.backlog is not None
         next_in_line = self.last_seq is None or item[0] <= self.last_seq + 1
         if self.live and not self.busy and self.backlog.empty() and next_in_line:
@@ -311,8 +431,17 @@ class EventsConsumer(AsyncWebsocketConsumer):
         await self.deliver(*item)
 
     async def send_stored(self, *, after: int, before: int | None = None) -> None:
-        for seq, event, text in await database_sync_to_async(stored_events)(after=after, before=before):
-            await self.deliver(seq, event, text)
+        stored = await database_sync_to_async(stored_events)(after=after, before=before)
+        if not self.batched:
+            for seq, event, text in stored:
+                await self.deliver(seq, event, text)
+            return
+        for burst in bursts(stored):
+            if self.last_seq is not None and burst[0][0] - 1 < self.last_seq:
+                burst = [item for item in burst if item[0] > self.last_seq]
+                if not burst:
+                    continue
+            await self.send_frame(SharedFrames(burst).frame(self.visible), through=burst[-1][0])
 
     async def deliver(self, seq: int, event: str, text: str) -> None:
         """Send the event if this user may see it; before the next one it may, say what it skipped."""

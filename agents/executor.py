@@ -229,8 +229,8 @@ class ExecutionBatch:
       the next batch. An agent outside the batch is looked up as usual.
     - audit rows: ``close()`` writes them in one insert, so they commit, or roll back,
       with the calls.
-    - events: every event broadcast meanwhile, by the tools' services too, is stored in
-      one write after the commit (``core.events.EventBatch``).
+    - events: every event broadcast meanwhile, by the tools' services too, is written in
+      one statement inside the transaction (``core.events.EventBatch``).
     - round: the autonomy tick the calls belong to, recorded on their audit rows.
     """
 

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import Any, Literal
@@ -81,8 +82,11 @@ class Cluster:
         redis: bool = True,
         env: dict[str, str] | None = None,
         postgres: PostgresServer | None = None,
+        application: str = "config.asgi:application",
     ) -> None:
-        """``postgres``: a running server to use (runs share it and its migrated template); else one is started."""
+        """``postgres``: a running server to use (runs share it and its migrated template); else one is started.
+        ``application``: what the Daphne processes serve."""
+        self.application = application
         self.database = database
         self.shared_postgres = postgres
         self.extra_env = env or {}
@@ -96,6 +100,7 @@ class Cluster:
         self.daphnes: list[DaphneServer] = []
         self.background: list[subprocess.Popen] = []
         self.watched: dict[str, int] = {}  # other processes whose CPU counts (the WebSocket clients)
+        self._watcher: Any = None  # the connection that samples pg_stat_activity
 
     # --- start and stop -------------------------------------------------------------------
 
@@ -129,7 +134,7 @@ class Cluster:
     def start_servers(self) -> None:
         """The Daphne processes; after the data is prepared, so none caches an empty world."""
         for _ in range(self.daphne_count):
-            self.daphnes.append(self.stack.enter_context(DaphneServer(self.database_url, self.env)))
+            self.daphnes.append(self.stack.enter_context(DaphneServer(self.database_url, self.env, application=self.application)))
 
     def __exit__(self, *exc_info: object) -> None:
         self.stack.close()
@@ -229,19 +234,33 @@ class Cluster:
 
     def lock_waits(self) -> int:
         """Connections of the bench database waiting on a lock right now (PostgreSQL)."""
+        return sum(1 for wait in self.waits() if wait.startswith("Lock:"))
+
+    def waits(self) -> list[str]:
+        """What each busy connection of the bench database waits on right now, as
+        ``type:event`` (``Lock:advisory``, ``LWLock:WALWrite``, ``IO:DataFileRead``, ...), plus
+        ``idle in transaction`` for a transaction held open by its client (PostgreSQL)."""
         import psycopg
 
         if self.postgres is None:
-            return 0
+            return []
         database = self.database_url.rsplit("/", 1)[1]
         try:
-            with psycopg.connect(self.postgres.url, autocommit=True, connect_timeout=2) as connection:
-                row = connection.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'", [database]
-                ).fetchone()
+            # One kept connection: a new backend per sample would be load of its own.
+            if self._watcher is None or self._watcher.closed:
+                self._watcher = psycopg.connect(self.postgres.url, autocommit=True, connect_timeout=2)
+                self.stack.callback(self._watcher.close)
+            rows = self._watcher.execute(
+                """SELECT CASE WHEN state = 'idle in transaction' THEN 'idle in transaction'
+                               ELSE wait_event_type || ':' || wait_event END
+                   FROM pg_stat_activity
+                   WHERE datname = %s AND pid <> pg_backend_pid()
+                     AND (state = 'idle in transaction' OR (state = 'active' AND wait_event IS NOT NULL))""",
+                [database],
+            ).fetchall()
         except psycopg.Error:
-            return 0
-        return int(row[0]) if row else 0
+            return []
+        return [row[0] for row in rows if row[0]]
 
     # --- what each part used --------------------------------------------------------------
 
@@ -278,6 +297,8 @@ class CpuMeter:
         self.began = 0.0
         self.machine_start = (0.0, 0.0)
         self.lock_samples: list[int] = []
+        self.wait_samples: Counter = Counter()  # "type:event" -> samples that saw a connection waiting on it
+        self.samples = 0
 
     def start(self) -> None:
         self.began = time.monotonic()
@@ -291,7 +312,14 @@ class CpuMeter:
                 used = cpu_seconds(pid)
                 first = known.get(pid, (used, used))[0]
                 known[pid] = (first, max(used, known.get(pid, (used, used))[1]))
-        self.lock_samples.append(self.cluster.lock_waits())
+        self.sample_waits()
+
+    def sample_waits(self) -> None:
+        """What the database's connections wait on now (cheaper than ``sample``: call it often)."""
+        waits = self.cluster.waits()
+        self.samples += 1
+        self.lock_samples.append(sum(1 for wait in waits if wait.startswith("Lock:")))
+        self.wait_samples.update(waits)
 
     def stop(self) -> dict[str, Any]:
         self.sample()
@@ -301,8 +329,20 @@ class CpuMeter:
         percent = {part: 100 * sum(last - first for first, last in pids.values()) / elapsed for part, pids in self.seen.items()}
         return {
             "cpu_percent": {part: round(value, 1) for part, value in sorted(percent.items(), key=lambda kv: -kv[1])},
+            "cpu_seconds": {part: round(sum(last - first for first, last in pids.values()), 2) for part, pids in self.seen.items()},
+            "elapsed_s": round(elapsed, 1),
             "machine_busy_percent": round(100 * machine, 1),
             "cores": os.cpu_count(),
             "lock_waits_max": max(self.lock_samples, default=0),
             "lock_waits_mean": round(sum(self.lock_samples) / max(1, len(self.lock_samples)), 2),
+            "wait_samples": self.samples,
+            "top_waits": dict(self.wait_samples.most_common(8)),
+            "advisory_lock_waits": self.wait_samples.get("Lock:advisory", 0),
+            # Per process, not per part: one saturated Daphne among idle ones must show.
+            "cpu_percent_by_process": {
+                f"{part}[{pid}]" if len(pids) > 1 else part: round(100 * (last - first) / elapsed, 1)
+                for part, pids in self.seen.items()
+                if part != "postgres"
+                for pid, (first, last) in pids.items()
+            },
         }

@@ -1,10 +1,11 @@
-"""Load on the scale-out setup: PostgreSQL + Redis + 2 Daphne processes on loopback, then a
+"""Load on the scale-out setup: PostgreSQL + Redis + N Daphne processes on loopback, then a
 reconciliation of what the load did against the database.
 
     .venv/bin/python -m bench.load                          # 10, 50 and 100 users, 30 s each
     .venv/bin/python -m bench.load --users 50 --duration 30
     .venv/bin/python -m bench.load --database sqlite        # the embedded default: SQLite, 1 Daphne, no Redis, 10 users
     .venv/bin/python -m bench.load --json report.json
+    .venv/bin/python -m bench.load --daphnes 8 --pool 8 --generators 4 --users 200   # a bigger machine
 
 Each user level gets a fresh database and fresh servers. Virtual users (closed loop, think time
 ``--think`` s on average) pick a Daphne process round-robin, as a proxy would, and mix: API reads
@@ -15,9 +16,17 @@ in the set-up. Beside them, ``--clients`` WebSocket clients listen on ``/ws/even
 process, so parsing events never delays the HTTP timings) and ``manage.py autonomy_tick --loop``
 ticks ``--residents`` residents with the rules policy every ``--tick-interval`` s.
 
+The header prints every setting. ``--generators N`` splits the users over N processes (one asyncio
+loop caps near 200-250 requests/s); WebSocket clients ask for coalesced frames as pages do
+(``--frames single``: one frame per event). Before the load, each endpoint alone gets
+``--cpu-probe`` requests in a row on the first Daphne: its CPU ms per request, beside a bare
+authenticated DRF view (``bench.asgi``) measured the same way.
+
 Printed per level: p50/p95/p99 per operation; errors split into documented 4xx, clean 503s and
 anything else; WebSocket delivery latency (event-log timestamp to client receipt); the CPU of
-each process; PostgreSQL lock waits. Then the reconciliation (see ``reconcile``): it must find 0
+each process; Daphne CPU per request alone and under the load; what PostgreSQL's connections wait
+on (``pg_stat_activity`` every 0.1 s, top wait events), and a verdict naming a saturated process,
+the machine's CPU or the lock. ``--json`` keeps all of it. Then the reconciliation (see ``reconcile``): it must find 0
 anomalies. Everything is bounded: ``--duration`` per level, deadlines on every wait.
 """
 
@@ -27,6 +36,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import os
 import random
 import sys
 import time
@@ -247,7 +257,19 @@ class Listener:
     replayed: int = 0
 
 
-async def _listen(urls: list[str], token: str, index: int, state: Listener, stop: asyncio.Event) -> None:
+def frame_events(raw: str) -> list[dict]:
+    """The events of one ``/ws/events/`` frame: one ``system_event``, or a ``system_events`` batch."""
+    frame = json.loads(raw)
+    if frame["type"] == "system_events":
+        return frame["data"]["events"]
+    return [frame["data"]] if frame["type"] == "system_event" else []
+
+
+# Pages ask for coalesced frames (static/js/events.js); ``--frames single`` measures one frame per event.
+FRAMES_QUERY = {"batch": "&batch=1", "single": ""}
+
+
+async def _listen(urls: list[str], token: str, index: int, state: Listener, stop: asyncio.Event, frames: str) -> None:
     import websockets
 
     headers = {"Authorization": f"Token {token}"}
@@ -257,7 +279,7 @@ async def _listen(urls: list[str], token: str, index: int, state: Listener, stop
         try:
             async with websockets.connect(
                 # No client pings: a client busy reading must not close a healthy socket (Daphne pings too).
-                f"{base}/ws/events/?since={state.last}", additional_headers=headers, max_queue=None, open_timeout=30,
+                f"{base}/ws/events/?since={state.last}{FRAMES_QUERY[frames]}", additional_headers=headers, max_queue=None, open_timeout=30,
                 ping_interval=None,
             ) as socket:
                 connected_at = time.time()
@@ -269,17 +291,17 @@ async def _listen(urls: list[str], token: str, index: int, state: Listener, stop
                         receiving.cancel()
                         break
                     received = time.time()
-                    data = json.loads(receiving.result())["data"]
-                    seq = data["seq"]
-                    if seq in state.seqs:
-                        continue
-                    state.seqs.add(seq)
-                    state.last = max(state.last, seq)
-                    stamp = datetime.fromisoformat(data["timestamp"]).timestamp()
-                    if stamp >= connected_at:
-                        state.live_ms.append((received - stamp) * 1000)
-                    else:
-                        state.replayed += 1
+                    for data in frame_events(receiving.result()):
+                        seq = data["seq"]
+                        if seq in state.seqs:
+                            continue
+                        state.seqs.add(seq)
+                        state.last = max(state.last, seq)
+                        stamp = datetime.fromisoformat(data["timestamp"]).timestamp()
+                        if stamp >= connected_at:
+                            state.live_ms.append((received - stamp) * 1000)
+                        else:
+                            state.replayed += 1
                 stopper.cancel()
         except Exception as exc:
             if stop.is_set():
@@ -312,17 +334,18 @@ async def _catch_up(urls: list[str], token: str, state: Listener, wanted: range,
                         raw = await asyncio.wait_for(socket.recv(), 2)
                     except TimeoutError:
                         break
-                    seq = json.loads(raw)["data"]["seq"]
-                    if seq not in state.seqs:
-                        state.seqs.add(seq)
-                        state.replayed += 1
-                    if seq >= wanted.stop - 1:
+                    seqs = [data["seq"] for data in frame_events(raw)]
+                    for seq in seqs:
+                        if seq not in state.seqs:
+                            state.seqs.add(seq)
+                            state.replayed += 1
+                    if seqs and seqs[-1] >= wanted.stop - 1:
                         break
         except Exception:
             await asyncio.sleep(0.2)
 
 
-def listeners_process(urls: list[str], token: str, clients: int, since: int, connection) -> None:
+def listeners_process(urls: list[str], token: str, clients: int, since: int, connection, frames: str = "batch") -> None:
     """Child process: ``clients`` listeners until told the last seq, then the catch-up and a summary."""
 
     async def main() -> dict[str, Any]:
@@ -330,7 +353,7 @@ def listeners_process(urls: list[str], token: str, clients: int, since: int, con
         states = [Listener(last=since) for _ in range(clients)]
         tasks = []
         for i, state in enumerate(states):
-            tasks.append(asyncio.create_task(_listen(urls, token, i, state, stop)))
+            tasks.append(asyncio.create_task(_listen(urls, token, i, state, stop, frames)))
             await asyncio.sleep(0.02)  # a page load, not a thundering herd
         loop = asyncio.get_running_loop()
         connection.send("ready")
@@ -547,7 +570,7 @@ async def _user(load: Load, seed: int, deadline: float, think: float) -> None:
             await asyncio.sleep(min(rng.expovariate(1 / think), 4 * think))
 
 
-async def drive(load: Load, users: int, duration: float, think: float, faults: list[tuple[float, Any]]) -> None:
+async def drive(load: Load, users: int, duration: float, think: float, faults: list[tuple[float, Any]], first_user: int = 0) -> None:
     """``users`` virtual users for ``duration`` s; each fault ``(at, callable)`` runs in a thread at ``at`` s."""
     import httpx2 as httpx
 
@@ -561,7 +584,7 @@ async def drive(load: Load, users: int, duration: float, think: float, faults: l
                 await http.get(base + path, headers=headers)
         load.started = time.perf_counter()
         deadline = time.monotonic() + duration
-        tasks = [asyncio.create_task(_user(load, 1000 + i, deadline, think)) for i in range(users)]
+        tasks = [asyncio.create_task(_user(load, 1000 + first_user + i, deadline, think)) for i in range(users)]
 
         async def fault(at: float, action: Any) -> None:
             await asyncio.sleep(at)
@@ -571,6 +594,123 @@ async def drive(load: Load, users: int, duration: float, think: float, faults: l
 
         tasks += [asyncio.create_task(fault(at, action)) for at, action in faults]
         await asyncio.gather(*tasks)
+
+
+def load_results(load: Load) -> dict[str, Any]:
+    """What one generator process measured and counted, to merge into the parent's ``Load``."""
+    return {
+        "latencies": dict(load.latencies), "outcomes": {op: dict(c) for op, c in load.outcomes.items()},
+        "transfers_ok": load.transfers_ok, "transfers_unknown": load.transfers_unknown,
+        "claims_ok": load.claims_ok, "completions_ok": load.completions_ok,
+        "fund_ok": dict(load.fund_ok), "fund_unknown": dict(load.fund_unknown),
+        "confirmed": load.confirmed, "confirm_unknown": load.confirm_unknown, "timeline": load.timeline,
+    }
+
+
+def merge_results(load: Load, part: dict[str, Any]) -> None:
+    for op, values in part["latencies"].items():
+        load.latencies[op] += values
+    for op, counts in part["outcomes"].items():
+        load.outcomes[op].update(counts)
+    load.transfers_ok += part["transfers_ok"]
+    load.transfers_unknown += part["transfers_unknown"]
+    load.claims_ok.update(part["claims_ok"])
+    load.completions_ok.update(part["completions_ok"])
+    load.fund_ok.update(part["fund_ok"])
+    load.fund_unknown.update(part["fund_unknown"])
+    load.confirmed += part["confirmed"]
+    load.confirm_unknown += part["confirm_unknown"]
+    load.timeline += [tuple(item) for item in part["timeline"]]
+
+
+def generator_process(urls: list[str], world: dict[str, Any], share: dict[str, Any], connection) -> None:
+    """Child process (``--generators``): its share of the users, bounties and proposals."""
+    load = Load(world=world, backends=Backends(urls), http=None)
+    load.open_bounties = share["bounties"]
+    load.pending = deque(share["pending"])
+    asyncio.run(drive(load, share["users"], share["duration"], share["think"], [], first_user=share["first_user"]))
+    connection.send(load_results(load))
+
+
+def run_generators(cluster, load: Load, meter, *, generators: int, users: int, duration: float, think: float) -> None:
+    """``users`` split over ``generators`` processes (one asyncio loop caps near 200-250 requests/s)."""
+    context = multiprocessing.get_context("spawn")
+    children = []
+    for index in range(generators):
+        share = {
+            "users": users // generators + (1 if index < users % generators else 0),
+            "first_user": index * (users // generators + 1),
+            "bounties": load.open_bounties[index::generators],
+            "pending": list(load.pending)[index::generators],
+            "duration": duration, "think": think,
+        }
+        parent, child = context.Pipe()
+        process = context.Process(target=generator_process, args=(load.backends.urls, load.world, share, child))
+        process.start()
+        cluster.stack.callback(lambda process=process: process.is_alive() and process.kill())
+        cluster.watched[f"generator-{index}"] = process.pid
+        children.append((process, parent))
+    deadline = time.monotonic() + duration + 180
+    last_cpu = 0.0
+    while any(process.is_alive() and not parent.poll() for process, parent in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+        meter.sample_waits()
+        if time.monotonic() - last_cpu >= 1:
+            meter.sample()
+            last_cpu = time.monotonic()
+    for index, (process, parent) in enumerate(children):
+        if not parent.poll(30):
+            raise RuntimeError(f"load generator {index} did not report")
+        merge_results(load, parent.recv())
+        process.join(10)
+
+
+# Each endpoint alone, against the first Daphne, before the load: its CPU per request.
+CPU_PROBES = {
+    "bare": ("GET", "/bench/bare/"),
+    "agent_list": ("GET", "/api/agents/"),
+    "agent_detail": ("GET", "/api/agents/{agent}/"),
+    "funds": ("GET", "/api/funds/"),
+    "bounties": ("GET", "/api/bounties/?status=open"),
+    "transfer": ("POST", "/api/agents/transfer-resource/"),
+}
+
+
+def cpu_per_request(cluster, load: Load, requests: int) -> dict[str, dict[str, float | None]]:
+    """Daphne CPU ms per request of each endpoint alone (``requests`` in a row on an idle server),
+    beside ``bare``: an authenticated DRF view that does nothing else (``bench.asgi``)."""
+    import httpx2 as httpx
+
+    from bench.cluster import cpu_seconds
+
+    pid = cluster.daphnes[0].process.pid
+    base = cluster.urls[0]
+    headers = {"Authorization": f"Token {load.world['token']}"}
+    sender, receiver = load.world["trader_ids"][:2]
+    spent: dict[str, float] = {}
+    with httpx.Client(timeout=30, headers=headers) as http:
+        for name, (method, path) in CPU_PROBES.items():
+            url = base + path.format(agent=sender)
+
+            def call(number: int) -> None:
+                body = None
+                if method == "POST":
+                    pair = (sender, receiver) if number % 2 else (receiver, sender)  # back and forth: stock stays
+                    body = {"from_agent_id": pair[0], "to_agent_id": pair[1], "resource_type": "ore", "quantity": 1}
+                response = http.request(method, url, json=body)
+                if response.status_code != 200:
+                    raise RuntimeError(f"{name}: {response.status_code} {response.text[:200]}")
+                if method == "POST":
+                    load.transfers_ok += 1  # the reconciliation counts these ledger rows too
+
+            for number in range(3):
+                call(number)  # untimed: code loaded, connections open
+            before = cpu_seconds(pid)
+            for number in range(requests):
+                call(number)
+            spent[name] = (cpu_seconds(pid) - before) * 1000 / requests
+    bare = spent["bare"] or None
+    return {name: {"cpu_ms": round(ms, 2), "x_bare": round(ms / bare, 2) if bare else None} for name, ms in spent.items()}
 
 
 def run_level(
@@ -585,6 +725,9 @@ def run_level(
     faults: list[tuple[float, Any]] | None = None,
     marks: dict[str, Any] | None = None,
     tick_loop: bool = True,
+    generators: int = 1,
+    frames: str = "batch",
+    cpu_probe: int = 0,
 ) -> dict[str, Any]:
     """One measured run on a started ``bench.cluster.Cluster``: prepare, load, reconcile.
 
@@ -600,9 +743,16 @@ def run_level(
     )
     marks["world"] = world
     cluster.start_servers()
+    load = Load(world=world, backends=Backends(cluster.urls), http=None)
+    load.open_bounties = list(world["bounty_ids"])
+    load.pending = deque(world["pending_ids"])
+    # Before the clients and the tick: each endpoint alone.
+    alone = cpu_per_request(cluster, load, cpu_probe) if cpu_probe else {}
     context = multiprocessing.get_context("spawn")
     parent, child = context.Pipe()
-    listeners = context.Process(target=listeners_process, args=(cluster.urls, world["token"], clients, world["seq0"], child))
+    listeners = context.Process(
+        target=listeners_process, args=(cluster.urls, world["token"], clients, world["seq0"], child, frames)
+    )
     listeners.start()
     cluster.stack.callback(lambda: listeners.is_alive() and listeners.kill())  # when this run fails half-way
     cluster.watched["ws-clients"] = listeners.pid
@@ -613,9 +763,6 @@ def run_level(
     if residents and tick_loop:
         ids = ",".join(str(pk) for pk in world["resident_ids"])
         tick = cluster.manage("autonomy_tick", "--loop", "--interval", str(tick_interval), "--agents", ids)
-    load = Load(world=world, backends=Backends(cluster.urls), http=None)
-    load.open_bounties = list(world["bounty_ids"])
-    load.pending = deque(world["pending_ids"])
     meter = CpuMeter(cluster)
     meter.start()
     load_before = load_average()
@@ -623,7 +770,9 @@ def run_level(
     async def sampled() -> None:
         async def sample() -> None:
             while True:
-                await asyncio.sleep(1)
+                for _ in range(10):
+                    await asyncio.sleep(0.1)
+                    await asyncio.to_thread(meter.sample_waits)
                 await asyncio.to_thread(meter.sample)
 
         sampler = asyncio.create_task(sample())
@@ -632,7 +781,10 @@ def run_level(
         finally:
             sampler.cancel()
 
-    asyncio.run(sampled())
+    if generators > 1:
+        run_generators(cluster, load, meter, generators=generators, users=users, duration=duration, think=think)
+    else:
+        asyncio.run(sampled())
     tick_output = cluster.stop(tick) if tick is not None else ""
     resources = meter.stop()
     resources["load_average"] = f"{load_before} -> {load_average()}"
@@ -660,6 +812,8 @@ def run_level(
     for counter in load.outcomes.values():
         outcomes.update(counter)
     all_latencies = [ms for op, values in load.latencies.items() for ms in values]
+    requests = sum(outcomes.values())
+    daphne_cpu = sum(seconds for part, seconds in resources["cpu_seconds"].items() if part.startswith("daphne"))
     ticks = [line for line in tick_output.splitlines() if line.startswith("tick #")]
     return {
         "users": users,
@@ -675,6 +829,11 @@ def run_level(
         "outcomes": {op: dict(counter) for op, counter in sorted(load.outcomes.items())},
         "errors": error_classes(outcomes),
         "websocket": events,
+        "generators": generators,
+        "frames": frames,
+        "cpu_ms_per_request_alone": alone,
+        # Everything the Daphnes did (requests, the tick's events to every page) over the requests served.
+        "daphne_cpu_ms_per_request_under_load": round(daphne_cpu * 1000 / requests, 2) if requests else None,
         "ticks": {"count": len(ticks), "durations_s": [_tick_seconds(line) for line in ticks], "failed": tick_output.count("tick failed")},
         "resources": resources,
         "anomalies": anomalies,
@@ -709,17 +868,25 @@ def server_errors(cluster) -> list[str]:
 
 
 def verdict(report: dict[str, Any]) -> str:
-    """Which resource saturates, from what was sampled."""
+    """Which resource saturates, from what was sampled: a process at a full core (even one among
+    idle ones), the machine's CPU, or what the database's connections wait on (top wait events)."""
     resources = report["resources"]
     cpu = resources["cpu_percent"]
     top = ", ".join(f"{part} {value:.0f}%" for part, value in list(cpu.items())[:4])
     parts = [f"machine CPU {resources['machine_busy_percent']:.0f}% busy of {resources['cores']} cores ({top})"]
-    if resources["lock_waits_max"]:
-        parts.append(f"lock waits max {resources['lock_waits_max']}, mean {resources['lock_waits_mean']}")
-    if resources["machine_busy_percent"] >= 85:
+    saturated = [f"{name} {value:.0f}%" for name, value in resources.get("cpu_percent_by_process", {}).items() if value >= 85]
+    samples = resources.get("wait_samples", 0)
+    waits = resources.get("top_waits", {})
+    if waits:
+        parts.append("top waits in " + f"{samples} samples: " + ", ".join(f"{wait} {n}" for wait, n in list(waits.items())[:4]))
+    locks = {wait: n for wait, n in waits.items() if wait.startswith("Lock:")}
+    if saturated:
+        parts.insert(0, "saturated: " + ", ".join(saturated) + " (a process at a full core)")
+    elif resources["machine_busy_percent"] >= 85:
         parts.insert(0, "CPU saturated")
-    elif resources["lock_waits_mean"] >= 1:
-        parts.insert(0, "database locks")
+    elif locks and max(locks.values()) >= 0.1 * max(1, samples):
+        wait, n = max(locks.items(), key=lambda item: item[1])
+        parts.insert(0, f"database lock {wait} (waiting in {n} of {samples} samples)")
     elif report["websocket"].get("latency_ms", {}).get("p95", 0) > 1000:
         parts.insert(0, "channel layer / event delivery")
     return "; ".join(parts)
@@ -759,6 +926,13 @@ def print_report(report: dict[str, Any]) -> None:
         f"   autonomy ticks: {ticks['count']} done, {ticks['failed']} failed, "
         f"duration {min(durations, default=0):.1f}-{max(durations, default=0):.1f} s"
     )
+    alone = report.get("cpu_ms_per_request_alone") or {}
+    if alone:
+        print("   Daphne CPU per request, each endpoint alone: " + ", ".join(
+            f"{name} {figures['cpu_ms']} ms ({figures['x_bare']}x bare)" for name, figures in alone.items()
+        ))
+    print(f"   Daphne CPU per request under the load (requests, the tick's events to every page): "
+          f"{report.get('daphne_cpu_ms_per_request_under_load')} ms")
     print(f"   resources: {verdict(report)}")
     print(f"   reconciliation anomalies: {len(report['anomalies'])}" + "".join(f"\n     - {a}" for a in report["anomalies"][:20]))
     for line in report["server_errors"][:5]:
@@ -777,8 +951,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--conn-max-age", type=int, default=0, help="DATABASE_CONN_MAX_AGE of the servers, s (default 0: a connection per request)"
     )
+    parser.add_argument("--daphnes", type=int, default=None, help="Daphne processes (default 2 on PostgreSQL, 1 on SQLite)")
+    parser.add_argument("--pool", type=int, default=0, help="DATABASE_POOL_SIZE of each server (default 0: no pool)")
+    parser.add_argument("--generators", type=int, default=1, help="load generator processes (default 1; one caps near 200 req/s)")
+    parser.add_argument(
+        "--frames", choices=sorted(FRAMES_QUERY), default="batch", help="WebSocket frames: batch (as pages ask, default) or single"
+    )
+    parser.add_argument("--cpu-probe", type=int, default=100, help="requests per endpoint for CPU per request alone (0: skip)")
     parser.add_argument("--json", metavar="FILE", help="also write the full report as JSON")
     args = parser.parse_args(argv)
+    if args.pool and args.conn_max_age:
+        parser.error("--pool and --conn-max-age exclude each other")
 
     from contextlib import ExitStack
 
@@ -789,19 +972,30 @@ def main(argv: list[str] | None = None) -> int:
     levels = [int(n) for n in args.users.split(",") if n.strip()]
     if args.database == "sqlite" and args.users == parser.get_default("users"):
         levels = [10]
+    daphnes = args.daphnes or (2 if args.database == "postgres" else 1)
+    settings = {
+        "database": args.database, "channel_layer": "redis" if args.database == "postgres" else "in-memory",
+        "daphnes": daphnes, "pool": args.pool, "conn_max_age": args.conn_max_age, "generators": args.generators,
+        "users": levels, "duration_s": args.duration, "think_s": args.think, "clients": args.clients,
+        "frames": args.frames, "residents": args.residents, "tick_interval_s": args.tick_interval,
+        "cpu_probe": args.cpu_probe, "cores": os.cpu_count(),
+    }
     print(f"$ python -m bench.load {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip())
+    print("settings: " + ", ".join(f"{key}={value}" for key, value in settings.items()))
     reports = []
     with ExitStack() as stack:
         # One PostgreSQL server for every level (each gets its own database): initdb and migrate once.
         postgres = stack.enter_context(PostgresServer()) if args.database == "postgres" else None
         for users in levels:
             with Cluster(
-                database=args.database, daphnes=2 if postgres else 1, redis=postgres is not None,
-                env={"DATABASE_CONN_MAX_AGE": str(args.conn_max_age)}, postgres=postgres,
+                database=args.database, daphnes=daphnes, redis=postgres is not None,
+                env={"DATABASE_CONN_MAX_AGE": str(args.conn_max_age), "DATABASE_POOL_SIZE": str(args.pool)}, postgres=postgres,
+                application="bench.asgi:application",
             ) as cluster:
                 report = run_level(
                     cluster, users=users, duration=args.duration, think=args.think, clients=args.clients,
-                    residents=args.residents, tick_interval=args.tick_interval,
+                    residents=args.residents, tick_interval=args.tick_interval, generators=args.generators,
+                    frames=args.frames, cpu_probe=args.cpu_probe,
                 )
             print_report(report)
             reports.append(report)
@@ -815,7 +1009,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"   knee (p95 > {P95_TARGET_MS} ms): {f'at {knee} users' if knee else 'not reached'}")
     if args.json:
         with open(args.json, "w") as out:
-            json.dump({"levels": [{k: v for k, v in r.items() if k != "timeline"} for r in reports], "knee_users": knee}, out, indent=2)
+            json.dump({"settings": settings, "levels": reports, "knee_users": knee}, out, indent=2)
     failed = any(r["anomalies"] or r["errors"].get("other") or r["errors"].get("lost_in_flight") for r in reports)
     return 1 if failed else 0
 

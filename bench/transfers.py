@@ -11,8 +11,9 @@ times; the best round of each counts. The baseline, per transfer, with psycopg d
 
     BEGIN; SELECT the resource type by slug; SELECT both agents ORDER BY id FOR NO KEY UPDATE;
     UPDATE sender stock WHERE quantity >= n; UPDATE receiver stock (INSERT if missing);
-    INSERT the ledger row; COMMIT;
-    BEGIN; SELECT pg_advisory_xact_lock(…); INSERT the event-log row; COMMIT   (the after-commit event)
+    INSERT the ledger row; INSERT the event's outbox row; COMMIT;
+    BEGIN; SELECT pg_try_advisory_xact_lock(…); move the outbox into the log; COMMIT;
+    SELECT whether the outbox is empty                           (core.events' relay, after the commit)
 
 Anomalies (must be zero): any error, stock not conserved, a negative stock, a ledger row
 count different from the successes, or an agent whose stock differs from its ledger.
@@ -56,10 +57,7 @@ class RawSQLTransfers:
     def __init__(self) -> None:
         import psycopg
 
-        from core.events import EVENT_LOG_LOCK_KEY
-
         self.connection = psycopg.connect(os.environ["DATABASE_URL"])
-        self.lock_key = EVENT_LOG_LOCK_KEY
 
     def __call__(self, sender: int, receiver: int, quantity: int) -> None:
         with self.connection.transaction(), self.connection.cursor() as cursor:
@@ -91,17 +89,33 @@ class RawSQLTransfers:
                 [sender, receiver, type_id, quantity],
             )
             transfer_id = cursor.fetchone()[0]
-        event = {
-            "from_agent_id": sender, "from_agent_name": names[sender], "to_agent_id": receiver,
-            "to_agent_name": names[receiver], "resource_type": slug, "quantity": quantity,
-            "transfer_id": transfer_id, "source": "api",
-        }
-        with self.connection.transaction(), self.connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [self.lock_key])
+            event = {
+                "from_agent_id": sender, "from_agent_name": names[sender], "to_agent_id": receiver,
+                "to_agent_name": names[receiver], "resource_type": slug, "quantity": quantity,
+                "transfer_id": transfer_id, "source": "api",
+            }
+            # The event goes into the outbox with the change, as core.events writes it.
             cursor.execute(
-                "INSERT INTO agents_eventlog (event, data, created_at) VALUES ('resource_transferred', %s, now()) RETURNING seq",
+                "INSERT INTO core_eventoutbox (event, data, created_at) VALUES ('resource_transferred', %s, now())",
                 [json.dumps(event)],
             )
+        self.relay()
+
+    def relay(self) -> None:
+        """core.events.relay_events in plain SQL: move the outbox into the log under a try-lock."""
+        from core.events import EVENT_RELAY_LOCK_KEY, RELAY_BATCH, RELAY_MOVE_SQL, RELAY_WAITING_SQL
+
+        while True:
+            with self.connection.transaction(), self.connection.cursor() as cursor:
+                cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [EVENT_RELAY_LOCK_KEY])
+                if not cursor.fetchone()[0]:
+                    return
+                cursor.execute(RELAY_MOVE_SQL, [RELAY_BATCH])
+                cursor.fetchall()
+            with self.connection.transaction(), self.connection.cursor() as cursor:
+                cursor.execute(RELAY_WAITING_SQL)
+                if cursor.fetchone() is None:
+                    return
 
     def close(self) -> None:
         self.connection.close()

@@ -1,31 +1,55 @@
 """Live events: one helper every app uses to tell open pages and scripts what changed.
 
-``broadcast`` stores the event in ``EventLog`` (its ``seq`` lets a reconnecting client
-replay what it missed) and, after the surrounding transaction commits, sends it to the
-``events`` group (the events one write stores travel together, ``stored_message``); nothing
-is sent for a rolled-back change. On SQLite the event is stored inside the change's own
-transaction (an outbox: SQLite has one writer at a time anyway, so this costs no
-concurrency): the change and its event commit together or not at all, and a store that
-fails, a full disk say, fails the change. On PostgreSQL it is stored after the commit, in a
-short transaction of its own (below); a failed store there is logged. A failed send is
-logged, never raised into the business call.
+``broadcast`` writes the event inside the change's own transaction (an outbox, on both
+databases): the change and its event commit together or not at all, and a write that fails,
+a full disk say, fails the change. After the commit the event reaches the ``events`` group
+(the events of one write travel together, ``stored_message``); nothing is sent for a
+rolled-back change, and a failed send is logged, never raised into the business call. Every
+stored event has a ``seq`` in ``EventLog``, so a reconnecting client replays what it missed
+(``stored_events``).
 
-Ordering: event-log rows are written one transaction at a time, each holding a lock until
-it commits (on SQLite the change's own transaction, which holds the only write lock; on
-PostgreSQL a short transaction of their own under an advisory lock), so seqs become visible
-in seq order. A reader that sees seq N therefore already sees every
-stored seq below N; the consumer relies on this to fill a gap from the log. An
-``EventBatch`` sends the events of one transaction together (on PostgreSQL, stored in one
-such write).
+Ordering. A replay reads "every seq after N" once, so a seq must never become visible after a
+greater one: a reader that sees seq N already sees every stored seq below N (the consumer
+fills a gap from the log on this promise). How each database keeps it without a lock that
+unrelated writers share:
+
+- SQLite has one writer at a time (a transaction takes the write lock at BEGIN IMMEDIATE), so
+  the change writes its ``EventLog`` row directly: seqs become visible in seq order at no cost.
+- PostgreSQL: the change writes an ``EventOutbox`` row (a plain insert, nothing to wait on).
+  Only the relay writes ``EventLog``: one short transaction at a time, holding
+  ``pg_try_advisory_xact_lock(EVENT_RELAY_LOCK_KEY)``, moves the committed outbox rows into the
+  log, where they get their seq, then sends them (``relay_events``). The public order is the
+  order in which events become visible to the relay, so a change that commits late gets its
+  seq when it commits, after those that committed before it, and a replay can never have read
+  past it. Every writer relays after its own commit, and nobody waits for the lock: a writer
+  that finds it taken leaves its row to the holder, which looks at the outbox again after its
+  own commit and goes on while rows are there (the holder's look comes after that writer's
+  commit, so the row is seen), for ``RELAY_ROUNDS`` transactions at most: a request never relays
+  for everyone while writes keep coming (then the next writer's relay takes the rest). ``pg_locks``
+  shows that one granted lock, never a waiter.
+  Should a writer die between its commit and its relay, its row waits for the next relay: the
+  next write's, or the sweep every ``RELAY_SWEEP_SECONDS`` of each server process's event hub.
+
+A high-water mark (readers stop below ``pg_snapshot_xmin``) would need no relay, but it would
+hold every page's events back behind the oldest open transaction of the whole cluster (a
+tick's batch, a session idle in transaction), and its order would be transaction ids, not
+seqs. The relay costs each write one short transaction after its commit, as the lock did.
+
+An ``EventBatch`` writes the events of one transaction in one statement, inside it, and
+publishes them together after it commits (the autonomy tick's thousands).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import os
+import threading
 from datetime import timedelta
 from functools import partial
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
@@ -35,7 +59,7 @@ from django.db.models import Max
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
-from .models import EventLog
+from .models import EventLog, EventOutbox
 
 logger = logging.getLogger(__name__)
 
@@ -43,12 +67,23 @@ EVENTS_GROUP = "events"
 # How many missed events one (re)connection replays at most; older ones are skipped and
 # the client, seeing the seq jump, re-syncs from the database.
 REPLAY_LIMIT = 1000
-# Key of the PostgreSQL advisory lock that serialises event-log commits ("deskev").
-EVENT_LOG_LOCK_KEY = 0x6465736B6576
+# Key of the PostgreSQL advisory lock the relay holds while it numbers events ("deskrl"); only
+# ever taken with a try-lock.
+EVENT_RELAY_LOCK_KEY = 0x6465736B726C
+# Outbox rows one relay transaction moves at most (it goes on while more are waiting).
+RELAY_BATCH = 1000
+# Relay transactions one caller runs at most: under a steady stream of writes the outbox never
+# empties, and a request must not relay for everyone forever; what is left goes with the next
+# writer's relay (rows kept coming, so writers are at work) or with the hub's sweep.
+RELAY_ROUNDS = 8
+# How often each server process's event hub relays what no writer did (one died after its commit).
+RELAY_SWEEP_SECONDS = 1.0
 RESERVED_KEYS = frozenset({"event", "timestamp", "seq"})
 # Events per channel-layer message: a tick's thousands of events travel as a few messages, not
 # thousands (a layer drops what overflows a channel's capacity, and expires what waits too long).
 LAYER_MESSAGE_EVENTS = 200
+# How long a send to the channel layer may take before it is logged as failed.
+SEND_TIMEOUT = 10.0
 _DATA = EventLog._meta.get_field("data")
 _INSERTED = ("event", "data", "created_at")
 
@@ -85,22 +120,20 @@ def _jsonable(data: dict) -> dict:
 
 
 def broadcast(event: str, **data: Any) -> None:
-    """Queue ``event`` for every connected staff client, after the current transaction commits.
+    """Write ``event`` with the current transaction; it reaches connected clients once that commits.
 
     Call it from synchronous code (services). ``data`` is captured now, as JSON.
     """
     clash = RESERVED_KEYS & data.keys()
     if clash:
         raise ValueError(f"event data must not use the reserved keys {sorted(clash)}")
-    if _stored_with_the_change():
-        transaction.on_commit(partial(_send, [_insert_one(event, _jsonable(data))]), robust=True)
+    item = (event, _jsonable(data))
+    if not connection.in_atomic_block:
+        _write_and_publish(*item)  # autocommit: the change has committed already
+    elif _open_batch(transaction.get_connection()) is not None:
+        transaction.on_commit(partial(_write_and_publish, *item), robust=True)  # the batch's seal() writes it
     else:
-        transaction.on_commit(partial(_store_and_send, event, _jsonable(data)), robust=True)
-
-
-def _stored_with_the_change() -> bool:
-    """SQLite inside a transaction: it holds the only write lock already, so seqs follow commit order."""
-    return connection.vendor == "sqlite" and connection.in_atomic_block
+        transaction.on_commit(partial(_publish, _write([item])), robust=True)
 
 
 def send_ui_action(user: Any, action: str, **data: Any) -> None:
@@ -112,10 +145,22 @@ def send_ui_action(user: Any, action: str, **data: Any) -> None:
     transaction.on_commit(partial(_group_send, user_group(user.pk), {"type": "event.send", "seq": None, "text": text}), robust=True)
 
 
+_SYSTEM_EVENT = '{"type": "system_event", "data": '
+
+
 def event_text(row: EventLog) -> str:
-    """The WebSocket frame of a stored event (DESIGN §10)."""
+    """The WebSocket frame of a stored event (DESIGN §10), encoded once for every client."""
     data = {"event": row.event, "timestamp": row.created_at.isoformat(), "seq": row.seq, **row.data}
-    return json.dumps({"type": "system_event", "data": data}, ensure_ascii=False)
+    return _SYSTEM_EVENT + json.dumps(data, ensure_ascii=False) + "}"
+
+
+def events_frame(*, after: int, through: int, texts: list[str]) -> str:
+    """One frame for many events (``?batch=1``): the ``system_event`` frames ``texts``, which
+    cover every seq in ``after < seq <= through`` this client may see.
+
+    Built by splicing the frames' encoded data, not by encoding the events again."""
+    events = ",".join(text[len(_SYSTEM_EVENT) : -1] for text in texts)
+    return f'{{"type": "system_events", "data": {{"after": {after}, "through": {through}, "events": [{events}]}}}}'
 
 
 def stored_events(*, after: int, before: int | None = None, limit: int = REPLAY_LIMIT) -> list[tuple[int, str, str]]:
@@ -147,16 +192,15 @@ def prune_event_log(*, older_than: timedelta) -> int:
 
 
 class EventBatch:
-    """The events one transaction commits, stored in one write after it commits (on SQLite,
-    stored as they come, inside it), then sent together.
+    """The events one transaction commits, written in one statement inside it, published together.
 
     For loops that commit many events (the autonomy tick): create it inside the transaction
     before the work, ``seal()`` it after the work, still inside. Every ``broadcast`` made in
     between, by the caller or by the services it calls (which know nothing of the batch),
-    that survived its savepoint leaves the transaction's commit hooks and joins one hook
-    storing (or, on SQLite, sending) the lot in broadcast order. The same guarantees as one
-    ``broadcast`` at a time (only committed events, seq in commit order), one transaction
-    instead of one per event.
+    waits as a commit hook, so one whose savepoint rolls back goes with it; ``seal()`` writes
+    the survivors in broadcast order (one insert, still in the transaction: they commit with
+    it or not at all) and leaves one hook publishing the lot. The same guarantees as one
+    ``broadcast`` at a time, one write instead of one per event.
     """
 
     def __init__(self, using: str | None = None) -> None:
@@ -166,37 +210,149 @@ class EventBatch:
         # Commit hooks are (savepoint ids, callable, robust) in registration order; a rolled-back
         # savepoint drops its own, all registered after this point, so this index stays valid.
         self._first_hook = len(self._connection.run_on_commit)
+        # Marks where the batch began: gone with the savepoint or transaction that held it.
+        self._opened = partial(_batch_opened)
+        transaction.on_commit(self._opened, using=self._connection.alias)
+        _batches[self._connection] = self
+
+    def is_open(self) -> bool:
+        hooks = self._connection.run_on_commit
+        return len(hooks) > self._first_hook and hooks[self._first_hook][1] is self._opened
 
     def seal(self) -> int:
-        """Gather the events broadcast since the batch began into one commit hook; returns how many."""
+        """Write the events broadcast since the batch began, in one statement; returns how many."""
+        if not self.is_open():
+            raise TransactionManagementError("this EventBatch's transaction or savepoint is over")
+        if _batches.get(self._connection) is self:
+            del _batches[self._connection]
         hooks = self._connection.run_on_commit
-        ours = hooks[self._first_hook :]
-        to_store = [hook[1].args for hook in ours if _is_event(hook[1], _store_and_send)]
-        stored = [row for hook in ours if _is_event(hook[1], _send) for row in hook[1].args[0]]
-        hooks[self._first_hook :] = [hook for hook in ours if not _is_event(hook[1], _store_and_send, _send)]
-        alias = self._connection.alias
-        if to_store:
-            transaction.on_commit(partial(_store_and_send_all, to_store), using=alias, robust=True)
-        if stored:
-            transaction.on_commit(partial(_send, stored), using=alias, robust=True)
-        return len(to_store) + len(stored)
+        ours = hooks[self._first_hook + 1 :]
+        waiting = [hook[1].args for hook in ours if _is_event(hook[1], _write_and_publish)]
+        written = [row for hook in ours if _is_event(hook[1], _publish) for row in hook[1].args[0]]
+        hooks[self._first_hook :] = [hook for hook in ours if not _is_event(hook[1], _write_and_publish, _publish)]
+        if waiting:
+            written += _write(waiting)
+        if written:
+            transaction.on_commit(partial(_publish, written), using=self._connection.alias, robust=True)
+        return len(written)
+
+
+# The batch each connection has open, if any (a batch left unsealed no longer counts once its
+# transaction is over: ``is_open``).
+_batches: WeakKeyDictionary[Any, EventBatch] = WeakKeyDictionary()
+
+
+def _open_batch(db: Any) -> EventBatch | None:
+    batch = _batches.get(db)
+    if batch is not None and not batch.is_open():
+        del _batches[db]
+        return None
+    return batch
+
+
+def _batch_opened() -> None:
+    """The marker hook of an ``EventBatch``; nothing to do should it ever run."""
 
 
 def _is_event(hook: Any, *kinds: Any) -> bool:
     return isinstance(hook, partial) and hook.func in kinds
 
 
-def _store_and_send(event: str, data: dict) -> None:
-    _store_and_send_all([(event, data)])
+def _relayed(db: Any) -> bool:
+    """PostgreSQL writes events to the outbox for the relay; SQLite to the log itself."""
+    return db.vendor == "postgresql"
 
 
-def _store_and_send_all(events: list[tuple[str, dict]]) -> None:
+def events_are_relayed() -> bool:
+    """Whether events reach the log through the relay (PostgreSQL), which a server process sweeps."""
+    return _relayed(connection)
+
+
+def _write(items: list[tuple[str, dict]]) -> list[EventLog] | list[EventOutbox]:
+    """Write events where this database keeps them: the log (SQLite) or the outbox (PostgreSQL)."""
+    model = EventOutbox if _relayed(connection) else EventLog
+    if len(items) == 1:
+        return [_insert_one(model, *items[0])]
+    return model.objects.bulk_create(model(event=event, data=data) for event, data in items)
+
+
+def _publish(rows: list) -> None:
+    """After the commit: send what the log holds (SQLite), or relay the outbox (PostgreSQL)."""
+    if _relayed(connection):
+        try:
+            relay_events()
+        except Exception:
+            logger.exception("could not relay events; they wait in the outbox for the next relay")
+    else:
+        _send(rows)
+
+
+def _write_and_publish(event: str, data: dict) -> None:
+    """An event no transaction is left to hold (autocommit, or a batch that was never sealed)."""
     try:
-        rows = _store_on_a_live_connection(events)
+        rows = _write([(event, data)])
     except Exception:
-        logger.exception("could not store events %s", ", ".join(sorted({event for event, _ in events})))
+        logger.exception("could not store events %s", event)
         return
-    _send(rows)
+    _publish(rows)
+
+
+def relay_events() -> int:
+    """Move the committed outbox rows into the log, number them, send them; returns how many.
+
+    PostgreSQL only (elsewhere 0). Never waits: when another connection relays right now, that
+    one also moves what this caller committed (see the module docstring). A connection lost
+    since the commit is replaced once; should that fail too, the rows wait for the next relay.
+    """
+    if not _relayed(connection):
+        return 0
+    if connection.in_atomic_block:
+        transaction.on_commit(relay_events, robust=True)  # the lock must end with the relay's own commit
+        return 0
+    try:
+        return _relay()
+    except (OperationalError, InterfaceError):
+        connection.close()
+        return _relay()
+
+
+def _relay() -> int:
+    moved = 0
+    for _ in range(RELAY_ROUNDS):
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [EVENT_RELAY_LOCK_KEY])
+            if not cursor.fetchone()[0]:
+                return moved  # the holder looks again after its commit, which comes after ours
+            cursor.execute(RELAY_MOVE_SQL, [RELAY_BATCH])
+            rows = [_log_row(*values) for values in cursor.fetchall()]
+        rows.sort(key=lambda row: row.seq)
+        _send(rows)
+        moved += len(rows)
+        # After our commit (and unlock): a writer that found the lock taken committed before this.
+        with connection.cursor() as cursor:
+            cursor.execute(RELAY_WAITING_SQL)
+            if cursor.fetchone() is None:
+                return moved
+    return moved
+
+
+def _log_row(seq: int, event: str, data: Any, created_at: Any) -> EventLog:
+    return EventLog.from_db(connection.alias, ("seq", *_INSERTED), (seq, event, _DATA.from_db_value(data, None, connection), created_at))
+
+
+# The relay's statements on PostgreSQL (bench.transfers' raw baseline runs them too). The seqs
+# follow the order in which the relay found the rows visible.
+RELAY_MOVE_SQL = f"""
+    WITH moved AS (
+        DELETE FROM "{EventOutbox._meta.db_table}"
+        WHERE id IN (SELECT id FROM "{EventOutbox._meta.db_table}" ORDER BY id LIMIT %s)
+        RETURNING id, event, data, created_at
+    )
+    INSERT INTO "{EventLog._meta.db_table}" (event, data, created_at)
+    SELECT event, data, created_at FROM moved ORDER BY id
+    RETURNING seq, event, data, created_at
+"""
+RELAY_WAITING_SQL = f'SELECT 1 FROM "{EventOutbox._meta.db_table}" ORDER BY id LIMIT 1'
 
 
 def _send(rows: list[EventLog]) -> None:
@@ -209,42 +365,18 @@ def stored_message(rows: list[EventLog]) -> dict:
     return {"type": "events.stored", "events": [(row.seq, row.event, event_text(row)) for row in rows]}
 
 
-def _store_on_a_live_connection(events: list[tuple[str, dict]]) -> list[EventLog]:
-    """Store the events of a committed change; a connection lost since the commit (PostgreSQL
-    restarted, its backend terminated) is replaced once, so the change does not lose its events."""
-    try:
-        return _store(events)
-    except (OperationalError, InterfaceError):
-        if connection.in_atomic_block:
-            raise  # inside someone's transaction: not ours to reconnect
-        connection.close()
-        return _store(events)
-
-
-def _store(events: list[tuple[str, dict]]) -> list[EventLog]:
-    with transaction.atomic():
-        if connection.vendor == "postgresql":
-            # Without it two writers could commit seq 11 before seq 10, and a replay
-            # reading between the two commits would skip 10 for good.
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [EVENT_LOG_LOCK_KEY])
-        if len(events) == 1:
-            return [_insert_one(*events[0])]
-        return EventLog.objects.bulk_create(EventLog(event=event, data=data) for event, data in events)
-
-
-def _insert_one(event: str, data: dict) -> EventLog:
-    """One event-log row in one statement: the common case (a service's single event), where
-    the ORM's insert cost more than the database's work."""
+def _insert_one(model: Any, event: str, data: dict) -> Any:
+    """One event row in one statement: the common case (a service's single event), where the
+    ORM's insert cost more than the database's work."""
     now = timezone.now()
     quote = connection.ops.quote_name
-    table, seq = quote(EventLog._meta.db_table), quote(EventLog._meta.pk.column)
-    columns = ", ".join(quote(EventLog._meta.get_field(name).column) for name in _INSERTED)
+    pk = quote(model._meta.pk.column)
+    columns = ", ".join(quote(model._meta.get_field(name).column) for name in _INSERTED)
     values = [event, _DATA.get_db_prep_save(data, connection), connection.ops.adapt_datetimefield_value(now)]
     with connection.cursor() as cursor:
-        cursor.execute(f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s) RETURNING {seq}", values)
-        (pk,) = cursor.fetchone()
-    return EventLog.from_db(connection.alias, ("seq", *_INSERTED), (pk, event, data, now))
+        cursor.execute(f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES (%s, %s, %s) RETURNING {pk}", values)
+        (key,) = cursor.fetchone()
+    return model.from_db(connection.alias, (model._meta.pk.attname, *_INSERTED), (key, event, data, now))
 
 
 def _has_listeners(layer, group: str) -> bool:
@@ -256,7 +388,31 @@ def _has_listeners(layer, group: str) -> bool:
 def _group_send(group: str, message: dict) -> None:
     try:
         layer = get_channel_layer()
-        if layer is not None and _has_listeners(layer, group):
-            async_to_sync(layer.group_send)(group, message)
+        if layer is None or not _has_listeners(layer, group):
+            return
+        if isinstance(layer, InMemoryChannelLayer):
+            async_to_sync(layer.group_send)(group, message)  # its queues live on the listeners' loop
+        else:
+            asyncio.run_coroutine_threadsafe(layer.group_send(group, message), _sender_loop()).result(SEND_TIMEOUT)
     except Exception:
         logger.exception("could not send to channel group %s", group)
+
+
+_sender: tuple[int, asyncio.AbstractEventLoop] | None = None
+_sender_lock = threading.Lock()
+
+
+def _sender_loop() -> asyncio.AbstractEventLoop:
+    """This process's event loop for sends from synchronous code, in a thread of its own.
+
+    ``async_to_sync`` outside an event loop starts a new loop per call, and a Redis layer opens a
+    new connection per loop: tens of milliseconds per send on a busy machine. One loop per
+    process keeps the layer's connection.
+    """
+    global _sender
+    with _sender_lock:
+        if _sender is None or _sender[0] != os.getpid():  # a forked child has the loop but not its thread
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="event-sender", daemon=True).start()
+            _sender = (os.getpid(), loop)
+        return _sender[1]

@@ -44,3 +44,24 @@ class UserPreference(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} {self.language}"
+
+
+class EventOutbox(models.Model):
+    """PostgreSQL's outbox: an event written inside its change's transaction, not yet in the log.
+
+    ``core.events`` moves committed rows into ``EventLog`` (the relay), which gives them their
+    public ``seq``; SQLite writes ``EventLog`` directly and leaves this table empty.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    event = models.CharField(_("事件"), max_length=64)
+    data = models.JSONField(_("数据"), default=dict)
+    created_at = models.DateTimeField(_("时间"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name = _("待发事件")
+        verbose_name_plural = pgettext_lazy("plural", "待发事件")
+
+    def __str__(self) -> str:
+        return f"{self.id} {self.event}"

@@ -38,7 +38,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from core.errors import ApplicationError, Forbidden, TooManyRequests
 from core.throttling import scope_address
 
-from ..routing import header
+from ..socket_auth import header
 from .access import NotAuthenticated, accepted_language, agent_for, token_user
 from .server import Caller, build_server
 

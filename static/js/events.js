@@ -8,6 +8,11 @@
 // Events the user lacks the view permission for are not sent; an "events_hidden" frame says up to
 // which seq, so the gap they leave is not taken for a missed event.
 //
+// The page asks for coalesced frames (?batch=1): {"type": "system_events", "data": {"after": A,
+// "through": T, "events": [...]}} carries every event after seq A up to T that is for this page
+// (a tick's thousand events in a few frames). A page whose <body> has data-event-topics="a,b"
+// (the events it shows) asks for those only (?topics=a,b); without it, for all.
+//
 // Pages listen with htmx: hx-trigger="desk:bounty_claimed from:body". A live part swaps its
 // own content (hx-swap="innerHTML" hx-select="#part > *" hx-disinherit="hx-select"), never
 // itself: an event arriving while the part's request is in flight is queued on the element,
@@ -53,7 +58,14 @@
 
   function streamUrl() {
     var scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
-    var query = lastSeq === null ? "" : "?since=" + lastSeq;
+    var query = "?batch=1";
+    if (lastSeq !== null) {
+      query += "&since=" + lastSeq;
+    }
+    var topics = (body.dataset.eventTopics || "").trim();
+    if (topics) {
+      query += "&topics=" + encodeURIComponent(topics);
+    }
     return scheme + "//" + window.location.host + "/ws/events/" + query;
   }
 
@@ -74,6 +86,22 @@
     emit("desk:event", data);
   }
 
+  function onSystemEvents(data) {
+    if (lastSeq !== null && data.after > lastSeq) {
+      emit("desk:resync", { after: lastSeq, next: data.after + 1 });
+    }
+    for (var i = 0; i < data.events.length; i += 1) {
+      var event = data.events[i];
+      if (lastSeq !== null && event.seq <= lastSeq) {
+        continue; // already seen
+      }
+      lastSeq = event.seq; // the seqs between are not for this page: no gap
+      emit("desk:" + event.event, event);
+      emit("desk:event", event);
+    }
+    lastSeq = Math.max(lastSeq === null ? 0 : lastSeq, data.through);
+  }
+
   function onMessage(message) {
     var parsed;
     try {
@@ -83,6 +111,8 @@
     }
     if (parsed.type === "system_event" && parsed.data && parsed.data.event) {
       onSystemEvent(parsed.data);
+    } else if (parsed.type === "system_events" && parsed.data && Array.isArray(parsed.data.events)) {
+      onSystemEvents(parsed.data);
     } else if (parsed.type === "events_hidden" && parsed.data && typeof parsed.data.through === "number") {
       lastSeq = Math.max(lastSeq === null ? 0 : lastSeq, parsed.data.through); // not for this user: no gap
     } else if (parsed.type === "ui_action" && parsed.data) {

@@ -112,3 +112,182 @@ def seed_demo(credentials_file: str) -> int:
     demo.CREDENTIALS_FILE = Path(credentials_file)
     call_command("seed_demo", stdout=StringIO())
     return Agent.objects.filter(is_active=True).count()
+
+
+def out_of_order_commits(signals: str) -> dict:
+    """Writer A writes its event first but commits last; writer B commits in between.
+
+    ``signals`` is a directory shared with the test: this child creates ``between`` once B has
+    committed and A has not (on SQLite, which has one writer at a time, once B waits for A's
+    write lock), and A commits only when the test has created ``proceed`` (the test replays
+    through a real client meanwhile). An in-process reader replays in between too. Returns the
+    wall-clock time each writer committed and each seq was sent to the channel layer.
+    """
+    from pathlib import Path
+
+    from django.db import transaction
+
+    import core.events
+    from core.events import broadcast, stored_events
+    from core.models import EventLog
+
+    directory = Path(signals)
+    a_written, b_committed, replayed = threading.Event(), threading.Event(), threading.Event()
+    committed: dict[str, float] = {}
+    sent: dict[int, float] = {}
+    send = core.events._group_send
+
+    def timed_send(group: str, message: dict) -> None:
+        started = time.time()
+        send(group, message)
+        for seq, _, _ in message.get("events", ()):
+            sent[seq] = (started, time.time())
+
+    core.events._group_send = timed_send
+    # Start-up is not delivery: the channel layer's first use imports and connects it.
+    core.events._group_send("warm.up", {"type": "warm.up"})
+
+    def commit(writer: str, wait: threading.Event | None) -> None:
+        with transaction.atomic():
+            # Registered before the event's own hook, so it runs first: the moment of the commit.
+            transaction.on_commit(lambda: committed.__setitem__(writer, time.time()))
+            broadcast("agent_action", agent_id=0, action=writer)
+            if wait is None:
+                return
+            a_written.set()
+            wait.wait(timeout=30)
+            deadline = time.monotonic() + 30
+            while not (directory / "proceed").exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+
+    between: dict[str, list] = {}
+
+    def role(index: int) -> None:
+        if index == 0:
+            commit("A", replayed)
+        elif index == 1:
+            a_written.wait(timeout=30)
+            commit("B", None)
+            b_committed.set()
+        else:
+            a_written.wait(timeout=30)
+            # PostgreSQL: B commits at once. SQLite: B waits for A's write lock; a second is enough.
+            b_committed.wait(timeout=1.0)
+            between["replay"] = [(seq, event) for seq, event, _ in stored_events(after=0)]
+            (directory / "between").touch()
+            replayed.set()
+
+    run_threads(3, role)
+    core.events._group_send = send
+    last = between["replay"][-1][0] if between["replay"] else 0
+    return {
+        "replay_between": between["replay"],
+        "replay_after": [seq for seq, _, _ in stored_events(after=last)],
+        "stored": list(EventLog.objects.order_by("seq").values_list("seq", "data__action")),
+        "committed": committed,
+        "sent": sent,
+    }
+
+
+def no_advisory_lock_waits(writers: int, events_per_writer: int) -> dict:
+    """Writers broadcast concurrently while a sampler reads ``pg_locks`` and ``pg_stat_activity``."""
+    from django.db import connection, transaction
+
+    from core.events import broadcast, relay_events
+    from core.models import EventLog, EventOutbox
+
+    start = threading.Barrier(writers + 1)
+    writers_left = [writers]
+    lock = threading.Lock()
+    samples = {"taken": 0, "advisory_waiting": 0, "advisory_granted": 0}
+    lock_waits: dict[str, int] = {}
+
+    def write(writer: int) -> None:
+        try:
+            for number in range(events_per_writer):
+                with transaction.atomic():
+                    broadcast("agent_action", agent_id=writer, action=f"step {number}")
+        finally:
+            with lock:
+                writers_left[0] -= 1
+
+    def sample() -> None:
+        with connection.cursor() as cursor:
+            while writers_left[0]:
+                cursor.execute(
+                    """SELECT count(*) FILTER (WHERE NOT granted), count(*) FILTER (WHERE granted)
+                       FROM pg_locks WHERE locktype = 'advisory'"""
+                )
+                waiting, granted = cursor.fetchone()
+                cursor.execute(
+                    "SELECT wait_event FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                )
+                samples["taken"] += 1
+                samples["advisory_waiting"] += bool(waiting)
+                samples["advisory_granted"] += bool(granted)
+                for (wait_event,) in cursor.fetchall():
+                    lock_waits[wait_event] = lock_waits.get(wait_event, 0) + 1
+
+    def role(index: int) -> None:
+        start.wait()
+        if index < writers:
+            write(index)
+        else:
+            sample()
+
+    run_threads(writers + 1, role)
+    # A relay stops after RELAY_ROUNDS while writes keep coming; a server's hub sweeps the rest.
+    left_to_the_sweep = EventOutbox.objects.count()
+    relay_events()
+    seqs = list(EventLog.objects.order_by("seq").values_list("seq", flat=True))
+    return {**samples, "lock_waits": lock_waits, "left_to_the_sweep": left_to_the_sweep, "stored": len(seqs), "distinct": len(set(seqs)), "left_in_outbox": EventOutbox.objects.count()}
+
+
+def relay_failures() -> dict:
+    """A relay that fails after the commit (twice: the connection is replaced once) leaves the
+    event in the outbox; the next relay moves it, before the newer event, in order. A relay
+    whose connection was lost once still delivers."""
+    from unittest import mock
+
+    from django.db import OperationalError, transaction
+
+    import core.events
+    from core.events import broadcast
+    from core.models import EventLog, EventOutbox
+
+    real_relay, attempts = core.events._relay, []
+
+    def failing(times: int):
+        def relay() -> int:
+            attempts.append(len(attempts))
+            if len(attempts) <= times:
+                raise OperationalError("terminating connection due to administrator command")
+            return real_relay()
+
+        return relay
+
+    with mock.patch("core.events._relay", side_effect=failing(2)):
+        with transaction.atomic():
+            broadcast("agent_action", agent_id=1, action="first")
+    after_failure = {"log": EventLog.objects.count(), "outbox": EventOutbox.objects.count(), "attempts": len(attempts)}
+    with transaction.atomic():
+        broadcast("agent_action", agent_id=1, action="second")
+    after_next = list(EventLog.objects.order_by("seq").values_list("data__action", flat=True))
+    attempts.clear()
+    with mock.patch("core.events._relay", side_effect=failing(1)):
+        with transaction.atomic():
+            broadcast("agent_action", agent_id=1, action="third")
+    return {
+        "after_failure": after_failure,
+        "after_next": after_next,
+        "lost_once_attempts": len(attempts),
+        "final": list(EventLog.objects.order_by("seq").values_list("data__action", flat=True)),
+        "outbox": EventOutbox.objects.count(),
+    }
+
+
+def orphan_outbox_event(action: str) -> int:
+    """An event whose writer committed it to the outbox and died before relaying it."""
+    from core.models import EventOutbox
+
+    return EventOutbox.objects.create(event="agent_action", data={"agent_id": 0, "action": action}).pk

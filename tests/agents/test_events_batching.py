@@ -1,9 +1,8 @@
-"""EventBatch: the events one transaction commits stored in one write, with broadcast's guarantees."""
+"""EventBatch: the events one transaction commits written in one statement inside it, with broadcast's guarantees."""
 
 from __future__ import annotations
 
 from contextlib import suppress
-from unittest import mock
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -25,13 +24,6 @@ def fresh_channel_layer(settings):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 
-@pytest.fixture
-def stored_after_the_commit():
-    """PostgreSQL's way (also on SQLite here): the events stored after their change commits."""
-    with mock.patch("core.events._stored_with_the_change", return_value=False):
-        yield
-
-
 def test_events_committed_inside_are_stored_in_order_and_rolled_back_ones_never():
     with transaction.atomic():
         events = EventBatch()
@@ -41,12 +33,11 @@ def test_events_committed_inside_are_stored_in_order_and_rolled_back_ones_never(
                 if step == 1:
                     raise RuntimeError("this action failed")
         assert events.seal() == 2
-        # PostgreSQL stores them when the transaction commits; SQLite with the change, inside it.
+        # Written inside the transaction: SQLite into the log, PostgreSQL into the outbox the relay empties.
         assert EventLog.objects.count() == (2 if connection.vendor == "sqlite" else 0)
     assert list(EventLog.objects.order_by("seq").values_list("data__step", flat=True)) == [0, 2]
 
 
-@pytest.mark.usefixtures("stored_after_the_commit")
 def test_many_events_cost_one_write():
     from django.test.utils import CaptureQueriesContext
 
@@ -58,15 +49,15 @@ def test_many_events_cost_one_write():
                     broadcast("agent_action", step=step)
                 if events is not None:
                     events.seal()
-        return len(queries)
+        return sum(query["sql"].startswith("INSERT") for query in queries)
 
-    assert commit_fifty(collected=False) >= 50  # one insert per event
-    assert commit_fifty(collected=True) <= 5  # two BEGIN/COMMIT pairs and one insert for the lot
+    assert commit_fifty(collected=False) == 50  # one insert per event
+    assert commit_fifty(collected=True) == 1  # one insert for the lot
     steps = list(EventLog.objects.order_by("seq").values_list("data__step", flat=True))
     assert steps == list(range(50)) * 2
 
 
-@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite stores events with their change")
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite writes the log itself, no relay")
 def test_on_sqlite_events_are_stored_with_their_change_and_sent_after_it_commits_in_one_message(monkeypatch):
     sent = []
     monkeypatch.setattr("core.events._group_send", lambda group, message: sent.append(message))
@@ -74,8 +65,9 @@ def test_on_sqlite_events_are_stored_with_their_change_and_sent_after_it_commits
         events = EventBatch()
         for step in range(3):
             broadcast("agent_action", step=step)
-        assert EventLog.objects.count() == 3 and sent == []
+        assert EventLog.objects.count() == 0  # waiting for seal(): one write for the lot
         assert events.seal() == 3
+        assert EventLog.objects.count() == 3 and sent == []  # written inside the transaction, not sent yet
     [message] = sent
     assert [seq for seq, _, _ in message["events"]] == list(EventLog.objects.order_by("seq").values_list("seq", flat=True))
 
@@ -130,3 +122,30 @@ def test_in_memory_send_is_skipped_when_nobody_in_this_process_listens(monkeypat
     monkeypatch.setattr(InMemoryChannelLayer, "group_send", record)
     _group_send("events", {"type": "event.send"})
     assert sent == []
+
+
+def test_a_batch_whose_savepoint_rolled_back_no_longer_holds_events_back():
+    with transaction.atomic():
+        with suppress(RuntimeError), transaction.atomic():
+            EventBatch()
+            raise RuntimeError("the work failed before seal()")
+        broadcast("agent_action", step="after")
+        # Written at once, as without a batch: the dropped batch is not waiting to seal it.
+        assert EventLog.objects.count() == (1 if connection.vendor == "sqlite" else 0)
+    assert list(EventLog.objects.values_list("data__step", flat=True)) == ["after"]
+
+
+def test_a_batch_never_sealed_still_publishes_its_events_after_the_commit():
+    with transaction.atomic():
+        EventBatch()
+        broadcast("agent_action", step=0)
+    assert list(EventLog.objects.values_list("data__step", flat=True)) == [0]
+
+
+def test_sealing_a_batch_after_its_savepoint_rolled_back_is_an_error():
+    with transaction.atomic():
+        with suppress(RuntimeError), transaction.atomic():
+            events = EventBatch()
+            raise RuntimeError
+        with pytest.raises(transaction.TransactionManagementError):
+            events.seal()

@@ -9,7 +9,6 @@ from django.db import OperationalError, connection
 
 from city import selectors
 from city.models import AgentResource, ResourceTransfer, ResourceType
-from core import events
 from core.models import EventLog
 
 TRANSFER_URL = "/api/agents/transfer-resource/"
@@ -86,16 +85,10 @@ def test_a_postgres_url_checks_kept_connections_before_use(monkeypatch):
     assert config["CONN_MAX_AGE"] == 60 and config["CONN_HEALTH_CHECKS"] is True
 
 
-@pytest.fixture
-def stored_after_the_commit():
-    """PostgreSQL's way (here on SQLite): each event stored after its change commits."""
-    with mock.patch("core.events._stored_with_the_change", return_value=False):
-        yield
-
-
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite stores events with their change")
-def test_on_sqlite_a_full_disk_when_storing_the_event_fails_the_change_too(api_client, stock):
+def test_a_full_disk_when_storing_the_event_fails_the_change_too(api_client, stock):
+    # The event is written inside the change's transaction on both databases (the log on SQLite,
+    # the outbox on PostgreSQL): the two commit together or not at all.
     assert EventLog.objects.count() == 0
     with mock.patch("core.events._insert_one", side_effect=DISK_FULL):
         response = transfer(api_client, *stock)
@@ -104,32 +97,6 @@ def test_on_sqlite_a_full_disk_when_storing_the_event_fails_the_change_too(api_c
     assert dict(AgentResource.objects.values_list("agent__name", "quantity")) == {"Alice": 10}
     assert transfer(api_client, *stock).status_code == 200
     assert list(EventLog.objects.values_list("event", flat=True)) == ["resource_transferred"]
-
-
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("stored_after_the_commit")
-def test_a_connection_lost_after_the_commit_does_not_lose_the_changes_event(api_client, stock):
-    store, attempts = events._store, []
-
-    def lost_once(batch):
-        attempts.append(batch)
-        if len(attempts) == 1:
-            raise KILLED
-        return store(batch)
-
-    with mock.patch("core.events._store", side_effect=lost_once):
-        assert transfer(api_client, *stock).status_code == 200
-    assert len(attempts) == 2
-    assert list(EventLog.objects.values_list("event", flat=True)) == ["resource_transferred"]
-
-
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("stored_after_the_commit")
-def test_a_full_disk_after_the_commit_keeps_the_change_and_says_why_its_event_is_missing(api_client, stock, caplog):
-    with mock.patch("core.events._store", side_effect=DISK_FULL):
-        assert transfer(api_client, *stock).status_code == 200
-    assert ResourceTransfer.objects.count() == 1 and not EventLog.objects.exists()
-    assert "could not store events resource_transferred" in caplog.text
 
 
 def test_a_postgres_pool_shares_connections_and_excludes_kept_ones(monkeypatch):
