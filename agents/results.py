@@ -9,12 +9,13 @@ message.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
+
+from core.untrusted import UntrustedJSONError, load_json
 
 # tool name -> summary(data, arguments) -> one line
 SUMMARIES: dict[str, Callable[[dict, dict], str]] = {}
@@ -37,8 +38,8 @@ def parse(raw: Any) -> Any:
     """A stored result or argument string as data (the text itself when it is not JSON)."""
     if isinstance(raw, str):
         try:
-            return json.loads(raw)
-        except ValueError:
+            return load_json(raw)  # a model's text: as deep or as long as it liked
+        except UntrustedJSONError:
             return raw
     return raw
 

@@ -228,9 +228,10 @@ def test_the_credit_and_stock_ledgers_can_be_neither_changed_nor_deleted(admin_c
 def test_cancelling_market_orders_from_the_admin_returns_the_goods(admin_client, alice, stock):
     stock(alice, flour=10)
     order = services.create_market_order(agent_id=alice.pk, resource_type="flour", quantity=4, price=9)
-    response = admin_client.post(
-        reverse("admin:city_marketorder_changelist"), {"action": "cancel_orders", "_selected_action": [order.pk]}
-    )
+    url = reverse("admin:city_marketorder_changelist")
+    asked = admin_client.post(url, {"action": "cancel_orders", "_selected_action": [order.pk]})
+    assert asked.status_code == 200 and holding(alice, "flour") == 6  # it asks first, with what will happen
+    response = admin_client.post(url, {"action": "cancel_orders", "_selected_action": [order.pk], "post": "yes"})
     assert response.status_code == 302
     order.refresh_from_db()
     assert (order.status, order.closed_by.username, holding(alice, "flour")) == ("cancelled", "root", 10)

@@ -320,7 +320,7 @@ def test_the_agent_admin_may_edit_an_agent(demo):
     client.force_login(demo["users"]["agent admin"])
     url = f"/admin/agents/agent/{fund_agent.pk}/change/"
     response = client.post(url, {
-        "name": fund_agent.name, "persona": "新的人设", "model": "", "is_active": "on",
+        "name": fund_agent.name, "kind": fund_agent.kind, "persona": "新的人设", "model": "", "is_active": "on",
         "tools": list(fund_agent.tools.values_list("pk", flat=True)),
         **_empty_inlines(client, url),
     })
