@@ -322,10 +322,10 @@ def buildings(turn: Turn, match: re.Match) -> Step:
 )
 def construct(turn: Turn, match: re.Match) -> Step:
     # The new name as typed: a kind's name inside it ("新农田") is not the kind.
-    named = re.search(r"(?:名为|名叫|叫做|叫|取名为?|名字是|called|named)\s*[「“\"']?(?P<name>[^\s，。,.!?「」“”\"']+)", turn.plain, re.IGNORECASE)
+    named = named_phrase(turn.said)
     if named is None:
         return Step.say(_("请给新建筑起个名字，比如「建造 mill 叫 西市磨坊」。"))
-    return _once(turn, "construct_building", kind=match["kind"].lower(), name=named["name"].strip())
+    return _once(turn, "construct_building", kind=match["kind"].lower(), name=named.value)
 
 
 @intent(
@@ -437,7 +437,7 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 from agents.providers.framing import trailing_text  # noqa: E402
 from agents.providers.frames import Filled, frame  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402
-from agents.providers.understanding import Entity, entities  # noqa: E402
+from agents.providers.understanding import Entity, entities, named_phrase  # noqa: E402
 
 
 @entities

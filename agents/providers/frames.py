@@ -90,7 +90,19 @@ class Frame:
         """A trigger word in the message ("@order": a span of that kind), and no word that rules it out."""
         words = [t for t in self.triggers if not t.startswith("@")]
         spans = any(reading.of(t[1:]) for t in self.triggers if t.startswith("@"))
-        return (spans or reading.has(*words)) and not (self.not_with and reading.has(*self.not_with))
+        return (spans or reading.has(*words)) and not (self.not_with and _head(reading).has(*self.not_with))
+
+
+def _head(reading: Reading) -> Reading:
+    """The message up to its first colon: what follows ("跟供应商说：…请尽快回复") is text to pass
+    on, whose words say nothing about which tool is wanted."""
+    from .understanding import tokens
+
+    colon = re.search(r"[:：]", reading.said)
+    if colon is None:
+        return reading
+    head = reading.said[: colon.end()]
+    return Reading(head, fold(head), tokens(fold(head)))
 
 
 _frames: list[Frame] = []

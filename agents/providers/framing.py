@@ -34,7 +34,7 @@ def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: boo
             continue  # a frame the message fills whole comes first ("启用中的基金有哪些" is a list)
         step = frame_.handler(turn, filled)
         if step is not DECLINE:
-            return step
+            return replace(step, toward=frame_.tool) if step is not None else step
     return Step.say(first_question) if first_question else DECLINE
 
 
@@ -86,7 +86,11 @@ def follow_up(turn: Turn) -> Step | None:
         # "yes" to "did you mean 面包?" settles the guess.
         earlier = Reading(earlier.said, earlier.folded, earlier.tokens, [_sure(s) for s in earlier.spans])
         step = read_frames(earlier_turn, earlier)
-        return step if step is not DECLINE and (step.calls or turn.outcomes) else None
+        if step is None and turn.outcomes:
+            from .rules import summarize
+
+            return Step.say(summarize(turn))  # the confirmed call ran; its result is the reply
+        return step if step is not DECLINE and step is not None and (step.calls or turn.outcomes) else None
     if NO.match(turn.said):
         before = read_frames(earlier_turn, earlier)
         if before is not DECLINE and before.proposed:
@@ -164,3 +168,30 @@ def trailing_text(said: str, after: int = 0) -> Span | None:
         return None
     start = said.index(text, start)
     return Span("text", text, start, start + len(text), text)
+
+
+# "订单号HT20260301001", "(order HT20260301001)", "…。HT20260301001": where the text says which
+# order it is about, apart from what to pass on ("please confirm HT20260301002" keeps it: it is
+# part of the sentence).
+_LABEL = r"(?:(?:for|re|about|on)\s+)?(?:(?:the\s+)?order(?:\s+(?:no\.?|number|#))?|订单号?|单号|订单编号)"
+_ORDER = r"[A-Za-z]{2}\d{8,}"
+ORDER_HEAD = re.compile(rf"^\s*[（(]?\s*(?:{_LABEL})?\s*[:：#]?\s*{_ORDER}\s*[)）]?\s*[,，:：;；]\s*", re.IGNORECASE)
+ORDER_TAIL = re.compile(
+    rf"(?:(?<=[。.!！?？])\s*(?:{_LABEL})?|[\s,，;；]*[（(]\s*(?:{_LABEL})?|[\s,，;；]*{_LABEL}|[\s]*[,，;；])"
+    rf"\s*[:：#]?\s*{_ORDER}\s*[)）]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def without_order_reference(text: Span) -> Span:
+    """The free text less an order number it begins or ends with as a reference apart from the
+    sentence: the order is a slot of its own."""
+    value, start = text.value, text.start
+    if head := ORDER_HEAD.match(value):
+        value, start = value[head.end() :], start + head.end()
+    if (tail := ORDER_TAIL.search(value)) and tail.start() > 0:
+        value = value[: tail.start()]
+    value = value.rstrip()
+    if not value:
+        return text
+    return Span("text", value, start, start + len(value), value)

@@ -691,3 +691,43 @@ CORPUS += [
     refuse(D, "别告诉客人"),
     say(D, "what's the weather"),
 ]
+
+CORPUS += [
+    # ---------------------------------------------------------------- issue 26, round 3: the one gate
+    # Negations and "not now" in front of an action (restraint.py), whichever reader saw the action.
+    refuse(R, "今天先不要签到"),
+    refuse(R, "暂时不去农田上班"),
+    refuse(R, "不用帮我签到了"),
+    refuse(R, "hold off on eating for now"),
+    refuse(R, "not yet, don't check me in"),
+    refuse(R, "wait on the bounty, I'll claim it later"),
+    refuse(D, "先别给HT20260301001退款"),
+    refuse(D, "not today, no refund for HT20260301002"),
+    refuse(D, "HT20260301003的退款暂时不办"),
+    refuse(F, "先不要停用科技先锋"),
+    refuse(F, "hold off on disabling Beta Balanced"),
+    # Questions and musings about an action: answered or declined, never acted on.
+    refuse(R, "我要是去农田工作能挣多少？"),
+    refuse(R, "how much would I earn if I worked at the farm?"),
+    refuse(R, "I was thinking about quitting my job, what do you think?"),
+    refuse(R, "我在考虑要不要辞职，你觉得呢"),
+    refuse(R, "should I sell my wood?"),
+    refuse(D, "要不要给HT20260301001退款？"),
+    say(R, "how am I doing? hungry?", call("get_my_status")),
+    say(R, "我现在饿不饿？要吃东西吗", call("get_my_status")),
+    # Someone else's things: the speaker acts on their own goods only.
+    refuse(R, "cancel Dave's listing"),
+    refuse(R, "取消Dave的挂单"),
+    refuse(R, "withdraw Carol's wheat listing"),
+    # A new thing's name is the whole phrase after "called"/"叫", up to the clause's end.
+    say(R, "build a quarry called South Hill Quarry", call("construct_building", kind="quarry", name="South Hill Quarry")),
+    say(R, "construct a farm named West Farm, please", call("construct_building", kind="farm", name="West Farm")),
+    say(R, "建造 mill 叫 东门老磨坊", call("construct_building", kind="mill", name="东门老磨坊")),
+    # The user's words to a guest or supplier are the proposal, verbatim, less the order reference.
+    say(D, "告诉客人：您的退款已在处理中，请耐心等待。订单号HT20260301001 || 是",
+        call("message_send", channel="downstream", content="您的退款已在处理中，请耐心等待。", order_no="HT20260301001")),
+    say(D, "let the guest know: your refund is on its way! (order HT20260301003) || yes",
+        call("message_send", channel="downstream", content="your refund is on its way!", order_no="HT20260301003")),
+    say(D, "跟供应商说：客人今晚就退房，麻烦尽快回复！HT20260301002 || 发吧",
+        call("message_send", channel="upstream", content="客人今晚就退房，麻烦尽快回复！", order_no="HT20260301002")),
+]
