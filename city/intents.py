@@ -298,6 +298,14 @@ def apply_by_name(turn: Turn, match: re.Match) -> Step:
     if step is not None:
         return step
     if building is None:
+        # "应聘城东农田的工作": the frames read the building out of the longer words.
+        from agents.providers.framing import read_frames
+
+        if (done := turn.last("assign_building")) is not None:
+            return Step.say(_result(done))
+        step = read_frames(turn)
+        if step is not DECLINE and step is not None and any(name == "assign_building" for name, _a in step.calls):
+            return step
         return Step.say(_("没有找到名为「%(name)s」的建筑。") % {"name": name})
     return _once(turn, "assign_building", building_id=building["building_id"])
 
@@ -659,7 +667,7 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "assign_building",
-    triggers=("work at", "work in", "job at", "apply", "hire", "上班", "工作", "应聘", "入职", "打工", "干活"),
+    triggers=("work at", "work in", "job at", "apply", "hire", "上班", "工作", "应聘", "入职", "打工", "干活", "活干", "找份活", "找个活"),
     asks={"building_id": gettext_lazy("想去哪座建筑工作？可以说「有哪些建筑」看看。")},
     priority=2,
 )

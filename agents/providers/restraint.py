@@ -23,15 +23,17 @@ from collections.abc import Iterable
 # "先不要", "暂时不", "don't need to", "hold off", "not yet": the action is not wanted now.
 DEFERRAL = re.compile(
     r"不要|不用|不必|不需要|无需|没必要|用不着|别|先不|暂时不|暂不|不打算|不想|不准|禁止|请勿|勿|"
-    r"改天|以后再|回头再|晚点再|晚些再|等(?:一)?(?:下|会儿?)再|再说吧|算了|今天不|还不(?:用|要|想|打算)"
+    r"改天|以后再|回头再|晚点再|晚些再|等(?:一)?(?:下|会儿?)再|再说吧|算了|今天不|还不(?:用|要|想|打算)|"
+    r"不(?:签到|打卡|吃|卖|买|退|去|接|领|转|送|给|辞|建|盖|上班|干活|工作|挂|发|启用|停用|处理|办)"
     r"|\b(?:don'?t|do\s+not|doesn'?t|never|no\s+need|not\s+(?:now|yet|today|tonight|right\s+now)|hold\s+off|"
-    r"wait|later|nevermind|never\s+mind|no\s+(?:refund|check-?in|eating|selling))\b",
+    r"wait|later|nevermind|never\s+mind|let'?s\s+not|no\s+(?:refund|check(?:ing)?-?\s?in|eating|selling))\b",
     re.IGNORECASE,
 )
 # Writes that stop or undo something: "我不干了" asks for them.
 UNDOING = {"unassign_building", "cancel_market_order", "disable_fund"}
 PUT_OFF = re.compile(
     r"先别|先不要|先不|暂时不|暂不|不用|不必|不需要|无需|没必要|别急着|改天|以后再|回头再|晚点再|等(?:一)?(?:下|会儿?)再"
+    r"|不(?:辞|取消|停用|撤|下架)"
     r"|\b(?:don'?t|do\s+not|no\s+need|not\s+(?:now|yet|today|right\s+now)|hold\s+off|wait|later)\b",
     re.IGNORECASE,
 )
@@ -44,7 +46,7 @@ QUESTION = re.compile(
 )
 # "能帮我…吗", "could you …?", "请…": a request dressed as a question.
 POLITE = re.compile(
-    r"^\s*(?:请|麻烦|劳驾|帮我|帮忙|能不能帮|能否帮|能帮我|可以帮|可不可以帮|你能|你可以|你能不能|能不能|可以|可不可以)"
+    r"^\s*(?:请|麻烦|劳驾|帮我|帮忙|能不能帮|能否帮|能帮我|可以帮|可不可以帮|你能|你可以|你能不能|能不能)"
     r"|^\s*(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b",
     re.IGNORECASE,
 )
@@ -58,6 +60,10 @@ STATE = re.compile(
 POSSESSIVE = re.compile(r"^\s*(?:'s|’s|s'|的)")
 # Writes that act on another resident's goods by design: buying their listing.
 ON_OTHERS = {"accept_market_order"}
+
+
+# The arguments that carry the user's free text (a name, a remark, a message): never read for a negation.
+FREE_TEXT = {"content", "remarks", "name", "fund_name"}
 
 
 def without(said: str, free_text: Iterable[str]) -> str:

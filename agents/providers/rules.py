@@ -322,7 +322,7 @@ class RulesChatPolicy:
         elif correction := CORRECTION.match(said):
             said = correction["rest"]
         messages = [m for m in (turn.earlier if turn.continues else "", said) if m]
-        free = [v for _name, arguments in writes for v in arguments.values() if isinstance(v, str) and len(v) > 1]
+        free = [v for _name, arguments in writes for k, v in arguments.items() if k in restraint.FREE_TEXT and isinstance(v, str)]
         speaker = agent_name(turn.system)
         for message in messages:
             context = restraint.without(message, free)

@@ -731,3 +731,25 @@ CORPUS += [
     say(D, "跟供应商说：客人今晚就退房，麻烦尽快回复！HT20260301002 || 发吧",
         call("message_send", channel="upstream", content="客人今晚就退房，麻烦尽快回复！", order_no="HT20260301002")),
 ]
+
+CORPUS += [
+    # ---------------------------------------------------------------- issue 26, round 3: more of each class
+    refuse(R, "今天就不签到了"),
+    refuse(R, "let's not sell the wheat"),
+    refuse(R, "no checking in today"),
+    refuse(R, "先不吃了，等会儿再说"),
+    refuse(R, "晚点再去伐木场上班"),
+    refuse(D, "HT20260301002先不用退款"),
+    refuse(F, "暂时别启用货币市场旧份额"),
+    refuse(D, "HT20260301001可以退款吗？"),
+    refuse(R, "去伐木场干活一天能挣多少？"),
+    refuse(R, "do you think I should claim the wall bounty?"),
+    say(R, "am I hungry? should I eat?", call("get_my_status")),
+    say(D, "可以帮我给HT20260301001退款吗", call("refund", order_no="HT20260301001")),
+    say(R, "能不能给Bob转10个木材？", give("Bob", "wood", 10)),
+    say(R, "build a farm called Green Valley Farm", call("construct_building", kind="farm", name="Green Valley Farm")),
+    say(R, "应聘城东农田的工作", apply_at("城东农田")),
+    say(R, "去伐木场找份活干", call("assign_building", building_id="@building:终南伐木场")),
+    say(R, "卖4个面包，每个5块", call("create_market_order", resource_type="bread", quantity=4, price=20)),
+    say(R, "10个面粉挂单卖，一共40信用点", call("create_market_order", resource_type="flour", quantity=10, price=40)),
+]

@@ -80,3 +80,13 @@ def test_the_order_reference_is_no_part_of_the_message(text, kept):
 )
 def test_an_order_number_inside_the_sentence_stays(text):
     assert without_order_reference(Span("text", text, 0, len(text), text)).value == text
+
+
+@pytest.mark.parametrize("text", ["今天就不签到了", "let's not sell the wheat", "no checking in today"])
+def test_a_plain_no_before_the_verb_holds_it_back(text):
+    assert restraint.deferred(text, {"checkin"})
+
+
+def test_is_it_possible_is_a_question():
+    assert restraint.asked("HT20260301001可以退款吗？")
+    assert restraint.deferred("我不辞职了", {"unassign_building"})
