@@ -280,7 +280,7 @@ send_frame.asks_itself = True
 @frame(
     "message_list",
     triggers=("reply", "replied", "answer", "say", "said", "respond", "messages", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言"),
-    not_with=("send", "tell", "let", "告诉", "说：", "说:", "发消息：", "发消息:", "发消息说", "发条消息", "发一条", "a message:"),
+    not_with=("send", "tell", "let", "告诉", "说：", "说:", "发消息：", "发消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),
     required=(),
     priority=4,
 )

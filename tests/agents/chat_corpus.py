@@ -753,3 +753,16 @@ CORPUS += [
     say(R, "卖4个面包，每个5块", call("create_market_order", resource_type="bread", quantity=4, price=20)),
     say(R, "10个面粉挂单卖，一共40信用点", call("create_market_order", resource_type="flour", quantity=10, price=40)),
 ]
+
+CORPUS += [
+    # The words after "tell …:" are the message, not a request of their own ("can we refund …?").
+    say(D, "发消息给供应商：请确认HT20260301001是否可以退款，谢谢！ || 好的",
+        call("message_send", channel="upstream", content="请确认HT20260301001是否可以退款，谢谢！", order_no="HT20260301001")),
+    say(D, "message the supplier: can we refund HT20260301001? the guest left early. || yes",
+        call("message_send", channel="upstream", content="can we refund HT20260301001? the guest left early.", order_no="HT20260301001")),
+    say(D, "跟客人说一声，房间已经准备好了。订单HT20260301003 || 发吧",
+        call("message_send", channel="downstream", content="房间已经准备好了。", order_no="HT20260301003")),
+    say(D, "check the supplier channel: any replies?", call("message_list", channel="upstream")),
+    refuse(R, "Bob的面包吃一个"),
+    refuse(R, "delete Frank's flour order"),
+]
