@@ -728,3 +728,22 @@ def chat_frame(turn: Turn, filled: Filled) -> Step:
     if done is not None:
         return Step.say(_result(done))
     return _call("chat", content=text.value)
+
+
+@frame(
+    "construct_building",
+    triggers=("build", "construct", "建", "盖", "修建", "新建", "建造"),
+    slots={"kind": "building_kind"},
+    required=("kind",),
+    asks={"kind": gettext_lazy("要建哪一种建筑？")},
+    priority=2,
+)
+def construct_frame(turn: Turn, filled: Filled) -> Step:
+    """"建个农田，名字叫西郊农田": the kind named outside the new name, the name whole."""
+    named = named_phrase(filled.reading.said)
+    kinds = [s for s in filled.reading.of("building_kind") if named is None or not s.overlaps(named)]
+    if not kinds:
+        return DECLINE
+    if named is None:
+        return Step.say(_("请给新建筑起个名字，比如「建造 mill 叫 西市磨坊」。"))
+    return _once(turn, "construct_building", kind=kinds[0].value, name=named.value)

@@ -426,7 +426,7 @@ def read(said: str, kinds: set[str] | None = None) -> Reading:
 # ---------------------------------------------------------------------------- a new thing's name
 
 NAMING = re.compile(
-    r"(?:名字叫做?|名字是|名称为|名称是|名为|名叫|叫做|取名为?|起名为?|命名为|叫|\bcalled\b|\bnamed\b|\bname\s+it\b)\s*[:：]?\s*",
+    r"(?:名字叫做?|名字是|名称为|名称是|名为|名叫|叫做|取名为?|起名为?|命名为|叫|\bcalled\b|\bnamed\b|\b(?:name|call)\s+it\b)\s*[:：]?\s*",
     re.IGNORECASE,
 )
 # Where a name ends: a clause boundary, or English words that start another clause.

@@ -766,3 +766,11 @@ CORPUS += [
     refuse(R, "Bob的面包吃一个"),
     refuse(R, "delete Frank's flour order"),
 ]
+
+CORPUS += [
+    # A kind in either language outside the new name, and the name whole.
+    say(R, "建个农田，名字叫西郊农田", call("construct_building", kind="farm", name="西郊农田")),
+    say(R, "盖一座磨坊，取名为河畔磨坊", call("construct_building", kind="mill", name="河畔磨坊")),
+    say(R, "build a new farm, call it Sunny Acres", call("construct_building", kind="farm", name="Sunny Acres")),
+    refuse(R, "先别建农田，叫西郊农田的那个以后再说"),
+]
