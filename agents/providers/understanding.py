@@ -339,6 +339,8 @@ def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[
     for i in range(len(words)):
         for j in range(i, min(i + 4, len(words))):
             start, end = words[i].start, words[j].end
+            if any(s.start < end and start < s.end for s in taken):
+                break  # a run of words never straddles a name already read ("上Frank的")
             text = folded[start:end]
             if text.strip() and not text.strip().lower() in STOP_WORDS and not re.fullmatch(r"[\d\W_]+", text):
                 pieces.add((start, end))

@@ -774,3 +774,9 @@ CORPUS += [
     say(R, "build a new farm, call it Sunny Acres", call("construct_building", kind="farm", name="Sunny Acres")),
     refuse(R, "先别建农田，叫西郊农田的那个以后再说"),
 ]
+
+CORPUS += [
+    # Buying a listing by its seller: the seller's possessive is what is bought, not a refusal.
+    say(R, "市场上Frank的面粉我要了", [("list_market_orders", {}), ("accept_market_order", {"order_id": "@market:Frank"})]),
+    say(R, "Carol挂的小麦我买了", [("list_market_orders", {}), ("accept_market_order", {"order_id": "@market:Carol"})]),
+]
