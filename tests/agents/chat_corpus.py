@@ -780,3 +780,14 @@ CORPUS += [
     say(R, "市场上Frank的面粉我要了", [("list_market_orders", {}), ("accept_market_order", {"order_id": "@market:Frank"})]),
     say(R, "Carol挂的小麦我买了", [("list_market_orders", {}), ("accept_market_order", {"order_id": "@market:Carol"})]),
 ]
+
+CORPUS += [
+    # "The" bounty: the only claimed one.
+    say(R, "接修缮城墙 || 任务完成了，交了吧",
+        [("claim_bounty", {"bounty_id": "@bounty:修缮城墙"}), ("list_bounties", {"status": "claimed"}),
+         ("complete_bounty", {"bounty_id": "@bounty:修缮城墙"})]),
+    say(R, "claim 修缮城墙 || I finished the bounty, hand it in",
+        [("claim_bounty", {"bounty_id": "@bounty:修缮城墙"}), ("list_bounties", {"status": "claimed"}),
+         ("complete_bounty", {"bounty_id": "@bounty:修缮城墙"})]),
+    refuse(R, "悬赏还没做完，先别交"),
+]
