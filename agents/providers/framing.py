@@ -99,13 +99,31 @@ def follow_up(turn: Turn) -> Step | None:
     if (pick := ordinal(turn.said)) is not None:
         merged = _pick_rival(earlier, pick)
         if merged is None:
-            return None
+            return _pick_listed(turn)
     else:
         said = CORRECTION.match(turn.said)["rest"] if CORRECTION.match(turn.said) else turn.said
         merged = _merge(earlier, read(said), answer=is_bare(turn.said))
     turn.continues = f"{turn.earlier}\n{turn.said}"
     step = read_frames(replace(earlier_turn, continues=turn.continues), merged)
     return None if step is DECLINE else step
+
+
+def _pick_listed(turn: Turn) -> Step | None:
+    """"接第二个" after "有哪些悬赏": this message's verb on the list the last turn showed. The
+    earlier words say what was listed; the list is read again and its row is the argument."""
+    from ..registry import registry
+
+    def app(tool: str) -> str:
+        spec = registry.get(tool)
+        return spec.func.__module__.split(".")[0] if spec is not None else ""
+
+    listed = {app(name) for name, _arguments in turn.earlier_calls if name.startswith("list_")}
+    if not listed:
+        return None
+    step = read_frames(replace(turn, said=f"{turn.said}\n{turn.earlier}"))
+    if step is DECLINE or step is None or not (step.calls or turn.outcomes) or app(step.toward) not in listed:
+        return None  # the same app's rows only: "take the second one" of bounties is no market order
+    return step
 
 
 def _sure(span: Span) -> Span:

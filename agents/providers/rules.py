@@ -308,7 +308,7 @@ class RulesChatPolicy:
         follow-up): a negation or deferral, a question or musing, or another resident's goods
         around the action hold it back (``restraint.py``). None lets the step through."""
         from . import restraint
-        from .frames import CORRECTION, NO, YES, is_bare, is_write, ordinal
+        from .frames import CORRECTION, NO, YES, is_bare, is_write
         from .understanding import read
 
         writes = [(name, arguments) for name, arguments in (*step.calls, *step.proposed) if is_write(name)]
@@ -317,8 +317,8 @@ class RulesChatPolicy:
         if not writes:
             return None
         said = turn.said
-        if YES.match(said) or NO.match(said) or is_bare(said) or ordinal(said) is not None:
-            said = ""  # "yes", "three", "the second one": the words that count are the earlier message's
+        if YES.match(said) or NO.match(said) or is_bare(said):
+            said = ""  # "yes", "three": the words that count are the earlier message's
         elif correction := CORRECTION.match(said):
             said = correction["rest"]
         messages = [m for m in (turn.earlier if turn.continues else "", said) if m]

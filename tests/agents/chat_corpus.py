@@ -791,3 +791,13 @@ CORPUS += [
          ("complete_bounty", {"bounty_id": "@bounty:修缮城墙"})]),
     refuse(R, "悬赏还没做完，先别交"),
 ]
+
+CORPUS += [
+    # "The second one" after a list: this message's verb on the rows the last turn showed.
+    say(R, "有哪些悬赏 || 接第二个",
+        [("list_bounties", {"status": "open"}), ("list_bounties", {"status": "open"}),
+         ("claim_bounty", {"bounty_id": "@bounty:为面包坊送面粉"})]),
+    say(R, "any bounties? || claim the first one",
+        [("list_bounties", {"status": "open"}), ("list_bounties", {"status": "open"}), ("claim_bounty", {"bounty_id": "@bounty:修缮城墙"})]),
+    say(R, "有哪些悬赏 || 第二个先不接", [("list_bounties", {"status": "open"})]),
+]
