@@ -145,6 +145,10 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
     index = ordinal(filled.reading.said)
     if index is not None and -len(rows) <= index < len(rows):
         return Step.call(tool, bounty_id=rows[index]["bounty_id"])
+    if status == "claimed" and len(rows) == 1:
+        # "交任务": a resident holds one claimed bounty at a time; the only claimed one is "the" bounty
+        # (the tool itself refuses a bounty someone else claimed).
+        return Step.call(tool, bounty_id=rows[0]["bounty_id"])
     names = _("还是").join(f"「#{row['bounty_id']} {row['title']}」" for row in rows[:4])
     return Step.say(_("是哪一个悬赏？%(names)s") % {"names": names})
 

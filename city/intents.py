@@ -298,6 +298,14 @@ def apply_by_name(turn: Turn, match: re.Match) -> Step:
     if step is not None:
         return step
     if building is None:
+        # "应聘城东农田的工作": the frames read the building out of the longer words.
+        from agents.providers.framing import read_frames
+
+        if (done := turn.last("assign_building")) is not None:
+            return Step.say(_result(done))
+        step = read_frames(turn)
+        if step is not DECLINE and step is not None and any(name == "assign_building" for name, _a in step.calls):
+            return step
         return Step.say(_("没有找到名为「%(name)s」的建筑。") % {"name": name})
     return _once(turn, "assign_building", building_id=building["building_id"])
 
@@ -322,10 +330,10 @@ def buildings(turn: Turn, match: re.Match) -> Step:
 )
 def construct(turn: Turn, match: re.Match) -> Step:
     # The new name as typed: a kind's name inside it ("新农田") is not the kind.
-    named = re.search(r"(?:名为|名叫|叫做|叫|取名为?|名字是|called|named)\s*[「“\"']?(?P<name>[^\s，。,.!?「」“”\"']+)", turn.plain, re.IGNORECASE)
+    named = named_phrase(turn.said)
     if named is None:
         return Step.say(_("请给新建筑起个名字，比如「建造 mill 叫 西市磨坊」。"))
-    return _once(turn, "construct_building", kind=match["kind"].lower(), name=named["name"].strip())
+    return _once(turn, "construct_building", kind=match["kind"].lower(), name=named.value)
 
 
 @intent(
@@ -437,7 +445,7 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 from agents.providers.framing import trailing_text  # noqa: E402
 from agents.providers.frames import Filled, frame  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402
-from agents.providers.understanding import Entity, entities  # noqa: E402
+from agents.providers.understanding import Entity, entities, named_phrase  # noqa: E402
 
 
 @entities
@@ -659,7 +667,7 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "assign_building",
-    triggers=("work at", "work in", "job at", "apply", "hire", "上班", "工作", "应聘", "入职", "打工", "干活"),
+    triggers=("work at", "work in", "job at", "apply", "hire", "上班", "工作", "应聘", "入职", "打工", "干活", "活干", "找份活", "找个活"),
     asks={"building_id": gettext_lazy("想去哪座建筑工作？可以说「有哪些建筑」看看。")},
     priority=2,
 )
@@ -720,3 +728,22 @@ def chat_frame(turn: Turn, filled: Filled) -> Step:
     if done is not None:
         return Step.say(_result(done))
     return _call("chat", content=text.value)
+
+
+@frame(
+    "construct_building",
+    triggers=("build", "construct", "建", "盖", "修建", "新建", "建造"),
+    slots={"kind": "building_kind"},
+    required=("kind",),
+    asks={"kind": gettext_lazy("要建哪一种建筑？")},
+    priority=2,
+)
+def construct_frame(turn: Turn, filled: Filled) -> Step:
+    """"建个农田，名字叫西郊农田": the kind named outside the new name, the name whole."""
+    named = named_phrase(filled.reading.said)
+    kinds = [s for s in filled.reading.of("building_kind") if named is None or not s.overlaps(named)]
+    if not kinds:
+        return DECLINE
+    if named is None:
+        return Step.say(_("请给新建筑起个名字，比如「建造 mill 叫 西市磨坊」。"))
+    return _once(turn, "construct_building", kind=kinds[0].value, name=named.value)

@@ -188,7 +188,7 @@ def register_refund(turn: Turn, match: re.Match) -> Step | None:
 # ---------------------------------------------------------------------------- frames
 
 from agents.providers.frames import Filled, frame  # noqa: E402
-from agents.providers.framing import trailing_text  # noqa: E402
+from agents.providers.framing import trailing_text, without_order_reference  # noqa: E402
 from agents.providers.understanding import Entity, entities  # noqa: E402
 
 from .models import Order  # noqa: E402
@@ -257,6 +257,7 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     who = pgettext("recipient", "供应商") if channel == "upstream" else pgettext("recipient", "客人")
     if text is None:
         return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})
+    text = without_order_reference(text)
     arguments = {"channel": channel, "content": text.value}
     if order := filled.slots.get("order_no"):
         arguments["order_no"] = order.value
@@ -279,7 +280,7 @@ send_frame.asks_itself = True
 @frame(
     "message_list",
     triggers=("reply", "replied", "answer", "say", "said", "respond", "messages", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言"),
-    not_with=("send", "tell", "let", "告诉", "发消息：", "发消息:", "发消息说", "发条消息", "发一条", "a message:"),
+    not_with=("send", "tell", "let", "告诉", "说：", "说:", "发消息：", "发消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),
     required=(),
     priority=4,
 )

@@ -90,7 +90,28 @@ class Frame:
         """A trigger word in the message ("@order": a span of that kind), and no word that rules it out."""
         words = [t for t in self.triggers if not t.startswith("@")]
         spans = any(reading.of(t[1:]) for t in self.triggers if t.startswith("@"))
-        return (spans or reading.has(*words)) and not (self.not_with and reading.has(*self.not_with))
+        head = _head(reading)
+        # "message the supplier: can we refund …?": after a verb of saying and a colon, the words
+        # are the message, and no trigger of another tool.
+        said = head if head is not reading and SAYING_HEAD.search(head.folded) else reading
+        return (spans or said.has(*words)) and not (self.not_with and head.has(*self.not_with))
+
+
+SAYING_HEAD = re.compile(
+    r"说|告诉|通知|转告|留言|发消息|发个消息|发条消息|\b(?:tell|message|notify|inform|let\s+\w+\s+know|say|write\s+to)\b"
+)
+
+
+def _head(reading: Reading) -> Reading:
+    """The message up to its first colon: what follows ("跟供应商说：…请尽快回复") is text to pass
+    on, whose words say nothing about which tool is wanted."""
+    from .understanding import tokens
+
+    colon = re.search(r"[:：]", reading.said)
+    if colon is None:
+        return reading
+    head = reading.said[: colon.end()]
+    return Reading(head, fold(head), tokens(fold(head)))
 
 
 _frames: list[Frame] = []

@@ -34,7 +34,7 @@ def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: boo
             continue  # a frame the message fills whole comes first ("启用中的基金有哪些" is a list)
         step = frame_.handler(turn, filled)
         if step is not DECLINE:
-            return step
+            return replace(step, toward=frame_.tool) if step is not None else step
     return Step.say(first_question) if first_question else DECLINE
 
 
@@ -86,7 +86,11 @@ def follow_up(turn: Turn) -> Step | None:
         # "yes" to "did you mean 面包?" settles the guess.
         earlier = Reading(earlier.said, earlier.folded, earlier.tokens, [_sure(s) for s in earlier.spans])
         step = read_frames(earlier_turn, earlier)
-        return step if step is not DECLINE and (step.calls or turn.outcomes) else None
+        if step is None and turn.outcomes:
+            from .rules import summarize
+
+            return Step.say(summarize(turn))  # the confirmed call ran; its result is the reply
+        return step if step is not DECLINE and step is not None and (step.calls or turn.outcomes) else None
     if NO.match(turn.said):
         before = read_frames(earlier_turn, earlier)
         if before is not DECLINE and before.proposed:
@@ -95,13 +99,31 @@ def follow_up(turn: Turn) -> Step | None:
     if (pick := ordinal(turn.said)) is not None:
         merged = _pick_rival(earlier, pick)
         if merged is None:
-            return None
+            return _pick_listed(turn)
     else:
         said = CORRECTION.match(turn.said)["rest"] if CORRECTION.match(turn.said) else turn.said
         merged = _merge(earlier, read(said), answer=is_bare(turn.said))
     turn.continues = f"{turn.earlier}\n{turn.said}"
     step = read_frames(replace(earlier_turn, continues=turn.continues), merged)
     return None if step is DECLINE else step
+
+
+def _pick_listed(turn: Turn) -> Step | None:
+    """"接第二个" after "有哪些悬赏": this message's verb on the list the last turn showed. The
+    earlier words say what was listed; the list is read again and its row is the argument."""
+    from ..registry import registry
+
+    def app(tool: str) -> str:
+        spec = registry.get(tool)
+        return spec.func.__module__.split(".")[0] if spec is not None else ""
+
+    listed = {app(name) for name, _arguments in turn.earlier_calls if name.startswith("list_")}
+    if not listed:
+        return None
+    step = read_frames(replace(turn, said=f"{turn.said}\n{turn.earlier}"))
+    if step is DECLINE or step is None or not (step.calls or turn.outcomes) or app(step.toward) not in listed:
+        return None  # the same app's rows only: "take the second one" of bounties is no market order
+    return step
 
 
 def _sure(span: Span) -> Span:
@@ -164,3 +186,30 @@ def trailing_text(said: str, after: int = 0) -> Span | None:
         return None
     start = said.index(text, start)
     return Span("text", text, start, start + len(text), text)
+
+
+# "订单号HT20260301001", "(order HT20260301001)", "…。HT20260301001": where the text says which
+# order it is about, apart from what to pass on ("please confirm HT20260301002" keeps it: it is
+# part of the sentence).
+_LABEL = r"(?:(?:for|re|about|on)\s+)?(?:(?:the\s+)?order(?:\s+(?:no\.?|number|#))?|订单号?|单号|订单编号)"
+_ORDER = r"[A-Za-z]{2}\d{8,}"
+ORDER_HEAD = re.compile(rf"^\s*[（(]?\s*(?:{_LABEL})?\s*[:：#]?\s*{_ORDER}\s*[)）]?\s*[,，:：;；]\s*", re.IGNORECASE)
+ORDER_TAIL = re.compile(
+    rf"(?:(?<=[。.!！?？])\s*(?:{_LABEL})?|[\s,，;；]*[（(]\s*(?:{_LABEL})?|[\s,，;；]*{_LABEL}|[\s]*[,，;；])"
+    rf"\s*[:：#]?\s*{_ORDER}\s*[)）]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def without_order_reference(text: Span) -> Span:
+    """The free text less an order number it begins or ends with as a reference apart from the
+    sentence: the order is a slot of its own."""
+    value, start = text.value, text.start
+    if head := ORDER_HEAD.match(value):
+        value, start = value[head.end() :], start + head.end()
+    if (tail := ORDER_TAIL.search(value)) and tail.start() > 0:
+        value = value[: tail.start()]
+    value = value.rstrip()
+    if not value:
+        return text
+    return Span("text", value, start, start + len(value), value)

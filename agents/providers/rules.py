@@ -22,7 +22,7 @@ import itertools
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -95,6 +95,9 @@ class Step:
     proposed: tuple[tuple[str, dict], ...] = ()
     # Arguments the agent composed itself from look-ups (the desk's question to the supplier).
     composed: tuple[str, ...] = ()
+    # The write this step's look-ups lead to (the cancel that lists the market first): the gate
+    # of ``RulesChatPolicy.held_back`` stops it before the first look-up.
+    toward: str = ""
 
     @classmethod
     def call(cls, name: str, **arguments: Any) -> Step:
@@ -270,6 +273,8 @@ class RulesChatPolicy:
                     step = query  # "供应商回了没": a question a query answers, never a write
                     break
                 if (step := item.handler(turn, match)) is not DECLINE:
+                    if step is not None and item.tool:
+                        step = replace(step, toward=item.tool)
                     break
             listing = step is not DECLINE and item is not None and bool(item.tool) and not is_write(item.tool)
             if listing and (better := write_frames(turn)) is not None:
@@ -280,6 +285,10 @@ class RulesChatPolicy:
             return Completion(content=self.not_understood(turn))
         if step is None:
             step = Step.say(summarize(turn))
+        if held := self.held_back(turn, step):
+            step = held
+            if not step.calls:
+                return Completion(content=step.reply)
         missing = [name for name, _arguments in step.calls if name not in turn.offered]
         if missing:
             return Completion(content=_("我没有被授权使用工具：%(tools)s。") % {"tools": ", ".join(missing)})
@@ -292,6 +301,44 @@ class RulesChatPolicy:
             for name, args in step.calls
         ]
         return Completion(content=step.reply, tool_calls=calls)
+
+    @staticmethod
+    def held_back(turn: Turn, step: Step) -> Step | None:
+        """The one gate before any write or proposal, whoever read it (a phrase, a frame, a
+        follow-up): a negation or deferral, a question or musing, or another resident's goods
+        around the action hold it back (``restraint.py``). None lets the step through."""
+        from . import restraint
+        from .frames import CORRECTION, NO, YES, is_bare, is_write
+        from .understanding import read
+
+        writes = [(name, arguments) for name, arguments in (*step.calls, *step.proposed) if is_write(name)]
+        if step.toward and is_write(step.toward) and step.calls and not turn.outcomes:
+            writes.append((step.toward, {}))
+        if not writes:
+            return None
+        said = turn.said
+        if YES.match(said) or NO.match(said) or is_bare(said):
+            said = ""  # "yes", "three": the words that count are the earlier message's
+        elif correction := CORRECTION.match(said):
+            said = correction["rest"]
+        messages = [m for m in (turn.earlier if turn.continues else "", said) if m]
+        free = [v for _name, arguments in writes for k, v in arguments.items() if k in restraint.FREE_TEXT and isinstance(v, str)]
+        speaker = agent_name(turn.system)
+        for message in messages:
+            context = restraint.without(message, free)
+            if restraint.deferred(context, {name for name, _arguments in writes}):
+                return Step.say(_("好的，先不做：这句话里有否定或“先不”的意思，我没有执行任何操作。"))
+            if restraint.asked(context):
+                if turn.outcomes:
+                    return Step.say("\n".join([_("这是一个问题，我不会因此执行操作。以下是查到的信息："), summarize(turn)]))
+                if "get_my_status" in turn.offered and restraint.about_me(context):
+                    return Step(calls=(("get_my_status", {}),), reply=_("这是一个问题，我不会因此执行操作；先看看你的状态。"))
+                return Step.say(_("这是一个问题，我不会因此执行操作；想让我做什么请直接说。"))
+            residents = [(s.start, s.end, s.name, s.value) for s in read(message).of("resident")]
+            values = {v for _name, arguments in writes for v in arguments.values()}
+            if any(restraint.others(message, name, speaker, residents, values) for name, _arguments in writes):
+                return Step.say(_("这是别人的东西，我只能处理自己的物品和挂单，没有执行任何操作。"))
+        return None
 
     @staticmethod
     def unfounded(turn: Turn, step: Step) -> str:

@@ -339,6 +339,8 @@ def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[
     for i in range(len(words)):
         for j in range(i, min(i + 4, len(words))):
             start, end = words[i].start, words[j].end
+            if any(s.start < end and start < s.end for s in taken):
+                break  # a run of words never straddles a name already read ("上Frank的")
             text = folded[start:end]
             if text.strip() and not text.strip().lower() in STOP_WORDS and not re.fullmatch(r"[\d\W_]+", text):
                 pieces.add((start, end))
@@ -421,3 +423,31 @@ def read(said: str, kinds: set[str] | None = None) -> Reading:
     taken = [s for s in spans if s.kind not in ("quoted",)]
     spans += [n for n in numbers(folded) if not any(n.overlaps(s) for s in taken)]
     return Reading(said, folded, tokens(folded), sorted(spans, key=lambda s: (s.start, -s.end)))
+
+
+# ---------------------------------------------------------------------------- a new thing's name
+
+NAMING = re.compile(
+    r"(?:名字叫做?|名字是|名称为|名称是|名为|名叫|叫做|取名为?|起名为?|命名为|叫|\bcalled\b|\bnamed\b|\b(?:name|call)\s+it\b)\s*[:：]?\s*",
+    re.IGNORECASE,
+)
+# Where a name ends: a clause boundary, or English words that start another clause.
+NAME_END = re.compile(r"\s*(?:[,，。;；!！?？\n]|\s(?:and|with|for|please|thanks)\b|$)", re.IGNORECASE)
+
+
+def named_phrase(said: str) -> Span | None:
+    """The name a message gives a new thing, whole and as typed: a quotation after "called"/"叫",
+    or every word up to the clause's end ("called South Hill Quarry" is "South Hill Quarry")."""
+    found = NAMING.search(said)
+    if found is None:
+        return None
+    start = found.end()
+    quote = QUOTED.match(said, start)
+    if quote:
+        return Span("text", quote.group(1).strip(), quote.start(1), quote.end(1), quote.group(1))
+    end = NAME_END.search(said, start).start()
+    name = said[start:end].strip()
+    if not name:
+        return None
+    start = said.index(name, start)
+    return Span("text", name, start, start + len(name), name)

@@ -691,3 +691,113 @@ CORPUS += [
     refuse(D, "别告诉客人"),
     say(D, "what's the weather"),
 ]
+
+CORPUS += [
+    # ---------------------------------------------------------------- issue 26, round 3: the one gate
+    # Negations and "not now" in front of an action (restraint.py), whichever reader saw the action.
+    refuse(R, "今天先不要签到"),
+    refuse(R, "暂时不去农田上班"),
+    refuse(R, "不用帮我签到了"),
+    refuse(R, "hold off on eating for now"),
+    refuse(R, "not yet, don't check me in"),
+    refuse(R, "wait on the bounty, I'll claim it later"),
+    refuse(D, "先别给HT20260301001退款"),
+    refuse(D, "not today, no refund for HT20260301002"),
+    refuse(D, "HT20260301003的退款暂时不办"),
+    refuse(F, "先不要停用科技先锋"),
+    refuse(F, "hold off on disabling Beta Balanced"),
+    # Questions and musings about an action: answered or declined, never acted on.
+    refuse(R, "我要是去农田工作能挣多少？"),
+    refuse(R, "how much would I earn if I worked at the farm?"),
+    refuse(R, "I was thinking about quitting my job, what do you think?"),
+    refuse(R, "我在考虑要不要辞职，你觉得呢"),
+    refuse(R, "should I sell my wood?"),
+    refuse(D, "要不要给HT20260301001退款？"),
+    say(R, "how am I doing? hungry?", call("get_my_status")),
+    say(R, "我现在饿不饿？要吃东西吗", call("get_my_status")),
+    # Someone else's things: the speaker acts on their own goods only.
+    refuse(R, "cancel Dave's listing"),
+    refuse(R, "取消Dave的挂单"),
+    refuse(R, "withdraw Carol's wheat listing"),
+    # A new thing's name is the whole phrase after "called"/"叫", up to the clause's end.
+    say(R, "build a quarry called South Hill Quarry", call("construct_building", kind="quarry", name="South Hill Quarry")),
+    say(R, "construct a farm named West Farm, please", call("construct_building", kind="farm", name="West Farm")),
+    say(R, "建造 mill 叫 东门老磨坊", call("construct_building", kind="mill", name="东门老磨坊")),
+    # The user's words to a guest or supplier are the proposal, verbatim, less the order reference.
+    say(D, "告诉客人：您的退款已在处理中，请耐心等待。订单号HT20260301001 || 是",
+        call("message_send", channel="downstream", content="您的退款已在处理中，请耐心等待。", order_no="HT20260301001")),
+    say(D, "let the guest know: your refund is on its way! (order HT20260301003) || yes",
+        call("message_send", channel="downstream", content="your refund is on its way!", order_no="HT20260301003")),
+    say(D, "跟供应商说：客人今晚就退房，麻烦尽快回复！HT20260301002 || 发吧",
+        call("message_send", channel="upstream", content="客人今晚就退房，麻烦尽快回复！", order_no="HT20260301002")),
+]
+
+CORPUS += [
+    # ---------------------------------------------------------------- issue 26, round 3: more of each class
+    refuse(R, "今天就不签到了"),
+    refuse(R, "let's not sell the wheat"),
+    refuse(R, "no checking in today"),
+    refuse(R, "先不吃了，等会儿再说"),
+    refuse(R, "晚点再去伐木场上班"),
+    refuse(D, "HT20260301002先不用退款"),
+    refuse(F, "暂时别启用货币市场旧份额"),
+    refuse(D, "HT20260301001可以退款吗？"),
+    refuse(R, "去伐木场干活一天能挣多少？"),
+    refuse(R, "do you think I should claim the wall bounty?"),
+    say(R, "am I hungry? should I eat?", call("get_my_status")),
+    say(D, "可以帮我给HT20260301001退款吗", call("refund", order_no="HT20260301001")),
+    say(R, "能不能给Bob转10个木材？", give("Bob", "wood", 10)),
+    say(R, "build a farm called Green Valley Farm", call("construct_building", kind="farm", name="Green Valley Farm")),
+    say(R, "应聘城东农田的工作", apply_at("城东农田")),
+    say(R, "去伐木场找份活干", call("assign_building", building_id="@building:终南伐木场")),
+    say(R, "卖4个面包，每个5块", call("create_market_order", resource_type="bread", quantity=4, price=20)),
+    say(R, "10个面粉挂单卖，一共40信用点", call("create_market_order", resource_type="flour", quantity=10, price=40)),
+]
+
+CORPUS += [
+    # The words after "tell …:" are the message, not a request of their own ("can we refund …?").
+    say(D, "发消息给供应商：请确认HT20260301001是否可以退款，谢谢！ || 好的",
+        call("message_send", channel="upstream", content="请确认HT20260301001是否可以退款，谢谢！", order_no="HT20260301001")),
+    say(D, "message the supplier: can we refund HT20260301001? the guest left early. || yes",
+        call("message_send", channel="upstream", content="can we refund HT20260301001? the guest left early.", order_no="HT20260301001")),
+    say(D, "跟客人说一声，房间已经准备好了。订单HT20260301003 || 发吧",
+        call("message_send", channel="downstream", content="房间已经准备好了。", order_no="HT20260301003")),
+    say(D, "check the supplier channel: any replies?", call("message_list", channel="upstream")),
+    refuse(R, "Bob的面包吃一个"),
+    refuse(R, "delete Frank's flour order"),
+]
+
+CORPUS += [
+    # A kind in either language outside the new name, and the name whole.
+    say(R, "建个农田，名字叫西郊农田", call("construct_building", kind="farm", name="西郊农田")),
+    say(R, "盖一座磨坊，取名为河畔磨坊", call("construct_building", kind="mill", name="河畔磨坊")),
+    say(R, "build a new farm, call it Sunny Acres", call("construct_building", kind="farm", name="Sunny Acres")),
+    refuse(R, "先别建农田，叫西郊农田的那个以后再说"),
+]
+
+CORPUS += [
+    # Buying a listing by its seller: the seller's possessive is what is bought, not a refusal.
+    say(R, "市场上Frank的面粉我要了", [("list_market_orders", {}), ("accept_market_order", {"order_id": "@market:Frank"})]),
+    say(R, "Carol挂的小麦我买了", [("list_market_orders", {}), ("accept_market_order", {"order_id": "@market:Carol"})]),
+]
+
+CORPUS += [
+    # "The" bounty: the only claimed one.
+    say(R, "接修缮城墙 || 任务完成了，交了吧",
+        [("claim_bounty", {"bounty_id": "@bounty:修缮城墙"}), ("list_bounties", {"status": "claimed"}),
+         ("complete_bounty", {"bounty_id": "@bounty:修缮城墙"})]),
+    say(R, "claim 修缮城墙 || I finished the bounty, hand it in",
+        [("claim_bounty", {"bounty_id": "@bounty:修缮城墙"}), ("list_bounties", {"status": "claimed"}),
+         ("complete_bounty", {"bounty_id": "@bounty:修缮城墙"})]),
+    refuse(R, "悬赏还没做完，先别交"),
+]
+
+CORPUS += [
+    # "The second one" after a list: this message's verb on the rows the last turn showed.
+    say(R, "有哪些悬赏 || 接第二个",
+        [("list_bounties", {"status": "open"}), ("list_bounties", {"status": "open"}),
+         ("claim_bounty", {"bounty_id": "@bounty:为面包坊送面粉"})]),
+    say(R, "any bounties? || claim the first one",
+        [("list_bounties", {"status": "open"}), ("list_bounties", {"status": "open"}), ("claim_bounty", {"bounty_id": "@bounty:修缮城墙"})]),
+    say(R, "有哪些悬赏 || 第二个先不接", [("list_bounties", {"status": "open"})]),
+]

@@ -105,3 +105,8 @@ def test_jieba_loads_once_and_quickly_after_that(demo):
     started = time.perf_counter()
     read("再转两个给Carol")
     assert time.perf_counter() - started < 0.5
+
+
+def test_a_fuzzy_name_never_straddles_an_exact_one(demo):
+    residents = read("市场上Frank的面粉我要了").of("resident")
+    assert [(s.text, s.exact) for s in residents] == [("frank", True)]

@@ -1,0 +1,104 @@
+"""The one gate every write of the offline chat passes, whichever reader proposed it.
+
+A phrase handler (``intents.py``), a frame (``frames.py``) or a follow-up may all read an
+action into a message; this module decides whether the message *asks* for that action at
+all. It holds a write back when the words around it (everything but the write's own free-text
+arguments, so "备注：不要追高" is no negation) say:
+
+* **not now**: a negation or deferral ("先不要签到", "hold off on eating", "not today");
+* **a question or musing** about the action ("去农田工作能挣多少？", "I was thinking about
+  quitting, what do you think?", "how am I doing? hungry?"); a polite request ("能帮我…吗",
+  "could you …?") is no question;
+* **someone else's things**: a possessive naming another resident ("cancel Dave's listing",
+  "Dave的挂单") on anything but buying their listing.
+
+``held_back`` returns the reason (a code) or "", and ``RulesChatPolicy`` turns it into a reply.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# "先不要", "暂时不", "don't need to", "hold off", "not yet": the action is not wanted now.
+DEFERRAL = re.compile(
+    r"不要|不用|不必|不需要|无需|没必要|用不着|别|先不|暂时不|暂不|不打算|不想|不准|禁止|请勿|勿|"
+    r"改天|以后再|回头再|晚点再|晚些再|等(?:一)?(?:下|会儿?)再|再说吧|算了|今天不|还不(?:用|要|想|打算)|"
+    r"不(?:签到|打卡|吃|卖|买|退|去|接|领|转|送|给|辞|建|盖|上班|干活|工作|挂|发|启用|停用|处理|办)"
+    r"|\b(?:don'?t|do\s+not|doesn'?t|never|no\s+need|not\s+(?:now|yet|today|tonight|right\s+now)|hold\s+off|"
+    r"wait|later|nevermind|never\s+mind|let'?s\s+not|no\s+(?:refund|check(?:ing)?-?\s?in|eating|selling))\b",
+    re.IGNORECASE,
+)
+# Writes that stop or undo something: "我不干了" asks for them.
+UNDOING = {"unassign_building", "cancel_market_order", "disable_fund"}
+PUT_OFF = re.compile(
+    r"先别|先不要|先不|暂时不|暂不|不用|不必|不需要|无需|没必要|别急着|改天|以后再|回头再|晚点再|等(?:一)?(?:下|会儿?)再"
+    r"|不(?:辞|取消|停用|撤|下架)"
+    r"|\b(?:don'?t|do\s+not|no\s+need|not\s+(?:now|yet|today|right\s+now)|hold\s+off|wait|later)\b",
+    re.IGNORECASE,
+)
+# A question or a musing: what the user wonders about, not what they ask to be done.
+QUESTION = re.compile(
+    r"[?？]|吗|呢|多少|怎么|怎样|如何|为什么|为啥|该不该|要不要|是不是|是否|能不能挣|划算|值得|考虑|在想|想着"
+    r"|\b(?:what|how|why|whether|should\s+i|shall\s+i|do\s+you\s+think|would\s+i|will\s+i|am\s+i|is\s+it|"
+    r"thinking\s+(?:about|of)|wondering|considering|maybe\s+i\s+should)\b",
+    re.IGNORECASE,
+)
+# "能帮我…吗", "could you …?", "请…": a request dressed as a question.
+POLITE = re.compile(
+    r"^\s*(?:请|麻烦|劳驾|帮我|帮忙|能不能帮|能否帮|能帮我|可以帮|可不可以帮|你能|你可以|你能不能|能不能)"
+    r"|^\s*(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b",
+    re.IGNORECASE,
+)
+# The question words a polite request may still carry as a real question ("能帮我算算能挣多少吗").
+STILL_ASKING = re.compile(r"多少|怎么|怎样|如何|为什么|该不该|what|how|why|should\s+i|do\s+you\s+think", re.IGNORECASE)
+# A question about the speaker's own state ("how am I doing? hungry?"): the status answers it.
+STATE = re.compile(
+    r"饿|饱|累|困|精力|体力|饱食|状态|我怎么样|我还好|\b(?:hungry|starving|tired|energy|satiety|status|how\s+am\s+i|how'?s\s+my)\b",
+    re.IGNORECASE,
+)
+POSSESSIVE = re.compile(r"^\s*(?:'s|’s|s'|的)")
+# Writes that act on another resident's goods by design: buying their listing.
+ON_OTHERS = {"accept_market_order"}
+
+
+# The arguments that carry the user's free text (a name, a remark, a message): never read for a negation.
+FREE_TEXT = {"content", "remarks", "name", "fund_name"}
+
+
+def without(said: str, free_text: Iterable[str]) -> str:
+    """The message less the write's own free text (a name, a remark, a message to pass on)."""
+    for text in sorted((t for t in free_text if t), key=len, reverse=True):
+        said = said.replace(text, " ")
+    return said
+
+
+def deferred(text: str, tools: set[str]) -> bool:
+    """A negation or deferral around the action; for a write that itself stops something
+    ("不想干了" quits, "不卖了" cancels the listing) only one that puts it off counts."""
+    if tools & UNDOING:
+        return bool(PUT_OFF.search(text))
+    return bool(DEFERRAL.search(text))
+
+
+def asked(text: str) -> bool:
+    if not QUESTION.search(text):
+        return False
+    return not POLITE.search(text) or bool(STILL_ASKING.search(text))
+
+
+def about_me(text: str) -> bool:
+    return bool(STATE.search(text))
+
+
+def others(said: str, tool: str, speaker: str, residents: Iterable[tuple], values: set) -> bool:
+    """A resident other than the speaker owns what the write is about ("Dave's listing"):
+    ``residents`` are (start, end, name, id) in ``said``; one the write names (``values``) is no owner."""
+    if tool in ON_OTHERS:
+        return False
+    for start, end, name, value in residents:
+        if name.casefold() == speaker.casefold() or value in values:
+            continue
+        if POSSESSIVE.match(said[end:]) and not re.search(r"(?:给|to)\s*$", said[:start], re.IGNORECASE):
+            return True
+    return False
