@@ -301,9 +301,11 @@ def run_scenario(scenario: Scenario, user: Any) -> Outcome:
                 problems.append(f"unrequested write: {name} {arguments}")
         # A write that matched may still carry an argument that is no span of the request's words.
         audited = list(ToolCall.objects.order_by("id").values_list("tool_name", "arguments", "result"))
-        invented = wrong_arguments(scenario.message, audited)
-        problems += [f"wrong argument: {problem}" for problem in invented]
-        wrong = max(wrong, len(invented))  # both checks may name the same write: count it once
+        # A write whose arguments came from nowhere counts once, however many of them did.
+        found = [wrong_arguments(scenario.message, audited[: n + 1]) for n in range(len(audited))]
+        invented_writes = sum(1 for before, after in zip([[], *found], found) if len(after) > len(before))
+        problems += [f"wrong argument: {problem}" for problem in (found[-1] if found else [])]
+        wrong = max(wrong, invented_writes)  # both checks may name the same write: count it once
     problems += [problem for row in scenario.rows if (problem := row.problem())]
     return Outcome(
         scenario.name, not problems, [name for name, _, _ in calls], tokens, round(latency, 3), problems,

@@ -138,7 +138,8 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
         return Step.call(tool, bounty_id=filled.value("bounty_id"))
     listed = turn.last("list_bounties")
     if listed is None:
-        return Step.call("list_bounties", status=status)
+        # Completing: only the speaker's own claims are candidates (a model knows no ids; the tool does).
+        return Step.call("list_bounties", status=status, mine=True) if status == "claimed" else Step.call("list_bounties", status=status)
     rows = listed.data.get("bounties", []) if listed.ok else []
     if not rows:
         return Step.say(_("目前没有可以操作的悬赏。"))
@@ -146,8 +147,7 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
     if index is not None and -len(rows) <= index < len(rows):
         return Step.call(tool, bounty_id=rows[index]["bounty_id"])
     if status == "claimed" and len(rows) == 1:
-        # "交任务": a resident holds one claimed bounty at a time; the only claimed one is "the" bounty
-        # (the tool itself refuses a bounty someone else claimed).
+        # "交任务": a resident holds one claimed bounty at a time, so its only claim is "the" bounty.
         return Step.call(tool, bounty_id=rows[0]["bounty_id"])
     names = _("还是").join(f"「#{row['bounty_id']} {row['title']}」" for row in rows[:4])
     return Step.say(_("是哪一个悬赏？%(names)s") % {"names": names})

@@ -13,9 +13,11 @@ from .models import Bounty
 BOARD_COMPLETED_LIMIT = 30
 
 
-def bounty_list(*, status: str | None = None) -> QuerySet[Bounty]:
-    """Bounties, newest first, optionally of one status (``invalid_status`` otherwise)."""
+def bounty_list(*, status: str | None = None, claimed_by: int | None = None) -> QuerySet[Bounty]:
+    """Bounties, newest first, optionally of one status (``invalid_status`` otherwise) or one claimer."""
     bounties = Bounty.objects.select_related("claimed_by")
+    if claimed_by is not None:
+        bounties = bounties.filter(claimed_by_id=claimed_by)
     if status is not None:
         if status not in Bounty.Status.values:
             raise ApplicationError(

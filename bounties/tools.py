@@ -53,8 +53,10 @@ def list_bounties(
         Literal["open", "claimed", "completed", "cancelled"],
         Param(description=gettext_lazy("悬赏状态")),
     ] = "open",
+    mine: Annotated[bool, Param(description=gettext_lazy("只列出我接取的悬赏"))] = False,
 ) -> dict:
-    bounties = list(selectors.bounty_list(status=status)[:LIST_LIMIT])
+    claimer = ctx.agent.pk if mine and ctx.agent is not None else None
+    bounties = list(selectors.bounty_list(status=status, claimed_by=claimer)[:LIST_LIMIT])
     label = Bounty.Status(status).label
     if bounties:
         lines = [_("%(status)s的悬赏：") % {"status": label}]

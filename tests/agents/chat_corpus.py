@@ -784,10 +784,10 @@ CORPUS += [
 CORPUS += [
     # "The" bounty: the only claimed one.
     say(R, "接修缮城墙 || 任务完成了，交了吧",
-        [("claim_bounty", {"bounty_id": "@bounty:修缮城墙"}), ("list_bounties", {"status": "claimed"}),
+        [("claim_bounty", {"bounty_id": "@bounty:修缮城墙"}), ("list_bounties", {"status": "claimed", "mine": True}),
          ("complete_bounty", {"bounty_id": "@bounty:修缮城墙"})]),
     say(R, "claim 修缮城墙 || I finished the bounty, hand it in",
-        [("claim_bounty", {"bounty_id": "@bounty:修缮城墙"}), ("list_bounties", {"status": "claimed"}),
+        [("claim_bounty", {"bounty_id": "@bounty:修缮城墙"}), ("list_bounties", {"status": "claimed", "mine": True}),
          ("complete_bounty", {"bounty_id": "@bounty:修缮城墙"})]),
     refuse(R, "悬赏还没做完，先别交"),
 ]

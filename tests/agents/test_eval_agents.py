@@ -47,7 +47,7 @@ def test_the_rules_provider_passes_every_scenario_and_the_none_baseline_acts_on_
     assert result.returncode == 0, result.stdout + result.stderr
     assert report["passed"] == report["total"] == len(scenarios())
     assert f"{report['total']}/{report['total']} scenarios passed" in result.stdout
-    assert report["wrong_argument_writes"] == 0 and "0 wrong-argument writes" in result.stdout
+    assert report["wrong_argument_writes"] == 0 and "wrong-argument writes" in result.stdout
     [desk] = [s for s in report["scenarios"] if s["scenario"] == "early checkout at the desk (en)"]
     assert desk["tool_calls"] == ["order_query", "message_send", "message_list", "refund"] and desk["kind"] == "action"
     assert report["wrong_argument_writes"] == report["unrequested_writes"] == 0

@@ -110,3 +110,18 @@ def test_jieba_loads_once_and_quickly_after_that(demo):
 def test_a_fuzzy_name_never_straddles_an_exact_one(demo):
     residents = read("市场上Frank的面粉我要了").of("resident")
     assert [(s.text, s.exact) for s in residents] == [("frank", True)]
+
+
+@pytest.mark.django_db
+def test_finishing_the_bounty_never_proposes_someone_elses_claim(make_agent):
+    """'悬赏完成了' with no claim of one's own: the only claimed bounty is another resident's, and is not proposed."""
+    from agents.chat import run_chat
+    from agents.models import PendingAction, Tool
+    from bounties.models import Bounty
+
+    carol = make_agent("Carol", tools=tuple(Tool.objects.filter(name__in=("list_bounties", "complete_bounty", "claim_bounty")).values_list("name", flat=True)))
+    frank = make_agent("Frank")
+    Bounty.objects.create(title="修缮城墙", reward=120, status="claimed", claimed_by=frank)
+    result = run_chat(agent=carol, message="搞定了，悬赏完成了")
+    assert [call["name"] for call in result.tool_calls] == ["list_bounties"]
+    assert not PendingAction.objects.exists()

@@ -121,6 +121,14 @@ def test_list_bounties_filters_by_status(agent, make_agent, make_bounty):
     assert [b["title"] for b in data["bounties"]] == ["建造磨坊"]
 
 
+def test_list_bounties_mine_lists_only_the_callers_claims(agent, make_agent, make_bounty):
+    make_bounty("建造磨坊", 80, status="claimed", claimed_by=make_agent("Bob"))
+    assert run(agent, "list_bounties", {"status": "claimed", "mine": True})["data"]["bounties"] == []
+    make_bounty("修缮城墙", 120, status="claimed", claimed_by=agent)
+    data = run(agent, "list_bounties", {"status": "claimed", "mine": True})["data"]
+    assert [b["title"] for b in data["bounties"]] == ["修缮城墙"]
+
+
 def test_list_bounties_says_when_there_are_none(agent):
     assert run(agent, "list_bounties", {})["data"] == {"bounties": [], "message": "目前没有开放的悬赏。"}
 
