@@ -42,7 +42,8 @@ STATE_RULES = {
     "POST /api/funds/batch-upsert/": {"fund_name_taken", "fund_name_required", "version_required"},
     "POST /api/funds/{id}/enable/": {"fund_already_enabled"},
     "POST /api/funds/{id}/disable/": {"fund_already_disabled"},
-    "POST /api/agents/transfer-resource/": {"same_agent"},
+    # Resource types are rows staff add in the admin: the schema can say "a string", not which.
+    "POST /api/agents/transfer-resource/": {"same_agent", "unknown_resource"},
     "POST /api/market-orders/{id}/accept/": {"cannot_accept_own_order"},
     "POST /api/market-orders/{id}/cancel/": {"not_order_seller"},
 }
