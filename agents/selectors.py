@@ -116,11 +116,6 @@ class TickRow:
     def tokens_per_decision(self) -> float:
         return round(self.tokens / self.decided, 1) if self.decided else 0.0
 
-    @property
-    def error_rate(self) -> float:
-        """Failed decisions as a percentage of all decisions."""
-        return round(100 * self.failed / self.decided, 1) if self.decided else 0.0
-
 
 def recent_ticks(*, limit: int = 100) -> list[TickRow]:
     """The last ``limit`` finished ticks, oldest first, in one query."""
