@@ -116,11 +116,6 @@ class TickRow:
     def tokens_per_decision(self) -> float:
         return round(self.tokens / self.decided, 1) if self.decided else 0.0
 
-    @property
-    def error_rate(self) -> float:
-        """Failed decisions as a percentage of all decisions."""
-        return round(100 * self.failed / self.decided, 1) if self.decided else 0.0
-
 
 def recent_ticks(*, limit: int = 100) -> list[TickRow]:
     """The last ``limit`` finished ticks, oldest first, in one query."""
@@ -141,19 +136,47 @@ def recent_ticks(*, limit: int = 100) -> list[TickRow]:
     return rows[::-1]
 
 
+NOT_FAILURES = ("success", "pending")  # the tool-call outcomes that are not failures; any other is an error code
+
+
+def _tool_call_outcome(status: str, error_code: str) -> str:
+    """``success``, ``pending`` or the tool result's error code (``error`` when it has none)."""
+    return {"success": "success", "pending_confirmation": "pending"}.get(status) or error_code or "error"
+
+
 def tool_call_outcomes(*, since: datetime) -> tuple[list[str], list[tuple[str, list[int]]]]:
     """Tool calls since ``since`` per tool and outcome, as a table: the outcomes (columns) and
     one row per tool, busiest first. An outcome is ``success``, ``pending`` or the error code."""
     counts: dict[str, dict[str, int]] = {}
     calls = ToolCall.objects.filter(created_at__gte=since).values("tool_name", "status", "error_code")
     for row in calls.annotate(calls=Count("id")).order_by():
-        outcome = {"success": "success", "pending_confirmation": "pending"}.get(row["status"]) or row["error_code"] or "error"
+        outcome = _tool_call_outcome(row["status"], row["error_code"])
         by_outcome = counts.setdefault(row["tool_name"], {})
         by_outcome[outcome] = by_outcome.get(outcome, 0) + row["calls"]
-    errors = sorted({outcome for by_outcome in counts.values() for outcome in by_outcome} - {"success", "pending"})
-    outcomes = [*(o for o in ("success", "pending") if any(o in c for c in counts.values())), *errors]
+    errors = sorted({outcome for by_outcome in counts.values() for outcome in by_outcome} - set(NOT_FAILURES))
+    outcomes = [*(o for o in NOT_FAILURES if any(o in c for c in counts.values())), *errors]
     tools = sorted(counts, key=lambda tool: (-sum(counts[tool].values()), tool))
     return outcomes, [(tool, [counts[tool].get(outcome, 0) for outcome in outcomes]) for tool in tools]
+
+
+def error_rate(outcomes: list[str], rows: list[tuple[str, list[int]]]) -> float:
+    """The failed share of the tool calls in a ``tool_call_outcomes`` table, in percent: the sum
+    of its error-code columns over all its calls, so the rate and the breakdown always agree."""
+    total = sum(sum(counts) for _tool, counts in rows)
+    failed = sum(n for _tool, counts in rows for outcome, n in zip(outcomes, counts, strict=True) if outcome not in NOT_FAILURES)
+    return round(100 * failed / total, 1) if total else 0.0
+
+
+def tick_error_rates(*, round_ids: list[int]) -> dict[int, float]:
+    """Per tick, the failed share of the tool calls made in it, in percent (one query): the same
+    rows and outcomes as ``tool_call_outcomes``; a tick without tool calls is absent."""
+    calls: dict[int, list[int]] = {}
+    rows = ToolCall.objects.filter(round_id__in=round_ids).values_list("round_id", "status", "error_code")
+    for round_id, status, error_code, n in rows.annotate(n=Count("id")).order_by():
+        failed_total = calls.setdefault(round_id, [0, 0])
+        failed_total[0] += n if _tool_call_outcome(status, error_code) not in NOT_FAILURES else 0
+        failed_total[1] += n
+    return {round_id: round(100 * failed / total, 1) for round_id, (failed, total) in calls.items()}
 
 
 def pending_proposal_ages(*, now: datetime | None = None) -> dict:

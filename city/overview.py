@@ -204,9 +204,15 @@ class CityOverview:
 
     @cached_property
     def error_rate(self) -> float:
-        """Failed decisions over the last ``ERROR_RATE_TICKS`` ticks, in percent."""
-        decided = sum(tick.decided for tick in self.recent_ticks)
-        return round(100 * sum(tick.failed for tick in self.recent_ticks) / decided, 1) if decided else 0.0
+        """The failed share of the tool calls the breakdown lists (``tool_calls``), in percent:
+        the sum of its error-code columns over all its calls, one vocabulary for both."""
+        return agent_selectors.error_rate(*self.tool_calls)
+
+    @cached_property
+    def tick_error_rates(self) -> list[tuple[agent_selectors.TickRow, float]]:
+        """Each charted tick with the failed share of its tool calls, counted as ``error_rate`` is."""
+        rates = agent_selectors.tick_error_rates(round_ids=[tick.id for tick in self.ticks])
+        return [(tick, rates.get(tick.id, 0.0)) for tick in self.ticks]
 
     @cached_property
     def tool_calls_since(self) -> datetime:

@@ -8,7 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from core.api.docs import sign_in_first
 from core.api.errors import unknown_api_path
 from core.converters import IdConverter
-from core.views import set_language
+from core.views import set_language, set_time_zone
 
 register_converter(IdConverter, "id")  # before the apps' urls, which use <id:…>
 
@@ -32,6 +32,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include(api_patterns)),
     path("i18n/setlang/", set_language, name="set_language"),  # Django's, saving a signed-in user's choice
+    path("i18n/settz/", set_time_zone, name="set_time_zone"),  # the signed-in user's zone for times on the pages
     path("", include("agents.urls")),
     path("", include("city.urls")),
     path("", include("bounties.urls")),

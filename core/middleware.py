@@ -1,10 +1,13 @@
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
-from django.utils import translation
+import zoneinfo
+
+from django.utils import timezone, translation
 
 from core.api.errors import error_body
 from core.language import api_language
 from core.database import database_failure
+from core.services import saved_time_zone
 
 
 class ApiLanguageMiddleware:
@@ -19,6 +22,28 @@ class ApiLanguageMiddleware:
             request.LANGUAGE_CODE = api_language(request)
             translation.activate(request.LANGUAGE_CODE)
         return self.get_response(request)
+
+
+class UserTimeZoneMiddleware:
+    """Times on the pages follow the signed-in user's saved zone (core.services.set_time_zone),
+    else TIME_ZONE; after AuthenticationMiddleware."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        zone = saved_time_zone(user_id=request.user.pk) if request.user.is_authenticated else ""
+        try:
+            if zone:
+                timezone.activate(zoneinfo.ZoneInfo(zone))
+            else:
+                timezone.deactivate()
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):  # a zone since removed from tzdata
+            timezone.deactivate()
+        try:
+            return self.get_response(request)
+        finally:
+            timezone.deactivate()
 
 
 class DatabaseUnavailableMiddleware:

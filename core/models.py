@@ -25,12 +25,15 @@ class EventLog(models.Model):
 
 class UserPreference(models.Model):
     """What a staff member chose for themselves: the language the API answers them in when the
-    request does not say (no Accept-Language), saved when they switch language on the pages."""
+    request does not say (no Accept-Language), saved when they switch language on the pages; and
+    the time zone the pages show times in (empty: TIME_ZONE). The zone is checked against the
+    zoneinfo database in ``core.services.set_time_zone`` (a CHECK constraint cannot list zones)."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference", verbose_name=_("用户")
     )
     language = models.CharField(_("语言"), max_length=10, choices=settings.LANGUAGES, blank=True)
+    time_zone = models.CharField(_("时区"), max_length=64, blank=True, default="")
 
     class Meta:
         verbose_name = _("用户偏好")

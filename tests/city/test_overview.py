@@ -183,8 +183,6 @@ def test_the_ticks_table_has_each_ticks_numbers_oldest_first(staff_client):
         [f"#{rounds[0].pk}", "1.5", "10", "1", "500", "50.0"],
         [f"#{rounds[1].pk}", "0.25", "0", "0", "0", "0.0"],
     ]
-    assert table(html, "error-rate-data") == [[f"#{rounds[0].pk}", "20.0"], [f"#{rounds[1].pk}", "0.0"]]
-    assert "<strong>20.0%</strong>" in html
 
 
 def test_the_last_ticks_are_listed_newest_first_with_their_workers(staff_client):
@@ -223,6 +221,27 @@ def test_tool_calls_are_counted_per_tool_and_outcome(staff_client, resident):
     html = staff_client.get(URL).content.decode()
     assert re.findall(r'data-outcome="([^"]+)"', html) == ["success", "pending", "no_food"]
     assert table(html, "tool-calls-data") == [["eat", "1", "0", "2"], ["rest", "1", "0", "0"], ["transfer_resource", "0", "1", "0"]]
+
+
+def test_the_error_rate_is_the_listed_failures_over_all_tool_calls(staff_client, resident):
+    """One failure vocabulary (issue 30): the rate and the breakdown read the same tool calls and
+    codes; the tick's decision counts (stats "failed") no longer feed the rate."""
+    alice = resident("Alice", tools=())
+    first, second = finished_round(decided=4, failed=0), finished_round(decided=1, failed=1)
+    for round_, tool, status, code in [
+        (first, "eat", "success", ""), (first, "eat", "error", "no_food"),
+        (first, "transfer_resource", "error", "insufficient_resource"), (first, "rest", "pending_confirmation", ""),
+        (second, "rest", "success", ""),
+    ]:
+        ToolCall.objects.create(agent=alice, round=round_, tool_name=tool, status=status, error_code=code, source="autonomy")
+    html = staff_client.get(URL).content.decode()
+    outcomes = re.findall(r'data-outcome="([^"]+)"', html)
+    rows = table(html, "tool-calls-data")
+    failures = sum(int(n) for row in rows for outcome, n in zip(outcomes, row[1:]) if outcome not in ("success", "pending"))
+    assert (failures, sum(int(n) for row in rows for n in row[1:])) == (2, 5)
+    assert "<strong>40.0%</strong>" in html
+    assert table(html, "error-rate-data") == [[f"#{first.pk}", "50.0"], [f"#{second.pk}", "0.0"]]
+    assert re.search(r'data-chart="line" data-series="1" data-unit="错误率 \(%\)"', html)  # the y axis is labelled
 
 
 def test_waiting_proposals_are_counted_by_age(staff_client, resident):

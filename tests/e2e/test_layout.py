@@ -48,6 +48,8 @@ INSPECT = """
   const shown = (el) => {
     const box = el.getBoundingClientRect();
     if (box.width <= 1 || box.height <= 1) return null;  // not rendered
+    const folded = el.closest('details:not([open])');  // folded away (Chromium still gives it a box)
+    if (folded && !el.closest('summary')) return null;
     for (let box = el; box; box = box.parentElement) {  // clipped away: for screen readers only
       if (box.classList.contains('visually-hidden') || getComputedStyle(box).clip.startsWith('rect')) return null;
     }
