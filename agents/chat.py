@@ -43,7 +43,7 @@ from .providers.vocabulary import language_of
 from .providers.tokens import messages_tokens, tools_tokens
 from .registry import ToolContext
 from .tool_relevance import relevant_tools
-from .results import arguments_line, result_view
+from .results import arguments_line, parse, result_view
 
 logger = logging.getLogger(__name__)
 
@@ -299,10 +299,7 @@ def conversation_transcript(conversation: Conversation) -> list[dict]:
                     {"name": call.get("function", {}).get("name", ""), "arguments": _pretty(arguments), "line": arguments_line(arguments)}
                 )
         elif row.role == Message.Role.TOOL:
-            try:
-                result = json.loads(row.content)
-            except json.JSONDecodeError:
-                result = {}
+            result = parse(row.content)
             status = result.get("status", "") if isinstance(result, dict) else ""
             data = result.get("data") if isinstance(result, dict) else None
             summary = (

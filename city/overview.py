@@ -16,10 +16,10 @@ from django.conf import settings
 from django.db.models import Count, OuterRef, Subquery, Sum
 from django.db.models.functions import TruncHour
 from django.utils import timezone
-from django.utils.translation import pgettext
 
 from agents import selectors as agent_selectors
 from agents.models import AgentActionLog
+from core.text import join_items
 
 from .autonomy.policy import HUNGRY, TIRED
 from .autonomy.world import bounty_board
@@ -77,7 +77,7 @@ def overview_residents() -> list[ResidentRow]:
         action, status, code = last.get(agent_id, ("", "", ""))
         rows.append(ResidentRow(
             id=agent_id, name=name, satiety=satiety, energy=energy, credits=credits,
-            holdings=pgettext("list separator", "，").join(held.get(agent_id, ())),
+            holdings=join_items(held.get(agent_id, ()), comma=True),
             job=job or "",
             bounty=f"#{bounty.id} {bounty.title}" if bounty else "",
             action=action,
