@@ -127,6 +127,7 @@ class ScriptedOpenAI:
         self._stopping = threading.Event()
         # Streamed answers a client closed before their last chunk, and those sent to the end.
         self._aborted_streams = self._streams_finished = 0
+        self._chunk_times: list[float] = []  # time.monotonic() as each streamed chunk was written
         self.stream_aborted = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -296,6 +297,16 @@ class ScriptedOpenAI:
         include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
         return 200, body, entry.delay, stream_chunks(body, entry, include_usage=include_usage), entry.chunk_delay
 
+    @property
+    def chunk_times(self) -> list[float]:
+        """When each streamed chunk was written (``time.monotonic()``), all streams, in order."""
+        with self._lock:
+            return list(self._chunk_times)
+
+    def _chunk_sent(self) -> None:
+        with self._lock:
+            self._chunk_times.append(time.monotonic())
+
     def _streamed(self) -> None:
         with self._lock:
             self._streams_finished += 1
@@ -373,6 +384,7 @@ class ScriptedOpenAI:
                         data = "[DONE]" if chunk is None else json.dumps(chunk, ensure_ascii=False)
                         self.wfile.write(f"data: {data}\n\n".encode())
                         self.wfile.flush()
+                        owner._chunk_sent()
                 except (BrokenPipeError, ConnectionResetError):
                     owner._abandoned()
                     return
