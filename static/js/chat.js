@@ -176,7 +176,7 @@
       settle();
     };
 
-    fetch(form.action, {
+    fetch(form.getAttribute("action"), { // not form.action: a button named "action" shadows it
       method: "POST",
       body: data,
       credentials: "same-origin",
