@@ -24,7 +24,8 @@ Ollama, llama.cpp server) through the official SDK's async client.
   carries no call). Between pieces, and while the server is still reading the prompt, the
   listener's ``stopped`` is checked every ``STOP_POLL`` seconds; stopping closes the HTTP
   response, so a single-slot server (llama.cpp) stops generating and is free for the next
-  request. The JSON-in-text and constrained protocols read their answer whole (their text is
+  request. ``AGENT_MODEL_TIMEOUT`` then bounds the wait for each piece, not the whole answer
+  (``max_tokens`` bounds that). The JSON-in-text and constrained protocols read their answer whole (their text is
   not for people), then hand it over as one piece. Usage is asked for with
   ``stream_options.include_usage``, dropped for good by an endpoint that refuses it.
 - How tools travel is ``AGENT_TOOL_MODE``. ``native``: the ``tools`` parameter. ``text``: a

@@ -103,6 +103,7 @@
     box.value = "";
     send.hidden = true;
     stop.hidden = false;
+    form.classList.add("htmx-request"); // shows the form's "thinking…" indicator, as an HTMX post does
     panel.setAttribute("aria-busy", "true");
 
     function say(text) {
@@ -126,6 +127,7 @@
       finished = true;
       send.hidden = false;
       stop.hidden = true;
+      form.classList.remove("htmx-request");
       panel.removeAttribute("aria-busy");
       box.focus();
     }
