@@ -18,6 +18,7 @@ import pytest
 from django.test import Client
 
 from agents.chat import run_chat
+from core.errors import ApplicationError
 from agents.models import Agent, Message, ToolCall
 from agents.registry import Param, ToolContext, registry, tool
 from agents.sync import sync_tools
@@ -155,6 +156,40 @@ def test_the_rules_provider_streams_its_whole_reply_as_one_piece(settings, make_
 
     assert listener.pieces == [result.reply] and "70" in result.reply
     assert [t["name"] for t in listener.tools] == ["get_my_status"]
+
+
+def test_an_endpoint_that_refuses_tools_is_streamed_through_the_text_protocol_in_one_piece(endpoint, alice, staff_user):
+    endpoint.reject_tools()
+    endpoint.reply('{"tool_calls": [{"name": "add_my_credits", "arguments": {"amount": 3}}]}').reply("加了 3 个。")
+    listener = Recorder()
+    result = run_chat(agent=alice, message="给我加 3 个信用点", user=staff_user, listener=listener)
+
+    alice.refresh_from_db()
+    assert alice.credits == 103 and result.reply == "加了 3 个。"
+    assert listener.pieces == ["加了 3 个。"]  # the JSON of the call never reached the page as text
+
+
+def test_an_endpoint_that_refuses_stream_options_streams_without_them(endpoint, alice, staff_user):
+    endpoint.error(400, {"error": {"message": "Unrecognized request argument: stream_options", "param": "stream_options"}})
+    endpoint.reply(["好", "的"])
+    result = run_chat(agent=alice, message="你好", user=staff_user, listener=Recorder())
+
+    assert result.reply == "好的"
+    assert "stream_options" in endpoint.requests[0] and "stream_options" not in endpoint.requests[1]
+
+
+def test_an_unreachable_endpoint_fails_a_streamed_turn_like_any_other(settings, endpoint, alice, staff_user):
+    settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"  # nothing listens there
+    with pytest.raises(ApplicationError) as failed:
+        run_chat(agent=alice, message="你好", user=staff_user, listener=Recorder())
+    assert failed.value.code == "model_unavailable"
+
+
+def test_the_api_still_answers_whole(endpoint, alice, api_client):
+    endpoint.reply("你好。")
+    response = api_client.post(f"/api/agents/{alice.pk}/chat/", {"message": "你好"}, format="json")
+    assert response.status_code == 200 and response.json()["reply"] == "你好。"
+    assert "stream" not in endpoint.requests[0]
 
 
 def events(response) -> list[tuple[str, dict]]:
