@@ -18,7 +18,7 @@ reply, marked stopped (``Message.stopped``), so the conversation shows where it 
 call is only ever run whole, so a stopped answer runs none.
 
 Events, in order: ``began`` ``{conversation_id}``; any number of ``text`` ``{text}`` (a piece of
-the reply) and ``tool`` ``{name, status, summary}`` (a call that ran); then ``done`` ``{html,
+the reply) and ``tool`` ``{name, status, line}`` (a call that ran, in the transcript's one line); then ``done`` ``{html,
 push_url, trigger}``: the panel and the ``HX-Push-Url`` / ``HX-Trigger`` headers the view's
 HTMX response has, or ``failed`` ``{message}`` if the turn broke unexpectedly.
 """
@@ -38,6 +38,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from .models import Conversation
+from .results import result_view
 
 logger = logging.getLogger(__name__)
 
@@ -73,10 +74,8 @@ class PageListener:
         self._put(("text", {"text": piece}))
 
     def tool_done(self, made: dict) -> None:
-        result = made.get("result") if isinstance(made.get("result"), dict) else {}
-        data = result.get("data") if isinstance(result.get("data"), dict) else {}
-        summary = data.get("message") or result.get("message") or (result.get("error") or {}).get("message") or ""
-        self._put(("tool", {"name": made.get("name", ""), "status": result.get("status", ""), "summary": str(summary)[:300]}))
+        view = result_view(made["name"], made["result"], made["arguments"])  # the line the transcript shows
+        self._put(("tool", {"name": made["name"], "status": view["status"], "line": view["line"]}))
 
     def stop(self) -> None:
         self._stopped.set()

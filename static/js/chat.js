@@ -144,7 +144,7 @@
       } else if (name === "text") {
         say(detail.text);
       } else if (name === "tool") {
-        note("tool-result", "▸ " + detail.name + (detail.summary ? " " + detail.summary : "") + (detail.status === "success" ? " ✓" : ""));
+        note("tool-result", "▸ " + detail.name + " " + detail.line);
       } else if (name === "failed") {
         note("error", detail.message);
         settle();

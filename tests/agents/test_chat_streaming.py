@@ -219,6 +219,8 @@ def test_the_chat_page_streams_events_ending_with_the_panel(settings, make_agent
     names = [name for name, _ in got]
     assert names[0] == "began" and names[-1] == "done"
     assert "tool" in names and "text" in names
+    tool_event = dict(got)["tool"]
+    assert tool_event["name"] == "get_my_status" and tool_event["status"] == "success" and tool_event["line"].endswith("✓")
     conversation = agent.conversations.get()
     assert got[0][1] == {"conversation_id": conversation.pk}
     done = got[-1][1]
