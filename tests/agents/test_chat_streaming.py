@@ -259,7 +259,7 @@ def test_without_asking_for_a_stream_the_page_answers_as_before(settings, make_a
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_closed_connection_stops_the_model_request_like_the_stop_button(endpoint, make_agent, django_user_model, request):
+def test_a_closed_connection_stops_the_model_request_like_the_stop_button(endpoint, make_agent, django_user_model, live_server_url):
     """A closed tab: Daphne reports the disconnect, the turn stops, and the model's request is closed."""
     endpoint.reply([f"第{n}句。" for n in range(40)], chunk_delay=0.25)  # 10 s if read to the end
     agent = make_agent("Alice", tools=("get_my_status",))
@@ -267,7 +267,7 @@ def test_a_closed_connection_stops_the_model_request_like_the_stop_button(endpoi
     client = Client()
     client.force_login(user)
     session = client.cookies["sessionid"].value
-    base = request.getfixturevalue("live_server_url")  # after the settings: the server forks with them
+    base = live_server_url  # asked for after the endpoint: the server forks with its settings
     host = urlsplit(base)
 
     connection = http.client.HTTPConnection(host.hostname, host.port, timeout=10)
