@@ -15,6 +15,11 @@ with half the room. A model
 failure raises a ``ModelFailed`` error (502 / 503 / 504) that says what would help; the
 user's message stays, and so do tool calls that already ran (each ran in its own
 transaction and is audited): nothing is left half-written.
+
+A page that streams the reply passes a ``listener`` (``agents.streaming``): it learns the
+conversation, each piece of the reply as the model writes it, and each tool result; when it
+says stop, the model request is closed and the text so far is stored as the turn's reply,
+marked ``stopped``. A call is only ever run whole: a stopped answer runs none.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from asgiref.sync import async_to_sync
 from django.conf import settings
@@ -38,7 +43,7 @@ from .confirmations import answer_pending_action
 from .executor import execute, openai_tools, refuse_calls
 from .models import Agent, Conversation, Message
 from .providers import Completion, ContextOverflow, ModelError, ModelProvider, context_tokens, get_provider, model_for
-from .providers.base import model_failure
+from .providers.base import ReplyListener, model_failure, stream_reply
 from .providers.vocabulary import language_of
 from .providers.tokens import messages_tokens, tools_tokens
 from .registry import ToolContext
@@ -60,6 +65,15 @@ class ChatResult:
     reply: str
     # What the agent did this turn: [{"name", "arguments", "result"}], in order.
     tool_calls: list[dict] = field(default_factory=list)
+    stopped: bool = False  # the listener stopped the reply part-way
+
+
+class TurnListener(ReplyListener, Protocol):
+    """A turn watched as it happens (see ``agents.streaming``)."""
+
+    def began(self, conversation: Conversation) -> None: ...
+
+    def tool_done(self, made: dict) -> None: ...
 
 
 def clean_message(message: Any) -> str:
@@ -86,11 +100,13 @@ def open_conversation(
     )
 
 
-def store_reply(conversation: Conversation, text: str, *, tool_calls: list[dict] | None = None, usage: dict | None = None) -> ChatResult:
+def store_reply(
+    conversation: Conversation, text: str, *, tool_calls: list[dict] | None = None, usage: dict | None = None, stopped: bool = False,
+) -> ChatResult:
     """Record the assistant's final reply of a turn and hand back the turn's result."""
-    Message.objects.create(conversation=conversation, role=Message.Role.ASSISTANT, content=text, usage=usage or {})
+    Message.objects.create(conversation=conversation, role=Message.Role.ASSISTANT, content=text, usage=usage or {}, stopped=stopped)
     Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
-    return ChatResult(conversation=conversation, reply=text, tool_calls=list(tool_calls or []))
+    return ChatResult(conversation=conversation, reply=text, tool_calls=list(tool_calls or []), stopped=stopped)
 
 
 def run_chat(
@@ -102,15 +118,18 @@ def run_chat(
     mode: str = "standalone",
     page: str = "",
     source: str = "chat",
+    listener: TurnListener | None = None,
 ) -> ChatResult:
     text = clean_message(message)
     if not agent.is_active:
         raise ApplicationError("agent_inactive", _("居民已停用：%(name)s") % {"name": agent.name})
     conversation = open_conversation(agent=agent, user=user, conversation_id=conversation_id, mode=mode, page=page)
+    if listener is not None:
+        listener.began(conversation)
     if (answer := answer_pending_action(conversation=conversation, message=text, user=user)) is not None:
         return ChatResult(conversation=conversation, reply=answer.reply, tool_calls=answer.tool_calls)  # 确认/取消
     Message.objects.create(conversation=conversation, role=Message.Role.USER, content=text)
-    return converse(conversation, user=user, source=source)
+    return converse(conversation, user=user, source=source, listener=listener)
 
 
 def system_prompt(agent: Agent) -> str:
@@ -177,8 +196,13 @@ def model_failed(exc: ModelError, conversation: Conversation) -> ApplicationErro
     return model_failure(exc.code, str(exc), extra={"conversation_id": conversation.pk})
 
 
-def ask(provider: ModelProvider, messages: list[dict], tools: list[dict], model: str | None) -> Completion:
-    """One model call from sync code. Callers hold no transaction here (see the module doc)."""
+def ask(
+    provider: ModelProvider, messages: list[dict], tools: list[dict], model: str | None, listener: ReplyListener | None = None,
+) -> Completion:
+    """One model call from sync code, streamed to ``listener`` if there is one. Callers hold no
+    transaction here (see the module doc)."""
+    if listener is not None:
+        return async_to_sync(stream_reply)(provider, messages, tools, model=model, listener=listener)
     return async_to_sync(provider.complete)(messages, tools, model=model)
 
 
@@ -196,7 +220,9 @@ def display_arguments(raw: Any) -> Any:
         return _("（无法显示的参数）")
 
 
-def converse(conversation: Conversation, *, user: Any = None, source: str = "chat") -> ChatResult:
+def converse(
+    conversation: Conversation, *, user: Any = None, source: str = "chat", listener: TurnListener | None = None,
+) -> ChatResult:
     """Run the model/tool loop on the conversation as stored, ending with a stored reply."""
     agent = conversation.agent
     provider, model = get_provider(agent), model_for(agent)
@@ -209,6 +235,8 @@ def converse(conversation: Conversation, *, user: Any = None, source: str = "cha
     max_rounds = settings.AGENT_MAX_TOOL_ROUNDS
     per_request = settings.AGENT_TOOLS_PER_REQUEST if model is not None else 0  # the rules provider reads them all
     for round_number in range(max_rounds + 1):
+        if listener is not None and listener.stopped:  # stopped while a tool ran
+            return store_reply(conversation, "", tool_calls=made, stopped=True)
         offered = (
             relevant_tools(tools, said or "", keep={m["name"] for m in made}, limit=per_request)
             if round_number < max_rounds else []
@@ -216,21 +244,26 @@ def converse(conversation: Conversation, *, user: Any = None, source: str = "cha
         system, turns = {"role": "system", "content": system_prompt(agent)}, history(conversation)
         try:
             try:
-                completion = ask(provider, fit_context(system, turns, offered, context), offered, model)
+                completion = ask(provider, fit_context(system, turns, offered, context), offered, model, listener)
             except ContextOverflow:  # the estimate was too kind to this server: once more with half the room
                 logger.info("chat with %s: context overflow, retrying with a shorter history", agent.name)
-                completion = ask(provider, fit_context(system, turns, offered, context // 2), offered, model)
+                completion = ask(provider, fit_context(system, turns, offered, context // 2), offered, model, listener)
         except ModelError as exc:
             logger.warning("chat with %s: model failed: %s", agent.name, exc)
             Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
             raise model_failed(exc, conversation) from exc
+        if completion.stopped:
+            return store_reply(conversation, completion.content.strip(), tool_calls=made, usage=completion.usage, stopped=True)
         if not offered or not completion.tool_calls:
             reply = completion.content.strip()
             if not reply:
                 reply = _("已达到本轮工具调用上限（%(n)s 轮），请换个说法或分步提问。") % {"n": max_rounds} if not offered else _("（模型没有给出回复）")
             return store_reply(conversation, reply, tool_calls=made, usage=completion.usage)
         with translation.override(language_of(said or "")):
-            made.extend(_run_tool_calls(conversation, completion, ctx))
+            for done in _run_tool_calls(conversation, completion, ctx):
+                made.append(done)
+                if listener is not None:
+                    listener.tool_done(done)
     raise AssertionError("unreachable: the last round offers no tools")
 
 
@@ -289,7 +322,7 @@ def conversation_transcript(conversation: Conversation) -> list[dict]:
     }
     arguments_by_call: dict[str, Any] = {}  # a result's summary may name what the call asked for
     for row in conversation.messages.order_by("id"):
-        entry: dict[str, Any] = {"role": row.role, "text": row.content, "created_at": row.created_at}
+        entry: dict[str, Any] = {"role": row.role, "text": row.content, "created_at": row.created_at, "stopped": row.stopped}
         if row.role == Message.Role.ASSISTANT and row.tool_calls:
             entry["calls"] = []
             for call in row.tool_calls:

@@ -177,6 +177,8 @@ class Message(models.Model):
     tool_call_id = models.CharField(_("工具调用 ID"), max_length=100, blank=True)
     name = models.CharField(_("工具名"), max_length=100, blank=True)
     usage = models.JSONField(_("用量"), default=dict, blank=True)
+    # A reply staff stopped part-way (the Stop button, or a closed page): the text is what came until then.
+    stopped = models.BooleanField(_("已停止"), default=False)
     created_at = models.DateTimeField(_("时间"), auto_now_add=True)
 
     class Meta:

@@ -1,3 +1,5 @@
+from functools import partial
+
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -12,6 +14,7 @@ from .chat import CHAT_PERMISSION, MAX_MESSAGE_LENGTH, conversation_transcript, 
 from .confirmations import confirm_pending_action, reject_pending_action
 from .forms import ChatForm
 from .models import Agent, Conversation
+from .streaming import PageListener, streamed_turn, wants_stream
 
 CHAT_TEMPLATE = "agents/chat.html"
 CHAT_PARTS = ("chat-panel",)
@@ -21,20 +24,31 @@ CHAT_PARTS = ("chat-panel",)
 @require_http_methods(["GET", "POST"])
 def agent_chat(request, pk: int):
     """Standalone chat with one agent: the conversation with its tool calls and their results, a
-    message form, and confirm / reject on the agent's pending proposals. Buttons tell actions apart."""
+    message form, and confirm / reject on the agent's pending proposals. Buttons tell actions apart.
+    A page that asks for a stream gets the reply as it is written (``agents.streaming``)."""
     agent = get_object_or_404(Agent, pk=pk)
     if request.method == "GET":
         return _render(request, agent, _conversation(request, agent, request.GET.get("conversation")), ChatForm())
     form = ChatForm(request.POST)
     form.is_valid()  # every field is optional: the rules are the runner's and the services'
     conversation = _conversation(request, agent, form.cleaned_data["conversation_id"])
+    if "decide" not in request.POST and wants_stream(request):
+        return streamed_turn(request, partial(_post, request, agent, form, conversation))
+    return _post(request, agent, form, conversation)
+
+
+def _post(request, agent: Agent, form: ChatForm, conversation: Conversation | None, listener: PageListener | None = None):
+    """A message (its reply streamed to ``listener`` when the page asked) or a decision; the panel after it."""
     with form_errors(form):
         if "decide" in request.POST:
             _decide(request, conversation)
         else:
             conversation_id = _conversation_id(form.cleaned_data["conversation_id"])
             try:
-                result = run_chat(agent=agent, message=form.cleaned_data["message"], user=request.user, conversation_id=conversation_id)
+                result = run_chat(
+                    agent=agent, message=form.cleaned_data["message"], user=request.user, conversation_id=conversation_id,
+                    listener=listener,
+                )
             except ApplicationError as exc:  # a model failure: show the conversation that keeps the message
                 conversation = _conversation(request, agent, str(exc.extra.get("conversation_id", ""))) or conversation
                 raise

@@ -22,6 +22,7 @@ from agents.confirmations import (
 )
 from agents.forms import ChatForm
 from agents.models import Agent, Conversation, PendingAction
+from agents.streaming import PageListener, streamed_turn, wants_stream
 from core.auth import require_permissions, staff_page
 from core.errors import ApplicationError
 from core.pages import form_errors, render_page
@@ -72,8 +73,16 @@ def fund_page(request):
 @staff_page("funds.view_fund", CHAT_PERMISSION)
 @require_POST
 def fund_chat(request):
-    """The chat panel: a fund agent answers in embedded mode (its proposals open the form here)."""
+    """The chat panel: a fund agent answers in embedded mode (its proposals open the form here),
+    streamed when the page asks (``agents.streaming``)."""
     agent = _chat_agent(request, request.POST.get("agent_id"))
+    if agent is not None and request.POST.get("action") != "new" and wants_stream(request):
+        return streamed_turn(request, partial(_chat_turn, request, agent))
+    return _chat_turn(request, agent)
+
+
+def _chat_turn(request, agent: Agent | None, listener: PageListener | None = None):
+    """A message to ``agent`` (its reply streamed to ``listener`` when the page asked) or a new conversation; the panel after it."""
     form, trigger = ChatForm(request.POST), {}
     if agent is not None and request.POST.get("action") == "new":
         request.session.pop(_conversation_key(agent), None)
@@ -85,6 +94,7 @@ def fund_chat(request):
                 result = run_chat(
                     agent=agent, message=form.cleaned_data["message"], user=request.user, page=FUNDS_PAGE,
                     conversation_id=conversation.pk if conversation else None, mode=Conversation.Mode.EMBEDDED,
+                    listener=listener,
                 )
             except ApplicationError as exc:  # a model failure: the panel stays in the conversation that keeps the message
                 if exc.extra.get("conversation_id"):

@@ -27,6 +27,19 @@ class Completion:
     content: str = ""
     tool_calls: list[ToolCallRequest] = field(default_factory=list)
     usage: dict = field(default_factory=dict)  # prompt_tokens, completion_tokens, total_tokens
+    # The listener stopped the answer part-way: ``content`` is what came until then, and no tool
+    # call is in it (a call is only ever taken whole).
+    stopped: bool = False
+
+
+class ReplyListener(Protocol):
+    """Who reads an answer while it is written (the chat page): each piece of text as it comes,
+    and whether to stop. ``text`` may be called from any thread; ``stopped`` is read between pieces."""
+
+    def text(self, piece: str) -> None: ...
+
+    @property
+    def stopped(self) -> bool: ...
 
 
 class ModelError(Exception):
@@ -71,3 +84,17 @@ class ModelProvider(Protocol):
         max_tokens: int | None = None, json_schema: dict | None = None,
     ) -> Completion:
         """``json_schema``: the answer must be JSON of this schema, decoded under it where the endpoint can."""
+
+
+async def stream_reply(
+    provider: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, model: str | None, listener: ReplyListener,
+) -> Completion:
+    """The answer, its text handed to ``listener`` as it comes. A provider with its own ``stream``
+    (an endpoint) streams; any other (the offline rules) answers whole, sent as one piece, so a
+    page reads every provider the same way."""
+    if hasattr(provider, "stream"):
+        return await provider.stream(messages, tools, model=model, listener=listener)
+    completion = await provider.complete(messages, tools, model=model)
+    if completion.content and not listener.stopped:
+        listener.text(completion.content)
+    return completion

@@ -18,6 +18,16 @@ Ollama, llama.cpp server) through the official SDK's async client.
   The first request probes: a shape the endpoint refuses (a 400/422 naming ``response_format``)
   is dropped for good, the one it takes is logged once.
 - Token usage of every answer is returned in ``Completion.usage``.
+- ``stream`` (the chat pages) asks with ``stream: true`` and hands each piece of text to a
+  listener as it arrives. Tool calls come as deltas; they are put together and returned only
+  when the answer is complete, and the executor validates them like any other (a stopped answer
+  carries no call). Between pieces, and while the server is still reading the prompt, the
+  listener's ``stopped`` is checked every ``STOP_POLL`` seconds; stopping closes the HTTP
+  response, so a single-slot server (llama.cpp) stops generating and is free for the next
+  request. ``AGENT_MODEL_TIMEOUT`` then bounds the wait for each piece, not the whole answer
+  (``max_tokens`` bounds that). The JSON-in-text and constrained protocols read their answer whole (their text is
+  not for people), then hand it over as one piece. Usage is asked for with
+  ``stream_options.include_usage``, dropped for good by an endpoint that refuses it.
 - How tools travel is ``AGENT_TOOL_MODE``. ``native``: the ``tools`` parameter. ``text``: a
   JSON-in-text protocol (tools described in the system prompt, the model answers
   ``{"tool_calls": [...]}`` or plain text). ``constrained``: two answers decoded under a schema,
@@ -29,18 +39,21 @@ Ollama, llama.cpp server) through the official SDK's async client.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import logging
 import ssl
 import urllib.request
+from collections.abc import Awaitable
+from contextlib import suppress
 from typing import Any
 
 import openai
 from django.utils.translation import gettext as _
 from openai import AsyncOpenAI
 
-from .base import Completion, ContextOverflow, ModelError, ModelTimeout, ModelUnavailable, ToolCallRequest
+from .base import Completion, ContextOverflow, ModelError, ModelTimeout, ModelUnavailable, ReplyListener, ToolCallRequest
 from .lenient_json import NoJSON, find_json
 
 logger = logging.getLogger(__name__)
@@ -159,6 +172,28 @@ def _added(first: dict, second: dict) -> dict:
     return {key: int(first.get(key, 0) or 0) + int(second.get(key, 0) or 0) for key in {*first, *second}}
 
 
+# How often a streamed answer looks whether its listener stopped it (seconds).
+STOP_POLL = 0.1
+
+
+class Stopped(Exception):
+    """The listener stopped the answer; the request has been closed."""
+
+
+async def unless_stopped(awaitable: Awaitable, listener: ReplyListener) -> Any:
+    """``awaitable``'s result, or ``Stopped`` as soon as the listener stops it (the awaitable is cancelled)."""
+    task = asyncio.ensure_future(awaitable)
+    while True:
+        done, _ = await asyncio.wait({task}, timeout=STOP_POLL)
+        if done:
+            return task.result()
+        if listener.stopped:
+            task.cancel()
+            with suppress(BaseException):
+                await task
+            raise Stopped
+
+
 # OpenAI's structured outputs (also vLLM and llama.cpp's server), then llama-cpp-python's own shape.
 RESPONSE_FORMATS = ("json_schema", "json_object")
 
@@ -219,6 +254,7 @@ class OpenAICompatibleProvider:
         self._context: int | None | bool = False  # not asked yet
         self._ssl: ssl.SSLContext | None = None
         self._text_ids = itertools.count(1)
+        self.stream_usage = True  # ask a stream for its token usage until the endpoint refuses
 
     def _client(self) -> AsyncOpenAI:
         """A client for one call. An async HTTP pool belongs to one event loop and sync callers
@@ -244,9 +280,7 @@ class OpenAICompatibleProvider:
         json_schema: dict | None = None,
     ) -> Completion:
         model = model or self.model
-        cap: dict[str, Any] = {"max_tokens": max_tokens or self.max_tokens}
-        if self.temperature is not None:
-            cap["temperature"] = self.temperature
+        cap = self._cap(max_tokens)
         if tools and self.tool_mode in (AUTO, NATIVE):
             try:
                 completion = self._read(
@@ -268,6 +302,106 @@ class OpenAICompatibleProvider:
         if json_schema is not None and (completion := await self._complete_json(model, messages, json_schema, cap)):
             return completion
         return self._read(await self._create_or_fail(model=model, messages=messages, **cap))
+
+    def _cap(self, max_tokens: int | None = None) -> dict[str, Any]:
+        cap: dict[str, Any] = {"max_tokens": max_tokens or self.max_tokens}
+        if self.temperature is not None:
+            cap["temperature"] = self.temperature
+        return cap
+
+    async def stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, model: str | None = None,
+        listener: ReplyListener,
+    ) -> Completion:
+        """The answer with its text handed to ``listener`` piece by piece (see the module doc)."""
+        if tools and not self.native_tools:
+            return await self._whole(messages, tools, model, listener)
+        model = model or self.model
+        offered = {"tools": tools, "tool_choice": "auto"} if tools else {}
+        try:
+            completion = await self._stream(listener, model=model, messages=messages, **offered, **self._cap())
+        except openai.APIStatusError as exc:
+            if not (tools and refuses_tools(exc)):
+                raise self._failure(exc) from exc
+            self._switch(TEXT, f"refused `tools` ({str(exc.message)[:200]})")
+            return await self._whole(messages, tools, model, listener)
+        if tools and not completion.stopped and self._ignores_tools(messages, tools, completion):
+            # This answer is already on the page; the next request takes the constrained protocol.
+            self._switch(CONSTRAINED, "ignores `tools` (they never reached the prompt)")
+        return completion
+
+    async def _whole(self, messages: list[dict], tools: list[dict], model: str | None, listener: ReplyListener) -> Completion:
+        """An answer read whole (the text protocols), then handed to the listener as one piece."""
+        try:
+            completion = await unless_stopped(self.complete(messages, tools, model=model), listener)
+        except Stopped:
+            return Completion(stopped=True)
+        if completion.content:
+            listener.text(completion.content)
+        return completion
+
+    async def _stream(self, listener: ReplyListener, **kwargs: Any) -> Completion:
+        """One streamed request, its deltas put together; stopped by the listener, it closes the response."""
+        async with self._client() as client:
+            while True:
+                extra = {"stream_options": {"include_usage": True}} if self.stream_usage else {}
+                try:
+                    response = await unless_stopped(self._create(client=client, stream=True, **extra, **kwargs), listener)
+                except Stopped:
+                    return Completion(stopped=True)
+                except openai.APIStatusError as exc:
+                    if not (extra and refuses_param(exc, "stream_options")):
+                        raise
+                    self.stream_usage = False
+                    logger.warning("model endpoint %s refused stream_options; streaming without usage", self.endpoint)
+                    continue
+                break
+            pieces: list[str] = []
+            calls: dict[int, dict] = {}
+            usage: dict = {}
+            chunks = response.__aiter__()
+            try:
+                while True:
+                    try:
+                        chunk = await unless_stopped(chunks.__anext__(), listener)
+                    except StopAsyncIteration:
+                        break
+                    if getattr(chunk, "usage", None) is not None:
+                        usage = self._usage(chunk)
+                    for choice in (chunk.choices or [])[:1]:
+                        self._take_delta(choice.delta, pieces, calls, listener)
+            except Stopped:
+                return Completion(content="".join(pieces), usage=usage, stopped=True)
+            except openai.OpenAIError as exc:  # the SDK wraps a broken connection or an error event mid-stream
+                raise self._failure(exc) from exc
+            finally:
+                with suppress(Exception):
+                    await response.close()  # closes the connection: the server stops generating
+        return Completion(content="".join(pieces), tool_calls=self._assembled(calls), usage=usage)
+
+    @staticmethod
+    def _take_delta(delta: Any, pieces: list[str], calls: dict[int, dict], listener: ReplyListener) -> None:
+        if delta is None:
+            return
+        if delta.content:
+            pieces.append(delta.content)
+            listener.text(delta.content)
+        for part in delta.tool_calls or []:
+            slot = calls.setdefault(part.index or 0, {"id": "", "name": "", "arguments": []})
+            slot["id"] = slot["id"] or (part.id or "")
+            function = part.function
+            if function is not None:
+                slot["name"] = slot["name"] or (function.name or "")  # sent once, with the call's first delta
+                slot["arguments"].append(function.arguments or "")
+
+    @staticmethod
+    def _assembled(calls: dict[int, dict]) -> list[ToolCallRequest]:
+        """The streamed calls, whole, in order; the executor validates their arguments like any call's."""
+        return [
+            ToolCallRequest(id=slot["id"] or f"call_{index + 1}", name=slot["name"], arguments="".join(slot["arguments"]) or "{}")
+            for index, slot in sorted(calls.items())
+            if slot["name"]
+        ]
 
     def _ignores_tools(self, messages: list[dict], tools: list[dict], completion: Completion) -> bool:
         """Judged once, on the first answer without a call where the tools dominate the prompt (later
@@ -382,11 +516,14 @@ class OpenAICompatibleProvider:
                                    self.base_url or "api.openai.com", str(exc.message)[:200])
         return await self._create_once(**kwargs)
 
-    async def _create_once(self, **kwargs: Any) -> Any:
+    async def _create_once(self, client: AsyncOpenAI | None = None, **kwargs: Any) -> Any:
+        """``client``: the caller's, kept open after the call (a stream reads from it); else one for this call."""
         for attempt in (1, 2):
             try:
-                async with self._client() as client:
+                if client is not None:
                     return await client.chat.completions.create(timeout=self.timeout, **kwargs)
+                async with self._client() as own:
+                    return await own.chat.completions.create(timeout=self.timeout, **kwargs)
             except TRANSIENT as exc:
                 if invalid_request(exc):
                     raise self._failure(exc) from exc

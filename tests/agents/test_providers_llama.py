@@ -190,3 +190,41 @@ def test_constrained_tool_mode_reaches_a_tool_call(gemma, settings):
     answer = complete(provider, [{"role": "user", "content": "给 2 号居民转 3 个 wood"}], TOOLS)
     for call in answer.tool_calls:  # a tiny model may also answer "none"; what it calls is well-formed
         assert call.name == "transfer_resource" and isinstance(json.loads(call.arguments), dict)
+
+
+class _Pieces:
+    """A stream listener that stops after ``stop_after`` pieces (never, by default)."""
+
+    def __init__(self, stop_after: int | None = None) -> None:
+        self.pieces: list[str] = []
+        self.stop_after = stop_after
+
+    def text(self, piece: str) -> None:
+        self.pieces.append(piece)
+
+    @property
+    def stopped(self) -> bool:
+        return self.stop_after is not None and len(self.pieces) >= self.stop_after
+
+
+def test_a_reply_streams_in_pieces(gemma):
+    listener = _Pieces()
+    story = [{"role": "user", "content": "写一段关于长安城的故事。"}]
+    answer = async_to_sync(gemma.stream)(story, [], listener=listener)
+    assert len(listener.pieces) > 3 and "".join(listener.pieces) == answer.content
+
+
+def test_stop_frees_the_single_slot_server_for_the_next_request(gemma):
+    def short_answer_seconds() -> float:
+        gemma.max_tokens = 8
+        started = time.monotonic()
+        complete(gemma, [{"role": "user", "content": "你好"}])
+        return time.monotonic() - started
+
+    alone = short_answer_seconds()
+    gemma.max_tokens = 2000  # left alone, this answer would hold the server for a long while
+    story = [{"role": "user", "content": "写一篇很长很长的关于长安城的故事，至少两千字。"}]
+    stopped = async_to_sync(gemma.stream)(story, [], listener=_Pieces(stop_after=3))
+    assert stopped.stopped and len(stopped.content) > 0
+    # The server stopped generating when the response closed: the next answer does not wait behind 2,000 tokens.
+    assert short_answer_seconds() < alone + 5

@@ -8,11 +8,20 @@ Use it with the real SDK::
 
 Scripted entries answer requests in order; an empty script answers 500 "script exhausted".
 ``respond_with`` switches to a responder callable that answers every request instead.
+
+A request with ``stream: true`` gets the same answer as server-sent events, the way OpenAI
+sends them: the text in pieces, each tool call as deltas (id and name first, then its
+arguments in pieces), ``finish_reason`` in the last chunk, the usage after it when the request
+asked (``stream_options.include_usage``), then ``data: [DONE]``. ``chunk_delay`` spaces the
+chunks; a client that goes away mid-answer is noticed between chunks (``aborted_streams``,
+``streams_finished``), which is how tests prove that Stop closed the model request.
 """
 
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 import time
 import uuid
@@ -69,6 +78,35 @@ class _Entry:
     body: JSON | str
     delay: float
     usage: tuple[int, int] | None = None
+    # Streamed answers: the text in these pieces (default: about four characters each), this far apart.
+    chunks: Sequence[str] | None = None
+    chunk_delay: float = 0.0
+
+
+def _pieces(text: str, size: int = 4) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def stream_chunks(completion: JSON, entry: _Entry, *, include_usage: bool) -> list[JSON]:
+    """``completion`` as the ``chat.completion.chunk`` objects an OpenAI stream sends."""
+    message = completion["choices"][0]["message"]
+    base = {"id": completion["id"], "object": "chat.completion.chunk", "created": completion["created"], "model": completion["model"]}
+
+    def chunk(delta: JSON, finish: str | None = None) -> JSON:
+        return {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+
+    out = [chunk({"role": "assistant", "content": ""})]
+    content = message.get("content") or ""
+    out += [chunk({"content": piece}) for piece in (entry.chunks if entry.chunks is not None else _pieces(content))]
+    for index, call in enumerate(message.get("tool_calls") or []):
+        head = {"index": index, "id": call["id"], "type": "function", "function": {"name": call["function"]["name"], "arguments": ""}}
+        out.append(chunk({"tool_calls": [head]}))
+        for piece in _pieces(call["function"]["arguments"], 6):
+            out.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
+    out.append(chunk({}, completion["choices"][0]["finish_reason"]))
+    if include_usage:
+        out.append({**base, "choices": [], "usage": completion["usage"]})
+    return out
 
 
 class ScriptedOpenAI:
@@ -87,6 +125,10 @@ class ScriptedOpenAI:
         self._responder: Responder | None = None
         self._responder_delay = 0.0
         self._stopping = threading.Event()
+        # Streamed answers a client closed before their last chunk, and those sent to the end.
+        self._aborted_streams = self._streams_finished = 0
+        self._chunk_times: list[float] = []  # time.monotonic() as each streamed chunk was written
+        self.stream_aborted = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -111,9 +153,25 @@ class ScriptedOpenAI:
             self._script.append(entry)
         return self
 
-    def reply(self, content: str, *, delay: float = 0.0, usage: tuple[int, int] | None = None) -> ScriptedOpenAI:
-        """Script an assistant text answer (finish_reason "stop")."""
-        return self._add(_Entry(200, assistant_message(content), delay, usage))
+    @property
+    def aborted_streams(self) -> int:
+        """Streamed answers whose client closed the connection before the last chunk was sent."""
+        with self._lock:
+            return self._aborted_streams
+
+    @property
+    def streams_finished(self) -> int:
+        """Streamed answers sent to the end (``[DONE]``)."""
+        with self._lock:
+            return self._streams_finished
+
+    def reply(
+        self, content: str | Sequence[str], *, delay: float = 0.0, usage: tuple[int, int] | None = None, chunk_delay: float = 0.0,
+    ) -> ScriptedOpenAI:
+        """Script an assistant text answer (finish_reason "stop"); a list of strings is streamed in those pieces."""
+        chunks = None if isinstance(content, str) else list(content)
+        text = content if isinstance(content, str) else "".join(content)
+        return self._add(_Entry(200, assistant_message(text), delay, usage, chunks, chunk_delay))
 
     def tool_calls(
         self,
@@ -122,9 +180,10 @@ class ScriptedOpenAI:
         *,
         delay: float = 0.0,
         usage: tuple[int, int] | None = None,
+        chunk_delay: float = 0.0,
     ) -> ScriptedOpenAI:
         """Script an answer with tool calls (finish_reason "tool_calls")."""
-        return self._add(_Entry(200, assistant_message(content, calls), delay, usage))
+        return self._add(_Entry(200, assistant_message(content, calls), delay, usage, chunk_delay=chunk_delay))
 
     def error(self, status: int, body: JSON | str | None = None, *, delay: float = 0.0) -> ScriptedOpenAI:
         """Script an HTTP error; the default body is an OpenAI error JSON."""
@@ -158,8 +217,6 @@ class ScriptedOpenAI:
         with self._lock:
             self._requests.append(request)
             responder, responder_delay = self._responder, self._responder_delay
-            if request.get("stream"):
-                return _Entry(400, openai_error("ScriptedOpenAI does not support stream=true", param="stream"), 0.0)
             if self._reject_tools and request.get("tools"):
                 message = "tools is not supported with this model"
                 return _Entry(400, openai_error(message, param="tools", code="unsupported_parameter"), 0.0)
@@ -223,16 +280,51 @@ class ScriptedOpenAI:
         with self._lock:
             self._in_flight -= 1
 
-    def _handle(self, path: str, raw: bytes) -> tuple[int, JSON | str, float]:
+    def _handle(self, path: str, raw: bytes) -> tuple[int, JSON | str, float, list[JSON] | None, float]:
+        """Status, body and delay of the answer; for a streamed one also its chunks and their spacing."""
         if path.split("?")[0].rstrip("/") != COMPLETIONS_PATH:
-            return 404, openai_error(f"ScriptedOpenAI serves only POST {COMPLETIONS_PATH}, not {path}"), 0.0
+            return 404, openai_error(f"ScriptedOpenAI serves only POST {COMPLETIONS_PATH}, not {path}"), 0.0, None, 0.0
         try:
             request = json.loads(raw)
         except ValueError:
-            return 400, openai_error("request body is not JSON"), 0.0
+            return 400, openai_error("request body is not JSON"), 0.0, None, 0.0
         entry = self._answer(request)
-        body = self._completion(request, entry) if entry.status == 200 else entry.body
-        return entry.status, body, entry.delay
+        if entry.status != 200:
+            return entry.status, entry.body, entry.delay, None, 0.0
+        body = self._completion(request, entry)
+        if not request.get("stream"):
+            return 200, body, entry.delay, None, 0.0
+        include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
+        return 200, body, entry.delay, stream_chunks(body, entry, include_usage=include_usage), entry.chunk_delay
+
+    @property
+    def chunk_times(self) -> list[float]:
+        """When each streamed chunk was written (``time.monotonic()``), all streams, in order."""
+        with self._lock:
+            return list(self._chunk_times)
+
+    def _chunk_sent(self) -> None:
+        with self._lock:
+            self._chunk_times.append(time.monotonic())
+
+    def _streamed(self) -> None:
+        with self._lock:
+            self._streams_finished += 1
+
+    def _abandoned(self) -> None:
+        with self._lock:
+            self._aborted_streams += 1
+        self.stream_aborted.set()
+
+    def _client_gone(self, connection: socket.socket, wait: float) -> bool:
+        """Wait up to ``wait`` s (less when the server stops) and tell whether the client closed the connection."""
+        readable, _, _ = select.select([connection], [], [], max(wait, 0.0))
+        if not readable:
+            return False
+        try:
+            return connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
 
     def __enter__(self) -> ScriptedOpenAI:
         owner = self
@@ -252,7 +344,7 @@ class ScriptedOpenAI:
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                status, body, delay = owner._handle(self.path, raw)
+                status, body, delay, chunks, chunk_delay = owner._handle(self.path, raw)
                 owner._enter()
                 try:
                     # Wakes early when the server stops, so shutdown never waits on a delay.
@@ -261,6 +353,9 @@ class ScriptedOpenAI:
                     owner._leave()
                 if stopped:
                     self.close_connection = True
+                    return
+                if chunks is not None:
+                    self._send_stream(chunks, chunk_delay)
                     return
                 payload = body if isinstance(body, str) else json.dumps(body)
                 data = payload.encode()
@@ -273,6 +368,27 @@ class ScriptedOpenAI:
                 except (BrokenPipeError, ConnectionResetError):
                     # The client gave up (its timeout); nothing to answer.
                     self.close_connection = True
+
+            def _send_stream(self, chunks: list[JSON], spacing: float) -> None:
+                """Server-sent events, one chunk at a time; stops when the client goes away."""
+                self.close_connection = True  # the stream ends with the connection, as chunked SSE would
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Cache-Control", "no-cache")
+                    self.end_headers()
+                    for position, chunk in enumerate([*chunks, None]):
+                        if position and (owner._client_gone(self.connection, spacing) or owner._stopping.is_set()):
+                            owner._abandoned()
+                            return
+                        data = "[DONE]" if chunk is None else json.dumps(chunk, ensure_ascii=False)
+                        self.wfile.write(f"data: {data}\n\n".encode())
+                        self.wfile.flush()
+                        owner._chunk_sent()
+                except (BrokenPipeError, ConnectionResetError):
+                    owner._abandoned()
+                    return
+                owner._streamed()
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
