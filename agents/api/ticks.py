@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from agents import selectors
 from agents.confirmations import readable_tool_names
 from agents.models import AgentActionLog, AutonomyRound, ToolCall
-from core.api.schema import ErrorSerializer
+from core.api.schema import ErrorSerializer, error_codes
 from core.params import MAX_ID
 
 TICK_PERMISSION = "agents.view_autonomyround"
@@ -114,6 +114,7 @@ class TickList(GenericAPIView):
     tags=["autonomy"], summary="One tick with every resident's decision",
     responses={200: TickDetailSerializer, 404: ErrorSerializer},
 )
+@error_codes({404: ("tick_not_found",)})
 class TickDetail(GenericAPIView):
     serializer_class = TickDetailSerializer
     permissions = {"GET": TICK_PERMISSION}
