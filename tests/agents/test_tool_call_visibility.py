@@ -5,11 +5,10 @@ those who may read its tool's domain (use the tool, or view its domain). One rul
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
-from agents.models import Agent, ToolCall
+from agents.models import ToolCall
 from agents.roles import ROLES, apply_roles
 
 pytestmark = pytest.mark.django_db
