@@ -16,11 +16,15 @@ class ErrorSerializer(serializers.Serializer):
 
 ERROR_RESPONSES = {400: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer}
 
-# Every operation: no or a wrong token (401), a missing permission (403), too many calls (429).
-EVERY_OPERATION_ERRORS = (401, 403, 429)
+# Every operation: no or a wrong token (401), a missing permission (403), too many calls (429),
+# the database failing (503, ``core.database.database_failure``).
+EVERY_OPERATION_ERRORS = (401, 403, 429, 503)
 
 # The codes ``core.api.errors`` gives whatever the operation (status -> codes), and when.
-_ANY = {401: ("not_authenticated", "authentication_failed"), 403: ("permission_denied",), 429: ("throttled",)}
+_ANY = {
+    401: ("not_authenticated", "authentication_failed"), 403: ("permission_denied",), 429: ("throttled",),
+    503: ("database_unavailable", "database_full"),
+}
 _WITH_BODY = {400: ("invalid_input", "malformed_request", "invalid_number"), 415: ("unsupported_media_type",)}
 _WITH_QUERY = {400: ("invalid_input",)}
 _WITH_OBJECT = {404: ("not_found",)}  # a path id that names nothing, or ?page= past the last page

@@ -54,9 +54,18 @@ def test_the_handlers_own_codes_are_listed_wherever_they_can_happen(schema):
         if (method, path, status) in OPEN_ENDED:
             continue
         codes = documented_codes(schema, method, path, int(status))
-        expected = {"401": "authentication_failed", "403": "permission_denied", "429": "throttled", "415": "unsupported_media_type"}
+        expected = {
+            "401": "authentication_failed", "403": "permission_denied", "429": "throttled",
+            "415": "unsupported_media_type", "503": "database_unavailable",
+        }
         if status in expected:
             assert expected[status] in codes, (method, path, status)
+
+
+def test_every_operation_documents_a_failing_database(schema):
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            assert "database_unavailable" in documented_codes(schema, method, path, 503), f"{method.upper()} {path}"
 
 
 @pytest.mark.django_db
