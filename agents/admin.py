@@ -15,6 +15,7 @@ from .confirmations import (
     confirm_pending_action,
     may_decide,
     outcome_message,
+    readable_tool_names,
     reject_pending_action,
     visible_pending_actions,
 )
@@ -84,11 +85,33 @@ class ToolAdmin(admin.ModelAdmin):
 
 @admin.register(ToolCall)
 class ToolCallAdmin(ReadOnlyAdmin):
+    """Every call is listed; its arguments and result only to who may read its tool's domain
+    (``confirmations.readable_tool_names``, the rule of ``GET /api/tool-calls/``)."""
+
     list_display = ["created_at", "agent", "tool_name", "status", "error_code", "source", "duration_ms"]
     list_filter = ["status", "source", "tool_name", "agent"]
-    search_fields = ["tool_name", "arguments", "error_code"]
+    search_fields = ["tool_name", "error_code"]
+    readonly_fields = ["withheld"]
     date_hierarchy = "created_at"
     list_select_related = ["agent"]
+    CONTENTS = ("arguments", "result")
+
+    def get_search_fields(self, request):
+        # Searching the arguments would tell which calls hold a word, whatever their domain.
+        if readable_tool_names(request.user) is None:
+            return [*self.search_fields, "arguments"]
+        return self.search_fields
+
+    def get_fields(self, request, obj=None):
+        fields = [name for name in super().get_fields(request, obj) if name != "withheld"]
+        readable = readable_tool_names(request.user)
+        if obj is not None and readable is not None and obj.tool_name not in readable:
+            return [*(name for name in fields if name not in self.CONTENTS), "withheld"]
+        return fields
+
+    @admin.display(description=_("参数与结果"))
+    def withheld(self, obj):
+        return _("仅对能查看该领域的人显示")
 
 
 class MessageInline(admin.TabularInline):

@@ -30,10 +30,16 @@ class AgentsConfig(AppConfig):
         from core.events import declare_events
 
         from . import checks  # noqa: F401  (registers the system check)
+        from . import grants
         from .registry import registry
 
         autodiscover_modules("tools", register_to=registry)
         autodiscover_modules("intents")
         autodiscover_modules("autonomy")  # the tick's world (agents.autonomy.sources.register_world)
-        declare_events(agent_action="agents.view_agentactionlog", pending_action="agents.view_pendingaction")
+        declare_events(
+            agent_action="agents.view_agentactionlog",
+            pending_action="agents.view_pendingaction",
+            agent_tools_changed="agents.view_agent",
+        )
+        grants.connect()
         post_migrate.connect(sync_tools_after_migrate, sender=self, dispatch_uid="agents.sync_tools")

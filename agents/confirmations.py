@@ -301,16 +301,29 @@ def require_decider(user: Any, *, action_id: int) -> PendingAction:
 
 def viewable_tool_names(user: Any) -> set[str]:
     """The tools whose proposals ``user`` may see: they may decide them, or view their domain."""
+    return _tool_names(user, lambda spec, view: user.has_perm(view) or user.has_perms(decide_permissions(spec.name)))
+
+
+def readable_tool_names(user: Any) -> set[str] | None:
+    """The tools whose calls ``user`` may read the contents of (arguments and result, in the audit):
+    they may use the tool themselves, or view its domain. None: every tool (a superuser).
+
+    The audit lists every call to whoever may view it (who, when, which tool, status, error code):
+    that is what the audit is for. What a call read or wrote belongs to its domain, like a proposal:
+    a city operator sees that the desk assistant queried an order, not the guest's name in it.
+    """
+    if _sees_everything(user):
+        return None
+    return _tool_names(user, lambda spec, view: user.has_perm(view) or user.has_perm(spec.permission))
+
+
+def _tool_names(user: Any, allowed) -> set[str]:
+    """The registered tools for which ``allowed(spec, view permission of the tool's domain)`` holds."""
     if not is_active_staff(user):
         return set()
     specs = [spec for spec in registry.all() if spec.permission]
     views = _domain_view_permissions({spec.permission for spec in specs})
-    return {
-        spec.name
-        for spec in specs
-        if user.has_perm(views.get(spec.permission, _UNKNOWN_DOMAIN))
-        or user.has_perms(decide_permissions(spec.name))
-    }
+    return {spec.name for spec in specs if allowed(spec, views.get(spec.permission, _UNKNOWN_DOMAIN))}
 
 
 def visible_pending_actions(user: Any, actions: QuerySet[PendingAction] | None = None) -> QuerySet[PendingAction]:

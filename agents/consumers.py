@@ -23,8 +23,10 @@ On PostgreSQL the hub also sweeps the event outbox (``core.events.relay_events``
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
+from dataclasses import dataclass
 from urllib.parse import parse_qs
 from weakref import WeakKeyDictionary
 
@@ -47,6 +49,7 @@ from core.events import (
     visible_events,
 )
 
+from .confirmations import viewable_tool_names
 from .socket_auth import current_staff
 
 logger = logging.getLogger(__name__)
@@ -112,6 +115,41 @@ def narrowed(visible: frozenset[str] | None, topics: frozenset[str] | None) -> f
     return topics if visible is None else visible & topics
 
 
+@dataclass(frozen=True)
+class Visibility:
+    """What one client receives: event names (None: all), and of the ``pending_action`` events
+    those of proposals its user may see (``confirmations.visible_pending_actions``'s rule: the
+    tools in ``proposals``; None: all, a superuser)."""
+
+    events: frozenset[str] | None
+    proposals: frozenset[str] | None = None
+
+    def sees(self, event: str, text: str) -> bool:
+        if self.events is not None and event not in self.events:
+            return False
+        if event == "pending_action" and self.proposals is not None:
+            return proposal_tool(text) in self.proposals
+        return True
+
+
+NOTHING = Visibility(events=frozenset(), proposals=frozenset())
+
+
+def proposal_tool(text: str) -> str | None:
+    """The tool of a ``pending_action`` frame (a proposal's domain is its tool's)."""
+    try:
+        return json.loads(text)["data"].get("tool")
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def visibility(user, topics: frozenset[str] | None) -> Visibility:
+    """What ``user``'s client receives, among ``topics``; read once per connection and re-check."""
+    events = narrowed(visible_events(user), topics)
+    proposals = None if user.is_superuser else frozenset(viewable_tool_names(user))
+    return Visibility(events=events, proposals=proposals)
+
+
 def bursts(events: list[Event]) -> list[list[Event]]:
     """``events`` (in seq order) cut into runs of consecutive seqs, ``FRAME_EVENTS`` at most each.
 
@@ -132,12 +170,12 @@ class SharedFrames:
 
     def __init__(self, burst: list[Event]) -> None:
         self.after, self.burst = burst[0][0] - 1, burst
-        self.frames: dict[frozenset[str] | None, str | None] = {}
+        self.frames: dict[Visibility, str | None] = {}
 
-    def frame(self, visible: frozenset[str] | None) -> str | None:
+    def frame(self, visible: Visibility) -> str | None:
         """The frame for clients that see ``visible``; None when nothing in the burst is for them."""
         if visible not in self.frames:
-            texts = [text for _, event, text in self.burst if visible is None or event in visible]
+            texts = [text for _, event, text in self.burst if visible.sees(event, text)]
             through = self.burst[-1][0]
             self.frames[visible] = events_frame(after=self.after, through=through, texts=texts) if texts else None
         return self.frames[visible]
@@ -299,7 +337,7 @@ class EventsConsumer(AsyncWebsocketConsumer):
     own_group = ""
     last_seq: int | None = None
     # The events this user may receive (None: all, a superuser), and the newest seq it was not sent.
-    visible: frozenset[str] | None = frozenset()
+    visible: Visibility = NOTHING
     hidden_through: int | None = None
     topics: frozenset[str] | None = None  # ?topics=: the events the page shows (None: all)
     batched = False  # ?batch=1: coalesced system_events frames
@@ -319,7 +357,7 @@ class EventsConsumer(AsyncWebsocketConsumer):
             return
         self.batched = wants_batches(self.scope)
         # Once per connection (and per re-check), not per event: the set each event is looked up in.
-        self.visible = narrowed(await database_sync_to_async(visible_events)(user), self.topics)
+        self.visible = await database_sync_to_async(visibility)(user, self.topics)
         self.own_group = user_group(user.pk)
         await self.channel_layer.group_add(self.own_group, self.channel_name)
         self.backlog = asyncio.Queue(maxsize=BACKLOG_SIZE)
@@ -351,7 +389,7 @@ class EventsConsumer(AsyncWebsocketConsumer):
             try:
                 user = await current_staff(self.scope)
                 if user is not None:
-                    self.visible = narrowed(await database_sync_to_async(visible_events)(user), self.topics)
+                    self.visible = await database_sync_to_async(visibility)(user, self.topics)
             except Exception:
                 logger.exception("could not re-check the user of an events socket")
                 continue
@@ -445,7 +483,7 @@ class EventsConsumer(AsyncWebsocketConsumer):
 
     async def deliver(self, seq: int, event: str, text: str) -> None:
         """Send the event if this user may see it; before the next one it may, say what it skipped."""
-        if self.visible is None or event in self.visible:
+        if self.visible.sees(event, text):
             if self.hidden_through is not None:
                 await self.send(text_data=hidden_frame(self.hidden_through))
                 self.hidden_through = None

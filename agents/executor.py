@@ -130,6 +130,17 @@ def granted_tools(agent: Agent) -> list[ToolSpec]:
     return [spec for name in sorted(names) if (spec := registry.get(name)) is not None]
 
 
+def usable_tools(agent: Agent, user: Any) -> list[ToolSpec]:
+    """The agent's granted tools that ``user`` may have it call (``may_use``): what MCP lists."""
+    return [spec for spec in granted_tools(agent) if may_use(user, spec)]
+
+
+def may_use(user: Any, spec: ToolSpec) -> bool:
+    """The asker's rule of ``_check_person``: with a person behind the call, they need the tool's permission."""
+    person = signed_in(user)
+    return person is None or bool(spec.permission and has_permissions(person, spec.permission))
+
+
 def openai_tools(agent: Agent, language: str | None = None) -> list[dict]:
     """The agent's granted active tools in OpenAI function-calling format."""
     return [spec.openai_schema(language) for spec in granted_tools(agent)]
@@ -167,10 +178,7 @@ def _check_person(spec: ToolSpec, context: ToolContext) -> None:
     """The asker's rights bound the call: a person behind it (chat, MCP, a confirmation) needs the
     tool's permission on top of the agent's grant, so an agent never reads or writes for them what
     they may not themselves. Without a person (the autonomy tick) the grant alone decides."""
-    user = signed_in(context.user)
-    if user is None:
-        return
-    if not spec.permission or not has_permissions(user, spec.permission):
+    if not may_use(context.user, spec):
         raise Forbidden(
             "permission_denied",
             _("您没有通过居民使用 %(name)s 的权限（需要 %(permission)s）")

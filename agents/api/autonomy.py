@@ -10,7 +10,7 @@ from agents.autonomy.tick import RUN_AUTONOMY_PERMISSION, run_tick
 from agents.models import Agent
 from agents.providers.base import model_failure
 from core.api.fields import JSONBooleanField
-from core.api.schema import ERROR_RESPONSES
+from core.api.schema import ErrorSerializer, error_codes
 from core.errors import NotFound
 from core.params import MAX_ID
 
@@ -41,10 +41,11 @@ class TickOutputSerializer(serializers.Serializer):
 
 @extend_schema(
     tags=["autonomy"], request=TickInputSerializer,
-    responses={200: TickOutputSerializer, **ERROR_RESPONSES, 502: TickOutputSerializer, 503: TickOutputSerializer, 504: TickOutputSerializer},
+    responses={200: TickOutputSerializer, 400: ErrorSerializer, 404: ErrorSerializer, 502: TickOutputSerializer, 503: TickOutputSerializer, 504: TickOutputSerializer},
     description="502 / 503 / 504 (`model_error`, `model_unavailable`, `model_timeout`) with the stats when every "
     "resident fell back: no decision came for anyone.",
 )
+@error_codes({404: ("agent_not_found",), 502: ("model_error",), 503: ("model_unavailable",), 504: ("model_timeout",)})
 class AutonomyTick(APIView):
     """Run one autonomy tick now (every active resident, or the given agents)."""
 

@@ -24,7 +24,7 @@ from agents.confirmations import (
 from agents.models import PendingAction
 from core.api.fields import TextField
 from core.errors import NotFound
-from core.api.schema import ErrorSerializer
+from core.api.schema import ErrorSerializer, error_codes
 
 
 class PendingActionSerializer(serializers.ModelSerializer):
@@ -106,6 +106,7 @@ class PendingActionList(GenericAPIView):
 
 
 @extend_schema(tags=["pending actions"])
+@error_codes({404: ("pending_action_not_found",)})
 class PendingActionDetail(GenericAPIView):
     serializer_class = PendingActionSerializer
     permissions = {"GET": "agents.view_pendingaction"}
@@ -124,6 +125,7 @@ class PendingActionDetail(GenericAPIView):
     responses={200: DecisionSerializer, 400: DecisionErrorSerializer, 403: DecisionErrorSerializer,
                404: DecisionErrorSerializer, 409: DecisionErrorSerializer},
 )
+@error_codes({400: ("invalid_arguments",), 404: ("pending_action_not_found",), 409: ("pending_action_expired", "pending_action_not_pending", "agent_inactive")}, open_statuses=(400,))
 class PendingActionConfirm(GenericAPIView):
     serializer_class = DecisionSerializer
     # The service also asks for the permission the proposed write itself needs.
@@ -143,6 +145,7 @@ class PendingActionConfirm(GenericAPIView):
     responses={200: DecisionSerializer, 403: DecisionErrorSerializer, 404: DecisionErrorSerializer,
                409: DecisionErrorSerializer},
 )
+@error_codes({404: ("pending_action_not_found",), 409: ("pending_action_expired", "pending_action_not_pending")})
 class PendingActionReject(GenericAPIView):
     serializer_class = DecisionSerializer
     permissions = {"POST": DECIDE_PERMISSION}

@@ -12,8 +12,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from agents import selectors
+from agents.confirmations import readable_tool_names
 from agents.models import AgentActionLog, AutonomyRound, ToolCall
-from core.api.schema import ErrorSerializer
+from core.api.schema import ErrorSerializer, error_codes
 from core.params import MAX_ID
 
 TICK_PERMISSION = "agents.view_autonomyround"
@@ -62,17 +63,35 @@ class TickDetailSerializer(TickSerializer):
 
 
 class ToolCallSerializer(serializers.ModelSerializer):
+    """A call; its ``arguments`` and ``result`` are null (``contents_hidden``) unless the viewer may read
+    its tool's domain (``context["readable_tools"]``, ``confirmations.readable_tool_names``)."""
+
     agent_name = serializers.CharField(source="agent.name", allow_null=True, default=None)
     user = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     tick = serializers.IntegerField(source="round_id", allow_null=True, max_value=MAX_ID)
+    arguments = serializers.JSONField(allow_null=True, help_text="null when contents_hidden")
+    result = serializers.JSONField(allow_null=True, help_text="null when contents_hidden")
+    contents_hidden = serializers.SerializerMethodField(
+        help_text="true when the caller may not view the tool's domain: arguments and result are withheld"
+    )
 
     class Meta:
         model = ToolCall
         fields = [
             "id", "created_at", "source", "tick", "agent", "agent_name", "user", "conversation", "tool_name", "arguments",
-            "status", "error_code", "result", "duration_ms",
+            "status", "error_code", "result", "duration_ms", "contents_hidden",
         ]
         read_only_fields = fields
+
+    def get_contents_hidden(self, call: ToolCall) -> bool:
+        readable = self.context.get("readable_tools", set())
+        return readable is not None and call.tool_name not in readable
+
+    def to_representation(self, call: ToolCall) -> dict:
+        data = super().to_representation(call)
+        if data["contents_hidden"]:
+            data["arguments"] = data["result"] = None
+        return data
 
 
 class ToolCallFilterSerializer(serializers.Serializer):
@@ -95,6 +114,7 @@ class TickList(GenericAPIView):
     tags=["autonomy"], summary="One tick with every resident's decision",
     responses={200: TickDetailSerializer, 404: ErrorSerializer},
 )
+@error_codes({404: ("tick_not_found",)})
 class TickDetail(GenericAPIView):
     serializer_class = TickDetailSerializer
     permissions = {"GET": TICK_PERMISSION}
@@ -118,4 +138,5 @@ class ToolCallList(GenericAPIView):
         data = filters.validated_data
         calls = selectors.tool_call_list(source=data.get("source"), tick_id=data.get("tick"), agent_id=data.get("agent"))
         page = self.paginate_queryset(calls)
-        return self.get_paginated_response(ToolCallSerializer(page, many=True).data)
+        context = {"readable_tools": readable_tool_names(request.user)}
+        return self.get_paginated_response(ToolCallSerializer(page, many=True, context=context).data)

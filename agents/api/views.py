@@ -6,7 +6,7 @@ from rest_framework.views import APIView
 
 from agents.chat import CHAT_PERMISSION, run_chat
 from agents.models import Agent, Tool
-from core.api.schema import ERROR_RESPONSES
+from core.api.schema import ErrorSerializer, error_codes
 from core.errors import NotFound
 
 from .serializers import ChatInputSerializer, ChatOutputSerializer, ModelFailureSerializer, ToolSerializer
@@ -27,10 +27,11 @@ class ToolList(generics.ListAPIView):
     tags=["agents"],
     request=ChatInputSerializer,
     responses={
-        200: ChatOutputSerializer, **ERROR_RESPONSES,
+        200: ChatOutputSerializer, 400: ErrorSerializer, 404: ErrorSerializer,
         502: ModelFailureSerializer, 503: ModelFailureSerializer, 504: ModelFailureSerializer,
     },
 )
+@error_codes({400: ("empty_message", "message_too_long", "invalid_text", "invalid_mode", "agent_inactive"), 404: ("agent_not_found", "conversation_not_found"), 502: ("model_error",), 503: ("model_unavailable",), 504: ("model_timeout",)})
 class AgentChat(APIView):
     """Send a message to an agent: it may call its granted tools, then replies.
 

@@ -132,7 +132,7 @@ class AgentEndpoint:
     """The ASGI application of ``/mcp/agents/<agent_id>/``."""
 
     def __init__(self) -> None:
-        self.server: Server = build_server(lambda ctx: ctx.request.scope[CALLER_KEY])
+        self.server: Server = build_server(lambda ctx: ctx.request.scope[CALLER_KEY], announce_grants=True)
         self.running: WeakKeyDictionary[asyncio.AbstractEventLoop, RunningManager] = WeakKeyDictionary()
 
     async def __call__(self, scope, receive, send) -> None:

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from bounties import selectors, services
 from bounties.models import Bounty
 from core.api.schema import ERROR_RESPONSES as ERRORS
-from core.api.schema import ErrorSerializer
+from core.api.schema import ErrorSerializer, error_codes
 from core.params import MAX_ID
 
 from .serializers import AgentIdSerializer, BountyCreateSerializer, BountyDraftSerializer, BountySerializer
@@ -45,12 +45,14 @@ class BountyListCreate(GenericAPIView):
         ],
         responses={200: BountySerializer(many=True), 400: ErrorSerializer},
     )
+    @error_codes({400: ("invalid_status",)})
     def get(self, request: Request) -> Response:
         bounties = selectors.bounty_list(status=request.query_params.get("status"))  # "" is no status: 400
         page = self.paginate_queryset(bounties)
         return self.get_paginated_response(BountySerializer(page, many=True).data)
 
     @extend_schema(request=BountyDraftSerializer, responses={201: BountySerializer, 400: ErrorSerializer})
+    @error_codes({400: ("title_required", "title_too_long", "description_too_long", "invalid_reward", "invalid_text")})
     def post(self, request: Request) -> Response:
         serializer = BountyCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -59,6 +61,7 @@ class BountyListCreate(GenericAPIView):
 
 
 @extend_schema(tags=["bounties"], responses={200: BountySerializer, 404: ErrorSerializer})
+@error_codes({404: ("bounty_not_found",)})
 class BountyDetail(GenericAPIView):
     serializer_class = BountySerializer
     permissions = {"GET": "bounties.view_bounty"}
@@ -74,6 +77,7 @@ class BountyDetail(GenericAPIView):
     request=AGENT_ID_BODY,
     responses={200: BountySerializer, **ERRORS},
 )
+@error_codes({404: ("bounty_not_found", "agent_not_found"), 409: ("active_bounty_exists", "bounty_not_open")})
 class BountyClaim(GenericAPIView):
     serializer_class = BountySerializer
     permissions = {"POST": "bounties.change_bounty"}
@@ -91,6 +95,7 @@ class BountyClaim(GenericAPIView):
     request=AGENT_ID_BODY,
     responses={200: BountySerializer, **ERRORS},
 )
+@error_codes({404: ("bounty_not_found", "agent_not_found"), 409: ("bounty_not_claimed", "not_claimer")})
 class BountyComplete(GenericAPIView):
     serializer_class = BountySerializer
     permissions = {"POST": "bounties.change_bounty"}
@@ -107,6 +112,7 @@ class BountyComplete(GenericAPIView):
     request=None,
     responses={200: BountySerializer, 404: ErrorSerializer, 409: ErrorSerializer},
 )
+@error_codes({404: ("bounty_not_found",), 409: ("bounty_not_open",)})
 class BountyCancel(GenericAPIView):
     serializer_class = BountySerializer
     permissions = {"POST": "bounties.change_bounty"}

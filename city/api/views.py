@@ -19,7 +19,7 @@ from city import selectors, services
 from city.models import TRANSFER_PERMISSION, MarketOrder, ResourceTransfer
 from core.api.params import query_filters
 from core.api.schema import ERROR_RESPONSES as ERRORS
-from core.api.schema import ErrorSerializer
+from core.api.schema import ErrorSerializer, error_codes
 
 from .serializers import (
     AcceptOrderInputSerializer,
@@ -60,6 +60,7 @@ def _valid(serializer_class, data) -> dict:  # a request body; query strings go 
     request=TransferInputSerializer,
     responses={200: TransferResultSerializer, **ERRORS},
 )
+@error_codes({400: ("invalid_quantity", "same_agent", "unknown_resource", "invalid_text"), 404: ("agent_not_found",), 409: ("insufficient_resource",)})
 class TransferResource(GenericAPIView):
     serializer_class = TransferInputSerializer
     permissions = {"POST": TRANSFER_PERMISSION}
@@ -112,6 +113,7 @@ class MarketOrderList(GenericAPIView):
     request=AcceptOrderInputSerializer,
     responses={200: MarketOrderSerializer, **ERRORS},
 )
+@error_codes({400: ("cannot_accept_own_order",), 404: ("order_not_found", "agent_not_found"), 409: ("order_not_open", "insufficient_credits")})
 class MarketOrderAccept(GenericAPIView):
     serializer_class = MarketOrderSerializer
     permissions = {"POST": "city.change_marketorder"}
@@ -128,6 +130,7 @@ class MarketOrderAccept(GenericAPIView):
     request=CancelOrderInputSerializer,
     responses={200: MarketOrderSerializer, **ERRORS},
 )
+@error_codes({400: ("not_order_seller",), 404: ("order_not_found", "agent_not_found"), 409: ("order_not_open",)})
 class MarketOrderCancel(GenericAPIView):
     serializer_class = MarketOrderSerializer
     permissions = {"POST": "city.change_marketorder"}

@@ -16,8 +16,35 @@ class ErrorSerializer(serializers.Serializer):
 
 ERROR_RESPONSES = {400: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer}
 
-# Every operation: no or a wrong token (401), a missing permission (403), too many calls (429).
-EVERY_OPERATION_ERRORS = (401, 403, 429)
+# Every operation: no or a wrong token (401), a missing permission (403), too many calls (429),
+# the database failing (503, ``core.database.database_failure``).
+EVERY_OPERATION_ERRORS = (401, 403, 429, 503)
+
+# The codes ``core.api.errors`` gives whatever the operation (status -> codes), and when.
+_ANY = {
+    401: ("not_authenticated", "authentication_failed"), 403: ("permission_denied",), 429: ("throttled",),
+    503: ("database_unavailable", "database_full"),
+}
+_WITH_BODY = {400: ("invalid_input", "malformed_request", "invalid_number"), 415: ("unsupported_media_type",)}
+_WITH_QUERY = {400: ("invalid_input",)}
+_WITH_OBJECT = {404: ("not_found",)}  # a path id that names nothing, or ?page= past the last page
+
+
+def error_codes(codes: dict[int, tuple[str, ...] | list[str]] | None = None, *, open_statuses: tuple[int, ...] = ()):
+    """Declare the codes a view (or one of its methods) answers besides the handler's own, by status:
+    ``@error_codes({404: ("fund_not_found",), 409: ("version_conflict",)})``.
+
+    ``ApiSchema`` lists them on each error response: an enum of ``code``, and the codes in its
+    description. A status in ``open_statuses`` may also carry codes no list can hold (a confirmed
+    proposal's own input errors): its description lists the known ones, without an enum.
+    """
+
+    def mark(view):
+        view.error_codes = {int(status): tuple(names) for status, names in (codes or {}).items()}
+        view.open_error_statuses = frozenset(open_statuses)
+        return view
+
+    return mark
 
 
 class ApiSchema(AutoSchema):
@@ -41,7 +68,38 @@ class ApiSchema(AutoSchema):
         for status in sorted(statuses):
             responses.setdefault(str(status), self._get_response_for_code(ErrorSerializer, str(status)))
         operation["responses"] = dict(sorted(responses.items()))
+        self._list_error_codes(operation, path)
         return operation
+
+    def declared_error_codes(self) -> tuple[dict[int, tuple[str, ...]], frozenset[int]]:
+        """What ``@error_codes`` declared on the view's method, else on the view."""
+        handler = getattr(self.view, self.method.lower(), None)
+        for owner in (handler, self.view):
+            if hasattr(owner, "error_codes"):
+                return owner.error_codes, owner.open_error_statuses
+        return {}, frozenset()
+
+    def _list_error_codes(self, operation: dict, path: str) -> None:
+        """Each error response names its codes: an enum on ``code`` and a line in its description."""
+        declared, open_statuses = self.declared_error_codes()
+        has_body = bool(operation.get("requestBody"))
+        has_query = any(parameter["in"] == "query" for parameter in operation.get("parameters", ()))
+        has_object = "{" in path or (self._is_list_view() and self._get_paginator() is not None)
+        generic = [_ANY, *([_WITH_BODY] if has_body else []), *([_WITH_QUERY] if has_query else []),
+                   *([_WITH_OBJECT] if has_object else [])]
+        for status, response in operation["responses"].items():
+            if int(status) < 400:
+                continue
+            codes = [code for table in generic for code in table.get(int(status), ())]
+            codes += declared.get(int(status), ())
+            codes = list(dict.fromkeys(codes))
+            open_ended = int(status) in open_statuses
+            listed = ", ".join(f"`{code}`" for code in codes)
+            response["description"] = f"code: {listed}" + (", or the proposed tool's own input error" if open_ended else "")
+            if open_ended or not codes:
+                continue
+            for media in response.get("content", {}).values():
+                media["schema"] = {"allOf": [media["schema"], {"type": "object", "properties": {"code": {"type": "string", "enum": codes}}}]}
 
     def _insert_field_validators(self, field, schema):
         super()._insert_field_validators(field, schema)

@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api.params import query_filters
+from core.api.schema import error_codes
 from funds import selectors, services
 
 from .serializers import (
@@ -25,6 +26,11 @@ from .serializers import (
     VersionSerializer,
 )
 
+# A draft's own refusals (``services.check_fund_draft``): each names its field.
+DRAFT_CODES = (
+    "fund_name_required", "fund_name_too_long", "fund_name_taken", "invalid_fund_name", "remarks_too_long",
+    "invalid_remarks", "invalid_text",
+)
 ERRORS = {400: FundErrorSerializer, 404: FundErrorSerializer, 409: FundErrorSerializer}
 
 
@@ -52,6 +58,7 @@ class FundListCreate(GenericAPIView):
         return self.get_paginated_response(FundSerializer(page, many=True).data)
 
     @extend_schema(request=FundCreateSerializer, responses={201: FundSerializer, 400: FundErrorSerializer})
+    @error_codes({400: DRAFT_CODES})
     def post(self, request: Request) -> Response:
         serializer = FundCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -60,6 +67,7 @@ class FundListCreate(GenericAPIView):
 
 
 @extend_schema(tags=["funds"])
+@error_codes({400: (*DRAFT_CODES, "nothing_to_update", "version_required"), 404: ("fund_not_found",), 409: ("version_conflict",)})
 class FundDetail(GenericAPIView):
     serializer_class = FundSerializer
     permissions = {"GET": "funds.view_fund", "PATCH": "funds.change_fund"}
@@ -77,6 +85,7 @@ class FundDetail(GenericAPIView):
 
 
 @extend_schema(tags=["funds"], request=VersionSerializer, responses={200: FundSerializer, **ERRORS})
+@error_codes({400: ("fund_already_enabled", "fund_already_disabled", "version_required"), 404: ("fund_not_found",), 409: ("version_conflict",)})
 class _FundStatusChange(GenericAPIView):
     serializer_class = FundSerializer
     permissions = {"POST": "funds.change_fund"}
@@ -120,6 +129,9 @@ class FundValidate(GenericAPIView):
     summary="Create or update many funds, all or nothing",
     request=FundBatchRowSerializer(many=True, min_length=1),  # the service refuses [] (empty_batch)
     responses={200: FundBatchResultSerializer, **ERRORS},
+)
+@error_codes(
+    {400: ("empty_batch", *DRAFT_CODES, "nothing_to_update", "version_required"), 404: ("fund_not_found",), 409: ("version_conflict",)}
 )
 class FundBatchUpsert(GenericAPIView):
     serializer_class = FundBatchResultSerializer

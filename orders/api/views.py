@@ -2,12 +2,13 @@
 through the tools (audited) and the /orders/ page."""
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api.params import query_filters
+from core.api.schema import ErrorSerializer, error_codes
 from orders import selectors
 from orders.models import ChannelMessage
 
@@ -26,8 +27,9 @@ class OrderList(GenericAPIView):
 
 @extend_schema(
     tags=["orders"],
-    responses={200: OrderSerializer, 404: OpenApiResponse(description='{"ok": false, "code": "order_not_found"}')},
+    responses={200: OrderSerializer, 404: ErrorSerializer},
 )
+@error_codes({404: ("order_not_found",)})
 class OrderDetail(GenericAPIView):
     serializer_class = OrderSerializer
     permissions = {"GET": "orders.view_order"}
@@ -45,10 +47,11 @@ class OrderDetail(GenericAPIView):
     ],
     responses={
         200: ChannelMessageSerializer(many=True),
-        400: OpenApiResponse(description='{"ok": false, "code": "invalid_channel"}'),
-        404: OpenApiResponse(description='{"ok": false, "code": "order_not_found"}'),
+        400: ErrorSerializer,
+        404: ErrorSerializer,
     },
 )
+@error_codes({400: ("invalid_channel",), 404: ("order_not_found",)})
 class ChannelMessageList(GenericAPIView):
     """The channel's latest 50 messages, oldest first (what the desk page shows)."""
 

@@ -291,3 +291,49 @@ def orphan_outbox_event(action: str) -> int:
     from core.models import EventOutbox
 
     return EventOutbox.objects.create(event="agent_action", data={"agent_id": 0, "action": action}).pk
+
+
+def role_tokens(roles: list[str]) -> dict[str, str]:
+    """One staff member per demo role (``agents.roles``), each with a DRF token; role -> key."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from agents.roles import apply_roles
+
+    groups = apply_roles()
+    keys = {}
+    for role in roles:
+        user = get_user_model().objects.create_user(role.replace(" ", "-"), is_staff=True)
+        user.groups.set([groups[role]])
+        keys[role] = Token.objects.create(user=user).key
+    return keys
+
+
+def propose(tool_names: list[str]) -> list[int]:
+    """A proposal of each tool, each announced from its own committed transaction, in order."""
+    from datetime import timedelta
+
+    from django.db import transaction
+    from django.utils import timezone
+
+    from agents.models import Agent, PendingAction
+    from agents.proposals import announce
+
+    agent, _created = Agent.objects.get_or_create(name="Desk")
+    ids = []
+    for name in tool_names:
+        with transaction.atomic():
+            action = PendingAction.objects.create(
+                tool_name=name, agent=agent, arguments={}, summary=name, expires_at=timezone.now() + timedelta(minutes=30)
+            )
+            announce(action)
+        ids.append(action.pk)
+    return ids
+
+
+def create_superuser_token(username: str) -> str:
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    user = get_user_model().objects.create_superuser(username, password="pw-root-123")
+    return Token.objects.create(user=user).key

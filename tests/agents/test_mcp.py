@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 
 import httpx2
+import mcp_types as types
 import pytest
 import websockets
 from django.core.management import CommandError, call_command
@@ -65,9 +66,11 @@ def endpoint(server: DaphneServer, agent_id: int) -> str:
 
 
 @asynccontextmanager
-async def mcp_over_http(url: str, key: str, *, mode: str = "auto", headers: dict | None = None) -> AsyncIterator[Client]:
+async def mcp_over_http(
+    url: str, key: str, *, mode: str = "auto", headers: dict | None = None, **options
+) -> AsyncIterator[Client]:
     http = create_mcp_http_client(headers={"Authorization": f"Bearer {key}", **(headers or {})})
-    async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+    async with http, Client(streamable_http_client(url, http_client=http), mode=mode, **options) as client:
         yield client
 
 
@@ -127,6 +130,81 @@ def test_revoked_grant_is_gone_from_the_next_listing(desk, server):
     child(desk, "revoke_tool", agent_id=desk["agents"]["Eve"], tool_name="rest")
 
     assert "rest" not in [tool.name for tool in listed(desk, server, "Eve")]
+
+
+def test_tool_list_leaves_out_tools_the_user_may_not_use(desk, server):
+    agent = desk["agents"]["基金助理"]
+
+    async def scenario():
+        async with mcp_over_http(endpoint(server, agent), desk["keys"]["fund_clerk"]) as client:
+            return [tool.name for tool in (await client.list_tools()).tools]
+
+    names = asyncio.run(scenario())
+
+    assert names == [*child(desk, "usable_tool_names", agent_id=agent, username="fund-clerk"), "get_pending_action"]
+    assert "list_funds" in names and "create_fund" in names
+    assert "update_fund" not in names and "disable_fund" not in names  # granted, but needs funds.change_fund
+
+
+async def first_list_changed(notifications: asyncio.Queue, timeout: float = 15) -> str:
+    while True:
+        message = await asyncio.wait_for(notifications.get(), timeout)
+        method = getattr(getattr(message, "root", message), "method", None)
+        if method == "notifications/tools/list_changed":
+            return method
+
+
+def test_revoking_a_grant_notifies_an_open_handshake_era_session(desk, server):
+    agent = desk["agents"]["Dave"]
+    notifications: asyncio.Queue = asyncio.Queue()
+
+    async def collect(message) -> None:
+        await notifications.put(message)
+
+    async def scenario() -> tuple[str, list[str], list[str]]:
+        async with mcp_over_http(
+            endpoint(server, agent), desk["keys"]["operator"], mode="legacy", message_handler=collect
+        ) as client:
+            before = [tool.name for tool in (await client.list_tools()).tools]
+            await asyncio.to_thread(child, desk, "revoke_tool", agent_id=agent, tool_name="rest")
+            method = await first_list_changed(notifications)
+            after = [tool.name for tool in (await client.list_tools()).tools]
+            return method, before, after
+
+    method, before, after = asyncio.run(scenario())
+    assert method == "notifications/tools/list_changed"
+    assert "rest" in before and "rest" not in after
+
+
+def test_granting_a_tool_reaches_a_listen_stream_of_that_agent_only(desk, server):
+    frank, carol = desk["agents"]["Frank"], desk["agents"]["Carol"]
+    child(desk, "revoke_tool", agent_id=frank, tool_name="eat")
+
+    async def listen(agent_id: int, opened: asyncio.Event) -> list:
+        async with mcp_over_http(endpoint(server, agent_id), desk["keys"]["operator"]) as client:
+            async with client.listen(tools_list_changed=True) as subscription:
+                opened.set()
+                events = []
+                try:
+                    async with asyncio.timeout(8):
+                        async for event in subscription:
+                            events.append(type(event).__name__)
+                            tools = [tool.name for tool in (await client.list_tools()).tools]
+                            return [*events, "eat" in tools]
+                except TimeoutError:
+                    return events
+
+    async def scenario() -> tuple[list, list]:
+        on_frank, on_carol = asyncio.Event(), asyncio.Event()
+        frank_task = asyncio.create_task(listen(frank, on_frank))
+        carol_task = asyncio.create_task(listen(carol, on_carol))
+        await asyncio.wait_for(asyncio.gather(on_frank.wait(), on_carol.wait()), 15)
+        await asyncio.to_thread(child, desk, "grant_tool", agent_id=frank, tool_name="eat")
+        return await frank_task, await carol_task
+
+    heard_by_frank, heard_by_carol = asyncio.run(scenario())
+    assert heard_by_frank == ["ToolsListChanged", True]
+    assert heard_by_carol == []
 
 
 def test_granted_transfer_moves_goods_and_audits_with_source_mcp(desk, server):
@@ -213,6 +291,93 @@ def test_fund_create_waits_for_staff_and_a_staff_api_call_confirms_it(desk, serv
     decided = asyncio.run(outcome())
     assert (decided.structured_content["status"], decided.structured_content["decided_by"]) == ("confirmed", "supervisor")
     assert "MCP 测试基金" in child(desk, "fund_names")
+
+
+def answering(decision: str | None, **edits):
+    """An elicitation callback that records each question and answers it (None: dismiss the form)."""
+    questions: list = []
+
+    async def callback(context, params):
+        questions.append(params)
+        if decision is None:
+            return types.ElicitResult(action="cancel")
+        if decision == "decline":
+            return types.ElicitResult(action="decline")
+        return types.ElicitResult(action="accept", content={"decision": decision, **edits})
+
+    return callback, questions
+
+
+def propose_fund(desk, server, fund_name: str, callback, *, key: str = "operator", mode: str = "auto"):
+    agent = endpoint(server, desk["agents"]["基金助理"])
+
+    async def scenario():
+        async with mcp_over_http(agent, desk["keys"][key], mode=mode, elicitation_callback=callback) as client:
+            return await client.call_tool("create_fund", {"fund_name": fund_name, "remarks": "经 MCP 提出"})
+
+    return asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_proposal_is_put_to_the_person_who_approves_it_with_an_edit(desk, server, mode):
+    callback, questions = answering("approve", fund_name=f"改过的基金 {mode}")
+
+    result = propose_fund(desk, server, f"提议的基金 {mode}", callback, mode=mode)
+
+    [question] = questions
+    assert question.requested_schema["properties"]["fund_name"]["default"] == f"提议的基金 {mode}"
+    assert question.requested_schema["properties"]["decision"]["enum"] == ["approve", "reject"]
+    assert result.is_error is False
+    assert result.structured_content["status"] == "confirmed"
+    action = child(desk, "pending_action", action_id=result.structured_content["pending_action_id"])
+    assert (action["status"], action["decided_by"]) == ("confirmed", "operator")
+    assert f"改过的基金 {mode}" in child(desk, "fund_names")
+    assert f"提议的基金 {mode}" not in child(desk, "fund_names")
+
+
+@pytest.mark.parametrize(("decision", "status"), [("reject", "rejected"), ("decline", "rejected"), (None, "pending")])
+def test_rejecting_declining_or_dismissing_the_question(desk, server, decision, status):
+    callback, questions = answering(decision)
+    name = f"被问的基金 {decision}"
+
+    result = propose_fund(desk, server, name, callback)
+
+    assert len(questions) == 1
+    action_id = result.structured_content["pending_action_id"]
+    assert child(desk, "pending_action", action_id=action_id)["status"] == status
+    assert name not in child(desk, "fund_names")
+    if decision is None:  # as without elicitation: staff decide later
+        assert result.structured_content["status"] == "pending_confirmation"
+
+
+def test_approving_a_stale_proposal_is_a_version_conflict_as_on_the_pages(desk, server):
+    fund_name = child(desk, "fund_names")[0]
+    fund = child(desk, "fund_id", fund_name=fund_name)
+    agent = endpoint(server, desk["agents"]["基金助理"])
+
+    async def approve_after_someone_else_edits(context, params):
+        await asyncio.to_thread(child, desk, "change_remarks_elsewhere", fund_id=fund, remarks="别人先改了")
+        return types.ElicitResult(action="accept", content={"decision": "approve"})
+
+    async def scenario():
+        async with mcp_over_http(agent, desk["keys"]["operator"], elicitation_callback=approve_after_someone_else_edits) as client:
+            return await client.call_tool("update_fund", {"fund_id": fund, "remarks": "MCP 想改成这样"})
+
+    result = asyncio.run(scenario())
+
+    assert result.is_error is True
+    assert result.structured_content["code"] == "version_conflict"
+    assert child(desk, "pending_action", action_id=result.structured_content["pending_action_id"])["status"] == "failed"
+
+
+def test_a_person_who_may_not_decide_is_not_asked(desk, server):
+    callback, questions = answering("approve")
+
+    result = propose_fund(desk, server, "办事员提议的基金", callback, key="fund_clerk")
+
+    assert questions == []
+    assert result.structured_content["status"] == "pending_confirmation"
+    assert "办事员提议的基金" not in child(desk, "fund_names")
 
 
 def test_get_pending_action_shows_only_this_agents_actions(desk, server):

@@ -121,8 +121,13 @@ EVENTS = {
     ),
     "fund_changed": (FUNDS, AUDITOR),
     **dict.fromkeys(["order_message", "order_messages_read", "refund_registered", "refund_completed"], (DESK, AUDITOR)),
-    "pending_action": READERS,  # sent last below: every reader's stream ends with it
+    # What an agent may use changed (MCP sessions listen for it): whoever may view agents.
+    "agent_tools_changed": (OPERATOR, FUNDS, DESK, AUDITOR, AGENT_ADMIN),
+    # Sent below as a proposal of create_fund: those who may decide it or view funds (not every reader).
+    "pending_action": (FUNDS, AUDITOR),
 }
+# The tool of the proposal the pending_action probe announces (a proposal's domain is its tool's).
+PROBE_PROPOSAL = {"tool": "create_fund"}
 
 
 @pytest.fixture
@@ -339,7 +344,7 @@ def test_the_event_table_covers_every_declared_and_broadcast_event():
 @pytest.mark.django_db(transaction=True)
 def test_each_role_receives_the_events_the_table_says(users, settings):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    names = sorted(EVENTS, key=lambda name: name == "pending_action")  # pending_action last
+    names = list(EVENTS)
 
     def headers(user):
         client = Client()
@@ -350,7 +355,7 @@ def test_each_role_receives_the_events_the_table_says(users, settings):
     def commit_all():
         with transaction.atomic():
             for name in names:
-                broadcast(name, probe=name)
+                broadcast(name, probe=name, **(PROBE_PROPOSAL if name == "pending_action" else {}))
 
     async def scenario() -> dict[str, list[str]]:
         sockets = {}
@@ -361,19 +366,14 @@ def test_each_role_receives_the_events_the_table_says(users, settings):
         received = {}
         for role, socket in sockets.items():
             got = []
-            if role == NOBODY:
-                assert await socket.receive_nothing(timeout=1)
-            elif role != SUPERUSER and not any(role in roles for roles in EVENTS.values()):  # the agent admin: shown nothing
-                while not await socket.receive_nothing(timeout=1):
-                    frame = await socket.receive_json_from()
+            expected = names if role == SUPERUSER else [name for name in names if role in EVENTS[name]]
+            while len(got) < len(expected):  # hidden markers come only before a visible event
+                frame = await socket.receive_json_from(timeout=5)
+                if frame["type"] == "system_event":
+                    got.append(frame["data"]["event"])
+                else:
                     assert frame["type"] == "events_hidden", frame
-            else:
-                while not got or got[-1] != "pending_action":
-                    frame = await socket.receive_json_from(timeout=5)
-                    if frame["type"] == "system_event":
-                        got.append(frame["data"]["event"])
-                    else:
-                        assert frame["type"] == "events_hidden"
+            assert await socket.receive_nothing(timeout=0.5)  # and nothing more
             received[role] = got
             await socket.disconnect()
         return received

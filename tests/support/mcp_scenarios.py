@@ -44,6 +44,11 @@ def seed_mcp_desk(credentials_file: str) -> dict:
         "clerk": token("clerk", permissions=may_not_act),
         "outsider": token("outsider", staff=False),
         "supervisor": token("supervisor", permissions=may_not_act),
+        # Acts as agents and reads funds, may propose a fund but not decide proposals.
+        "fund_clerk": token("fund-clerk", permissions=Permission.objects.filter(
+            content_type__app_label__in=["agents", "funds"],
+            codename__in=["chat_agent", "view_pendingaction", "view_fund", "add_fund"],
+        )),
     }
     revoked = token("former-operator")
     Token.objects.filter(key=revoked).delete()
@@ -100,3 +105,47 @@ def fund_names() -> list[str]:
     from funds.models import Fund
 
     return sorted(Fund.objects.values_list("fund_name", flat=True))
+
+
+def usable_tool_names(agent_id: int, username: str) -> list[str]:
+    """The agent's active grants whose tool permission the user holds (read straight from the tables)."""
+    from django.contrib.auth import get_user_model
+
+    from agents.models import Agent
+    from agents.registry import registry
+
+    user = get_user_model().objects.get(username=username)
+    names = Agent.objects.get(pk=agent_id).tools.filter(is_active=True).values_list("name", flat=True)
+    return sorted(name for name in names if user.has_perm(registry.get(name).permission))
+
+
+def grant_tool(agent_id: int, tool_name: str) -> None:
+    from agents.models import Agent, Tool
+
+    Agent.objects.get(pk=agent_id).tools.add(Tool.objects.get(name=tool_name))
+
+
+def pending_action(action_id: int) -> dict:
+    from agents.models import PendingAction
+
+    action = PendingAction.objects.select_related("decided_by").get(pk=action_id)
+    return {
+        "status": action.status,
+        "arguments": action.arguments,
+        "decided_by": action.decided_by.get_username() if action.decided_by else None,
+    }
+
+
+def fund_id(fund_name: str) -> int:
+    from funds.models import Fund
+
+    return Fund.objects.get(fund_name=fund_name).pk
+
+
+def change_remarks_elsewhere(fund_id: int, remarks: str) -> None:
+    """Someone else edits the fund (a new version) while a proposal about it waits."""
+    from funds.models import Fund
+    from funds.services import update_fund
+
+    fund = Fund.objects.get(pk=fund_id)
+    update_fund(fund_id=fund.pk, version=fund.version, remarks=remarks)
