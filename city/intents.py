@@ -32,6 +32,14 @@ SYNONYMS = {
     "wheat": ("麦子",),
     "bread": ("馒头", "loaf", "loaves", "loaf of bread", "loaves of bread"),
 }
+# What people call a kind of building besides its slug and its name.
+KIND_SYNONYMS = {
+    "farm": ("农场", "田地", "farmland"),
+    "mill": ("磨房", "面粉厂", "flour mill"),
+    "bakery": ("面包房", "面包店", "烘焙坊", "bakehouse"),
+    "lumberyard": ("木材厂", "伐木厂", "sawmill"),
+    "quarry": ("石料场", "石场"),
+}
 SELF_WORDS = {"我", "me", "myself", "自己", "us", "我们"}
 NOT_A_FOOD = {"something", "anything", "food", "now", "some", "please", "lunch", "dinner", "breakfast"}
 # Words that end in 's without being an owner ("it's", "let's" …).
@@ -128,6 +136,8 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     owner = match["owner"]
     if re.fullmatch(r"[A-Za-z]{2}\d{8,}", owner):
         return DECLINE  # "把HT…的钱退给客人" is a refund, not a resident's goods
+    if BUYING.search(turn.plain) and not re.search(r"偷|抢|\b(?:steal|rob)\b", turn.plain, re.IGNORECASE):
+        return DECLINE  # "把Carol的小麦买下来": her market listing, which the market frame reads
     return Step.say(_("我只能转出我自己的资源，不能动用 %(owner)s 的东西。如有需要，请让 %(owner)s 自己转赠。") % {"owner": owner})
 
 
@@ -170,6 +180,8 @@ def give_without_quantity(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("查找居民 Bob"),
 )
 def find(turn: Turn, match: re.Match) -> Step:
+    if re.fullmatch(r"[a-z]+ing|there|that|this|it", match["name"].lower()):
+        return DECLINE  # "who is selling wheat": no resident named; the frames read it
     return _once(turn, "find_agent", name=match["name"])
 
 
@@ -229,6 +241,8 @@ def my_resources(turn: Turn, match: re.Match) -> Step:
 def check_in(turn: Turn, match: re.Match) -> Step:
     if match.group() == "上班" and any(name in turn.plain for name in Building.objects.values_list("name", flat=True)):
         return DECLINE  # "去西市磨坊上班" asks for a job there, not a check-in
+    if match.group() == "上班" and re.search(r"去|到|在", turn.plain) and (reading := read(turn.said)).of("building_kind") + reading.of("building"):
+        return DECLINE  # "我想去磨坊上班": a kind of building is a job there too
     return _once(turn, "checkin")
 
 
@@ -380,9 +394,9 @@ def buy(turn: Turn, match: re.Match) -> Step:
     if step is not None:
         return step
     if item is None:
-        return Step.say(_("商店里没有「%(item)s」。") % {"item": match["item"]})
+        return DECLINE  # "一袋面粉给我", "两份小麦": the frames read the item out of the words
     if item["quantity"] > 1 and wanted != item["name"].lower():
-        return Step.say(bundle_question(item, int(match["qty"] or 1)))  # "5 wood" is not five bundles
+        return DECLINE  # "5 wood" is not five bundles, "两捆木材" is two: the frame tells them apart
     return _once(turn, "purchase", item_id=item["item_id"], quantity=int(match["qty"] or 1))
 
 
@@ -405,8 +419,8 @@ def market(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("出售 4 个面粉，总价 20"),
 )
 def sell(turn: Turn, match: re.Match) -> Step:
-    if EACH.search(turn.plain):
-        return DECLINE  # a price each: the frame works out the total and says so
+    if EACH.search(turn.plain) or LOT.match(turn.plain, match.end()):
+        return DECLINE  # a price each, or "20 bags": the frame works out the total and says so
     return _once(
         turn,
         "create_market_order",
@@ -445,7 +459,7 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 from agents.providers.framing import trailing_text  # noqa: E402
 from agents.providers.frames import Filled, frame  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402
-from agents.providers.understanding import Entity, entities, named_phrase  # noqa: E402
+from agents.providers.understanding import Entity, entities, named_phrase, read  # noqa: E402
 
 
 @entities
@@ -466,18 +480,38 @@ def city_entities() -> list[Entity]:
         if len(buildings) == 1:
             found.append(Entity("building", word, buildings[0][0], buildings[0][1]))
     for slug, name in BuildingKind.objects.values_list("slug", "name"):
-        found += [Entity("building_kind", slug, slug, name), Entity("building_kind", name, slug, name)]
+        for surface in {slug, name, *KIND_SYNONYMS.get(slug, ())}:
+            found.append(Entity("building_kind", surface, slug, name))
     for pk, name, slug in ShopItem.objects.values_list("pk", "name", "resource_type__slug"):
         found.append(Entity("item", name, pk, name))
     return found
 
 
+BUYING = re.compile(r"买|购买|\b(?:buy|purchase)\b", re.IGNORECASE)
 GIVE_WORDS = ("give", "send", "transfer", "hand", "pass", "gift", "给", "转", "送", "分给", "转赠")
 SHOP_WORDS = ("shop", "store", "商店", "店里", "小卖部")
 MARKET_WORDS = ("market", "listing", "市场", "挂单", "挂的")
 BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
-SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "挂市场", "挂单卖")
+SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "挂市场", "挂单卖", "挂")
 EACH = re.compile(r"\beach\b|\bapiece\b|\bper\s+(?:unit|piece|loaf|one)\b|每(?:个|份|块|袋|斤|单位)|单价|一个\s*\d+|一份\s*\d+", re.IGNORECASE)
+# A price for the whole lot, said outright ("一共40", "20 total"): never multiplied.
+TOTAL = re.compile(r"一共|总共|总价|合计|整批|\btotal\b|\baltogether\b|\bfor\s+(?:all|the\s+lot|everything)\b|\bin\s+all\b", re.IGNORECASE)
+CLAUSE_END = re.compile(r"[,，。.;；!！?？、\n]")
+# Questions about who sells what: the market's listings, never a sale of mine.
+SELLING_WORDS = ("who is selling", "who's selling", "anyone selling", "anybody selling", "someone selling", "谁在卖", "有人在卖", "有人卖", "谁卖")
+# Questions about a price: the shop's list answers them.
+PRICE_WORDS = ("多少钱", "价格", "价钱", "几块钱", "售价", "how much is", "how much are", "how much does", "how much do", "cost", "price")
+# What a lot of the shop is called ("三捆木材", "two carts of stone"): a count of these is a count of lots.
+LOT_WORDS = {"捆": "捆", "车": "车", "袋": "袋", "包": "袋", "bundle": "捆", "cart": "车", "cartload": "车", "bag": "袋", "sack": "袋"}
+LOT = re.compile(r"\s*(捆|车|袋|包|份|(?:bundle|cartload|cart|bag|sack|lot|pack)s?\b)", re.IGNORECASE)
+
+
+def price_each(folded: str, price: Span) -> bool:
+    """Whether the price in the clause around ``price`` is per unit ("3 each", "每个5块", "5 credits apiece")."""
+    start = max((m.end() for m in CLAUSE_END.finditer(folded, 0, price.start)), default=0)
+    end = next((m.start() for m in CLAUSE_END.finditer(folded, price.end)), len(folded))
+    clause = folded[max(start, price.start - 16) : min(end, price.end + 24)]
+    return bool(EACH.search(clause)) and not TOTAL.search(clause)
 
 
 def _resource_word(filled: Filled) -> str:
@@ -535,6 +569,10 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
         return Step.say(_("商店里没有「%(item)s」。") % {"item": wanted.text})
     count = filled.value("quantity", 1)
     named_the_item = "item_id" in filled.slots and filled.slots["item_id"].text == item["name"].lower()
+    number = filled.slots.get("quantity")
+    lot = LOT.match(filled.reading.folded, number.end) if number is not None else None
+    if lot is not None and (lot[1] in ("份", "lot", "lots", "pack", "packs") or LOT_WORDS.get(lot[1].rstrip("s")) in item["name"]):
+        named_the_item = True  # "三捆木材", "two carts of stone": a count of the shop's lots
     if item["quantity"] > 1 and not named_the_item:
         # "5 wood" is not five bundles of five: say what a purchase gives, and act on nothing.
         return Step.say(bundle_question(item, count))
@@ -573,6 +611,10 @@ def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
     priority=2,
 )
 def sell_frame(turn: Turn, filled: Filled) -> Step:
+    if filled.reading.has(*SELLING_WORDS, *PRICE_WORDS):
+        return DECLINE  # "who is selling wheat?", "面包卖多少钱": a question the listings answer
+    if not filled.reading.has(*(word for word in SELL_WORDS if word != "挂"), "市场"):
+        return DECLINE  # "挂" alone is no sale: "挂3个面粉到市场" is
     if any(s.value != agent_name(turn.system) for s in filled.reading.of("resident")):
         return DECLINE  # "the wood Dave is selling": Dave's order, not a sale of mine
     quantity, price = _numbers_around(filled)
@@ -582,8 +624,7 @@ def sell_frame(turn: Turn, filled: Filled) -> Step:
     if price is None:
         return Step.say(_("%(n)s %(res)s 要卖多少信用点（整批总价）？") % {"n": quantity.value, "res": res})
     total = price.value
-    between = filled.reading.folded[price.start - 12 : price.end + 12]
-    if EACH.search(between):
+    if price_each(filled.reading.folded, price):
         total = price.value * quantity.value
     done = turn.last("create_market_order")
     if done is not None:
@@ -685,8 +726,18 @@ def shop_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "list_shop_items")
 
 
-@frame("list_market_orders", triggers=MARKET_WORDS)
+@frame("list_shop_items", triggers=PRICE_WORDS, slots={"resource_type": "resource", "item_id": "item"}, required=(), priority=2)
+def price_frame(turn: Turn, filled: Filled) -> Step:
+    """"面包多少钱一个", "how much is an apple": the shop's prices, whatever else the words say."""
+    if not ({"resource_type", "item_id"} & filled.slots.keys()) or filled.reading.has(*SELLING_WORDS, *MARKET_WORDS, "build", "建", "盖"):
+        return DECLINE
+    return _once(turn, "list_shop_items")
+
+
+@frame("list_market_orders", triggers=(*MARKET_WORDS, *SELLING_WORDS))
 def market_frame(turn: Turn, filled: Filled) -> Step:
+    if not filled.reading.has(*MARKET_WORDS) and "?" not in filled.reading.folded and not filled.reading.has("吗", "谁", "who", "any"):
+        return DECLINE
     return _once(turn, "list_market_orders")
 
 

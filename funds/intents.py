@@ -118,7 +118,7 @@ def list_funds_intent(turn: Turn, match: re.Match) -> Step | None:
     done = turn.last("list_funds")
     if done is not None:
         return Step.say(_said(done))
-    if match.groupdict().get("active"):
+    if match.groupdict().get("active") or wants_active(turn.said):
         return Step.call("list_funds", active_only=True)
     return Step.call("list_funds")
 
@@ -388,7 +388,48 @@ from agents.providers.frames import Filled, frame  # noqa: E402
 from agents.providers.understanding import Entity, entities  # noqa: E402
 
 FUND_WORDS = ("fund", "基金")
-ACTIVE_WORDS = ("active", "enabled", "live", "启用", "在用", "生效", "正常")
+ACTIVE_WORDS = ("active", "enabled", "live", "running", "open", "运行", "运作", "开着", "启用", "在用", "生效", "正常")
+# "which funds are not running", "停用的基金": every fund, the list says which are off.
+INACTIVE = re.compile(r"\b(?:not|inactive|disabled|off|closed)\b|停用|禁用|没有?(?:启用|运行|在用)|不在|关闭|关掉", re.IGNORECASE)
+
+
+def wants_active(said: str) -> bool:
+    from agents.providers.understanding import read
+
+    return read(said).has(*ACTIVE_WORDS) and not INACTIVE.search(said)
+
+
+# Where a fund's name stands when the words name one no fund has: quoted, "X基金", "基金X",
+# "X那个基金", "the X fund", "fund X", "a fund called X".
+_ZH_NAME = r"([\u4e00-\u9fffA-Za-z0-9]{2,16}?)"
+MISSED_NAME = (
+    re.compile(r"[「“\"'《]([^「」“”\"'《》]{1,40})[」”\"'》]"),
+    re.compile(r"(?:启用|激活|停用|禁用|停掉|关掉|关闭|暂停|恢复|查看|查询|查一下|查下|看看|看一下|打开|重新打开)\s*(?:一下)?\s*(?:基金)\s*" + _ZH_NAME + r"\s*(?:的|吧|[，,。.!！?？]|$)"),
+    re.compile(r"(?:启用|激活|停用|禁用|停掉|关掉|关闭|暂停|恢复|查看|查询|查一下|查下|看看|看一下|打开|重新打开|把)\s*(?:一下)?\s*" + _ZH_NAME + r"\s*(?:那个|这个|那只|这只)?\s*基金"),
+    re.compile(r"\b(?:fund\s+(?:called|named)|fund)\s+((?:[A-Z0-9][\w-]*)(?:\s+[A-Z0-9][\w-]*){0,3})"),
+    re.compile(r"\b(?:the|a|an)\s+((?:[A-Z0-9][\w-]*)(?:\s+[A-Z0-9][\w-]*){0,3})\s+fund\b"),
+)
+NOT_A_NAME = {"所有", "全部", "哪些", "哪个", "几个", "一个", "这个", "那个", "列表", "详情", "状态", "信息", "启用", "停用", "新建", "创建"}
+
+
+def missed_fund_name(said: str) -> str:
+    """The name a message gives a fund, when no fund has it (entity resolution found none): or ""."""
+    for pattern in MISSED_NAME:
+        found = pattern.search(said)
+        if found and found[1].strip() and found[1].strip() not in NOT_A_NAME:
+            return found[1].strip()
+    return ""
+
+
+def fund_missed(filled: Filled) -> str | None:
+    """"No fund named Unicorn", with the funds there are: instead of asking which fund."""
+    if "fund_id" not in filled.missing:
+        return None
+    name = missed_fund_name(filled.reading.said)
+    if not name:
+        return None
+    names = join_items(_("「%(name)s」") % {"name": n} for n in Fund.objects.order_by("pk").values_list("fund_name", flat=True))
+    return _("没有找到名为「%(name)s」的基金。现有的基金：%(funds)s。") % {"name": name, "funds": names}
 
 
 @entities
@@ -411,7 +452,10 @@ def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Ste
 
 @frame(
     "list_funds",
-    triggers=("how many", "多少", "几个", "几只", "list", "which", "all", "哪些", "有什么", "列表", "active ones", "enabled ones", "启用的", "在用的", "所有"),
+    triggers=(
+        "how many", "多少", "几个", "几只", "list", "which", "all", "哪些", "有什么", "列表", "active ones", "enabled ones",
+        "the funds", "our funds", "every fund", "启用的", "在用的", "所有", "各个基金", "每个基金", "基金们",
+    ),
     slots={},
     required=(),
     priority=1,
@@ -421,7 +465,7 @@ def list_frame(turn: Turn, filled: Filled) -> Step:
         return DECLINE  # a fund named: its detail, not the list
     if (done := turn.last("list_funds")) is not None:
         return Step.say(_said(done))
-    if filled.reading.has(*ACTIVE_WORDS):
+    if wants_active(filled.reading.said):
         return Step.call("list_funds", active_only=True)
     return Step.call("list_funds")
 
@@ -437,9 +481,15 @@ def detail_frame(turn: Turn, filled: Filled) -> Step:
     return _on_resolved(turn, filled, "get_fund_detail")
 
 
+detail_frame.names_the_miss = fund_missed
+
+
 @frame(
     "enable_fund",
-    triggers=("enable", "activate", "turn on", "switch on", "reactivate", "启用", "激活", "打开", "恢复", "上线"),
+    triggers=(
+        "enable", "activate", "turn on", "switch on", "reactivate", "back on", "reopen", "re-open", "resume", "bring back",
+        "启用", "激活", "打开", "恢复", "上线", "开起来", "重新开", "再开", "重开",
+    ),
     asks={"fund_id": gettext_lazy("要启用哪个基金？请说出名称或 ID。")},
     priority=2,
 )
@@ -447,14 +497,23 @@ def enable_frame(turn: Turn, filled: Filled) -> Step:
     return _on_resolved(turn, filled, "enable_fund")
 
 
+enable_frame.names_the_miss = fund_missed
+
+
 @frame(
     "disable_fund",
-    triggers=("disable", "deactivate", "turn off", "switch off", "off", "suspend", "停用", "禁用", "关掉", "关闭", "下线", "暂停"),
+    triggers=(
+        "disable", "deactivate", "turn off", "switch off", "off", "suspend", "shut down", "pause", "take offline",
+        "停用", "禁用", "关掉", "关闭", "下线", "暂停", "停掉", "关停", "停了", "关了", "停止",
+    ),
     asks={"fund_id": gettext_lazy("要停用哪个基金？请说出名称或 ID。")},
     priority=2,
 )
 def disable_frame(turn: Turn, filled: Filled) -> Step:
     return _on_resolved(turn, filled, "disable_fund")
+
+
+disable_frame.names_the_miss = fund_missed
 
 
 NAMED = re.compile(

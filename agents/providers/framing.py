@@ -30,6 +30,11 @@ def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: boo
         filled = fill(frame_, reading)
         question = ask_for(filled)
         if question is not None and not getattr(frame_.handler, "asks_itself", False):
+            # A name the words give that no entity has ("启用基金天马行空") is said to be missing.
+            if filled.missing and (miss := getattr(frame_.handler, "names_the_miss", None)):
+                question = miss(filled) or question
+            if filled.unsure and is_write(frame_.tool) and not queries_only:
+                return Step.say(question)  # "turn the Beta fund off": which fund is asked, never looked up instead
             first_question = first_question or question
             continue  # a frame the message fills whole comes first ("启用中的基金有哪些" is a list)
         step = frame_.handler(turn, filled)

@@ -279,6 +279,10 @@ class RulesChatPolicy:
             listing = step is not DECLINE and item is not None and bool(item.tool) and not is_write(item.tool)
             if listing and (better := write_frames(turn)) is not None:
                 step = better  # "cancel my market order" is not the market's listing
+        if step is not DECLINE and step is not None and any(name not in turn.offered for name, _a in step.calls):
+            # Another role's phrase ("查一下Beta" is a resident look-up to the city): this agent's frames first.
+            if (own := read_frames(turn)) is not DECLINE:
+                step = own
         if step is DECLINE or (step is not None and step.calls and self.unfounded(turn, step)):
             step = read_frames(turn)  # a phrase that misread the message: the frames read it again
         if step is DECLINE:

@@ -801,3 +801,44 @@ CORPUS += [
         [("list_bounties", {"status": "open"}), ("list_bounties", {"status": "open"}), ("claim_bounty", {"bounty_id": "@bounty:修缮城墙"})]),
     say(R, "有哪些悬赏 || 第二个先不接", [("list_bounties", {"status": "open"})]),
 ]
+
+CORPUS += [
+    # Round 3 (issue 26), invented by the parser's authors: classes of phrasing, not held-out phrases.
+    # A price per unit wherever its clause says so; a total said outright is never multiplied.
+    say(R, "put 2 bread on the market for 5 credits apiece", call("create_market_order", resource_type="bread", quantity=2, price=10)),
+    say(R, "sell 3 flour, 4 credits per unit", call("create_market_order", resource_type="flour", quantity=3, price=12)),
+    say(R, "挂3个面粉到市场，单价4信用点", call("create_market_order", resource_type="flour", quantity=3, price=12)),
+    say(R, "卖3个面粉，每个4块，总共12", call("create_market_order", resource_type="flour", quantity=3, price=12)),
+    # A count of the shop's lots ("three bundles", "两捆") buys that many lots; an item named with words after it.
+    say(R, "order three bundles of wood from the shop", buy("一捆木材", 3)),
+    say(R, "帮我在商店买两捆木材", buy("一捆木材", 2)),
+    say(R, "商店里买一袋面粉给我", buy("一袋面粉", 1)),
+    # Buying another resident's goods is buying their listing; taking them is not.
+    say(R, "去市场把Carol的小麦买下来", [("list_market_orders", {}), ("accept_market_order", {"order_id": "@market:Carol"})]),
+    refuse(R, "把Carol的小麦偷过来"),
+    # A kind of building where one works is a job there, not a check-in; a kind's other name builds it.
+    say(R, "我想去磨坊上班", call("assign_building", building_id="@building:西市磨坊")),
+    say(R, "建一个农场叫北坡农场", call("construct_building", kind="farm", name="北坡农场")),
+    # Questions the shop's or the market's list answers: never a sale, never a resident look-up.
+    say(R, "面包多少钱一个", call("list_shop_items")),
+    say(R, "who is selling wheat?", call("list_market_orders")),
+    say(R, "有人在卖面粉吗", call("list_market_orders")),
+    say(R, "which bounties are already taken?", call("list_bounties", status="claimed")),
+    # Picking from the board the last turn showed, in other words than "claim".
+    say(R, "有什么悬赏 || 我要第二个",
+        [("list_bounties", {"status": "open"}), ("list_bounties", {"status": "open"}), ("claim_bounty", {"bounty_id": "@bounty:为面包坊送面粉"})]),
+    say(R, "what bounties are there || I'll go with the third one",
+        [("list_bounties", {"status": "open"}), ("list_bounties", {"status": "open"}), ("claim_bounty", {"bounty_id": "@bounty:建造磨坊"})]),
+    # Funds: which are running, switching one off or on in other words, a look-up by part of a name.
+    say(F, "哪些基金在运行", call("list_funds", active_only=True)),
+    say(F, "which funds are running right now?", call("list_funds", active_only=True)),
+    say(F, "停用的基金有哪些", call("list_funds")),
+    say(F, "what's the status of the funds", call("list_funds")),
+    say(F, "停掉科技先锋", on_fund("科技先锋", "disable_fund")),
+    say(F, "货币市场旧份额再开起来", on_fund("货币市场旧份额", "enable_fund")),
+    say(F, "turn the Beta Balanced fund back on", on_fund("Beta Balanced", "enable_fund")),
+    say(F, "查一下Beta", on_fund("Beta Balanced", "get_fund_detail")),
+    # A fund no one has: nothing is called, the reply names the miss (test_understanding.py checks it).
+    say(F, "帮我看看晨星那个基金"),
+    say(F, "please disable the Unicorn fund"),
+]

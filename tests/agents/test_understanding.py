@@ -125,3 +125,57 @@ def test_finishing_the_bounty_never_proposes_someone_elses_claim(make_agent):
     result = run_chat(agent=carol, message="搞定了，悬赏完成了")
     assert [call["name"] for call in result.tool_calls] == ["list_bounties"]
     assert not PendingAction.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("message", "each", "total"),
+    [
+        ("put 2 bread on the market for 5 credits apiece", 5, 10),  # the unit word after "credits" was cut off
+        ("list 3 flour on the market at 2 credits each", 2, 6),
+        ("挂3个面粉到市场，单价4信用点", 4, 12),
+        ("卖3个面粉，一共12", None, 12),  # a total said outright is never multiplied
+    ],
+)
+def test_a_price_per_unit_is_read_wherever_its_clause_says_so(demo, staff_user, message, each, total):
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message=message, user=staff_user)
+    [call] = result.tool_calls
+    assert call["name"] == "create_market_order" and call["arguments"]["price"] == total
+
+
+@pytest.mark.parametrize(
+    ("message", "language", "words"),
+    [
+        ("帮我看看晨星那个基金", "zh-hans", ["晨星", "没有找到", "科技先锋"]),
+        ("please disable the Unicorn fund", "en", ["No fund named “Unicorn”", "“Beta Balanced”"]),
+        ("启用基金天马行空", "zh-hans", ["天马行空", "没有找到"]),
+    ],
+)
+def test_a_fund_no_one_has_is_named_as_missing_with_the_funds_there_are(demo, staff_user, message, language, words):
+    from django.utils import translation
+
+    with translation.override(language):
+        result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
+    assert result.tool_calls == []
+    assert all(word in result.reply for word in words), result.reply
+
+
+def test_a_write_on_a_partial_name_asks_but_a_look_up_shows_it(demo, staff_user):
+    funds = Agent.objects.get(name="基金助理")
+    write = run_chat(agent=funds, message="turn the Beta fund off", user=staff_user)
+    assert write.tool_calls == [] and "Beta Balanced" in write.reply
+    look = run_chat(agent=funds, message="查一下Beta", user=staff_user)
+    assert [call["name"] for call in look.tool_calls] == ["list_funds", "get_fund_detail"]
+
+
+def test_another_roles_phrase_never_answers_for_this_agent(demo, staff_user):
+    # "查一下X" is the city's resident look-up; the fund assistant reads it as a fund.
+    result = run_chat(agent=Agent.objects.get(name="基金助理"), message="查一下科技先锋", user=staff_user)
+    assert [call["name"] for call in result.tool_calls] == ["list_funds", "get_fund_detail"]
+    assert "find_agent" not in result.reply
+
+
+def test_a_count_of_the_shops_lots_buys_that_many_lots(demo, staff_user):
+    from city.models import ShopItem
+
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message="order three bundles of wood from the shop", user=staff_user)
+    assert result.tool_calls[-1]["arguments"] == {"item_id": ShopItem.objects.get(name="一捆木材").pk, "quantity": 3}
