@@ -153,6 +153,9 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("把 5 个面包给 Bob"),
 )
 def give(turn: Turn, match: re.Match) -> Step:
+    name = match["name"]
+    if name.isascii() and name.islower() and name not in SELF_WORDS and not Agent.objects.filter(name__iexact=name).exists():
+        return DECLINE  # "hand over 4 flour to Bob" names no resident where the phrase looked: the frames read it
     return _resident_then(
         turn, match["name"], "transfer_resource", resource_type=match["res"].lower(), quantity=int(match["qty"])
     )
@@ -496,6 +499,8 @@ SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "挂�
 EACH = re.compile(r"\beach\b|\bapiece\b|\bper\s+(?:unit|piece|loaf|one)\b|每(?:个|份|块|袋|斤|单位)|单价|一个\s*\d+|一份\s*\d+", re.IGNORECASE)
 # A price for the whole lot, said outright ("一共40", "20 total"): never multiplied.
 TOTAL = re.compile(r"一共|总共|总价|合计|整批|\btotal\b|\baltogether\b|\bfor\s+(?:all|the\s+lot|everything)\b|\bin\s+all\b", re.IGNORECASE)
+# A count, not a price: a measure word or "of them" after the number.
+COUNTED = re.compile(r"\s*(?:个|份|块(?!钱)|袋|捆|斤|只|件|units?\b|pieces?\b|of\s+them\b|bags?\b|loaves\b)", re.IGNORECASE)
 CLAUSE_END = re.compile(r"[,，。.;；!！?？、\n]")
 # Questions about who sells what: the market's listings, never a sale of mine.
 SELLING_WORDS = ("who is selling", "who's selling", "anyone selling", "anybody selling", "someone selling", "谁在卖", "有人在卖", "有人卖", "谁卖")
@@ -598,6 +603,9 @@ def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
         return None, None
     before = [s for s in numbers if s.end <= resource.start and resource.start - s.end <= 12]
     quantity = before[-1] if before else None
+    after = [s for s in numbers if s.start >= resource.end]
+    if quantity is None and after and (len(after) > 1 or COUNTED.match(filled.reading.folded, after[0].end)):
+        quantity = after[0]  # "sell my wheat, 2 of them for 10", "木材卖了吧，10个，一共40"
     others = [s for s in numbers if s is not quantity and s.start > (quantity.end if quantity else -1)]
     return quantity, (others[0] if others else None)
 
@@ -714,6 +722,20 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
 )
 def work_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "assign_building", building_id=filled.value("building_id"))
+
+
+@frame(
+    "list_buildings",
+    triggers=("building", "job", "work", "hiring", "建筑", "工作", "岗位", "招人", "招工", "上班"),
+    not_with=("earn", "think", "quit", "挣", "赚", "辞"),
+    slots={},
+    required=(),
+)
+def buildings_frame(turn: Turn, filled: Filled) -> Step:
+    """"where can I work?", "哪里招人": a question the buildings' list answers."""
+    if not filled.reading.has("where", "which", "any", "list", "哪里", "哪儿", "哪些", "哪个", "有没有"):
+        return DECLINE
+    return _once(turn, "list_buildings")
 
 
 @frame("get_my_status", triggers=("credit", "energy", "satiety", "status", "信用点", "精力", "饱食度", "状态", "钱"), priority=1)

@@ -167,7 +167,7 @@ def _pick_rival(earlier: Reading, index: int) -> Reading | None:
 # Where the words to pass on begin: after a colon, a quote, or a verb of saying.
 SAYING = re.compile(
     r"[:：]\s*|(?:说一声|说一下|说|告诉他们?|告诉她|转告|通知(?:一下)?|留言)\s*[，,：:]?\s*"
-    r"|\b(?:know|tell(?:ing)?|say(?:ing)?|that|message|note)\b\s*[,:]?\s*",
+    r"|\b(?:know|tell(?:ing)?|say(?:ing)?|that|message|note|whether|if)\b\s*[,:]?\s*",
     re.IGNORECASE,
 )
 FILLER = re.compile(r"^(?:一声|一下|他们|她|他|客人|顾客|供应商|the guest|the supplier|them|him|her)\s*[，,:：]?\s*", re.IGNORECASE)

@@ -47,7 +47,9 @@ QUESTION = re.compile(
 # "能帮我…吗", "could you …?", "请…": a request dressed as a question.
 POLITE = re.compile(
     r"^\s*(?:请|麻烦|劳驾|帮我|帮忙|能不能帮|能否帮|能帮我|可以帮|可不可以帮|你能|你可以|你能不能|能不能)"
-    r"|^\s*(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b",
+    r"|^\s*(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b"
+    # "ask the supplier whether …", "问问供应商能不能…": a question put to a third party is a request.
+    r"|^\s*(?:ask|问问|问一下|去问)\b",
     re.IGNORECASE,
 )
 # The question words a polite request may still carry as a real question ("能帮我算算能挣多少吗").

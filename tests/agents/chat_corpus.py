@@ -842,3 +842,18 @@ CORPUS += [
     say(F, "帮我看看晨星那个基金"),
     say(F, "please disable the Unicorn fund"),
 ]
+
+CORPUS += [
+    # The desk: leaving sooner in other words is the early check-out; a desk message with "早" in it never crashes.
+    say(D, "the guest in HT20260301002 needs to go home one day sooner, can you handle it", checkout("HT20260301002")),
+    # What a guest said is no message to them: the order is looked up, nothing is proposed.
+    say(D, "HT20260301002的客人说房间太吵了，想换房", call("order_query", order_no="HT20260301002")),
+    # A resident's name after a particle ("hand over 4 flour to Bob") and a count after the resource.
+    say(R, "please hand over 4 flour to Bob, thanks!", give("Bob", "flour", 4)),
+    say(R, "I want to sell my wheat, 2 of them for 10 credits", call("create_market_order", resource_type="wheat", quantity=2, price=10)),
+    say(R, "面粉卖掉吧，3个，一共12", call("create_market_order", resource_type="flour", quantity=3, price=12)),
+    refuse(R, "sell wheat for 10"),
+    # "where" is no typo of "were": a question the buildings' list answers.
+    say(R, "where can I work?", call("list_buildings")),
+    say(R, "哪里还招人", call("list_buildings")),
+]

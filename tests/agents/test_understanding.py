@@ -179,3 +179,26 @@ def test_a_count_of_the_shops_lots_buys_that_many_lots(demo, staff_user):
 
     result = run_chat(agent=Agent.objects.get(name="Alice"), message="order three bundles of wood from the shop", user=staff_user)
     assert result.tool_calls[-1]["arguments"] == {"item_id": ShopItem.objects.get(name="一捆木材").pk, "quantity": 3}
+
+
+@pytest.mark.parametrize(
+    ("message", "channel", "text"),
+    [
+        ("和客人说一下早餐是含的，订单HT20260301002", "downstream", "早餐是含的"),  # "早" once crashed the early check-out frame
+        ("帮我问问供应商HT20260301002能不能加一张床", "upstream", "HT20260301002能不能加一张床"),
+        ("ask the supplier whether HT20260301003 can have a late checkout", "upstream", "HT20260301003 can have a late checkout"),
+    ],
+)
+def test_words_to_a_third_party_are_proposed_verbatim_and_sent_only_after_yes(demo, staff_user, message, channel, text):
+    desk = Agent.objects.get(name="前台助理")
+    first = run_chat(agent=desk, message=message, user=staff_user)
+    assert first.tool_calls == [] and text in first.reply
+    second = run_chat(agent=desk, message="yes", user=staff_user, conversation_id=first.conversation.pk)
+    [call] = second.tool_calls
+    assert call["arguments"]["channel"] == channel and call["arguments"]["content"] == text
+
+
+def test_what_a_guest_said_is_never_proposed_as_a_message_to_them(demo, staff_user):
+    result = run_chat(agent=Agent.objects.get(name="前台助理"), message="the guest of HT20260301001 says the room is cold", user=staff_user)
+    assert "message_send" not in [call["name"] for call in result.tool_calls]
+    assert "room is cold" not in result.reply
