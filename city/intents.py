@@ -202,7 +202,7 @@ def find(turn: Turn, match: re.Match) -> Step:
 )
 def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     owner = match["owner"]
-    if re.search(r"信用点|精力|饱食度|credits|energy|satiety", match.group(), re.IGNORECASE):
+    if re.search(r"信用点|精力|体力|饱食度|credits|energy|satiety", turn.plain, re.IGNORECASE):
         return DECLINE  # the status, not the stock
     if owner.lower() in SELF_WORDS | {"you", "i"} or owner[-1] in "我你":
         if re.search(r"钱|\bmoney\b", turn.plain, re.IGNORECASE):
@@ -496,7 +496,13 @@ SHOP_WORDS = ("shop", "store", "商店", "店里", "小卖部")
 MARKET_WORDS = ("market", "listing", "市场", "挂单", "挂的")
 BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
 SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "挂市场", "挂单卖", "挂")
-EACH = re.compile(r"\beach\b|\bapiece\b|\bper\s+(?:unit|piece|loaf|one)\b|每(?:个|份|块|袋|斤|单位)|单价|一个\s*\d+|一份\s*\d+", re.IGNORECASE)
+EACH = re.compile(
+    r"\beach\b|\bapiece\b|\ba\s+piece\b|\bper\s+(?:unit|piece|loaf|one|item|bag)\b|每(?:个|份|块|袋|斤|单位)|单价"
+    r"|[一1](?:个|份|袋|斤)\s*(?:卖|要|算|是)?\s*\d+|\d+\s*(?:块钱?|元|信用点|credits?)?\s*[一1](?:个|份|袋|斤)",
+    re.IGNORECASE,
+)
+# "一个卖4块": the 一 counts nothing, it says what the price is for.
+PER_ONE = re.compile(r"一(?:个|份|袋|斤)\s*(?:卖|要|算|是)?\s*(?=\d)|(?<=\d)\s*(?:块钱?|元|信用点)?\s*一(?:个|份|袋|斤)")
 # A price for the whole lot, said outright ("一共40", "20 total"): never multiplied.
 TOTAL = re.compile(r"一共|总共|总价|合计|整批|\btotal\b|\baltogether\b|\bfor\s+(?:all|the\s+lot|everything)\b|\bin\s+all\b", re.IGNORECASE)
 # A count, not a price: a measure word or "of them" after the number.
@@ -597,7 +603,9 @@ def bundle_question(item: dict, count: int) -> str:
 
 def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
     """(quantity, price) of a sale: the count next to the resource, and the other number."""
-    numbers = [s for s in filled.reading.of("number") if s.score >= 0.9]
+    folded = filled.reading.folded
+    per_one = [m.span() for m in PER_ONE.finditer(folded)]
+    numbers = [s for s in filled.reading.of("number") if s.score >= 0.9 and not any(a <= s.start < b for a, b in per_one)]
     resource = filled.slots.get("resource_type")
     if not numbers or resource is None:
         return None, None
@@ -693,7 +701,11 @@ def accept_frame(turn: Turn, filled: Filled) -> Step:
     return _call("accept_market_order", order_id=rows[0]["order_id"])
 
 
-@frame("checkin", triggers=("check in", "check me in", "clock in", "check-in", "签到", "打卡", "签个到", "打个卡"), not_with=("early", "提前"))
+@frame(
+    "checkin",
+    triggers=("check in", "check me in", "clock in", "clock me in", "sign in", "sign me in", "punch in", "check-in", "签到", "打卡", "签个到", "打个卡"),
+    not_with=("early", "提前"),
+)
 def checkin_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "checkin")
 
@@ -772,8 +784,14 @@ def stock_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "get_my_resources")
 
 
-@frame("unassign_building", triggers=("quit", "resign", "辞职", "离职", "不干了"), not_with=("bounty", "悬赏", "任务"))
+@frame(
+    "unassign_building",
+    triggers=("quit", "resign", "leave my job", "辞职", "离职", "不干了", "不想干", "不想在", "不想做了"),
+    not_with=("bounty", "悬赏", "任务"),
+)
 def quit_frame(turn: Turn, filled: Filled) -> Step:
+    if filled.reading.has("不想在") and not filled.reading.has("干了", "做了", "上班了", "工作了", "干下去"):
+        return DECLINE  # "我不想在市场上卖": not a job
     return _once(turn, "unassign_building")
 
 

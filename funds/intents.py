@@ -340,8 +340,8 @@ def _on_known_fund(turn: Turn, tool_name: str, **arguments) -> Step:
 @intent(
     r"备注\s*(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|为|改|:|：)\s*(?P<remarks>.+?)" + TEXT_END,
     r"\b(?:remarks?|notes?)\b.*?\bto\s+(?P<remarks>.+?)\s*\.?\s*$",
-    r"(?:改名为|改名成|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成))\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
-    r"\b(?:rename\b.*?\bto|name\s+to)\s+[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
+    r"(?:改名为|改名成|改名叫|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫))\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
+    r"\b(?:rename\b.*?\bto|name\s+to|change\s+the\s+name\b.*?\bto)\s+[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
     verbatim=True,
     tool="update_fund",
 )
@@ -473,6 +473,8 @@ def list_frame(turn: Turn, filled: Filled) -> Step:
 DETAIL_WORDS = (
     "detail", "info", "about", "status", "how is", "what's up", "look up", "show", "check", "tell me",
     "详情", "情况", "怎么样", "信息", "查", "看", "如何", "状态",
+    # "is Beta Balanced active?", "科技先锋还在运行吗": a question its detail answers (the writes come first).
+    "active", "enabled", "disabled", "running", "启用", "停用", "运行",
 )
 
 

@@ -18,14 +18,17 @@ from .rules import DECLINE, Step, Turn
 from .understanding import Reading, Span, read
 
 
-def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: bool = False) -> Step:
-    """The first frame this message triggers that can act or ask; DECLINE when none can."""
+def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: bool = False, reads_only: bool = False) -> Step:
+    """The first frame this message triggers that can act or ask; DECLINE when none can.
+    ``queries_only``: the look-ups that answer what happened; ``reads_only``: any look-up."""
     from .frames import is_write
 
     reading = reading or read(turn.said)
     first_question = None
     for frame_ in candidates(reading, turn.offered):
         if queries_only and (is_write(frame_.tool) or not getattr(frame_.handler, "answers_past", False)):
+            continue
+        if reads_only and is_write(frame_.tool):
             continue
         filled = fill(frame_, reading)
         question = ask_for(filled)
@@ -43,13 +46,14 @@ def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: boo
     return Step.say(first_question) if first_question else DECLINE
 
 
-def guarded(turn: Turn) -> Step | None:
-    """A question about what happened that a query answers ("供应商回了没"): read, never written."""
+def guarded(turn: Turn, *, any_read: bool = False) -> Step | None:
+    """A question about what happened that a query answers ("供应商回了没"), or (``any_read``) a
+    yes-or-no question a look-up answers ("is Beta Balanced active?"): read, never written."""
     from .rules import summarize
 
-    step = read_frames(turn, queries_only=True)
-    if step is DECLINE:
-        return None
+    step = read_frames(turn, queries_only=not any_read, reads_only=any_read)
+    if step is DECLINE or (step is not None and not step.calls and not turn.outcomes):
+        return None  # a question back ("which fund?") is no answer to a question
     return step if step is not None else Step.say(summarize(turn))
 
 

@@ -49,7 +49,11 @@ POLITE = re.compile(
     r"^\s*(?:请|麻烦|劳驾|帮我|帮忙|能不能帮|能否帮|能帮我|可以帮|可不可以帮|你能|你可以|你能不能|能不能)"
     r"|^\s*(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b"
     # "ask the supplier whether …", "问问供应商能不能…": a question put to a third party is a request.
-    r"|^\s*(?:ask|问问|问一下|去问)\b",
+    r"|^\s*(?:ask|问问|问一下|去问)\b"
+    # "hey, when you get a chance could you give Bob three flour?": the request mid-sentence.
+    r"|\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|kindly\s+)?(?:give|send|transfer|hand|buy|sell|eat|claim|take|put|list|"
+    r"cancel|check|clock|tell|let|ask|create|make|enable|disable|rename|set|update|refund|process|build|apply|post|look\s+up)\b"
+    r"|(?:能不能|能否|可以|可不可以|能)帮(?:我|忙)",
     re.IGNORECASE,
 )
 # The question words a polite request may still carry as a real question ("能帮我算算能挣多少吗").

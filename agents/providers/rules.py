@@ -272,6 +272,9 @@ class RulesChatPolicy:
                 if item.name.endswith("question_about_the_past") and (query := guarded(turn)) is not None:
                     step = query  # "供应商回了没": a question a query answers, never a write
                     break
+                if item.name.endswith("how_to") and (query := guarded(turn, any_read=True)) is not None:
+                    step = query  # "is Beta Balanced active?": the fund's detail answers it, nothing is written
+                    break
                 if (step := item.handler(turn, match)) is not DECLINE:
                     if step is not None and item.tool:
                         step = replace(step, toward=item.tool)

@@ -507,8 +507,9 @@ CORPUS += [
     refuse(R, "How do I check in?"),
     refuse(R, "请不要转账"),
     refuse(R, "suppose I give Eve 3 apples"),
-    refuse(F, "科技先锋是启用的吗"),
-    refuse(F, "is 科技先锋 enabled?"),
+    # A yes-or-no question is answered by the look-up and writes nothing (was: no call at all).
+    say(F, "科技先锋是启用的吗", on_fund("科技先锋", "get_fund_detail")),
+    say(F, "is 科技先锋 enabled?", on_fund("科技先锋", "get_fund_detail")),
     refuse(F, "should I disable fund 2?"),
     refuse(F, "Please do not disable 科技先锋"),
     refuse(D, "客人问能不能提前离店，订单HT20260301001，先别处理"),
@@ -856,4 +857,24 @@ CORPUS += [
     # "where" is no typo of "were": a question the buildings' list answers.
     say(R, "where can I work?", call("list_buildings")),
     say(R, "哪里还招人", call("list_buildings")),
+]
+
+CORPUS += [
+    # A number word is a count, never a typo of a resource ("four" is not "flour").
+    say(R, "sell five flour at four each", call("create_market_order", resource_type="flour", quantity=5, price=20)),
+    # "一个卖4块" / "4块一个": a price for one, whichever side it stands.
+    say(R, "帮我卖掉5个面粉，一个卖4块", call("create_market_order", resource_type="flour", quantity=5, price=20)),
+    say(R, "卖5个面粉，4块一个", call("create_market_order", resource_type="flour", quantity=5, price=20)),
+    # A polite request in the middle of a sentence is a request, not a question.
+    say(R, "hey, when you get a chance could you give Bob three flour? he ran out", give("Bob", "flour", 3)),
+    say(R, "clock me in please", call("checkin")),
+    # Not wanting to go on working is quitting; not wanting to check in is a no.
+    say(R, "我不想在面包坊干了", call("unassign_building")),
+    refuse(R, "我不想签到"),
+    say(R, "我还有多少精力", call("get_my_status")),
+    say(F, "科技先锋改名叫科技先锋二期", on_fund("科技先锋", "update_fund", fund_name="科技先锋二期")),
+    say(F, "change the name of Beta Balanced to Beta Global", on_fund("Beta Balanced", "update_fund", fund_name="Beta Global")),
+    # A yes-or-no question a look-up answers is answered by it, and nothing is written.
+    say(F, "is Beta Balanced active?", on_fund("Beta Balanced", "get_fund_detail")),
+    say(R, "are there any bounties left?", call("list_bounties", status="open")),
 ]
