@@ -305,8 +305,9 @@ def disable_fund_intent(turn: Turn, match: re.Match) -> Step:
 
 
 # ---------------------------------------------------------------------------- any word order
-# A fund the sentence names (a known name, or "基金 3") and one verb, wherever they stand:
-# "把科技先锋停用", "科技先锋怎么样", "turn off fund 2".
+# A fund the sentence names (a known name, or "基金 3") and a new name or remarks, wherever they
+# stand: "科技先锋备注改成…". Switching a fund on or off and its detail in any word order are the
+# frames' (below), which read the same sentences.
 
 FUND_ID = re.compile(r"(?:基金|\bfund)\s*#?\s*(?P<id>\d+)", re.IGNORECASE)
 
@@ -352,36 +353,6 @@ def update_any_order(turn: Turn, match: re.Match) -> Step:
     return _on_known_fund(turn, "update_fund", remarks=as_typed(turn, groups["remarks"]))
 
 
-@intent(
-    r"停用|禁用|下线|关闭|关掉|删除|删掉|注销",
-    r"\b(?:disable|deactivate|turn\s+off|switch\s+off|suspend|delete|remove|retire)\b",
-    verbatim=True,
-    tool="disable_fund",
-)
-def disable_any_order(turn: Turn, match: re.Match) -> Step:
-    return _on_known_fund(turn, "disable_fund")
-
-
-@intent(
-    r"启用|激活|上线|重新开启|恢复",
-    r"\b(?:enable|activate|reactivate|re-?enable|turn\s+on|switch\s+on|restore)\b",
-    verbatim=True,
-    tool="enable_fund",
-)
-def enable_any_order(turn: Turn, match: re.Match) -> Step:
-    return _on_known_fund(turn, "enable_fund")
-
-
-@intent(
-    r"详情|详细|信息|情况|怎么样|介绍|查一下|查看|查询|看看|是什么",
-    r"\b(?:details?|info|about|describe|show|look\s+up|tell\s+me)\b",
-    verbatim=True,
-    tool="get_fund_detail",
-)
-def detail_any_order(turn: Turn, match: re.Match) -> Step:
-    return _on_known_fund(turn, "get_fund_detail")
-
-
 # ---------------------------------------------------------------------------- frames
 
 from agents.providers.frames import Filled, frame  # noqa: E402
@@ -416,7 +387,7 @@ def missed_fund_name(said: str) -> str:
     """The name a message gives a fund, when no fund has it (entity resolution found none): or ""."""
     for pattern in MISSED_NAME:
         found = pattern.search(said)
-        if found and found[1].strip() and found[1].strip() not in NOT_A_NAME:
+        if found and found[1].strip() and found[1].strip() not in NOT_A_NAME and not found[1].strip().isdigit():
             return found[1].strip()
     return ""
 
@@ -435,7 +406,12 @@ def fund_missed(filled: Filled) -> str | None:
 @entities
 def fund_entities() -> list[Entity]:
     """Fund names; part of a name ("稳健增长", "Beta") may stand for it, and two that fit are asked about."""
-    return [Entity("fund", name, pk, name, partial=True) for pk, name in Fund.objects.values_list("pk", "fund_name")]
+    found = []
+    for pk, name in Fund.objects.values_list("pk", "fund_name"):
+        found.append(Entity("fund", name, pk, name, partial=True))
+        # "fund 2", "基金3", "基金 #3": the id as people type it, exact.
+        found += [Entity("fund", surface, pk, name) for surface in (f"fund {pk}", f"fund #{pk}", f"基金{pk}", f"基金 {pk}", f"基金#{pk}", f"基金 #{pk}")]
+    return found
 
 
 def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Step:
@@ -444,6 +420,8 @@ def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Ste
     done = turn.last(tool_name)
     if done is not None:
         return Step.say(_said(done))
+    if re.search(r"\d", span.text) and str(span.value) in span.text:
+        return Step.call(tool_name, fund_id=span.value, **arguments)  # named by its id: nothing to look up
     if turn.last("list_funds") is None:
         typed = filled.reading.said[span.start : span.end].strip()
         return Step.call("list_funds", fund_name=typed if span.exact and typed.casefold() == span.name.casefold() else span.name)
@@ -490,12 +468,17 @@ detail_frame.names_the_miss = fund_missed
     "enable_fund",
     triggers=(
         "enable", "activate", "turn on", "switch on", "reactivate", "back on", "reopen", "re-open", "resume", "bring back",
-        "启用", "激活", "打开", "恢复", "上线", "开起来", "重新开", "再开", "重开",
+        "switch", "turn", "启用", "激活", "打开", "恢复", "上线", "开起来", "重新开", "再开", "重开",
     ),
     asks={"fund_id": gettext_lazy("要启用哪个基金？请说出名称或 ID。")},
     priority=2,
 )
 def enable_frame(turn: Turn, filled: Filled) -> Step:
+    reading = filled.reading
+    if reading.has("switch", "turn") and not re.search(r"\b(?:switch|turn)\b.*\bon\b", reading.folded) and not reading.has(
+        "enable", "activate", "reactivate", "reopen", "resume", "启用", "激活", "打开", "恢复", "上线", "开起来", "重新开", "再开", "重开"
+    ):
+        return DECLINE  # "switch" or "turn" without "on": not this
     return _on_resolved(turn, filled, "enable_fund")
 
 
@@ -506,7 +489,8 @@ enable_frame.names_the_miss = fund_missed
     "disable_fund",
     triggers=(
         "disable", "deactivate", "turn off", "switch off", "off", "suspend", "shut down", "pause", "take offline",
-        "停用", "禁用", "关掉", "关闭", "下线", "暂停", "停掉", "关停", "停了", "关了", "停止",
+        "delete", "remove", "retire", "停用", "禁用", "关掉", "关闭", "下线", "暂停", "停掉", "关停", "停了", "关了", "停止",
+        "删除", "删掉", "注销",
     ),
     asks={"fund_id": gettext_lazy("要停用哪个基金？请说出名称或 ID。")},
     priority=2,

@@ -35,6 +35,9 @@ from .base import Completion, ToolCallRequest
 from .understanding import one_lexicon
 from .vocabulary import correct_typos, domain_terms, language_of, normalize
 
+# A question about how things are ("is Beta Balanced active?", "科技先锋是启用的吗"), not about what to do
+# ("should I disable fund 2?"): a look-up may answer it.
+STATE_QUESTION = re.compile(r"^\s*(?:is|are|was|were|does|do|has|have)\b|吗\s*[?？]?\s*$", re.IGNORECASE)
 # How many things the "not understood" reply offers.
 SUGGESTIONS = 4
 
@@ -272,7 +275,7 @@ class RulesChatPolicy:
                 if item.name.endswith("question_about_the_past") and (query := guarded(turn)) is not None:
                     step = query  # "供应商回了没": a question a query answers, never a write
                     break
-                if item.name.endswith("how_to") and (query := guarded(turn, any_read=True)) is not None:
+                if item.name.endswith("how_to") and STATE_QUESTION.search(turn.said) and (query := guarded(turn, any_read=True)) is not None:
                     step = query  # "is Beta Balanced active?": the fund's detail answers it, nothing is written
                     break
                 if (step := item.handler(turn, match)) is not DECLINE:

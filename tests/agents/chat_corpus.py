@@ -878,3 +878,10 @@ CORPUS += [
     say(F, "is Beta Balanced active?", on_fund("Beta Balanced", "get_fund_detail")),
     say(R, "are there any bounties left?", call("list_bounties", status="open")),
 ]
+
+CORPUS += [
+    # A fund by its id in any word order (the frames, now that the any-order phrases are retired).
+    say(F, "turn off fund 2", by_id("科技先锋", "disable_fund")),
+    say(F, "把基金3停用", by_id("绿色能源主题", "disable_fund")),
+    say(F, "switch fund 5 on", by_id("货币市场旧份额", "enable_fund")),
+]
