@@ -118,7 +118,7 @@ def city_words() -> dict[str, str]:
 
 
 @intent(
-    r"把\s*(?!我的|自己的)(?P<owner>[^\s的，。,]{1,20})\s*的",
+    r"把\s*(?!我|自己)(?P<owner>[^\s的，。,]{1,20})\s*的",
     r"让\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:把|给|转|送)",
     r"从\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:那里|那儿|那|手里|手上|处)?\s*(?:拿|取|转|要|抢)",
     r"\b(?:move|transfer|get|grab)\b.*?\bfrom\s+(?!me\b|my\b|the\b|shop\b|market\b)(?P<owner>[A-Za-z][\w-]*)\b",
@@ -259,6 +259,10 @@ def check_in(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("吃一个面包"),
 )
 def eat(turn: Turn, match: re.Match) -> Step:
+    me = agent_name(turn.system).casefold()
+    others = [s for s in read(turn.said).of("resident") if s.name.casefold() != me]
+    if others or re.search(r"(?:给|送|转)(?:他|她)|\b(?:give|send|pass|hand)\s+(?:him|her|them)\b", turn.said, re.IGNORECASE):
+        return DECLINE  # "Eve饿了，给她一个面包": someone else is hungry; the transfer frame reads it
     food = (match.groupdict().get("res") or "").lower()
     if food and food not in NOT_A_FOOD:
         return _once(turn, "eat", resource_type=food)
@@ -656,7 +660,13 @@ def _my_open_orders(turn: Turn, listed) -> list[dict]:
     return [o for o in listed.data.get("orders", []) if o.get("seller_name") == me]
 
 
-@frame("cancel_market_order", triggers=("cancel", "withdraw", "take down", "取消", "撤", "下架"), slots={}, required=(), priority=3)
+@frame(
+    "cancel_market_order",
+    triggers=("cancel", "withdraw", "take down", "get rid of", "remove", "delete", "pull", "取消", "撤", "下架", "删除", "删掉"),
+    slots={},
+    required=(),
+    priority=3,
+)
 def cancel_frame(turn: Turn, filled: Filled) -> Step:
     if not filled.reading.has(*MARKET_WORDS, "order", "订单"):
         return DECLINE

@@ -885,3 +885,14 @@ CORPUS += [
     say(F, "把基金3停用", by_id("绿色能源主题", "disable_fund")),
     say(F, "switch fund 5 on", by_id("货币市场旧份额", "enable_fund")),
 ]
+
+CORPUS += [
+    # Someone else hungry, the reason first: a gift, never the speaker eating.
+    say(R, "Eve饿了，给她一个面包", give("Eve", "bread", 1)),
+    say(R, "Bob's hungry, give him a bread", give("Bob", "bread", 1)),
+    say(R, "给我吃个面包", call("eat", resource_type="bread")),
+    say(R, "Dave is out of bread, can you pass him two?", give("Dave", "bread", 2)),
+    # One's own listing, in other words: never another resident's goods.
+    say(R, "把我在市场的挂单撤了", call("list_market_orders")),
+    say(R, "get rid of my market order", call("list_market_orders")),
+]

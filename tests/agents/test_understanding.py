@@ -80,6 +80,8 @@ def test_no_to_a_proposed_message_sends_nothing(demo, staff_user):
         ("buy 5 wood from the shop", "purchase"),  # was: five bundles, 25 wood
         ("give another resident a bread, she's hungry", "eat"),  # was: the speaker ate it
         ("buy bread at the store", "claim_bounty"),
+        ("Eve饿了，给她一个面包", "eat"),  # the reason first, in Chinese: the speaker ate it
+        ("Bob's hungry, give him a bread", "eat"),
     ],
 )
 def test_the_issues_executed_misreadings_do_not_happen(demo, staff_user, message, forbidden):
