@@ -4,6 +4,7 @@ A bounty is named by its id ("悬赏 #4") or by its title, which the vocabulary 
 its id; "领取一个悬赏" reads the open board first and claims the first bounty on it.
 """
 
+import re
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -112,6 +113,8 @@ def complete(turn: Turn, match) -> Step | None:
 )
 def list_board(turn: Turn, match) -> Step | None:
     word = (match.groupdict().get("status") or "").lower()
+    if not word and (anywhere := re.search(STATUS, turn.plain, re.IGNORECASE)):
+        word = anywhere["status"].lower()  # "which bounties are already taken?": the status after the noun
     return _once(turn, "list_bounties", status=STATUS_WORDS.get(word, "open"))
 
 
@@ -120,7 +123,7 @@ def list_board(turn: Turn, match) -> Step | None:
 from agents.providers.frames import Filled, frame, ordinal  # noqa: E402
 from agents.providers.understanding import Entity, entities  # noqa: E402
 
-CLAIM_WORDS = ("claim", "take", "grab", "accept", "pick up", "接", "领", "认领", "抢")
+CLAIM_WORDS = ("claim", "take", "grab", "accept", "pick up", "pick", "choose", "go with", "接", "领", "认领", "抢", "我要", "要这个", "选")
 BOUNTY_WORDS = ("bounty", "bounties", "job", "task", "悬赏", "任务")
 
 

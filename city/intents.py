@@ -32,6 +32,14 @@ SYNONYMS = {
     "wheat": ("麦子",),
     "bread": ("馒头", "loaf", "loaves", "loaf of bread", "loaves of bread"),
 }
+# What people call a kind of building besides its slug and its name.
+KIND_SYNONYMS = {
+    "farm": ("农场", "田地", "farmland"),
+    "mill": ("磨房", "面粉厂", "flour mill"),
+    "bakery": ("面包房", "面包店", "烘焙坊", "bakehouse"),
+    "lumberyard": ("木材厂", "伐木厂", "sawmill"),
+    "quarry": ("石料场", "石场"),
+}
 SELF_WORDS = {"我", "me", "myself", "自己", "us", "我们"}
 NOT_A_FOOD = {"something", "anything", "food", "now", "some", "please", "lunch", "dinner", "breakfast"}
 # Words that end in 's without being an owner ("it's", "let's" …).
@@ -110,7 +118,7 @@ def city_words() -> dict[str, str]:
 
 
 @intent(
-    r"把\s*(?!我的|自己的)(?P<owner>[^\s的，。,]{1,20})\s*的",
+    r"把\s*(?!我|自己)(?P<owner>[^\s的，。,]{1,20})\s*的",
     r"让\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:把|给|转|送)",
     r"从\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:那里|那儿|那|手里|手上|处)?\s*(?:拿|取|转|要|抢)",
     r"\b(?:move|transfer|get|grab)\b.*?\bfrom\s+(?!me\b|my\b|the\b|shop\b|market\b)(?P<owner>[A-Za-z][\w-]*)\b",
@@ -128,6 +136,8 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     owner = match["owner"]
     if re.fullmatch(r"[A-Za-z]{2}\d{8,}", owner):
         return DECLINE  # "把HT…的钱退给客人" is a refund, not a resident's goods
+    if BUYING.search(turn.plain) and not re.search(r"偷|抢|\b(?:steal|rob)\b", turn.plain, re.IGNORECASE):
+        return DECLINE  # "把Carol的小麦买下来": her market listing, which the market frame reads
     return Step.say(_("我只能转出我自己的资源，不能动用 %(owner)s 的东西。如有需要，请让 %(owner)s 自己转赠。") % {"owner": owner})
 
 
@@ -143,6 +153,9 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("把 5 个面包给 Bob"),
 )
 def give(turn: Turn, match: re.Match) -> Step:
+    name = match["name"]
+    if name.isascii() and name.islower() and name not in SELF_WORDS and not Agent.objects.filter(name__iexact=name).exists():
+        return DECLINE  # "hand over 4 flour to Bob" names no resident where the phrase looked: the frames read it
     return _resident_then(
         turn, match["name"], "transfer_resource", resource_type=match["res"].lower(), quantity=int(match["qty"])
     )
@@ -170,6 +183,8 @@ def give_without_quantity(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("查找居民 Bob"),
 )
 def find(turn: Turn, match: re.Match) -> Step:
+    if re.fullmatch(r"[a-z]+ing|there|that|this|it", match["name"].lower()):
+        return DECLINE  # "who is selling wheat": no resident named; the frames read it
     return _once(turn, "find_agent", name=match["name"])
 
 
@@ -187,7 +202,7 @@ def find(turn: Turn, match: re.Match) -> Step:
 )
 def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     owner = match["owner"]
-    if re.search(r"信用点|精力|饱食度|credits|energy|satiety", match.group(), re.IGNORECASE):
+    if re.search(r"信用点|精力|体力|饱食度|credits|energy|satiety", turn.plain, re.IGNORECASE):
         return DECLINE  # the status, not the stock
     if owner.lower() in SELF_WORDS | {"you", "i"} or owner[-1] in "我你":
         if re.search(r"钱|\bmoney\b", turn.plain, re.IGNORECASE):
@@ -229,6 +244,8 @@ def my_resources(turn: Turn, match: re.Match) -> Step:
 def check_in(turn: Turn, match: re.Match) -> Step:
     if match.group() == "上班" and any(name in turn.plain for name in Building.objects.values_list("name", flat=True)):
         return DECLINE  # "去西市磨坊上班" asks for a job there, not a check-in
+    if match.group() == "上班" and re.search(r"去|到|在", turn.plain) and (reading := read(turn.said)).of("building_kind") + reading.of("building"):
+        return DECLINE  # "我想去磨坊上班": a kind of building is a job there too
     return _once(turn, "checkin")
 
 
@@ -242,6 +259,10 @@ def check_in(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("吃一个面包"),
 )
 def eat(turn: Turn, match: re.Match) -> Step:
+    me = agent_name(turn.system).casefold()
+    others = [s for s in read(turn.said).of("resident") if s.name.casefold() != me]
+    if others or re.search(r"(?:给|送|转)(?:他|她)|\b(?:give|send|pass|hand)\s+(?:him|her|them)\b", turn.said, re.IGNORECASE):
+        return DECLINE  # "Eve饿了，给她一个面包": someone else is hungry; the transfer frame reads it
     food = (match.groupdict().get("res") or "").lower()
     if food and food not in NOT_A_FOOD:
         return _once(turn, "eat", resource_type=food)
@@ -380,9 +401,9 @@ def buy(turn: Turn, match: re.Match) -> Step:
     if step is not None:
         return step
     if item is None:
-        return Step.say(_("商店里没有「%(item)s」。") % {"item": match["item"]})
+        return DECLINE  # "一袋面粉给我", "两份小麦": the frames read the item out of the words
     if item["quantity"] > 1 and wanted != item["name"].lower():
-        return Step.say(bundle_question(item, int(match["qty"] or 1)))  # "5 wood" is not five bundles
+        return DECLINE  # "5 wood" is not five bundles, "两捆木材" is two: the frame tells them apart
     return _once(turn, "purchase", item_id=item["item_id"], quantity=int(match["qty"] or 1))
 
 
@@ -405,8 +426,8 @@ def market(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("出售 4 个面粉，总价 20"),
 )
 def sell(turn: Turn, match: re.Match) -> Step:
-    if EACH.search(turn.plain):
-        return DECLINE  # a price each: the frame works out the total and says so
+    if EACH.search(turn.plain) or LOT.match(turn.plain, match.end()):
+        return DECLINE  # a price each, or "20 bags": the frame works out the total and says so
     return _once(
         turn,
         "create_market_order",
@@ -445,7 +466,7 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 from agents.providers.framing import trailing_text  # noqa: E402
 from agents.providers.frames import Filled, frame  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402
-from agents.providers.understanding import Entity, entities, named_phrase  # noqa: E402
+from agents.providers.understanding import Entity, entities, named_phrase, read  # noqa: E402
 
 
 @entities
@@ -466,18 +487,46 @@ def city_entities() -> list[Entity]:
         if len(buildings) == 1:
             found.append(Entity("building", word, buildings[0][0], buildings[0][1]))
     for slug, name in BuildingKind.objects.values_list("slug", "name"):
-        found += [Entity("building_kind", slug, slug, name), Entity("building_kind", name, slug, name)]
+        for surface in {slug, name, *KIND_SYNONYMS.get(slug, ())}:
+            found.append(Entity("building_kind", surface, slug, name))
     for pk, name, slug in ShopItem.objects.values_list("pk", "name", "resource_type__slug"):
         found.append(Entity("item", name, pk, name))
     return found
 
 
+BUYING = re.compile(r"买|购买|\b(?:buy|purchase)\b", re.IGNORECASE)
 GIVE_WORDS = ("give", "send", "transfer", "hand", "pass", "gift", "给", "转", "送", "分给", "转赠")
 SHOP_WORDS = ("shop", "store", "商店", "店里", "小卖部")
 MARKET_WORDS = ("market", "listing", "市场", "挂单", "挂的")
 BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
-SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "挂市场", "挂单卖")
-EACH = re.compile(r"\beach\b|\bapiece\b|\bper\s+(?:unit|piece|loaf|one)\b|每(?:个|份|块|袋|斤|单位)|单价|一个\s*\d+|一份\s*\d+", re.IGNORECASE)
+SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "挂市场", "挂单卖", "挂")
+EACH = re.compile(
+    r"\beach\b|\bapiece\b|\ba\s+piece\b|\bper\s+(?:unit|piece|loaf|one|item|bag)\b|每(?:个|份|块|袋|斤|单位)|单价"
+    r"|[一1](?:个|份|袋|斤)\s*(?:卖|要|算|是)?\s*\d+|\d+\s*(?:块钱?|元|信用点|credits?)?\s*[一1](?:个|份|袋|斤)",
+    re.IGNORECASE,
+)
+# "一个卖4块": the 一 counts nothing, it says what the price is for.
+PER_ONE = re.compile(r"一(?:个|份|袋|斤)\s*(?:卖|要|算|是)?\s*(?=\d)|(?<=\d)\s*(?:块钱?|元|信用点)?\s*一(?:个|份|袋|斤)")
+# A price for the whole lot, said outright ("一共40", "20 total"): never multiplied.
+TOTAL = re.compile(r"一共|总共|总价|合计|整批|\btotal\b|\baltogether\b|\bfor\s+(?:all|the\s+lot|everything)\b|\bin\s+all\b", re.IGNORECASE)
+# A count, not a price: a measure word or "of them" after the number.
+COUNTED = re.compile(r"\s*(?:个|份|块(?!钱)|袋|捆|斤|只|件|units?\b|pieces?\b|of\s+them\b|bags?\b|loaves\b)", re.IGNORECASE)
+CLAUSE_END = re.compile(r"[,，。.;；!！?？、\n]")
+# Questions about who sells what: the market's listings, never a sale of mine.
+SELLING_WORDS = ("who is selling", "who's selling", "anyone selling", "anybody selling", "someone selling", "谁在卖", "有人在卖", "有人卖", "谁卖")
+# Questions about a price: the shop's list answers them.
+PRICE_WORDS = ("多少钱", "价格", "价钱", "几块钱", "售价", "how much is", "how much are", "how much does", "how much do", "cost", "price")
+# What a lot of the shop is called ("三捆木材", "two carts of stone"): a count of these is a count of lots.
+LOT_WORDS = {"捆": "捆", "车": "车", "袋": "袋", "包": "袋", "bundle": "捆", "cart": "车", "cartload": "车", "bag": "袋", "sack": "袋"}
+LOT = re.compile(r"\s*(捆|车|袋|包|份|(?:bundle|cartload|cart|bag|sack|lot|pack)s?\b)", re.IGNORECASE)
+
+
+def price_each(folded: str, price: Span) -> bool:
+    """Whether the price in the clause around ``price`` is per unit ("3 each", "每个5块", "5 credits apiece")."""
+    start = max((m.end() for m in CLAUSE_END.finditer(folded, 0, price.start)), default=0)
+    end = next((m.start() for m in CLAUSE_END.finditer(folded, price.end)), len(folded))
+    clause = folded[max(start, price.start - 16) : min(end, price.end + 24)]
+    return bool(EACH.search(clause)) and not TOTAL.search(clause)
 
 
 def _resource_word(filled: Filled) -> str:
@@ -535,6 +584,10 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
         return Step.say(_("商店里没有「%(item)s」。") % {"item": wanted.text})
     count = filled.value("quantity", 1)
     named_the_item = "item_id" in filled.slots and filled.slots["item_id"].text == item["name"].lower()
+    number = filled.slots.get("quantity")
+    lot = LOT.match(filled.reading.folded, number.end) if number is not None else None
+    if lot is not None and (lot[1] in ("份", "lot", "lots", "pack", "packs") or LOT_WORDS.get(lot[1].rstrip("s")) in item["name"]):
+        named_the_item = True  # "三捆木材", "two carts of stone": a count of the shop's lots
     if item["quantity"] > 1 and not named_the_item:
         # "5 wood" is not five bundles of five: say what a purchase gives, and act on nothing.
         return Step.say(bundle_question(item, count))
@@ -554,12 +607,17 @@ def bundle_question(item: dict, count: int) -> str:
 
 def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
     """(quantity, price) of a sale: the count next to the resource, and the other number."""
-    numbers = [s for s in filled.reading.of("number") if s.score >= 0.9]
+    folded = filled.reading.folded
+    per_one = [m.span() for m in PER_ONE.finditer(folded)]
+    numbers = [s for s in filled.reading.of("number") if s.score >= 0.9 and not any(a <= s.start < b for a, b in per_one)]
     resource = filled.slots.get("resource_type")
     if not numbers or resource is None:
         return None, None
     before = [s for s in numbers if s.end <= resource.start and resource.start - s.end <= 12]
     quantity = before[-1] if before else None
+    after = [s for s in numbers if s.start >= resource.end]
+    if quantity is None and after and (len(after) > 1 or COUNTED.match(filled.reading.folded, after[0].end)):
+        quantity = after[0]  # "sell my wheat, 2 of them for 10", "木材卖了吧，10个，一共40"
     others = [s for s in numbers if s is not quantity and s.start > (quantity.end if quantity else -1)]
     return quantity, (others[0] if others else None)
 
@@ -573,6 +631,10 @@ def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
     priority=2,
 )
 def sell_frame(turn: Turn, filled: Filled) -> Step:
+    if filled.reading.has(*SELLING_WORDS, *PRICE_WORDS):
+        return DECLINE  # "who is selling wheat?", "面包卖多少钱": a question the listings answer
+    if not filled.reading.has(*(word for word in SELL_WORDS if word != "挂"), "市场"):
+        return DECLINE  # "挂" alone is no sale: "挂3个面粉到市场" is
     if any(s.value != agent_name(turn.system) for s in filled.reading.of("resident")):
         return DECLINE  # "the wood Dave is selling": Dave's order, not a sale of mine
     quantity, price = _numbers_around(filled)
@@ -582,8 +644,7 @@ def sell_frame(turn: Turn, filled: Filled) -> Step:
     if price is None:
         return Step.say(_("%(n)s %(res)s 要卖多少信用点（整批总价）？") % {"n": quantity.value, "res": res})
     total = price.value
-    between = filled.reading.folded[price.start - 12 : price.end + 12]
-    if EACH.search(between):
+    if price_each(filled.reading.folded, price):
         total = price.value * quantity.value
     done = turn.last("create_market_order")
     if done is not None:
@@ -599,7 +660,13 @@ def _my_open_orders(turn: Turn, listed) -> list[dict]:
     return [o for o in listed.data.get("orders", []) if o.get("seller_name") == me]
 
 
-@frame("cancel_market_order", triggers=("cancel", "withdraw", "take down", "取消", "撤", "下架"), slots={}, required=(), priority=3)
+@frame(
+    "cancel_market_order",
+    triggers=("cancel", "withdraw", "take down", "get rid of", "remove", "delete", "pull", "取消", "撤", "下架", "删除", "删掉"),
+    slots={},
+    required=(),
+    priority=3,
+)
 def cancel_frame(turn: Turn, filled: Filled) -> Step:
     if not filled.reading.has(*MARKET_WORDS, "order", "订单"):
         return DECLINE
@@ -644,7 +711,11 @@ def accept_frame(turn: Turn, filled: Filled) -> Step:
     return _call("accept_market_order", order_id=rows[0]["order_id"])
 
 
-@frame("checkin", triggers=("check in", "check me in", "clock in", "check-in", "签到", "打卡", "签个到", "打个卡"), not_with=("early", "提前"))
+@frame(
+    "checkin",
+    triggers=("check in", "check me in", "clock in", "clock me in", "sign in", "sign me in", "punch in", "check-in", "签到", "打卡", "签个到", "打个卡"),
+    not_with=("early", "提前"),
+)
 def checkin_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "checkin")
 
@@ -675,6 +746,20 @@ def work_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "assign_building", building_id=filled.value("building_id"))
 
 
+@frame(
+    "list_buildings",
+    triggers=("building", "job", "work", "hiring", "建筑", "工作", "岗位", "招人", "招工", "上班"),
+    not_with=("earn", "think", "quit", "挣", "赚", "辞"),
+    slots={},
+    required=(),
+)
+def buildings_frame(turn: Turn, filled: Filled) -> Step:
+    """"where can I work?", "哪里招人": a question the buildings' list answers."""
+    if not filled.reading.has("where", "which", "any", "list", "哪里", "哪儿", "哪些", "哪个", "有没有"):
+        return DECLINE
+    return _once(turn, "list_buildings")
+
+
 @frame("get_my_status", triggers=("credit", "energy", "satiety", "status", "信用点", "精力", "饱食度", "状态", "钱"), priority=1)
 def status_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "get_my_status")
@@ -685,8 +770,18 @@ def shop_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "list_shop_items")
 
 
-@frame("list_market_orders", triggers=MARKET_WORDS)
+@frame("list_shop_items", triggers=PRICE_WORDS, slots={"resource_type": "resource", "item_id": "item"}, required=(), priority=2)
+def price_frame(turn: Turn, filled: Filled) -> Step:
+    """"面包多少钱一个", "how much is an apple": the shop's prices, whatever else the words say."""
+    if not ({"resource_type", "item_id"} & filled.slots.keys()) or filled.reading.has(*SELLING_WORDS, *MARKET_WORDS, "build", "建", "盖"):
+        return DECLINE
+    return _once(turn, "list_shop_items")
+
+
+@frame("list_market_orders", triggers=(*MARKET_WORDS, *SELLING_WORDS))
 def market_frame(turn: Turn, filled: Filled) -> Step:
+    if not filled.reading.has(*MARKET_WORDS) and "?" not in filled.reading.folded and not filled.reading.has("吗", "谁", "who", "any"):
+        return DECLINE
     return _once(turn, "list_market_orders")
 
 
@@ -699,8 +794,14 @@ def stock_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "get_my_resources")
 
 
-@frame("unassign_building", triggers=("quit", "resign", "辞职", "离职", "不干了"), not_with=("bounty", "悬赏", "任务"))
+@frame(
+    "unassign_building",
+    triggers=("quit", "resign", "leave my job", "辞职", "离职", "不干了", "不想干", "不想在", "不想做了"),
+    not_with=("bounty", "悬赏", "任务"),
+)
 def quit_frame(turn: Turn, filled: Filled) -> Step:
+    if filled.reading.has("不想在") and not filled.reading.has("干了", "做了", "上班了", "工作了", "干下去"):
+        return DECLINE  # "我不想在市场上卖": not a job
     return _once(turn, "unassign_building")
 
 

@@ -118,7 +118,7 @@ def list_funds_intent(turn: Turn, match: re.Match) -> Step | None:
     done = turn.last("list_funds")
     if done is not None:
         return Step.say(_said(done))
-    if match.groupdict().get("active"):
+    if match.groupdict().get("active") or wants_active(turn.said):
         return Step.call("list_funds", active_only=True)
     return Step.call("list_funds")
 
@@ -305,8 +305,9 @@ def disable_fund_intent(turn: Turn, match: re.Match) -> Step:
 
 
 # ---------------------------------------------------------------------------- any word order
-# A fund the sentence names (a known name, or "基金 3") and one verb, wherever they stand:
-# "把科技先锋停用", "科技先锋怎么样", "turn off fund 2".
+# A fund the sentence names (a known name, or "基金 3") and a new name or remarks, wherever they
+# stand: "科技先锋备注改成…". Switching a fund on or off and its detail in any word order are the
+# frames' (below), which read the same sentences.
 
 FUND_ID = re.compile(r"(?:基金|\bfund)\s*#?\s*(?P<id>\d+)", re.IGNORECASE)
 
@@ -340,8 +341,8 @@ def _on_known_fund(turn: Turn, tool_name: str, **arguments) -> Step:
 @intent(
     r"备注\s*(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|为|改|:|：)\s*(?P<remarks>.+?)" + TEXT_END,
     r"\b(?:remarks?|notes?)\b.*?\bto\s+(?P<remarks>.+?)\s*\.?\s*$",
-    r"(?:改名为|改名成|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成))\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
-    r"\b(?:rename\b.*?\bto|name\s+to)\s+[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
+    r"(?:改名为|改名成|改名叫|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫))\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
+    r"\b(?:rename\b.*?\bto|name\s+to|change\s+the\s+name\b.*?\bto)\s+[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
     verbatim=True,
     tool="update_fund",
 )
@@ -352,49 +353,65 @@ def update_any_order(turn: Turn, match: re.Match) -> Step:
     return _on_known_fund(turn, "update_fund", remarks=as_typed(turn, groups["remarks"]))
 
 
-@intent(
-    r"停用|禁用|下线|关闭|关掉|删除|删掉|注销",
-    r"\b(?:disable|deactivate|turn\s+off|switch\s+off|suspend|delete|remove|retire)\b",
-    verbatim=True,
-    tool="disable_fund",
-)
-def disable_any_order(turn: Turn, match: re.Match) -> Step:
-    return _on_known_fund(turn, "disable_fund")
-
-
-@intent(
-    r"启用|激活|上线|重新开启|恢复",
-    r"\b(?:enable|activate|reactivate|re-?enable|turn\s+on|switch\s+on|restore)\b",
-    verbatim=True,
-    tool="enable_fund",
-)
-def enable_any_order(turn: Turn, match: re.Match) -> Step:
-    return _on_known_fund(turn, "enable_fund")
-
-
-@intent(
-    r"详情|详细|信息|情况|怎么样|介绍|查一下|查看|查询|看看|是什么",
-    r"\b(?:details?|info|about|describe|show|look\s+up|tell\s+me)\b",
-    verbatim=True,
-    tool="get_fund_detail",
-)
-def detail_any_order(turn: Turn, match: re.Match) -> Step:
-    return _on_known_fund(turn, "get_fund_detail")
-
-
 # ---------------------------------------------------------------------------- frames
 
 from agents.providers.frames import Filled, frame  # noqa: E402
 from agents.providers.understanding import Entity, entities  # noqa: E402
 
 FUND_WORDS = ("fund", "基金")
-ACTIVE_WORDS = ("active", "enabled", "live", "启用", "在用", "生效", "正常")
+ACTIVE_WORDS = ("active", "enabled", "live", "running", "open", "运行", "运作", "开着", "启用", "在用", "生效", "正常")
+# "which funds are not running", "停用的基金": every fund, the list says which are off.
+INACTIVE = re.compile(r"\b(?:not|inactive|disabled|off|closed)\b|停用|禁用|没有?(?:启用|运行|在用)|不在|关闭|关掉", re.IGNORECASE)
+
+
+def wants_active(said: str) -> bool:
+    from agents.providers.understanding import read
+
+    return read(said).has(*ACTIVE_WORDS) and not INACTIVE.search(said)
+
+
+# Where a fund's name stands when the words name one no fund has: quoted, "X基金", "基金X",
+# "X那个基金", "the X fund", "fund X", "a fund called X".
+_ZH_NAME = r"([\u4e00-\u9fffA-Za-z0-9]{2,16}?)"
+MISSED_NAME = (
+    re.compile(r"[「“\"'《]([^「」“”\"'《》]{1,40})[」”\"'》]"),
+    re.compile(r"(?:启用|激活|停用|禁用|停掉|关掉|关闭|暂停|恢复|查看|查询|查一下|查下|看看|看一下|打开|重新打开)\s*(?:一下)?\s*(?:基金)\s*" + _ZH_NAME + r"\s*(?:的|吧|[，,。.!！?？]|$)"),
+    re.compile(r"(?:启用|激活|停用|禁用|停掉|关掉|关闭|暂停|恢复|查看|查询|查一下|查下|看看|看一下|打开|重新打开|把)\s*(?:一下)?\s*" + _ZH_NAME + r"\s*(?:那个|这个|那只|这只)?\s*基金"),
+    re.compile(r"\b(?:fund\s+(?:called|named)|fund)\s+((?:[A-Z0-9][\w-]*)(?:\s+[A-Z0-9][\w-]*){0,3})"),
+    re.compile(r"\b(?:the|a|an)\s+((?:[A-Z0-9][\w-]*)(?:\s+[A-Z0-9][\w-]*){0,3})\s+fund\b"),
+)
+NOT_A_NAME = {"所有", "全部", "哪些", "哪个", "几个", "一个", "这个", "那个", "列表", "详情", "状态", "信息", "启用", "停用", "新建", "创建"}
+
+
+def missed_fund_name(said: str) -> str:
+    """The name a message gives a fund, when no fund has it (entity resolution found none): or ""."""
+    for pattern in MISSED_NAME:
+        found = pattern.search(said)
+        if found and found[1].strip() and found[1].strip() not in NOT_A_NAME and not found[1].strip().isdigit():
+            return found[1].strip()
+    return ""
+
+
+def fund_missed(filled: Filled) -> str | None:
+    """"No fund named Unicorn", with the funds there are: instead of asking which fund."""
+    if "fund_id" not in filled.missing:
+        return None
+    name = missed_fund_name(filled.reading.said)
+    if not name:
+        return None
+    names = join_items(_("「%(name)s」") % {"name": n} for n in Fund.objects.order_by("pk").values_list("fund_name", flat=True))
+    return _("没有找到名为「%(name)s」的基金。现有的基金：%(funds)s。") % {"name": name, "funds": names}
 
 
 @entities
 def fund_entities() -> list[Entity]:
     """Fund names; part of a name ("稳健增长", "Beta") may stand for it, and two that fit are asked about."""
-    return [Entity("fund", name, pk, name, partial=True) for pk, name in Fund.objects.values_list("pk", "fund_name")]
+    found = []
+    for pk, name in Fund.objects.values_list("pk", "fund_name"):
+        found.append(Entity("fund", name, pk, name, partial=True))
+        # "fund 2", "基金3", "基金 #3": the id as people type it, exact.
+        found += [Entity("fund", surface, pk, name) for surface in (f"fund {pk}", f"fund #{pk}", f"基金{pk}", f"基金 {pk}", f"基金#{pk}", f"基金 #{pk}")]
+    return found
 
 
 def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Step:
@@ -403,6 +420,8 @@ def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Ste
     done = turn.last(tool_name)
     if done is not None:
         return Step.say(_said(done))
+    if re.search(r"\d", span.text) and str(span.value) in span.text:
+        return Step.call(tool_name, fund_id=span.value, **arguments)  # named by its id: nothing to look up
     if turn.last("list_funds") is None:
         typed = filled.reading.said[span.start : span.end].strip()
         return Step.call("list_funds", fund_name=typed if span.exact and typed.casefold() == span.name.casefold() else span.name)
@@ -411,7 +430,10 @@ def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Ste
 
 @frame(
     "list_funds",
-    triggers=("how many", "多少", "几个", "几只", "list", "which", "all", "哪些", "有什么", "列表", "active ones", "enabled ones", "启用的", "在用的", "所有"),
+    triggers=(
+        "how many", "多少", "几个", "几只", "list", "which", "all", "哪些", "有什么", "列表", "active ones", "enabled ones",
+        "the funds", "our funds", "every fund", "启用的", "在用的", "所有", "各个基金", "每个基金", "基金们",
+    ),
     slots={},
     required=(),
     priority=1,
@@ -421,7 +443,7 @@ def list_frame(turn: Turn, filled: Filled) -> Step:
         return DECLINE  # a fund named: its detail, not the list
     if (done := turn.last("list_funds")) is not None:
         return Step.say(_said(done))
-    if filled.reading.has(*ACTIVE_WORDS):
+    if wants_active(filled.reading.said):
         return Step.call("list_funds", active_only=True)
     return Step.call("list_funds")
 
@@ -429,6 +451,8 @@ def list_frame(turn: Turn, filled: Filled) -> Step:
 DETAIL_WORDS = (
     "detail", "info", "about", "status", "how is", "what's up", "look up", "show", "check", "tell me",
     "详情", "情况", "怎么样", "信息", "查", "看", "如何", "状态",
+    # "is Beta Balanced active?", "科技先锋还在运行吗": a question its detail answers (the writes come first).
+    "active", "enabled", "disabled", "running", "启用", "停用", "运行",
 )
 
 
@@ -437,24 +461,45 @@ def detail_frame(turn: Turn, filled: Filled) -> Step:
     return _on_resolved(turn, filled, "get_fund_detail")
 
 
+detail_frame.names_the_miss = fund_missed
+
+
 @frame(
     "enable_fund",
-    triggers=("enable", "activate", "turn on", "switch on", "reactivate", "启用", "激活", "打开", "恢复", "上线"),
+    triggers=(
+        "enable", "activate", "turn on", "switch on", "reactivate", "back on", "reopen", "re-open", "resume", "bring back",
+        "switch", "turn", "启用", "激活", "打开", "恢复", "上线", "开起来", "重新开", "再开", "重开",
+    ),
     asks={"fund_id": gettext_lazy("要启用哪个基金？请说出名称或 ID。")},
     priority=2,
 )
 def enable_frame(turn: Turn, filled: Filled) -> Step:
+    reading = filled.reading
+    if reading.has("switch", "turn") and not re.search(r"\b(?:switch|turn)\b.*\bon\b", reading.folded) and not reading.has(
+        "enable", "activate", "reactivate", "reopen", "resume", "启用", "激活", "打开", "恢复", "上线", "开起来", "重新开", "再开", "重开"
+    ):
+        return DECLINE  # "switch" or "turn" without "on": not this
     return _on_resolved(turn, filled, "enable_fund")
+
+
+enable_frame.names_the_miss = fund_missed
 
 
 @frame(
     "disable_fund",
-    triggers=("disable", "deactivate", "turn off", "switch off", "off", "suspend", "停用", "禁用", "关掉", "关闭", "下线", "暂停"),
+    triggers=(
+        "disable", "deactivate", "turn off", "switch off", "off", "suspend", "shut down", "pause", "take offline",
+        "delete", "remove", "retire", "停用", "禁用", "关掉", "关闭", "下线", "暂停", "停掉", "关停", "停了", "关了", "停止",
+        "删除", "删掉", "注销",
+    ),
     asks={"fund_id": gettext_lazy("要停用哪个基金？请说出名称或 ID。")},
     priority=2,
 )
 def disable_frame(turn: Turn, filled: Filled) -> Step:
     return _on_resolved(turn, filled, "disable_fund")
+
+
+disable_frame.names_the_miss = fund_missed
 
 
 NAMED = re.compile(

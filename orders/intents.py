@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from django.utils.translation import gettext_lazy
 
-from agents.providers.rules import Outcome, Step, Turn, intent
+from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent
 
 ORDER_NO = r"(?P<order_no>[A-Za-z]{2}\d{8,})"
 # What the desk reads as the supplier's go-ahead (the simulator answers "已处理完成，可以办理退款").
@@ -189,11 +189,16 @@ def register_refund(turn: Turn, match: re.Match) -> Step | None:
 
 from agents.providers.frames import Filled, frame  # noqa: E402
 from agents.providers.framing import trailing_text, without_order_reference  # noqa: E402
-from agents.providers.understanding import Entity, entities  # noqa: E402
+from agents.providers.understanding import Entity, Span, entities  # noqa: E402
 
 from .models import Order  # noqa: E402
 
 SUPPLIER_WORDS = ("supplier", "upstream", "hotel", "上游", "供应商", "酒店")
+# "the guest says …", "客人说…": what a third party said, which is no message to them.
+HEARD = re.compile(r"\s*(?:说|讲|反映|抱怨|投诉|想|要|希望|says|said|wants|wanted|complains|complained|asks|asked|is\s+asking)")
+# Words that turn to a third party: "告诉客人…", "ask the supplier …".
+ADDRESSED = re.compile(r"告诉|通知|转告|跟|和|同|对|给|问|\b(?:tell|let|inform|notify|message|ask|write\s+to)\b")
+ASKING = re.compile(r"问问|问一下|询问|问|\bask\b")
 GUEST_WORDS = ("guest", "customer", "downstream", "客人", "顾客", "客户", "下游")
 ORDER_ASK = gettext_lazy("是哪个订单？请给我订单号，例如 HT20260301001。")
 
@@ -205,7 +210,10 @@ def order_entities() -> list[Entity]:
 
 @frame(
     "order_query",
-    triggers=("leave early", "check out early", "checking out early", "a day early", "early", "提前", "早走", "早点走", "早退", "早"),
+    triggers=(
+        "leave early", "check out early", "checking out early", "a day early", "early", "earlier", "sooner", "cut short",
+        "shorten", "提前", "早走", "早点走", "早退", "早", "提早", "少住", "缩短",
+    ),
     # "tell the supplier: the guest left early" passes words on: the message frame's.
     not_with=("tell", "notify", "inform", "告诉", "通知", "转告", "说：", "说:"),
     slots={"order_no": "order"},
@@ -213,7 +221,9 @@ def order_entities() -> list[Entity]:
     priority=5,
 )
 def checkout_frame(turn: Turn, filled: Filled) -> Step | None:
-    if not filled.reading.has("leave", "check out", "checkout", "checking out", "depart", "go home", "离店", "退房", "走", "离开"):
+    if not filled.reading.has(
+        "leave", "check out", "checkout", "checking out", "depart", "go home", "stay", "trip", "离店", "退房", "走", "离开", "住", "回家"
+    ):
         return DECLINE
     return checkout_flow(turn, filled.value("order_no"))
 
@@ -243,7 +253,7 @@ def _channel_of(filled: Filled) -> tuple[str, int] | None:
 
 @frame(
     "message_send",
-    triggers=("tell", "let", "know", "inform", "notify", "message", "write to", "告诉", "通知", "转告", "跟", "对", "给", "说"),
+    triggers=("tell", "let", "know", "inform", "notify", "message", "write to", "ask", "告诉", "通知", "转告", "跟", "对", "给", "说", "问"),
     required=(),
     not_with=("reply", "replied", "回复", "回了", "怎么说", "说了什么", "read", "读", "看看", "查看"),
     priority=3,
@@ -253,7 +263,14 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     if found is None:
         return DECLINE
     channel, after = found
-    text = trailing_text(filled.reading.said, after)
+    said = filled.reading.said
+    if HEARD.match(filled.reading.folded, after) and not ADDRESSED.search(filled.reading.folded, 0, after):
+        return DECLINE  # "HT…的客人说房间太吵": what the guest said, not words to send them
+    text = trailing_text(said, after)
+    if text is None and ASKING.search(filled.reading.folded, 0, after):
+        # "问问供应商HT…能不能加一张床": the question follows the one it is put to.
+        rest = said[after:].lstrip(" ,，:：")
+        text = Span("text", rest.strip(), after, len(said), rest.strip()) if rest.strip() else None
     who = pgettext("recipient", "供应商") if channel == "upstream" else pgettext("recipient", "客人")
     if text is None:
         return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})

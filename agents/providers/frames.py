@@ -180,6 +180,8 @@ def _filled_kinds(frame_: Frame, reading: Reading) -> set[str]:
 def ask_for(filled: Filled) -> str | None:
     """The question for the first unsure or missing slot, or None when the frame can act."""
     for slot, span in filled.unsure:
+        if not span.rivals and not is_write(filled.frame.tool):
+            continue  # a look-up on the one name the words fit ("查一下Beta") shows which it read
         names = [span.name, *(name for name, _value, _score in span.rivals)]
         if len(names) > 1:
             return _("你指的是%(options)s？") % {"options": _("还是").join(f"「{n}」" for n in names[:4])}

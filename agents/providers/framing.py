@@ -18,8 +18,9 @@ from .rules import DECLINE, Step, Turn
 from .understanding import Reading, Span, read
 
 
-def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: bool = False) -> Step:
-    """The first frame this message triggers that can act or ask; DECLINE when none can."""
+def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: bool = False, reads_only: bool = False) -> Step:
+    """The first frame this message triggers that can act or ask; DECLINE when none can.
+    ``queries_only``: the look-ups that answer what happened; ``reads_only``: any look-up."""
     from .frames import is_write
 
     reading = reading or read(turn.said)
@@ -27,9 +28,16 @@ def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: boo
     for frame_ in candidates(reading, turn.offered):
         if queries_only and (is_write(frame_.tool) or not getattr(frame_.handler, "answers_past", False)):
             continue
+        if reads_only and is_write(frame_.tool):
+            continue
         filled = fill(frame_, reading)
         question = ask_for(filled)
         if question is not None and not getattr(frame_.handler, "asks_itself", False):
+            # A name the words give that no entity has ("启用基金天马行空") is said to be missing.
+            if filled.missing and (miss := getattr(frame_.handler, "names_the_miss", None)):
+                question = miss(filled) or question
+            if filled.unsure and is_write(frame_.tool) and not queries_only:
+                return Step.say(question)  # "turn the Beta fund off": which fund is asked, never looked up instead
             first_question = first_question or question
             continue  # a frame the message fills whole comes first ("启用中的基金有哪些" is a list)
         step = frame_.handler(turn, filled)
@@ -38,13 +46,14 @@ def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: boo
     return Step.say(first_question) if first_question else DECLINE
 
 
-def guarded(turn: Turn) -> Step | None:
-    """A question about what happened that a query answers ("供应商回了没"): read, never written."""
+def guarded(turn: Turn, *, any_read: bool = False) -> Step | None:
+    """A question about what happened that a query answers ("供应商回了没"), or (``any_read``) a
+    yes-or-no question a look-up answers ("is Beta Balanced active?"): read, never written."""
     from .rules import summarize
 
-    step = read_frames(turn, queries_only=True)
-    if step is DECLINE:
-        return None
+    step = read_frames(turn, queries_only=not any_read, reads_only=any_read)
+    if step is DECLINE or (step is not None and not step.calls and not turn.outcomes):
+        return None  # a question back ("which fund?") is no answer to a question
     return step if step is not None else Step.say(summarize(turn))
 
 
@@ -162,7 +171,7 @@ def _pick_rival(earlier: Reading, index: int) -> Reading | None:
 # Where the words to pass on begin: after a colon, a quote, or a verb of saying.
 SAYING = re.compile(
     r"[:：]\s*|(?:说一声|说一下|说|告诉他们?|告诉她|转告|通知(?:一下)?|留言)\s*[，,：:]?\s*"
-    r"|\b(?:know|tell(?:ing)?|say(?:ing)?|that|message|note)\b\s*[,:]?\s*",
+    r"|\b(?:know|tell(?:ing)?|say(?:ing)?|that|message|note|whether|if)\b\s*[,:]?\s*",
     re.IGNORECASE,
 )
 FILLER = re.compile(r"^(?:一声|一下|他们|她|他|客人|顾客|供应商|the guest|the supplier|them|him|her)\s*[，,:：]?\s*", re.IGNORECASE)

@@ -47,7 +47,13 @@ QUESTION = re.compile(
 # "能帮我…吗", "could you …?", "请…": a request dressed as a question.
 POLITE = re.compile(
     r"^\s*(?:请|麻烦|劳驾|帮我|帮忙|能不能帮|能否帮|能帮我|可以帮|可不可以帮|你能|你可以|你能不能|能不能)"
-    r"|^\s*(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b",
+    r"|^\s*(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b"
+    # "ask the supplier whether …", "问问供应商能不能…": a question put to a third party is a request.
+    r"|^\s*(?:ask|问问|问一下|去问)\b"
+    # "hey, when you get a chance could you give Bob three flour?": the request mid-sentence.
+    r"|\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|kindly\s+)?(?:give|send|transfer|hand|pass|gift|bring|get|grab|buy|sell|eat|claim|take|put|list|"
+    r"cancel|check|clock|tell|let|ask|create|make|enable|disable|rename|set|update|refund|process|build|apply|post|look\s+up)\b"
+    r"|(?:能不能|能否|可以|可不可以|能)帮(?:我|忙)",
     re.IGNORECASE,
 )
 # The question words a polite request may still carry as a real question ("能帮我算算能挣多少吗").
@@ -55,6 +61,11 @@ STILL_ASKING = re.compile(r"多少|怎么|怎样|如何|为什么|该不该|what
 # A question about the speaker's own state ("how am I doing? hungry?"): the status answers it.
 STATE = re.compile(
     r"饿|饱|累|困|精力|体力|饱食|状态|我怎么样|我还好|\b(?:hungry|starving|tired|energy|satiety|status|how\s+am\s+i|how'?s\s+my)\b",
+    re.IGNORECASE,
+)
+# "Bob's hungry", "Dave's out of bread": 's is "is" or "has", not an owner.
+IS_NOT_OWNS = re.compile(
+    r"^['’]s\s+(?:hungry|starving|tired|exhausted|out|low|short|run(?:ning)?|been|got|going|not|busy|asking|looking|waiting|broke|sick)\b",
     re.IGNORECASE,
 )
 POSSESSIVE = re.compile(r"^\s*(?:'s|’s|s'|的)")
@@ -99,6 +110,8 @@ def others(said: str, tool: str, speaker: str, residents: Iterable[tuple], value
     for start, end, name, value in residents:
         if name.casefold() == speaker.casefold() or value in values:
             continue
+        if IS_NOT_OWNS.match(said[end:]):
+            continue  # "Bob's hungry, give him a bread": Bob is, he owns nothing here
         if POSSESSIVE.match(said[end:]) and not re.search(r"(?:给|to)\s*$", said[:start], re.IGNORECASE):
             return True
     return False

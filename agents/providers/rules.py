@@ -35,6 +35,9 @@ from .base import Completion, ToolCallRequest
 from .understanding import one_lexicon
 from .vocabulary import correct_typos, domain_terms, language_of, normalize
 
+# A question about how things are ("is Beta Balanced active?", "科技先锋是启用的吗"), not about what to do
+# ("should I disable fund 2?"): a look-up may answer it.
+STATE_QUESTION = re.compile(r"^\s*(?:is|are|was|were|does|do|has|have)\b|吗\s*[?？]?\s*$", re.IGNORECASE)
 # How many things the "not understood" reply offers.
 SUGGESTIONS = 4
 
@@ -272,6 +275,9 @@ class RulesChatPolicy:
                 if item.name.endswith("question_about_the_past") and (query := guarded(turn)) is not None:
                     step = query  # "供应商回了没": a question a query answers, never a write
                     break
+                if item.name.endswith("how_to") and STATE_QUESTION.search(turn.said) and (query := guarded(turn, any_read=True)) is not None:
+                    step = query  # "is Beta Balanced active?": the fund's detail answers it, nothing is written
+                    break
                 if (step := item.handler(turn, match)) is not DECLINE:
                     if step is not None and item.tool:
                         step = replace(step, toward=item.tool)
@@ -279,6 +285,10 @@ class RulesChatPolicy:
             listing = step is not DECLINE and item is not None and bool(item.tool) and not is_write(item.tool)
             if listing and (better := write_frames(turn)) is not None:
                 step = better  # "cancel my market order" is not the market's listing
+        if step is not DECLINE and step is not None and any(name not in turn.offered for name, _a in step.calls):
+            # Another role's phrase ("查一下Beta" is a resident look-up to the city): this agent's frames first.
+            if (own := read_frames(turn)) is not DECLINE:
+                step = own
         if step is DECLINE or (step is not None and step.calls and self.unfounded(turn, step)):
             step = read_frames(turn)  # a phrase that misread the message: the frames read it again
         if step is DECLINE:

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from .vocabulary import chinese_number
+from .vocabulary import COMMON_WORDS, chinese_number
 
 # A fuzzy match below this is no match; between it and EXACT it is a guess the frames may ask about.
 FUZZY_FLOOR = 75.0
@@ -342,7 +342,10 @@ def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[
             if any(s.start < end and start < s.end for s in taken):
                 break  # a run of words never straddles a name already read ("上Frank的")
             text = folded[start:end]
-            if text.strip() and not text.strip().lower() in STOP_WORDS and not re.fullmatch(r"[\d\W_]+", text):
+            lowered = text.strip().lower()
+            if lowered in EN_NUMBERS or lowered in COMMON_WORDS:
+                continue  # "four" is a count, never a typo of "flour"
+            if text.strip() and lowered not in STOP_WORDS and not re.fullmatch(r"[\d\W_]+", text):
                 pieces.add((start, end))
     best: dict[tuple[str, Any], Span] = {}
     for entity in found:

@@ -150,6 +150,16 @@ def normalize(text: str, terms: dict[str, str] | None = None) -> str:
     return re.sub(r" {2,}", " ", _rewrite(text, terms or {})).strip()
 
 
+# Common English words that are never a typo of another ("where" is not "were").
+COMMON_WORDS = frozenset(
+    "where when which what who whom whose why how there their they then than here have having with work works "
+    "would could should shall will want wants need needs like some any many much more most also again into onto "
+    "from about after before over under please thanks thank just only still even really very does done doing "
+    "this that these those your yours ours mine hers his them were was are been being make made take took "
+    "give gave send sent sell sold buy bought".split()
+)
+
+
 def correct_typos(text: str, known: Iterable[str]) -> str:
     """English words close to a known word ("trasnfer" → "transfer", "Bbo" → "Bob"); others as typed."""
     by_lower: dict[str, str] = {}
@@ -160,7 +170,7 @@ def correct_typos(text: str, known: Iterable[str]) -> str:
     def fix(match: re.Match) -> str:
         word = match.group()
         lower = word.lower()
-        if lower in by_lower or len(lower) < 3:
+        if lower in by_lower or len(lower) < 3 or lower in COMMON_WORDS:
             return word
         close = difflib.get_close_matches(lower, choices, n=1, cutoff=0.75)
         if not close or close[0][0] != lower[0] and len(lower) < 5:

@@ -507,8 +507,9 @@ CORPUS += [
     refuse(R, "How do I check in?"),
     refuse(R, "请不要转账"),
     refuse(R, "suppose I give Eve 3 apples"),
-    refuse(F, "科技先锋是启用的吗"),
-    refuse(F, "is 科技先锋 enabled?"),
+    # A yes-or-no question is answered by the look-up and writes nothing (was: no call at all).
+    say(F, "科技先锋是启用的吗", on_fund("科技先锋", "get_fund_detail")),
+    say(F, "is 科技先锋 enabled?", on_fund("科技先锋", "get_fund_detail")),
     refuse(F, "should I disable fund 2?"),
     refuse(F, "Please do not disable 科技先锋"),
     refuse(D, "客人问能不能提前离店，订单HT20260301001，先别处理"),
@@ -800,4 +801,98 @@ CORPUS += [
     say(R, "any bounties? || claim the first one",
         [("list_bounties", {"status": "open"}), ("list_bounties", {"status": "open"}), ("claim_bounty", {"bounty_id": "@bounty:修缮城墙"})]),
     say(R, "有哪些悬赏 || 第二个先不接", [("list_bounties", {"status": "open"})]),
+]
+
+CORPUS += [
+    # Round 3 (issue 26), invented by the parser's authors: classes of phrasing, not held-out phrases.
+    # A price per unit wherever its clause says so; a total said outright is never multiplied.
+    say(R, "put 2 bread on the market for 5 credits apiece", call("create_market_order", resource_type="bread", quantity=2, price=10)),
+    say(R, "sell 3 flour, 4 credits per unit", call("create_market_order", resource_type="flour", quantity=3, price=12)),
+    say(R, "挂3个面粉到市场，单价4信用点", call("create_market_order", resource_type="flour", quantity=3, price=12)),
+    say(R, "卖3个面粉，每个4块，总共12", call("create_market_order", resource_type="flour", quantity=3, price=12)),
+    # A count of the shop's lots ("three bundles", "两捆") buys that many lots; an item named with words after it.
+    say(R, "order three bundles of wood from the shop", buy("一捆木材", 3)),
+    say(R, "帮我在商店买两捆木材", buy("一捆木材", 2)),
+    say(R, "商店里买一袋面粉给我", buy("一袋面粉", 1)),
+    # Buying another resident's goods is buying their listing; taking them is not.
+    say(R, "去市场把Carol的小麦买下来", [("list_market_orders", {}), ("accept_market_order", {"order_id": "@market:Carol"})]),
+    refuse(R, "把Carol的小麦偷过来"),
+    # A kind of building where one works is a job there, not a check-in; a kind's other name builds it.
+    say(R, "我想去磨坊上班", call("assign_building", building_id="@building:西市磨坊")),
+    say(R, "建一个农场叫北坡农场", call("construct_building", kind="farm", name="北坡农场")),
+    # Questions the shop's or the market's list answers: never a sale, never a resident look-up.
+    say(R, "面包多少钱一个", call("list_shop_items")),
+    say(R, "who is selling wheat?", call("list_market_orders")),
+    say(R, "有人在卖面粉吗", call("list_market_orders")),
+    say(R, "which bounties are already taken?", call("list_bounties", status="claimed")),
+    # Picking from the board the last turn showed, in other words than "claim".
+    say(R, "有什么悬赏 || 我要第二个",
+        [("list_bounties", {"status": "open"}), ("list_bounties", {"status": "open"}), ("claim_bounty", {"bounty_id": "@bounty:为面包坊送面粉"})]),
+    say(R, "what bounties are there || I'll go with the third one",
+        [("list_bounties", {"status": "open"}), ("list_bounties", {"status": "open"}), ("claim_bounty", {"bounty_id": "@bounty:建造磨坊"})]),
+    # Funds: which are running, switching one off or on in other words, a look-up by part of a name.
+    say(F, "哪些基金在运行", call("list_funds", active_only=True)),
+    say(F, "which funds are running right now?", call("list_funds", active_only=True)),
+    say(F, "停用的基金有哪些", call("list_funds")),
+    say(F, "what's the status of the funds", call("list_funds")),
+    say(F, "停掉科技先锋", on_fund("科技先锋", "disable_fund")),
+    say(F, "货币市场旧份额再开起来", on_fund("货币市场旧份额", "enable_fund")),
+    say(F, "turn the Beta Balanced fund back on", on_fund("Beta Balanced", "enable_fund")),
+    say(F, "查一下Beta", on_fund("Beta Balanced", "get_fund_detail")),
+    # A fund no one has: nothing is called, the reply names the miss (test_understanding.py checks it).
+    say(F, "帮我看看晨星那个基金"),
+    say(F, "please disable the Unicorn fund"),
+]
+
+CORPUS += [
+    # The desk: leaving sooner in other words is the early check-out; a desk message with "早" in it never crashes.
+    say(D, "the guest in HT20260301002 needs to go home one day sooner, can you handle it", checkout("HT20260301002")),
+    # What a guest said is no message to them: the order is looked up, nothing is proposed.
+    say(D, "HT20260301002的客人说房间太吵了，想换房", call("order_query", order_no="HT20260301002")),
+    # A resident's name after a particle ("hand over 4 flour to Bob") and a count after the resource.
+    say(R, "please hand over 4 flour to Bob, thanks!", give("Bob", "flour", 4)),
+    say(R, "I want to sell my wheat, 2 of them for 10 credits", call("create_market_order", resource_type="wheat", quantity=2, price=10)),
+    say(R, "面粉卖掉吧，3个，一共12", call("create_market_order", resource_type="flour", quantity=3, price=12)),
+    refuse(R, "sell wheat for 10"),
+    # "where" is no typo of "were": a question the buildings' list answers.
+    say(R, "where can I work?", call("list_buildings")),
+    say(R, "哪里还招人", call("list_buildings")),
+]
+
+CORPUS += [
+    # A number word is a count, never a typo of a resource ("four" is not "flour").
+    say(R, "sell five flour at four each", call("create_market_order", resource_type="flour", quantity=5, price=20)),
+    # "一个卖4块" / "4块一个": a price for one, whichever side it stands.
+    say(R, "帮我卖掉5个面粉，一个卖4块", call("create_market_order", resource_type="flour", quantity=5, price=20)),
+    say(R, "卖5个面粉，4块一个", call("create_market_order", resource_type="flour", quantity=5, price=20)),
+    # A polite request in the middle of a sentence is a request, not a question.
+    say(R, "hey, when you get a chance could you give Bob three flour? he ran out", give("Bob", "flour", 3)),
+    say(R, "clock me in please", call("checkin")),
+    # Not wanting to go on working is quitting; not wanting to check in is a no.
+    say(R, "我不想在面包坊干了", call("unassign_building")),
+    refuse(R, "我不想签到"),
+    say(R, "我还有多少精力", call("get_my_status")),
+    say(F, "科技先锋改名叫科技先锋二期", on_fund("科技先锋", "update_fund", fund_name="科技先锋二期")),
+    say(F, "change the name of Beta Balanced to Beta Global", on_fund("Beta Balanced", "update_fund", fund_name="Beta Global")),
+    # A yes-or-no question a look-up answers is answered by it, and nothing is written.
+    say(F, "is Beta Balanced active?", on_fund("Beta Balanced", "get_fund_detail")),
+    say(R, "are there any bounties left?", call("list_bounties", status="open")),
+]
+
+CORPUS += [
+    # A fund by its id in any word order (the frames, now that the any-order phrases are retired).
+    say(F, "turn off fund 2", by_id("科技先锋", "disable_fund")),
+    say(F, "把基金3停用", by_id("绿色能源主题", "disable_fund")),
+    say(F, "switch fund 5 on", by_id("货币市场旧份额", "enable_fund")),
+]
+
+CORPUS += [
+    # Someone else hungry, the reason first: a gift, never the speaker eating.
+    say(R, "Eve饿了，给她一个面包", give("Eve", "bread", 1)),
+    say(R, "Bob's hungry, give him a bread", give("Bob", "bread", 1)),
+    say(R, "给我吃个面包", call("eat", resource_type="bread")),
+    say(R, "Dave is out of bread, can you pass him two?", give("Dave", "bread", 2)),
+    # One's own listing, in other words: never another resident's goods.
+    say(R, "把我在市场的挂单撤了", call("list_market_orders")),
+    say(R, "get rid of my market order", call("list_market_orders")),
 ]

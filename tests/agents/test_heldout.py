@@ -3,7 +3,7 @@
 The requests in ``tests/agents/heldout/`` were written without reading the parser (see its
 README). Each runs through the real chat runner (``agents.chat.run_chat``) with the rules
 provider, on the demo data as ``seed_demo`` creates it, as the demo superuser; earlier
-``turns`` first, in the same conversation. The demo is seeded once; every case runs inside
+``turns`` first, in the same conversation. The demo is seeded once per file; every case runs inside
 its own savepoint, rolled back afterwards, so no case sees another's writes.
 
 Only the final message's effects are judged: the ``ToolCall`` rows it made (executed,
@@ -20,7 +20,13 @@ proposed, or run on confirmation) and its reply. Each case ends as one of:
   quotes: an echo of the user's words or a quoted example asks nothing);
 - ``intent missed``: anything else.
 
-Run with ``-s`` to see the table and the failures::
+Every ``tests/agents/heldout/cases_*.json`` file is scored on its own (a round's frozen set
+never pools with another's): its table, confusion and failures are printed apart. For each
+file the test asserts that must-not-act cases act on nothing and that no write is wrong; the
+share understood is asserted only against that file's ``UNDERSTOOD_FLOOR`` entry (a file
+without one has the target printed beside its score, never asserted).
+
+Run with ``-s`` to see the tables and the failures::
 
     python -m pytest tests/agents/test_heldout.py -q -p no:randomly -s
 """
@@ -42,7 +48,10 @@ from django.db import transaction
 # What the test asserts. The integrator raises UNDERSTOOD_FLOOR as the parser improves.
 MUST_NOT_ACT_RATE = 1.0  # share of "none" cases that write nothing
 WRONG_WRITES = 0  # "acted wrongly" outcomes allowed over all cases
-UNDERSTOOD_FLOOR = 0.80  # share of all cases understood, zh and en each: a floor against regressions (the target is 0.90)
+# Share of a file's cases understood, zh and en each: a floor against regressions, per frozen file.
+# A file without an entry is scored against TARGET in the printout only.
+UNDERSTOOD_FLOOR = {"cases_2026_11.json": 0.80}
+TARGET = 0.90
 # Cases whose frozen expectation the demo data contradicts; still scored and printed, never counted
 # as a wrong write. Each says why, so the next frozen round can avoid the mistake.
 DISPUTED = {
@@ -50,7 +59,8 @@ DISPUTED = {
     "(active_bounty_exists) and proposing to complete his own claim, for staff to confirm, is right",
 }
 
-CASES_FILE = Path(__file__).parent / "heldout" / "cases_2026_11.json"
+HELDOUT = Path(__file__).parent / "heldout"
+CASES_FILES = sorted(HELDOUT.glob("cases_*.json"))
 OUTCOMES = ("understood", "intent missed", "wrong slot", "asked back", "acted wrongly")
 ACTED = ("success", "pending_confirmation")
 QUESTION = re.compile(r"[?？]")
@@ -73,8 +83,8 @@ class Outcome:
     note: str = ""
 
 
-def load_cases() -> list[dict]:
-    return json.loads(CASES_FILE.read_text(encoding="utf-8"))
+def load_cases(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 # ----------------------------------------------------------------- resolving expectations
@@ -219,12 +229,12 @@ def classify(world: World, expect: dict, rows: list[tuple[str, dict, str]], repl
 # ----------------------------------------------------------------- the report
 
 
-def report(outcomes: list[Outcome]) -> str:
+def report(outcomes: list[Outcome], title: str = "held-out") -> str:
     families = sorted({o.case["family"] for o in outcomes})
     cells: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for o in outcomes:
         cells[o.case["family"], o.case["lang"]][o.outcome] += 1
-    lines = ["", "held-out score (understood/total)", f"{'family':<20} {'zh':>9} {'en':>9}"]
+    lines = ["", f"{title} score (understood/total)", f"{'family':<20} {'zh':>9} {'en':>9}"]
 
     def cell(counter: Counter) -> str:
         total = sum(counter.values())
@@ -235,6 +245,12 @@ def report(outcomes: list[Outcome]) -> str:
     by_lang = {lang: Counter(o.outcome for o in outcomes if o.case["lang"] == lang) for lang in ("zh", "en")}
     everything = Counter(o.outcome for o in outcomes)
     lines.append(f"{'all':<20} {cell(by_lang['zh']):>9} {cell(by_lang['en']):>9}   ({cell(everything)})")
+    floor = UNDERSTOOD_FLOOR.get(title)
+    shares = {lang: by_lang[lang]["understood"] / max(1, sum(by_lang[lang].values())) for lang in ("zh", "en")}
+    lines.append(
+        f"{'share':<20} {shares['zh']:>9.0%} {shares['en']:>9.0%}   target {TARGET:.0%}"
+        + (f", floor {floor:.0%} (asserted)" if floor is not None else " (printed, not asserted)")
+    )
     lines += ["", "confusion by family", f"{'family':<20} " + " ".join(f"{name:>14}" for name in OUTCOMES)]
     for family in families:
         counter = cells[family, "zh"] + cells[family, "en"]
@@ -255,9 +271,15 @@ def report(outcomes: list[Outcome]) -> str:
 # ----------------------------------------------------------------- the tests
 
 
-def test_cases_are_well_formed():
-    cases = load_cases()
-    assert len(cases) >= 220
+def test_there_is_a_frozen_file():
+    assert CASES_FILES, "no tests/agents/heldout/cases_*.json"
+    assert set(UNDERSTOOD_FLOOR) <= {path.name for path in CASES_FILES}, "a floor names a file that is not there"
+
+
+@pytest.mark.parametrize("path", CASES_FILES, ids=lambda path: path.name)
+def test_cases_are_well_formed(path):
+    cases = load_cases(path)
+    assert cases
     assert len({case["id"] for case in cases}) == len(cases)
     for case in cases:
         assert case["lang"] in ("zh", "en"), case["id"]
@@ -267,44 +289,59 @@ def test_cases_are_well_formed():
             assert case["expect"]["tool"], case["id"]
 
 
+@pytest.fixture(scope="module")
+def every_case() -> list[dict]:
+    return [case for path in CASES_FILES for case in load_cases(path)]
+
+
 @pytest.mark.django_db
-def test_heldout_score(settings, monkeypatch, tmp_path):
+def test_every_tool_a_demo_agent_holds_is_expected_somewhere(settings, monkeypatch, tmp_path, every_case):
+    from agents import demo
+    from agents.models import Agent
+
+    monkeypatch.setattr(demo, "CREDENTIALS_FILE", tmp_path / ".demo-credentials")
+    call_command("seed_demo", stdout=StringIO())
+    expected_tools = {call["tool"] for case in every_case if case["expect"]["kind"] == "call" for call in expected_calls(case["expect"])}
+    granted = set(Agent.objects.filter(name__in={case["agent"] for case in every_case}).values_list("tools__name", flat=True))
+    assert granted - expected_tools == set()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", CASES_FILES, ids=lambda path: path.name)
+def test_heldout_score(path, settings, monkeypatch, tmp_path):
     from django.contrib.auth import get_user_model
 
     from agents import demo
-    from agents.models import Agent
 
     settings.AGENT_PROVIDER = "rules"
     monkeypatch.setattr(demo, "CREDENTIALS_FILE", tmp_path / ".demo-credentials")
     call_command("seed_demo", stdout=StringIO())
     user = get_user_model().objects.get(username=demo.DEMO_USERNAME)
     world = World()
-    for case in load_cases():  # every name a case refers to exists in the demo
+    cases = load_cases(path)
+    for case in cases:  # every name a case refers to exists in the demo
         for call in expected_calls(case["expect"]) if case["expect"]["kind"] == "call" else []:
             for value in call.get("args", {}).values():
                 if isinstance(value, dict) and next(iter(value)) in ENTITY_MARKERS:
                     world.resolve(value)
 
-    expected_tools = {call["tool"] for case in load_cases() if case["expect"]["kind"] == "call" for call in expected_calls(case["expect"])}
-    granted = set(Agent.objects.filter(name__in={case["agent"] for case in load_cases()}).values_list("tools__name", flat=True))
-    assert granted - expected_tools == set(), "every tool a demo agent holds is expected somewhere"
-
     outcomes = []
-    for case in load_cases():
+    for case in cases:
         try:
             with transaction.atomic():
                 outcomes.append(run_case(world, case, user))
                 raise _Rollback
         except _Rollback:
             pass
-    print(report(outcomes))
+    print(report(outcomes, path.name))
 
     none_cases = [o for o in outcomes if o.case["expect"]["kind"] == "none"]
     kept_still = sum(o.outcome != "acted wrongly" for o in none_cases)
     wrong = [o.case["id"] for o in outcomes if o.outcome == "acted wrongly" and o.case["id"] not in DISPUTED]
     assert kept_still >= MUST_NOT_ACT_RATE * len(none_cases), f"must-not-act cases that acted: {kept_still}/{len(none_cases)} kept still"
     assert len(wrong) <= WRONG_WRITES, f"writes with a wrong tool or argument: {wrong}"
-    for lang in ("zh", "en"):
+    floor = UNDERSTOOD_FLOOR.get(path.name)
+    for lang in ("zh", "en") if floor is not None else ():
         mine = [o for o in outcomes if o.case["lang"] == lang]
         understood = sum(o.outcome == "understood" for o in mine)
-        assert understood >= UNDERSTOOD_FLOOR * len(mine), f"{lang}: {understood}/{len(mine)} understood"
+        assert understood >= floor * len(mine), f"{path.name} {lang}: {understood}/{len(mine)} understood"

@@ -80,6 +80,8 @@ def test_no_to_a_proposed_message_sends_nothing(demo, staff_user):
         ("buy 5 wood from the shop", "purchase"),  # was: five bundles, 25 wood
         ("give another resident a bread, she's hungry", "eat"),  # was: the speaker ate it
         ("buy bread at the store", "claim_bounty"),
+        ("Eve饿了，给她一个面包", "eat"),  # the reason first, in Chinese: the speaker ate it
+        ("Bob's hungry, give him a bread", "eat"),
     ],
 )
 def test_the_issues_executed_misreadings_do_not_happen(demo, staff_user, message, forbidden):
@@ -125,3 +127,80 @@ def test_finishing_the_bounty_never_proposes_someone_elses_claim(make_agent):
     result = run_chat(agent=carol, message="搞定了，悬赏完成了")
     assert [call["name"] for call in result.tool_calls] == ["list_bounties"]
     assert not PendingAction.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("message", "each", "total"),
+    [
+        ("put 2 bread on the market for 5 credits apiece", 5, 10),  # the unit word after "credits" was cut off
+        ("list 3 flour on the market at 2 credits each", 2, 6),
+        ("挂3个面粉到市场，单价4信用点", 4, 12),
+        ("卖3个面粉，一共12", None, 12),  # a total said outright is never multiplied
+    ],
+)
+def test_a_price_per_unit_is_read_wherever_its_clause_says_so(demo, staff_user, message, each, total):
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message=message, user=staff_user)
+    [call] = result.tool_calls
+    assert call["name"] == "create_market_order" and call["arguments"]["price"] == total
+
+
+@pytest.mark.parametrize(
+    ("message", "language", "words"),
+    [
+        ("帮我看看晨星那个基金", "zh-hans", ["晨星", "没有找到", "科技先锋"]),
+        ("please disable the Unicorn fund", "en", ["No fund named “Unicorn”", "“Beta Balanced”"]),
+        ("启用基金天马行空", "zh-hans", ["天马行空", "没有找到"]),
+    ],
+)
+def test_a_fund_no_one_has_is_named_as_missing_with_the_funds_there_are(demo, staff_user, message, language, words):
+    from django.utils import translation
+
+    with translation.override(language):
+        result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
+    assert result.tool_calls == []
+    assert all(word in result.reply for word in words), result.reply
+
+
+def test_a_write_on_a_partial_name_asks_but_a_look_up_shows_it(demo, staff_user):
+    funds = Agent.objects.get(name="基金助理")
+    write = run_chat(agent=funds, message="turn the Beta fund off", user=staff_user)
+    assert write.tool_calls == [] and "Beta Balanced" in write.reply
+    look = run_chat(agent=funds, message="查一下Beta", user=staff_user)
+    assert [call["name"] for call in look.tool_calls] == ["list_funds", "get_fund_detail"]
+
+
+def test_another_roles_phrase_never_answers_for_this_agent(demo, staff_user):
+    # "查一下X" is the city's resident look-up; the fund assistant reads it as a fund.
+    result = run_chat(agent=Agent.objects.get(name="基金助理"), message="查一下科技先锋", user=staff_user)
+    assert [call["name"] for call in result.tool_calls] == ["list_funds", "get_fund_detail"]
+    assert "find_agent" not in result.reply
+
+
+def test_a_count_of_the_shops_lots_buys_that_many_lots(demo, staff_user):
+    from city.models import ShopItem
+
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message="order three bundles of wood from the shop", user=staff_user)
+    assert result.tool_calls[-1]["arguments"] == {"item_id": ShopItem.objects.get(name="一捆木材").pk, "quantity": 3}
+
+
+@pytest.mark.parametrize(
+    ("message", "channel", "text"),
+    [
+        ("和客人说一下早餐是含的，订单HT20260301002", "downstream", "早餐是含的"),  # "早" once crashed the early check-out frame
+        ("帮我问问供应商HT20260301002能不能加一张床", "upstream", "HT20260301002能不能加一张床"),
+        ("ask the supplier whether HT20260301003 can have a late checkout", "upstream", "HT20260301003 can have a late checkout"),
+    ],
+)
+def test_words_to_a_third_party_are_proposed_verbatim_and_sent_only_after_yes(demo, staff_user, message, channel, text):
+    desk = Agent.objects.get(name="前台助理")
+    first = run_chat(agent=desk, message=message, user=staff_user)
+    assert first.tool_calls == [] and text in first.reply
+    second = run_chat(agent=desk, message="yes", user=staff_user, conversation_id=first.conversation.pk)
+    [call] = second.tool_calls
+    assert call["arguments"]["channel"] == channel and call["arguments"]["content"] == text
+
+
+def test_what_a_guest_said_is_never_proposed_as_a_message_to_them(demo, staff_user):
+    result = run_chat(agent=Agent.objects.get(name="前台助理"), message="the guest of HT20260301001 says the room is cold", user=staff_user)
+    assert "message_send" not in [call["name"] for call in result.tool_calls]
+    assert "room is cold" not in result.reply

@@ -101,10 +101,10 @@ def test_enabling_and_disabling_propose(fund_agent, staff_user, funds, message, 
     assert ("请确认是否继续" if language_of(message) == "zh-hans" else "Shall I go ahead?") in result.reply
 
 
-def test_an_unknown_fund_name_asks_which_fund_and_acts_on_nothing(fund_agent, staff_user, funds):
+def test_an_unknown_fund_name_is_named_as_missing_and_acts_on_nothing(fund_agent, staff_user, funds):
     result, calls = chat(fund_agent, staff_user, "停用 Gamma 基金")
     assert calls == []  # no fund is named Gamma: nothing to resolve it to, so nothing is proposed
-    assert result.reply == "要停用哪个基金？请说出名称或 ID。"
+    assert result.reply.startswith("没有找到名为「Gamma」的基金。现有的基金：")  # the miss, and the funds there are
     assert not PendingAction.objects.exists()
 
 
