@@ -116,6 +116,15 @@ def _lock_agent(agent_id: int, *, field: str = "agent_id") -> Agent:
     return agent
 
 
+def _save_agent(agent: Agent, *fields: str) -> None:
+    """Write back what a service changed on a locked agent (in a tick batch, through its look-ups)."""
+    lookups = tick_lookups.current()
+    if lookups is not None:
+        lookups.save(agent, fields)
+    else:
+        agent.save(update_fields=list(fields))
+
+
 def _resource_type(slug: Any, *, field: str = "resource_type") -> ResourceType:
     cleaned = slug.strip().lower() if isinstance(slug, str) else ""
     lookups = tick_lookups.current()
@@ -368,7 +377,7 @@ def rest(*, agent_id: int) -> Agent:
     """Recover energy (capped at 100); resting is always possible."""
     agent = _lock_agent(agent_id)
     agent.energy = min(MAX_NEED, agent.energy + REST_ENERGY_GAIN)
-    agent.save(update_fields=["energy"])
+    _save_agent(agent, "energy")
     return agent
 
 
@@ -399,7 +408,7 @@ def eat(*, agent_id: int, resource_type: str | None = None) -> tuple[Agent, Reso
         raise Conflict("not_hungry", _("饱食度已满，无需进食"))
     _take_resource(agent_id, kind, 1)
     agent.satiety = min(MAX_NEED, agent.satiety + kind.satiety_gain)
-    agent.save(update_fields=["satiety"])
+    _save_agent(agent, "satiety")
     return agent, kind
 
 
@@ -474,7 +483,7 @@ def checkin(*, agent_id: int) -> CheckIn:
     agent.credits += building.wage
     agent.energy -= WORK_ENERGY_COST
     agent.satiety = max(0, agent.satiety - WORK_SATIETY_COST)
-    agent.save(update_fields=["credits", "energy", "satiety"])
+    _save_agent(agent, "credits", "energy", "satiety")
     if produced is not None:
         _give_resource(agent_id, produced, building.produces_quantity)
     record = CheckIn.objects.create(
