@@ -105,7 +105,7 @@ def _lock_agents(*agent_ids: int) -> dict[int, str]:
 def _lock_agent(agent_id: int, *, field: str = "agent_id") -> Agent:
     # In a tick batch, the batch locked its residents once (``tick_lookups``).
     lookups = tick_lookups.current()
-    agent = lookups.agent(agent_id) if lookups is not None else None
+    agent = lookups.agent(agent_id) if lookups is not None and _is_whole(agent_id) else None
     if agent is not None:
         return agent
     # Only what the services read; any other field loads on first access.
@@ -429,7 +429,7 @@ def assign_building(*, agent_id: int, building_id: int) -> Employment:
     # The building is locked after the agent (the global order), so that its slots are counted once;
     # a tick batch locked the buildings its decisions name, and counted their staff, once.
     lookups = tick_lookups.current()
-    building = lookups.building(building_id) if lookups is not None else None
+    building = lookups.building(building_id) if lookups is not None and _is_whole(building_id) else None
     building = building or _lock_building(building_id)
     current = lookups.job(agent_id) if lookups is not None else tick_lookups.UNKNOWN
     if current is tick_lookups.UNKNOWN:
@@ -516,7 +516,7 @@ def purchase(*, agent_id: int, item_id: int, quantity: int = 1) -> Purchase:
     _check_quantity(quantity)
     agent = _lock_agent(agent_id)
     lookups = tick_lookups.current()
-    item = lookups.shop_item(item_id) if lookups is not None else None
+    item = lookups.shop_item(item_id) if lookups is not None and _is_whole(item_id) else None
     if item is None and _is_whole(item_id):
         item = _one(ShopItem.objects.select_related("resource_type"), pk=item_id)
     if item is None:
@@ -703,7 +703,7 @@ def post_city_chat(*, agent_id: int, content: str) -> CityChatMessage:
         empty_code="empty_content", too_long_code="content_too_long",
     )
     lookups = tick_lookups.current()
-    agent = lookups.agent(agent_id) if lookups is not None else None
+    agent = lookups.agent(agent_id) if lookups is not None and _is_whole(agent_id) else None
     if agent is None and _is_whole(agent_id):
         agent = _one(Agent.objects.all(), pk=agent_id)
     if agent is None:
