@@ -193,6 +193,8 @@ def execute(name: str, arguments: Any, context: ToolContext, *, batch: Execution
     row joins its rows; without, the grant is read and the row written for this call alone.
     """
     started = time.perf_counter()
+    if batch is not None:
+        batch.begin_call()
     # Until they are validated, the arguments are kept only as (a capped piece of) their text.
     audited_args = {"_raw": arguments[:2000] if isinstance(arguments, str) else _("（未通过校验的参数）")}
     try:
@@ -217,6 +219,8 @@ def execute(name: str, arguments: Any, context: ToolContext, *, batch: Execution
     except Exception:
         logger.exception("tool %s failed", name)
         result = error("tool_failed", _("工具执行失败：%(name)s") % {"name": name})
+    if batch is not None:
+        batch.end_call(ok=result["status"] != "error")
     _audit(name, audited_args, result, context, started, batch)
     return result
 
@@ -240,13 +244,25 @@ class ExecutionBatch:
     - events: every event broadcast meanwhile, by the tools' services too, is written in
       one statement inside the transaction (``core.events.EventBatch``).
     - round: the autonomy tick the calls belong to, recorded on their audit rows.
+    - world: what the world read once for the batch (``WorldSource.open_batch``), told when each
+      call begins and ends, and when a call's savepoint is discarded, so that it can forget the
+      rows a rolled-back call touched.
     """
 
-    def __init__(self, agent_ids: Iterable[int], *, round_id: int | None = None) -> None:
+    def __init__(self, agent_ids: Iterable[int], *, round_id: int | None = None, world: Any = None) -> None:
         self.events = EventBatch()
         self.grants = _read_grants(list(agent_ids))
         self.audit_rows: list[ToolCall] = []
         self.round_id = round_id
+        self.world = world
+
+    def begin_call(self) -> None:
+        if self.world is not None:
+            self.world.begin_call()
+
+    def end_call(self, *, ok: bool) -> None:
+        if self.world is not None:
+            self.world.end_call(ok=ok)
 
     def flush(self) -> None:
         """Write the audit rows gathered so far (inside a savepoint, they then share its fate)."""
@@ -259,6 +275,8 @@ class ExecutionBatch:
     def discard(self) -> None:
         """Forget the audit rows not yet written (their calls were rolled back with a savepoint)."""
         self.audit_rows = []
+        if self.world is not None:
+            self.world.discard_call()
 
     def close(self) -> None:
         self.flush()

@@ -38,7 +38,7 @@ from core.errors import ApplicationError, Conflict, Forbidden, NotFound
 from core.events import broadcast
 from core.text import clean_text
 
-from . import stock
+from . import stock, tick_lookups
 from .models import (
     REASON_MAX_LENGTH,
     AgentResource,
@@ -103,17 +103,34 @@ def _lock_agents(*agent_ids: int) -> dict[int, str]:
 
 
 def _lock_agent(agent_id: int, *, field: str = "agent_id") -> Agent:
+    # In a tick batch, the batch locked its residents once (``tick_lookups``).
+    lookups = tick_lookups.current()
+    agent = lookups.agent(agent_id) if lookups is not None and _is_whole(agent_id) else None
+    if agent is not None:
+        return agent
     # Only what the services read; any other field loads on first access.
-    locked = Agent.objects.select_for_update(no_key=True).only("name", "credits", "satiety", "energy")
+    locked = Agent.objects.select_for_update(no_key=True).only(*tick_lookups.AGENT_FIELDS)
     agent = _one(locked, pk=agent_id) if _is_whole(agent_id) else None
     if agent is None:
         raise _agent_not_found(agent_id, field=field)
     return agent
 
 
+def _save_agent(agent: Agent, *fields: str) -> None:
+    """Write back what a service changed on a locked agent (in a tick batch, through its look-ups)."""
+    lookups = tick_lookups.current()
+    if lookups is not None:
+        lookups.save(agent, fields)
+    else:
+        agent.save(update_fields=list(fields))
+
+
 def _resource_type(slug: Any, *, field: str = "resource_type") -> ResourceType:
     cleaned = slug.strip().lower() if isinstance(slug, str) else ""
-    resource_type = _one(ResourceType.objects.all(), slug=cleaned) if cleaned else None
+    lookups = tick_lookups.current()
+    resource_type = lookups.resource_type(cleaned) if lookups is not None and cleaned else None
+    if resource_type is None and cleaned:
+        resource_type = _one(ResourceType.objects.all(), slug=cleaned)
     if resource_type is None:
         # A bad value in the request (400), not a missing resource addressed by its URL (404).
         raise ApplicationError("unknown_resource", _("未知资源：%(slug)s") % {"slug": slug}, field=field)
@@ -152,14 +169,22 @@ def _insufficient_credits(agent_id: int, need: int) -> Conflict:
     )
 
 
+def _credits_changed(agent_id: int) -> None:
+    lookups = tick_lookups.current()
+    if lookups is not None:
+        lookups.credits_changed(agent_id)
+
+
 def _take_credits(agent_id: int, amount: int) -> None:
     if amount and not Agent.objects.filter(pk=agent_id, credits__gte=amount).update(credits=F("credits") - amount):
         raise _insufficient_credits(agent_id, amount)
+    _credits_changed(agent_id)
 
 
 def _give_credits(agent_id: int, amount: int) -> None:
     if amount:
         Agent.objects.filter(pk=agent_id).update(credits=F("credits") + amount)
+        _credits_changed(agent_id)
 
 
 def _check_price(price: Any) -> int:
@@ -352,7 +377,7 @@ def rest(*, agent_id: int) -> Agent:
     """Recover energy (capped at 100); resting is always possible."""
     agent = _lock_agent(agent_id)
     agent.energy = min(MAX_NEED, agent.energy + REST_ENERGY_GAIN)
-    agent.save(update_fields=["energy"])
+    _save_agent(agent, "energy")
     return agent
 
 
@@ -383,7 +408,7 @@ def eat(*, agent_id: int, resource_type: str | None = None) -> tuple[Agent, Reso
         raise Conflict("not_hungry", _("饱食度已满，无需进食"))
     _take_resource(agent_id, kind, 1)
     agent.satiety = min(MAX_NEED, agent.satiety + kind.satiety_gain)
-    agent.save(update_fields=["satiety"])
+    _save_agent(agent, "satiety")
     return agent, kind
 
 
@@ -401,16 +426,27 @@ def _lock_building(building_id: Any) -> Building:
 def assign_building(*, agent_id: int, building_id: int) -> Employment:
     """Take a job in a building that has a free slot; one job per agent."""
     _lock_agent(agent_id)
-    # The building is locked after the agent (the global order), so that its slots are counted once.
-    building = _lock_building(building_id)
-    current = _one(Employment.objects.values_list("building__name", flat=True), agent_id=agent_id)
+    # The building is locked after the agent (the global order), so that its slots are counted once;
+    # a tick batch locked the buildings its decisions name, and counted their staff, once.
+    lookups = tick_lookups.current()
+    building = lookups.building(building_id) if lookups is not None and _is_whole(building_id) else None
+    building = building or _lock_building(building_id)
+    current = lookups.job(agent_id) if lookups is not None else tick_lookups.UNKNOWN
+    if current is tick_lookups.UNKNOWN:
+        current = _one(Employment.objects.values_list("building__name", flat=True), agent_id=agent_id)
     if current is not None:
         raise Conflict(
             "already_employed", _("你已在「%(building)s」工作，请先离职") % {"building": current}
         )
-    if Employment.objects.filter(building=building).count() >= building.job_slots:
+    staff = lookups.staff(building.pk) if lookups is not None else None
+    if staff is None:
+        staff = Employment.objects.filter(building=building).count()
+    if staff >= building.job_slots:
         raise Conflict("no_vacancy", _("「%(building)s」没有空缺岗位") % {"building": building.name})
-    return Employment.objects.create(agent_id=agent_id, building=building)
+    employment = Employment.objects.create(agent_id=agent_id, building=building)
+    if lookups is not None:
+        lookups.hired(agent_id, building)
+    return employment
 
 
 @transaction.atomic
@@ -421,6 +457,9 @@ def unassign_building(*, agent_id: int) -> Building:
     if employment is None:
         raise Conflict("not_employed", _("你目前没有工作"))
     employment.delete()
+    lookups = tick_lookups.current()
+    if lookups is not None:
+        lookups.left(agent_id, employment.building_id)
     return employment.building
 
 
@@ -444,7 +483,7 @@ def checkin(*, agent_id: int) -> CheckIn:
     agent.credits += building.wage
     agent.energy -= WORK_ENERGY_COST
     agent.satiety = max(0, agent.satiety - WORK_SATIETY_COST)
-    agent.save(update_fields=["credits", "energy", "satiety"])
+    _save_agent(agent, "credits", "energy", "satiety")
     if produced is not None:
         _give_resource(agent_id, produced, building.produces_quantity)
     record = CheckIn.objects.create(
@@ -476,7 +515,10 @@ def purchase(*, agent_id: int, item_id: int, quantity: int = 1) -> Purchase:
     """Buy ``quantity`` bundles of a shop item with credits."""
     _check_quantity(quantity)
     agent = _lock_agent(agent_id)
-    item = _one(ShopItem.objects.select_related("resource_type"), pk=item_id) if _is_whole(item_id) else None
+    lookups = tick_lookups.current()
+    item = lookups.shop_item(item_id) if lookups is not None and _is_whole(item_id) else None
+    if item is None and _is_whole(item_id):
+        item = _one(ShopItem.objects.select_related("resource_type"), pk=item_id)
     if item is None:
         raise NotFound("item_not_found", _("商品 #%(id)s 不存在") % {"id": item_id}, field="item_id")
     if not item.is_available:
@@ -660,7 +702,10 @@ def post_city_chat(*, agent_id: int, content: str) -> CityChatMessage:
         content, field="content", label=_("消息内容"), max_length=CHAT_MAX_LENGTH,
         empty_code="empty_content", too_long_code="content_too_long",
     )
-    agent = _one(Agent.objects.all(), pk=agent_id) if _is_whole(agent_id) else None
+    lookups = tick_lookups.current()
+    agent = lookups.agent(agent_id) if lookups is not None and _is_whole(agent_id) else None
+    if agent is None and _is_whole(agent_id):
+        agent = _one(Agent.objects.all(), pk=agent_id)
     if agent is None:
         raise _agent_not_found(agent_id)
     message = CityChatMessage.objects.create(agent=agent, content=text)

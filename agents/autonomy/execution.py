@@ -33,6 +33,7 @@ from agents.registry import ToolContext
 from core.events import broadcast
 
 from .decisions import BatchDecisions, Decision
+from .sources import world_source
 
 logger = logging.getLogger(__name__)
 
@@ -83,19 +84,20 @@ def _apply(decisions: list[Decision], agents: Mapping[int, Agent], origin: Batch
         todo = [d for d in decisions if d.agent_id not in done]
         if not todo:
             return []
-        batch = ExecutionBatch([d.agent_id for d in todo], round_id=origin.round_id)
-        if not isolate:
-            outcomes = [_execute(decision, agents, batch) for decision in todo]
+        with world_source().open_batch(todo) as world:
+            batch = ExecutionBatch([d.agent_id for d in todo], round_id=origin.round_id, world=world)
+            if not isolate:
+                outcomes = [_execute(decision, agents, batch) for decision in todo]
+                batch.close()
+                AgentActionLog.objects.bulk_create(_log(outcome, origin) for outcome in outcomes)
+                return outcomes
+            outcomes = []
+            for decision in todo:
+                outcome = _execute_alone(decision, agents, batch, origin)
+                if outcome is not None:
+                    outcomes.append(outcome)
             batch.close()
-            AgentActionLog.objects.bulk_create(_log(outcome, origin) for outcome in outcomes)
             return outcomes
-        outcomes = []
-        for decision in todo:
-            outcome = _execute_alone(decision, agents, batch, origin)
-            if outcome is not None:
-                outcomes.append(outcome)
-        batch.close()
-        return outcomes
 
 
 def _execute_alone(decision: Decision, agents: Mapping[int, Agent], batch: ExecutionBatch, origin: BatchOrigin) -> Outcome | None:

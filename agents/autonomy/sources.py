@@ -9,6 +9,7 @@ at startup like ``tools`` (the city does, in ``city/autonomy/``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from django.core.exceptions import ImproperlyConfigured
@@ -52,6 +53,11 @@ class WorldSource(Protocol):
 
     def end_tick(self, round_: Any) -> None:
         """The tick's actions are done and its ``AutonomyRound`` saved (not on a dry run)."""
+
+    def open_batch(self, decisions: list[Any]) -> AbstractContextManager[Any]:
+        """Inside a batch's transaction, before its decisions run: what the world reads once for
+        all of them, held until the batch ends. It is told ``begin_call()`` and ``end_call(ok=)``
+        around each tool call and ``discard_call()`` when a call's savepoint is rolled back."""
 
 
 _registered: list[WorldSource] = []

@@ -11,6 +11,7 @@ from agents.autonomy.sources import register_world, tick_agents
 from city.services import decay_needs
 
 from ..services import record_city_sample
+from ..tick_lookups import batch_lookups
 from .policy import RulesPolicy
 from .prompt import ACTIONS, system_prompt
 from .world import World, bounty_board, build_world, render_snapshot
@@ -39,6 +40,12 @@ class CityWorld:
 
     def end_tick(self, round_) -> None:
         record_city_sample(round_=round_)
+
+    def open_batch(self, decisions):
+        """The batch's residents, and the buildings its job decisions name, read and locked once
+        (``city.tick_lookups``); the services read through them while the batch runs."""
+        buildings = [d.params.get("building_id") for d in decisions if d.action == "assign_building"]
+        return batch_lookups([d.agent_id for d in decisions], buildings)
 
     def __repr__(self) -> str:
         return "CityWorld()"
