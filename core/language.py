@@ -8,15 +8,12 @@ last chose on the pages (``set_language``), so a script with their token reads `
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation.trans_real import parse_accept_lang_header
-from rest_framework.authentication import get_authorization_header
 
 from .models import UserPreference
-
-TOKEN_KEYWORDS = (b"token", b"bearer")
-
 
 def save_language(*, user, language: str) -> None:
     """Remember the user's choice; an unknown language is ignored (set_language ignores it too)."""
@@ -46,16 +43,27 @@ def _header_language(request: HttpRequest) -> str:
     return ""
 
 
-def _caller_language(request: HttpRequest) -> str:
-    """The saved language of the user a request comes from: its session, else its token (a wrong
-    token is nobody). One query: the token's user and their preference are joined."""
-    if request.user.is_authenticated:
-        return saved_language(user_id=request.user.pk)
-    parts = get_authorization_header(request).split()
-    if len(parts) == 2 and parts[0].lower() in TOKEN_KEYWORDS:
-        return _first(UserPreference.objects.filter(user__auth_token__key=parts[1].decode(errors="replace")))
-    return ""
-
-
 def api_language(request: HttpRequest) -> str:
-    return _header_language(request) or _caller_language(request) or settings.LANGUAGE_CODE
+    """The language of an API request before DRF authenticates it: Accept-Language, then a
+    session user's saved language, then LANGUAGE_CODE. A token's user is known only once DRF
+    has read the token; ``follow_token_user`` switches to their saved language then, from the
+    row read with the token (no query of its own)."""
+    if language := _header_language(request):
+        return language
+    if request.user.is_authenticated:
+        return saved_language(user_id=request.user.pk) or settings.LANGUAGE_CODE
+    return settings.LANGUAGE_CODE
+
+
+def follow_token_user(request: HttpRequest, user) -> None:
+    """A token authenticated ``user``: the API answers in their saved language unless the request
+    named one (Accept-Language). ``user.preference`` is loaded with the token."""
+    if not request.path.startswith("/api/") or _header_language(request):
+        return
+    try:
+        language = user.preference.language
+    except ObjectDoesNotExist:
+        return
+    if language:
+        request.LANGUAGE_CODE = language
+        translation.activate(language)

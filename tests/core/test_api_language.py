@@ -3,7 +3,6 @@
 Accept-Language, whatever its user had chosen."""
 
 import pytest
-from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
@@ -69,27 +68,25 @@ def test_a_wrong_token_still_gets_the_401_in_language_code(client):
     assert response.status_code == 401 and response.json()["code"] == "authentication_failed"
 
 
-def test_a_token_callers_saved_language_costs_one_query(token, staff_user, settings):
-    """The language is looked up before DRF authenticates: the token's user and their preference
-    in one joined query (it was two on every API request), none with Accept-Language; a wrong
-    token is nobody."""
+def test_a_token_callers_saved_language_costs_no_query_of_its_own(client, staff_user, token, unknown_resource):
+    """The saved language comes with the token's row (DRF reads the token anyway): a request
+    relying on it costs what one naming its language does. It cost two more queries (token ->
+    user, then the preference) on every API request."""
     from django.db import connection
-    from django.test import RequestFactory
     from django.test.utils import CaptureQueriesContext
 
-    from core.language import api_language
-
-    def request(authorization: str, **headers):
-        made = RequestFactory().get("/api/agents/", HTTP_AUTHORIZATION=authorization, **headers)
-        made.user = AnonymousUser()
-        return made
-
-    settings.LANGUAGE_CODE = "zh-hans"
     UserPreference.objects.create(user=staff_user, language="en")
-    with CaptureQueriesContext(connection) as queries:
-        assert api_language(request(f"Token {token}")) == "en"
-    assert len(queries) == 1
-    assert api_language(request("Token not-a-token")) == "zh-hans"
-    with CaptureQueriesContext(connection) as queries:
-        assert api_language(request("Token not-a-token", HTTP_ACCEPT_LANGUAGE="en")) == "en"
-    assert len(queries) == 0
+    unknown_resource(client, HTTP_AUTHORIZATION=f"Token {token}")  # the caller's permissions are read once
+    with CaptureQueriesContext(connection) as named:
+        assert unknown_resource(client, HTTP_AUTHORIZATION=f"Token {token}", HTTP_ACCEPT_LANGUAGE="en")["reason"] == "Unknown resource: gold"
+    with CaptureQueriesContext(connection) as saved:
+        assert unknown_resource(client, HTTP_AUTHORIZATION=f"Token {token}")["reason"] == "Unknown resource: gold"
+    assert len(saved) == len(named)
+
+
+def test_a_wrong_token_is_answered_in_language_code(client, staff_user, unknown_resource, settings):
+    UserPreference.objects.create(user=staff_user, language="en")
+    settings.LANGUAGE_CODE = "zh-hans"
+    response = client.get("/api/agents/", HTTP_AUTHORIZATION="Token not-a-token")
+    assert response.status_code == 401
+    assert response.headers["Content-Language"] == "zh-hans"
