@@ -2,7 +2,7 @@
 baseline doing the same reads and writes, on a throwaway PostgreSQL server.
 
     .venv/bin/python -m bench.transfers [--agents 100] [--transfers 3000] [--threads 8] [--rounds 2]
-                                        [--with-sqlite] [--breakdown]
+                                        [--with-sqlite] [--breakdown] [--profile]
 
 Everything runs in a child Django process on a fresh migrated database. Each transfer is
 its own transaction, between two random distinct agents, 1–5 flour. Per configuration
@@ -220,6 +220,28 @@ def measure(*, agents: int, transfers: int, threads: int, rounds: int, raw: bool
     return {"results": results, "anomalies": errors[:10] + _anomalies(agent_ids, successes)}
 
 
+def profile(*, agents: int, transfers: int) -> str:
+    """Child-process side of ``--profile``: cProfile of ``transfers`` service transfers, 1 thread."""
+    import cProfile
+    import io
+    import pstats
+
+    agent_ids = _setup(agents)
+    _run("service", 1, 50, agent_ids, seed=999)
+    rng = random.Random(5)
+    pairs = [tuple(rng.sample(agent_ids, 2)) + (rng.randint(1, 5),) for _ in range(transfers)]
+    profiler = cProfile.Profile(time.process_time)  # CPU, not the database's wall time
+    profiler.enable()
+    for sender, receiver, quantity in pairs:
+        _service_transfer(sender, receiver, quantity)
+    profiler.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out)
+    stats.sort_stats("cumulative").print_stats(60)
+    stats.sort_stats("tottime").print_stats(25)
+    return out.getvalue()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--agents", type=int, default=100)
@@ -228,6 +250,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--with-sqlite", action="store_true", help="also measure the service on a file SQLite database")
     parser.add_argument("--breakdown", action="store_true", help="also time the service without the channel-layer send")
+    parser.add_argument("--profile", action="store_true", help="instead: cProfile (CPU time) of --transfers service transfers")
     args = parser.parse_args()
 
     from tests.support.django_process import migrated_database, run_django
@@ -241,6 +264,9 @@ def main() -> None:
     params = {"agents": args.agents, "transfers": args.transfers, "threads": args.threads, "rounds": args.rounds}
     with tempfile.TemporaryDirectory() as workdir, PostgresServer() as server:
         url = migrated_database("postgres", workdir, server.url)
+        if args.profile:
+            print(run_django(url, "bench.transfers:profile", timeout=3600, agents=args.agents, transfers=args.transfers))
+            return
         figures = run_django(url, "bench.transfers:measure", timeout=3600, breakdown=args.breakdown, **params)
         _report("PostgreSQL", figures, args.threads)
         if args.with_sqlite:

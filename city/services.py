@@ -113,7 +113,7 @@ def _lock_agent(agent_id: int, *, field: str = "agent_id") -> Agent:
 
 def _resource_type(slug: Any, *, field: str = "resource_type") -> ResourceType:
     cleaned = slug.strip().lower() if isinstance(slug, str) else ""
-    resource_type = _one(ResourceType.objects.all(), slug=cleaned) if cleaned else None
+    resource_type = stock.resource_type(cleaned) if cleaned else None
     if resource_type is None:
         # A bad value in the request (400), not a missing resource addressed by its URL (404).
         raise ApplicationError("unknown_resource", _("未知资源：%(slug)s") % {"slug": slug}, field=field)
@@ -201,13 +201,14 @@ def transfer_resource(
     kind = _resource_type(resource_type)
     _take_resource(from_agent_id, kind, quantity)
     _give_resource(to_agent_id, kind, quantity)
-    transfer = ResourceTransfer.objects.create(
+    staff = signed_in(user)
+    transfer = stock.record_transfer(
         from_agent_id=from_agent_id,
         to_agent_id=to_agent_id,
-        resource_type=kind,
+        kind=kind,
         quantity=quantity,
         source=source,
-        user=signed_in(user),
+        user_id=None if staff is None else staff.pk,
     )
     broadcast(
         "resource_transferred",

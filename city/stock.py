@@ -20,12 +20,18 @@ from __future__ import annotations
 
 from functools import cache
 
+from typing import Any
+
 from django.db import connections, router
 from django.db.models import Model
+from django.utils import timezone
 
 from agents.models import Agent
 
-from .models import AgentResource
+from .models import AgentResource, ResourceTransfer, ResourceType
+
+_RESOURCE_TYPE_FIELDS = tuple(field.attname for field in ResourceType._meta.concrete_fields)
+_LEDGER_FIELDS = ("from_agent_id", "to_agent_id", "resource_type_id", "quantity", "source", "user_id", "created_at")
 
 
 def _quoted(alias: str, model: type[Model], field: str | None = None) -> str:
@@ -43,7 +49,14 @@ def _statements(alias: str) -> dict[str, str]:
     agents, agent_id, name = _quoted(alias, Agent), _quoted(alias, Agent, "id"), _quoted(alias, Agent, "name")
     holdings = _quoted(alias, AgentResource)
     holder, kind, quantity = (_quoted(alias, AgentResource, field) for field in ("agent", "resource_type", "quantity"))
+    kinds, slug = _quoted(alias, ResourceType), _quoted(alias, ResourceType, "slug")
+    kind_columns = ", ".join(_quoted(alias, ResourceType, field.name) for field in ResourceType._meta.concrete_fields)
+    ledger = _quoted(alias, ResourceTransfer)
+    ledger_columns = ", ".join(_quoted(alias, ResourceTransfer, name.removesuffix("_id")) for name in _LEDGER_FIELDS)
     return {
+        "resource_type": f"SELECT {kind_columns} FROM {kinds} WHERE {slug} = %s",
+        "record_transfer": f"INSERT INTO {ledger} ({ledger_columns}) VALUES ({', '.join(['%s'] * len(_LEDGER_FIELDS))}) "
+        f"RETURNING {_quoted(alias, ResourceTransfer, 'id')}",
         "lock_agents": f"SELECT {agent_id}, {name} FROM {agents} WHERE {agent_id} IN ({{ids}}) ORDER BY {agent_id}{lock}",
         "take": f"UPDATE {holdings} SET {quantity} = {quantity} - %s "
         f"WHERE {holder} = %s AND {kind} = %s AND {quantity} >= %s",
@@ -89,3 +102,37 @@ def give(agent_id: int, resource_type_id: int, quantity: int) -> None:
     """
     if not _change_stock("give", [quantity, agent_id, resource_type_id]):
         AgentResource.objects.create(agent_id=agent_id, resource_type_id=resource_type_id, quantity=quantity)
+
+
+def resource_type(slug: str) -> ResourceType | None:
+    """The resource type of this slug, or None: ``ResourceType.objects.get`` without composing it.
+
+    In ``bench.transfers --profile`` the ORM lookup was a quarter of the service's CPU."""
+    alias = router.db_for_read(ResourceType)
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_statements(alias)["resource_type"], [slug])
+        row = cursor.fetchone()
+    return None if row is None else ResourceType.from_db(alias, _RESOURCE_TYPE_FIELDS, row)
+
+
+def record_transfer(
+    *, from_agent_id: int, to_agent_id: int, kind: ResourceType, quantity: int, source: str, user_id: Any
+) -> ResourceTransfer:
+    """Write one ledger row; the saved ``ResourceTransfer`` (its resource type attached).
+
+    ``ResourceTransfer.objects.create`` without ``Model.save``'s machinery: in
+    ``bench.transfers --profile`` it cost a fifth of the service's CPU. The ledger has no
+    signal receivers and no defaults but ``created_at`` (auto_now_add, set here)."""
+    alias = router.db_for_write(ResourceTransfer)
+    connection = connections[alias]
+    now = timezone.now()
+    values = [from_agent_id, to_agent_id, kind.pk, quantity, source, user_id, connection.ops.adapt_datetimefield_value(now)]
+    with connection.cursor() as cursor:
+        cursor.execute(_statements(alias)["record_transfer"], values)
+        (key,) = cursor.fetchone()
+    transfer = ResourceTransfer(
+        id=key, from_agent_id=from_agent_id, to_agent_id=to_agent_id, resource_type=kind, quantity=quantity,
+        source=source, user_id=user_id, created_at=now,
+    )
+    transfer._state.adding, transfer._state.db = False, alias
+    return transfer
