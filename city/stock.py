@@ -1,6 +1,6 @@
 """The statements of a resource transfer that the ORM would build too slowly, written once in SQL.
 
-``transfer_resource`` is held to 2.5× the same statements in hand-written SQL
+``transfer_resource`` is held to 2.0× the same statements in hand-written SQL
 (``bench/transfers.py``). For these one-row statements Django spends longer composing the
 SQL than PostgreSQL spends running it, so the ones where ``bench.transfers`` measured the
 difference are composed here once, from the models' metadata, and run inside the caller's
