@@ -53,7 +53,18 @@ def _statements(alias: str) -> dict[str, str]:
     kind_columns = ", ".join(_quoted(alias, ResourceType, field.name) for field in ResourceType._meta.concrete_fields)
     ledger = _quoted(alias, ResourceTransfer)
     ledger_columns = ", ".join(_quoted(alias, ResourceTransfer, name.removesuffix("_id")) for name in _LEDGER_FIELDS)
+    # The transfer's own statements: the lock also reads the resource type (one round trip), and
+    # one UPDATE moves the goods, RETURNING which holdings it changed.
+    transfer_lock = ""
+    if features.has_select_for_update:
+        transfer_lock = " " + connections[alias].ops.for_update_sql(no_key=features.has_select_for_no_key_update, of=(agents,))
+    kind_of_row = ", ".join(f"{kinds}.{_quoted(alias, ResourceType, field.name)}" for field in ResourceType._meta.concrete_fields)
     return {
+        "lock_transfer": f"SELECT {agents}.{agent_id}, {agents}.{name}, {kind_of_row} FROM {agents} "
+        f"LEFT JOIN {kinds} ON {kinds}.{slug} = %s WHERE {agents}.{agent_id} IN ({{ids}}) "
+        f"ORDER BY {agents}.{agent_id}{transfer_lock}",
+        "move": f"UPDATE {holdings} SET {quantity} = CASE WHEN {holder} = %s THEN {quantity} - %s ELSE {quantity} + %s END "
+        f"WHERE {kind} = %s AND (({holder} = %s AND {quantity} >= %s) OR {holder} = %s) RETURNING {holder}",
         "resource_type": f"SELECT {kind_columns} FROM {kinds} WHERE {slug} = %s",
         "record_transfer": f"INSERT INTO {ledger} ({ledger_columns}) VALUES ({', '.join(['%s'] * len(_LEDGER_FIELDS))}) "
         f"RETURNING {_quoted(alias, ResourceTransfer, 'id')}",
@@ -136,3 +147,37 @@ def record_transfer(
     )
     transfer._state.adding, transfer._state.db = False, alias
     return transfer
+
+
+def lock_for_transfer(agent_ids: list[int], slug: str) -> tuple[dict[int, str], ResourceType | None]:
+    """``lock_agents`` plus the resource type of ``slug`` (None if there is none), in one statement.
+
+    The type is read in the same round trip as the lock (``city.services.transfer_resource``);
+    with no agent found there is nothing to read it from, and agent_not_found comes first anyway.
+    """
+    wanted = sorted(set(agent_ids))
+    if not wanted:
+        return {}, None
+    alias = router.db_for_write(Agent)
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_statements(alias)["lock_transfer"].format(ids=", ".join(["%s"] * len(wanted))), [slug, *wanted])
+        rows = cursor.fetchall()
+    kind = None
+    if rows and rows[0][2] is not None:
+        kind = ResourceType.from_db(alias, _RESOURCE_TYPE_FIELDS, rows[0][2:])
+    return {row[0]: row[1] for row in rows}, kind
+
+
+def move(from_agent_id: int, to_agent_id: int, resource_type_id: int, quantity: int) -> tuple[bool, bool]:
+    """Take goods from one holding and add them to another in one UPDATE; (taken, given).
+
+    Taken only from a holding of at least ``quantity`` (the database also refuses a negative one).
+    A caller that finds nothing taken must roll back (the receiver's holding may have grown: a
+    transfer is atomic, and raising insufficient_resource does it); one that finds nothing given
+    creates the receiver's holding (``give`` does). The two agents are distinct and locked."""
+    alias = router.db_for_write(AgentResource)
+    params = [from_agent_id, quantity, quantity, resource_type_id, from_agent_id, quantity, to_agent_id]
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_statements(alias)["move"], params)
+        changed = {row[0] for row in cursor.fetchall()}
+    return from_agent_id in changed, to_agent_id in changed
