@@ -125,15 +125,23 @@ def _save_agent(agent: Agent, *fields: str) -> None:
         agent.save(update_fields=list(fields))
 
 
+def _resource_slug(slug: Any) -> str:
+    return slug.strip().lower() if isinstance(slug, str) else ""
+
+
+def _unknown_resource(slug: Any, *, field: str = "resource_type") -> ApplicationError:
+    # A bad value in the request (400), not a missing resource addressed by its URL (404).
+    return ApplicationError("unknown_resource", _("未知资源：%(slug)s") % {"slug": slug}, field=field)
+
+
 def _resource_type(slug: Any, *, field: str = "resource_type") -> ResourceType:
-    cleaned = slug.strip().lower() if isinstance(slug, str) else ""
+    cleaned = _resource_slug(slug)
     lookups = tick_lookups.current()
     resource_type = lookups.resource_type(cleaned) if lookups is not None and cleaned else None
     if resource_type is None and cleaned:
-        resource_type = _one(ResourceType.objects.all(), slug=cleaned)
+        resource_type = stock.resource_type(cleaned)
     if resource_type is None:
-        # A bad value in the request (400), not a missing resource addressed by its URL (404).
-        raise ApplicationError("unknown_resource", _("未知资源：%(slug)s") % {"slug": slug}, field=field)
+        raise _unknown_resource(slug, field=field)
     return resource_type
 
 
@@ -216,23 +224,31 @@ def transfer_resource(
     _check_quantity(quantity)
     if source not in ResourceTransfer.Source.values:
         raise ValueError(f"unknown ledger source {source!r}")  # a programming error, not user input
-    agents = _lock_agents(from_agent_id, to_agent_id)
+    # One statement locks both agents and reads the resource type, one moves the goods
+    # (bench.transfers: each statement a transfer saves is a fifth of the way to the raw SQL).
+    slug = _resource_slug(resource_type)
+    agents, kind = stock.lock_for_transfer([agent_id for agent_id in (from_agent_id, to_agent_id) if _is_whole(agent_id)], slug)
     if not _is_whole(from_agent_id) or from_agent_id not in agents:
         raise _agent_not_found(from_agent_id, field="from_agent_id")
     if not _is_whole(to_agent_id) or to_agent_id not in agents:
         raise _agent_not_found(to_agent_id, field="to_agent_id")
     if from_agent_id == to_agent_id:
         raise ApplicationError("same_agent", _("不能转赠给自己：发送方和接收方必须是不同的居民"), field="to_agent_id")
-    kind = _resource_type(resource_type)
-    _take_resource(from_agent_id, kind, quantity)
-    _give_resource(to_agent_id, kind, quantity)
-    transfer = ResourceTransfer.objects.create(
+    if kind is None or not slug:
+        raise _unknown_resource(resource_type)
+    taken, given = stock.move(from_agent_id, to_agent_id, kind.pk, quantity)
+    if not taken:
+        raise _insufficient_resource(from_agent_id, kind, quantity)  # rolls the receiver's side back with it
+    if not given:
+        AgentResource.objects.create(agent_id=to_agent_id, resource_type=kind, quantity=quantity)
+    staff = signed_in(user)
+    transfer = stock.record_transfer(
         from_agent_id=from_agent_id,
         to_agent_id=to_agent_id,
-        resource_type=kind,
+        kind=kind,
         quantity=quantity,
         source=source,
-        user=signed_in(user),
+        user_id=None if staff is None else staff.pk,
     )
     broadcast(
         "resource_transferred",

@@ -18,7 +18,8 @@ unrelated writers share:
 - PostgreSQL: the change writes an ``EventOutbox`` row (a plain insert, nothing to wait on).
   Only the relay writes ``EventLog``: one short transaction at a time, holding
   ``pg_try_advisory_xact_lock(EVENT_RELAY_LOCK_KEY)``, moves the committed outbox rows into the
-  log, where they get their seq, then sends them (``relay_events``). The public order is the
+  log, where they get their seq, then sends them (``relay_events``); the lock and the move are one
+  statement (``RELAY_SQL``), so that transaction is one round trip. The public order is the
   order in which events become visible to the relay, so a change that commits late gets its
   seq when it commits, after those that committed before it, and a replay can never have read
   past it. Every writer relays after its own commit, and nobody waits for the lock: a writer
@@ -319,12 +320,13 @@ def relay_events() -> int:
 def _relay() -> int:
     moved = 0
     for _ in range(RELAY_ROUNDS):
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [EVENT_RELAY_LOCK_KEY])
-            if not cursor.fetchone()[0]:
-                return moved  # the holder looks again after its commit, which comes after ours
-            cursor.execute(RELAY_MOVE_SQL, [RELAY_BATCH])
-            rows = [_log_row(*values) for values in cursor.fetchall()]
+        # One statement in autocommit, its own transaction: the try-lock, then the move (see RELAY_SQL).
+        with connection.cursor() as cursor:
+            cursor.execute(RELAY_SQL, [EVENT_RELAY_LOCK_KEY, RELAY_BATCH])
+            result = cursor.fetchall()
+        if not result[0][0]:
+            return moved  # the holder looks again after its commit, which comes after ours
+        rows = [_log_row(*values) for _got, *values in result if values[0] is not None]
         rows.sort(key=lambda row: row.seq)
         _send(rows)
         moved += len(rows)
@@ -342,15 +344,29 @@ def _log_row(seq: int, event: str, data: Any, created_at: Any) -> EventLog:
 
 # The relay's statements on PostgreSQL (bench.transfers' raw baseline runs them too). The seqs
 # follow the order in which the relay found the rows visible.
-RELAY_MOVE_SQL = f"""
-    WITH moved AS (
+#
+# RELAY_SQL is one statement, so in autocommit it is one transaction and one round trip (it was
+# BEGIN, the try-lock, the move, COMMIT: a third of a transfer's relay CPU). Its first row says
+# whether it got the lock; then the events it logged, if any. No row is deleted or numbered
+# before the lock is held: the DELETE's condition reads the lock's CTE (an InitPlan, evaluated
+# once before the first row), and the INSERT numbers only what the DELETE returned. Its snapshot
+# is taken before the lock: rows another relay moved in between are skipped by the DELETE (READ
+# COMMITTED re-checks a row deleted since), and rows committed in between are found by the look
+# at the outbox after the commit (RELAY_WAITING_SQL), as before.
+RELAY_SQL = f"""
+    WITH locked AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(%s) AS got),
+    moved AS (
         DELETE FROM "{EventOutbox._meta.db_table}"
-        WHERE id IN (SELECT id FROM "{EventOutbox._meta.db_table}" ORDER BY id LIMIT %s)
+        WHERE (SELECT got FROM locked)
+          AND id IN (SELECT id FROM "{EventOutbox._meta.db_table}" ORDER BY id LIMIT %s)
         RETURNING id, event, data, created_at
+    ),
+    logged AS (
+        INSERT INTO "{EventLog._meta.db_table}" (event, data, created_at)
+        SELECT event, data, created_at FROM moved ORDER BY id
+        RETURNING seq, event, data, created_at
     )
-    INSERT INTO "{EventLog._meta.db_table}" (event, data, created_at)
-    SELECT event, data, created_at FROM moved ORDER BY id
-    RETURNING seq, event, data, created_at
+    SELECT locked.got, logged.seq, logged.event, logged.data, logged.created_at FROM locked LEFT JOIN logged ON true
 """
 RELAY_WAITING_SQL = f'SELECT 1 FROM "{EventOutbox._meta.db_table}" ORDER BY id LIMIT 1'
 

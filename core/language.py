@@ -8,16 +8,12 @@ last chose on the pages (``set_language``), so a script with their token reads `
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation.trans_real import parse_accept_lang_header
-from rest_framework.authentication import get_authorization_header
-from rest_framework.authtoken.models import Token
 
 from .models import UserPreference
-
-TOKEN_KEYWORDS = (b"token", b"bearer")
-
 
 def save_language(*, user, language: str) -> None:
     """Remember the user's choice; an unknown language is ignored (set_language ignores it too)."""
@@ -28,7 +24,12 @@ def save_language(*, user, language: str) -> None:
 def saved_language(*, user_id: int | None) -> str:
     if user_id is None:
         return ""
-    return UserPreference.objects.filter(user_id=user_id).values_list("language", flat=True).first() or ""
+    return _first(UserPreference.objects.filter(user_id=user_id))
+
+
+def _first(preferences) -> str:
+    # No ORDER BY to build: a user has at most one preference row (one-to-one).
+    return next(iter(preferences.values_list("language", flat=True)[:1]), "")
 
 
 def _header_language(request: HttpRequest) -> str:
@@ -42,15 +43,27 @@ def _header_language(request: HttpRequest) -> str:
     return ""
 
 
-def _caller_id(request: HttpRequest) -> int | None:
-    """The user a request comes from: its session, else its token (a wrong token is nobody)."""
-    if request.user.is_authenticated:
-        return request.user.pk
-    parts = get_authorization_header(request).split()
-    if len(parts) == 2 and parts[0].lower() in TOKEN_KEYWORDS:
-        return Token.objects.filter(key=parts[1].decode(errors="replace")).values_list("user_id", flat=True).first()
-    return None
-
-
 def api_language(request: HttpRequest) -> str:
-    return _header_language(request) or saved_language(user_id=_caller_id(request)) or settings.LANGUAGE_CODE
+    """The language of an API request before DRF authenticates it: Accept-Language, then a
+    session user's saved language, then LANGUAGE_CODE. A token's user is known only once DRF
+    has read the token; ``follow_token_user`` switches to their saved language then, from the
+    row read with the token (no query of its own)."""
+    if language := _header_language(request):
+        return language
+    if request.user.is_authenticated:
+        return saved_language(user_id=request.user.pk) or settings.LANGUAGE_CODE
+    return settings.LANGUAGE_CODE
+
+
+def follow_token_user(request: HttpRequest, user) -> None:
+    """A token authenticated ``user``: the API answers in their saved language unless the request
+    named one (Accept-Language). ``user.preference`` is loaded with the token."""
+    if not request.path.startswith("/api/") or _header_language(request):
+        return
+    try:
+        language = user.preference.language
+    except ObjectDoesNotExist:
+        return
+    if language:
+        request.LANGUAGE_CODE = language
+        translation.activate(language)

@@ -1,9 +1,10 @@
+from typing import Any
+
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from agents.models import Agent
-from city import selectors
 from city.models import MarketOrder, ResourceTransfer
 from city.services import MAX_AMOUNT
 from core.api.fields import TextField
@@ -91,8 +92,11 @@ class JobSerializer(serializers.Serializer):
 
 
 class AgentSerializer(serializers.ModelSerializer):
-    """Read from a queryset passed through ``city.selectors.with_city_state`` (no N+1)."""
+    """Read from a queryset passed through ``city.selectors.agent_rows`` (no N+1)."""
 
+    # The views send ``city.selectors.agent_cards`` (plain values in a fixed number of queries) and
+    # ``to_representation`` passes a card through: the fields below are what the schema says of
+    # it, which ``test_agents_list_and_detail_payload_is_the_contract`` holds the cards to.
     # The city owns how an agent's job and stock are shown; agents/ knows nothing of them.
 
     tools = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
@@ -103,9 +107,12 @@ class AgentSerializer(serializers.ModelSerializer):
         model = Agent
         fields = ["id", "name", "persona", "model", "credits", "satiety", "energy", "is_active", "job", "resources", "tools"]
 
-    @extend_schema_field(JobSerializer(allow_null=True))
-    def get_job(self, agent: Agent) -> dict | None:
-        return selectors.job_of(agent)
+    def to_representation(self, card: dict[str, Any]) -> dict[str, Any]:
+        return card
 
-    def get_resources(self, agent: Agent) -> dict[str, int]:
-        return selectors.resources_of(agent)
+    @extend_schema_field(JobSerializer(allow_null=True))
+    def get_job(self, card: dict[str, Any]) -> dict | None:
+        return card["job"]
+
+    def get_resources(self, card: dict[str, Any]) -> dict[str, int]:
+        return card["resources"]

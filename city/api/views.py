@@ -7,6 +7,7 @@ invalid_quantity / same_agent / unknown_resource 400, agent_not_found 404,
 insufficient_resource 409 (and likewise for the market's codes).
 """
 
+from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
@@ -37,15 +38,24 @@ from .serializers import (
 @extend_schema(tags=["agents"])
 class AgentList(generics.ListAPIView):
     permissions = {"GET": "agents.view_agent"}
-    queryset = selectors.with_city_state(Agent.objects.prefetch_related("tools").order_by("id"))
+    queryset = selectors.agent_rows(Agent.objects.order_by("id"))
     serializer_class = AgentSerializer
+
+    def list(self, request: Request, *args, **kwargs) -> Response:
+        return self.get_paginated_response(selectors.agent_cards(self.paginate_queryset(self.get_queryset())))
 
 
 @extend_schema(tags=["agents"])
 class AgentDetail(generics.RetrieveAPIView):
     permissions = {"GET": "agents.view_agent"}
-    queryset = selectors.with_city_state(Agent.objects.prefetch_related("tools"))
+    queryset = selectors.agent_rows(Agent.objects.all())
     serializer_class = AgentSerializer
+
+    def retrieve(self, request: Request, pk: int) -> Response:
+        cards = selectors.agent_cards(self.get_queryset().filter(pk=pk))
+        if not cards:
+            raise Http404
+        return Response(cards[0])
 
 
 def _valid(serializer_class, data) -> dict:  # a request body; query strings go through query_filters

@@ -5,10 +5,12 @@ wrong token is counted (``core.throttling.BadTokenThrottle``, shared with MCP an
 socket), and one past the limit is a 429; a right token is never refused for what others sent.
 """
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication, get_authorization_header
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
+from core.language import follow_token_user
 from core.throttling import BadTokenThrottle, request_address
 
 
@@ -17,12 +19,25 @@ class ThrottledTokenAuthentication(TokenAuthentication):
         if not get_authorization_header(request):
             return None  # no token sent: nothing to guess, other authentications decide
         try:
-            return super().authenticate(request)
+            authenticated = super().authenticate(request)
         except exceptions.AuthenticationFailed:
             throttle = BadTokenThrottle(request_address(request))
             if throttle.failed():
                 raise exceptions.Throttled(throttle.wait()) from None
             raise
+        if authenticated is not None:
+            follow_token_user(request._request, authenticated[0])
+        return authenticated
+
+    def authenticate_credentials(self, key):
+        """DRF's, with the user's saved language read in the same query (``core.language``)."""
+        try:
+            token = self.get_model().objects.select_related("user__preference").get(key=key)
+        except self.get_model().DoesNotExist:
+            raise exceptions.AuthenticationFailed(_("Invalid token.")) from None
+        if not token.user.is_active:
+            raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+        return (token.user, token)
 
 
 class AddressAnonRateThrottle(AnonRateThrottle):

@@ -196,6 +196,45 @@ def test_agents_list_costs_the_same_queries_for_2_and_20_agents(api_client, make
     assert len(many) == len(few)
 
 
+def test_agents_list_and_detail_payload_is_the_contract(api_client, make_agent, stock, farm):
+    """Every key of an agent as DESIGN §11 shows it, in order: tools by name, stock by slug without zeros."""
+    alice = make_agent("Alice", tools=("transfer_resource", "get_my_resources", "checkin"), persona="面包师", credits=7)
+    stock(alice, wood=1, flour=4, bread=0)
+    Employment.objects.create(agent=alice, building=farm)
+    bob = make_agent("Bob", is_active=False)
+    expected_alice = {
+        "id": alice.pk, "name": "Alice", "persona": "面包师", "model": "", "credits": 7, "satiety": 80, "energy": 80,
+        "is_active": True, "job": {"building_id": farm.pk, "building_name": "城东农田", "wage": 12},
+        "resources": {"flour": 4, "wood": 1}, "tools": sorted(alice.tools.values_list("name", flat=True)),
+    }
+    assert len(expected_alice["tools"]) == 3
+    expected_bob = {
+        "id": bob.pk, "name": "Bob", "persona": "", "model": "", "credits": 100, "satiety": 80, "energy": 80,
+        "is_active": False, "job": None, "resources": {}, "tools": [],
+    }
+    body = api_client.get("/api/agents/").json()
+    assert (body["count"], body["next"], body["previous"]) == (2, None, None)
+    assert [list(row.items()) for row in body["results"]] == [list(expected_alice.items()), list(expected_bob.items())]
+    assert list(api_client.get(f"/api/agents/{alice.pk}/").json().items()) == list(expected_alice.items())
+    assert api_client.get(f"/api/agents/{bob.pk}/").json() == expected_bob
+    missing = api_client.get(f"/api/agents/{bob.pk + 100}/")
+    assert (missing.status_code, missing.json()["code"]) == (404, "not_found")
+
+
+def test_agent_detail_costs_the_same_queries_whatever_its_tools_and_stock(api_client, make_agent, stock, farm):
+    few = make_agent("Few")
+    many = make_agent("Many", tools=("transfer_resource", "get_my_resources", "checkin", "rest"))
+    stock(many, flour=3, wood=2, bread=1, stone=5)
+    Employment.objects.create(agent=many, building=farm)
+    api_client.get(f"/api/agents/{few.pk}/")  # the caller's permissions are read once, on the first request
+    with CaptureQueriesContext(connection) as for_few:
+        assert api_client.get(f"/api/agents/{few.pk}/").status_code == 200
+    with CaptureQueriesContext(connection) as for_many:
+        body = api_client.get(f"/api/agents/{many.pk}/").json()
+    assert (len(body["tools"]), len(body["resources"])) == (4, 4)
+    assert len(for_many) == len(for_few)
+
+
 def test_market_orders_list_accept_and_cancel(api_client, alice, bob, stock, staff_user):
     stock(alice, flour=10)
     sold = services.create_market_order(agent_id=alice.pk, resource_type="flour", quantity=4, price=30)

@@ -152,6 +152,20 @@ def test_transfer_beyond_the_stock_is_insufficient_resource(alice, bob, stock):
     assert not ResourceTransfer.objects.exists()
 
 
+def test_a_refused_transfer_leaves_the_receivers_holding_as_it_was(alice, bob, stock):
+    """One UPDATE moves both sides (city.stock.move): when the sender's side is refused, the
+    receiver's must not keep its increase, in a transaction of the caller's own too (the tick's)."""
+    stock(alice, flour=3)
+    stock(bob, flour=7)
+    with transaction.atomic():
+        assert refused(transfer, alice=alice, bob=bob, quantity=5).code == "insufficient_resource"
+        assert (holding(alice, "flour"), holding(bob, "flour")) == (3, 7)
+    assert (holding(alice, "flour"), holding(bob, "flour")) == (3, 7)
+    transfer(alice, bob, quantity=3)
+    assert (holding(alice, "flour"), holding(bob, "flour")) == (0, 10)
+    assert ResourceTransfer.objects.count() == 1
+
+
 def test_transfer_of_a_resource_never_held_is_insufficient_with_zero(alice, bob, kinds):
     assert refused(transfer, alice=alice, bob=bob, quantity=1).message == "面粉 不足，当前 0，需要 1"
 

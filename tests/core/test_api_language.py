@@ -66,3 +66,27 @@ def test_switching_language_on_the_pages_saves_it_for_the_api(client, staff_user
 def test_a_wrong_token_still_gets_the_401_in_language_code(client):
     response = client.get("/api/tools/", HTTP_AUTHORIZATION="Token nope")
     assert response.status_code == 401 and response.json()["code"] == "authentication_failed"
+
+
+def test_a_token_callers_saved_language_costs_no_query_of_its_own(client, staff_user, token, unknown_resource):
+    """The saved language comes with the token's row (DRF reads the token anyway): a request
+    relying on it costs what one naming its language does. It cost two more queries (token ->
+    user, then the preference) on every API request."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    UserPreference.objects.create(user=staff_user, language="en")
+    unknown_resource(client, HTTP_AUTHORIZATION=f"Token {token}")  # the caller's permissions are read once
+    with CaptureQueriesContext(connection) as named:
+        assert unknown_resource(client, HTTP_AUTHORIZATION=f"Token {token}", HTTP_ACCEPT_LANGUAGE="en")["reason"] == "Unknown resource: gold"
+    with CaptureQueriesContext(connection) as saved:
+        assert unknown_resource(client, HTTP_AUTHORIZATION=f"Token {token}")["reason"] == "Unknown resource: gold"
+    assert len(saved) == len(named)
+
+
+def test_a_wrong_token_is_answered_in_language_code(client, staff_user, unknown_resource, settings):
+    UserPreference.objects.create(user=staff_user, language="en")
+    settings.LANGUAGE_CODE = "zh-hans"
+    response = client.get("/api/agents/", HTTP_AUTHORIZATION="Token not-a-token")
+    assert response.status_code == 401
+    assert response.headers["Content-Language"] == "zh-hans"
