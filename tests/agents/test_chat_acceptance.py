@@ -121,13 +121,14 @@ def test_ac06_a_transfer_is_broadcast_to_every_client(rules, alice, bob, django_
 
     from core.events import EVENTS_GROUP
 
+    before = EventLog.objects.count()  # the fixtures' grants announce agent_tools_changed first
     layer = get_channel_layer()
     listener = async_to_sync(layer.new_channel)()
     async_to_sync(layer.group_add)(EVENTS_GROUP, listener)
     with django_capture_on_commit_callbacks(execute=True):
         run_chat(agent=alice, message="give 5 flour to Bob")
     sent = []  # one layer message per write of the event log, each with that write's events
-    while len(sent) < EventLog.objects.count():
+    while len(sent) < EventLog.objects.count() - before:
         sent += [json.loads(text) for _, _, text in async_to_sync(layer.receive)(listener)["events"]]
     [data] = [m["data"] for m in sent if m["type"] == "system_event" and m["data"]["event"] == "resource_transferred"]
     assert (data["from_agent_id"], data["from_agent_name"], data["to_agent_id"], data["to_agent_name"]) == (

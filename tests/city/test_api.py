@@ -271,8 +271,8 @@ def test_market_order_errors(api_client, alice, bob, stock):
 def test_schema_documents_the_city_endpoints(api_client):
     schema = api_client.get("/api/schema/?format=json").json()
     transfer = schema["paths"]["/api/agents/transfer-resource/"]["post"]
-    # 401, 403, 415 and 429 are the ones every operation with a body can give (core.api.schema)
-    assert set(transfer["responses"]) == {"200", "400", "401", "403", "404", "409", "415", "429"}
+    # 401, 403, 415, 429 and 503 are the ones every operation with a body can give (core.api.schema)
+    assert set(transfer["responses"]) == {"200", "400", "401", "403", "404", "409", "415", "429", "503"}
     assert "/api/transfers/" in schema["paths"]
     assert "/api/market-orders/{id}/accept/" in schema["paths"]
     agent = schema["components"]["schemas"]["Agent"]["properties"]

@@ -42,7 +42,7 @@ def test_api_read_on_a_killed_connection_is_a_503_json_error_and_the_next_read_s
 @pytest.mark.django_db
 def test_api_write_on_a_full_disk_is_a_503_and_leaves_the_stock_as_it_was(api_client, stock):
     alice, bob = stock
-    with mock.patch.object(ResourceTransfer.objects, "create", side_effect=DISK_FULL):
+    with mock.patch("city.stock.record_transfer", side_effect=DISK_FULL):
         response = transfer(api_client, alice, bob)
     assert response.status_code == 503
     assert response.json()["code"] == "database_full"
