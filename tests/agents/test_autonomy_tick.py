@@ -273,7 +273,7 @@ def test_the_model_gets_the_system_prompt_and_no_tools(endpoint, resident):
     request = endpoint.requests[0]
     assert "tools" not in request
     assert request["messages"][0]["role"] == "system"
-    assert "checkin{} purchase{item_id, quantity?}" in request["messages"][0]["content"]
+    assert "checkin{} purchase{item_id,quantity?}" in request["messages"][0]["content"]
 
 
 def test_a_tick_with_no_residents_does_nothing(endpoint):
