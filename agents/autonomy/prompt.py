@@ -12,26 +12,23 @@ from typing import Any
 
 from agents.registry import localized_schema, registry
 
-_TYPES = {"number": "num", "string": "str", "boolean": "bool"}
-
-
 def params_hint(action: str) -> str:
-    """``{item_id, quantity?}`` from the tool's schema: integers bare, other types named, ``?`` optional."""
+    """``{item_id,quantity?}`` from the tool's schema: the parameter names, ``?`` after an optional one.
+
+    Names only: their types are in the decoding schema where the endpoint takes one, and a
+    name says its kind well enough to a model that writes free JSON (``quantity``, ``name``).
+    """
     spec = registry.get(action)
     if spec is None:
         return "{}"
     schema = spec.input_schema
     required = set(schema.get("required", []))
-    parts = []
-    for name, prop in schema.get("properties", {}).items():
-        kind = prop.get("type")
-        parts.append(f"{name}{'' if name in required else '?'}{'' if kind == 'integer' else ':' + _TYPES.get(kind, 'any')}")
-    return "{" + ", ".join(parts) + "}"
+    return "{" + ",".join(f"{name}{'' if name in required else '?'}" for name in schema.get("properties", {})) + "}"
 
 
 def batch_prompt(snapshot: str, agent_ids: list[int]) -> str:
     """The snapshot holds only this batch's residents: the ask names how many, not their ids again."""
-    return f"{snapshot}\n\n为以上 {len(agent_ids)} 个居民各决定一个行为（agent_id 即 ID）。"
+    return f"{snapshot}\n给这 {len(agent_ids)} 人各选一个行为。"
 
 
 # Words a grammar does not need: left out of the schema (OpenAI puts it into the prompt).

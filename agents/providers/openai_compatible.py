@@ -115,8 +115,10 @@ def refuses_tools(exc: openai.APIStatusError) -> bool:
 
 
 def refuses_param(exc: openai.APIStatusError, param: str) -> bool:
-    """A 400/422 that names ``param`` as what the endpoint does not take."""
-    if exc.status_code not in (400, 422):
+    """A 400/422 that names ``param`` as what the endpoint does not take, or a 5xx that blames the
+    request and names it: llama-cpp-python answers its request validation errors with a 500
+    (``response_format.type``: "Input should be 'text' or 'json_object'")."""
+    if exc.status_code not in (400, 422) and not invalid_request(exc):
         return False
     text = f"{exc.message} {json.dumps(exc.body, default=str) if exc.body else ''}".lower()
     return getattr(exc, "param", None) == param or param in text
@@ -525,8 +527,8 @@ class OpenAICompatibleProvider:
                 async with self._client() as own:
                     return await own.chat.completions.create(timeout=self.timeout, **kwargs)
             except TRANSIENT as exc:
-                if invalid_request(exc):
-                    raise self._failure(exc) from exc
+                if invalid_request(exc):  # not retried; the caller reads it (a refused parameter?) as a 4xx
+                    raise
                 if attempt == 2:
                     raise self._failure(exc) from exc
                 logger.info("model call failed (%s), retrying once", describe(exc, endpoint=self.base_url, timeout=self.timeout))

@@ -9,8 +9,6 @@ the snapshot does not. It is the model contract and stays Chinese (not a catalog
 
 from __future__ import annotations
 
-from django.conf import settings
-
 from agents.autonomy.prompt import params_hint
 from city.services import WORK_ENERGY_COST
 
@@ -35,21 +33,18 @@ ACTIONS: dict[str, str] = {
 HUNGRY = 40  # satiety below which food comes first
 TIRED = 30  # energy below which rest comes first
 
-# Filled in by ``system_prompt`` with the thresholds, the work cost and the configured decay.
-# Every word is paid once per batch (issue 27: the demo city paid 313 tokens a resident), so
-# the rules say only what the snapshot does not, in the fewest words a small model still follows.
-RULES = """规则：每轮饱食度下降 {satiety_decay}、精力下降 {energy_decay}。饱食度低于 {hungry} 时优先 eat（没有食物就 purchase）；\
-精力低于 {tired} 时优先 rest；有工作且精力不低于 {work_energy} 时去 checkin（每天一次）；无工作可 assign_building。\
-钱或资源不够就不买、不转、不卖、不建；只动自己的资源和挂单；只能有一个进行中的悬赏；\
-上一轮失败的行为不要用同样的参数再做一次；rest 总是可以。"""
+# Filled in by ``system_prompt`` with the thresholds and the work cost. Every word is paid once
+# per batch (issue 27: the demo city paid 313 tokens a resident, the target is 150), so the rules
+# say only what a decision needs and the snapshot does not, in the fewest words a small model
+# still follows: comparisons as signs, one clause a rule. What a tool refuses anyway (another's
+# order, a second bounty) is left to the refusal, which the next snapshot shows as a failure.
+RULES = """饱食<{hungry}先eat(没食物就purchase);精力<{tired}先rest;有工作,精力≥{work_energy}就checkin(每天一次);\
+钱或资源不够的不做;失败的别原样重做。"""
 
-FORMAT = """只输出 JSON，每个居民一项：{"decisions": [{"agent_id": 1, "action": "rest", "params": {}, "reason": "累了"}]}"""
+FORMAT = """只输出JSON,agent_id即ID:{"decisions":[{"agent_id":1,"action":"rest","params":{},"reason":"累了"}]}"""
 
 
 def system_prompt() -> str:
     actions = " ".join(f"{name}{params_hint(name)}" for name in ACTIONS)
-    rules = RULES.format(
-        satiety_decay=settings.CITY_SATIETY_DECAY, energy_decay=settings.CITY_ENERGY_DECAY,
-        hungry=HUNGRY, tired=TIRED, work_energy=WORK_ENERGY_COST,
-    )
-    return f"为每个城市居民决定本轮的一个行为 action{{params}}：\n{actions}\n（整数不标类型，:str 字符串，? 可选）\n{rules}\n{FORMAT}"
+    rules = RULES.format(hungry=HUNGRY, tired=TIRED, work_energy=WORK_ENERGY_COST)
+    return f"每人选一个action{{params}}(?可选):\n{actions}\n{rules}\n{FORMAT}"

@@ -13,6 +13,7 @@ app contributes its board (``contribute_bounty_board``) from its own ``autonomy`
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date
@@ -24,6 +25,7 @@ from django.utils import timezone
 
 from agents.autonomy.sources import tick_agents
 from agents.models import Agent, AgentActionLog
+from agents.providers.tokens import estimate_tokens
 from city.models import AgentResource, Building, BuildingKind, CheckIn, Employment, MarketOrder, ResourceType, ShopItem
 
 from .prompt import ACTIONS
@@ -34,6 +36,10 @@ MAX_BUILDINGS = 8
 MAX_MARKET_ORDERS = 8
 MAX_OPEN_BOUNTIES = 8
 MAX_NEEDY = 5
+# A persona in the tick is its opening clause (who the resident is), at most this many estimated
+# tokens: the whole persona is the chat's system prompt, and per resident it cost more than the
+# issue-27 target of 150 tokens a resident for the whole prompt.
+PERSONA_TOKENS = 16
 
 
 @dataclass(frozen=True)
@@ -287,8 +293,33 @@ def _order(order) -> OrderInfo:
     return OrderInfo(order.pk, order.seller_id, order.seller.name, order.resource_type.slug, order.quantity, order.price)
 
 
+_CLAUSE_END = re.compile(r"[，。；：！？,.;:!?\n]")
+_ADDRESS = ("你是", "you are ")
+
+
+def persona_role(persona: str, name: str) -> str:
+    """``你是长安城西市的面包师 Alice，热心肠，…`` → ``长安城西市的面包师``: the resident's role.
+
+    The address (你是 / You are) and the resident's name go (the line names the resident), then
+    the first clause, cut to ``PERSONA_TOKENS``.
+    """
+    text = persona.strip()
+    for address in _ADDRESS:
+        if text.lower().startswith(address):
+            text = text[len(address):]
+    if name:
+        text = text.replace(name, "", 1)
+    role = _CLAUSE_END.split(text.strip(" ,，"), 1)[0].strip()
+    cut = role
+    while estimate_tokens(cut) > PERSONA_TOKENS:
+        cut = cut[:-1]
+    if cut != role and " " in cut and role[len(cut)] != " ":  # words are not cut in half
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.strip()
+
+
 def _stock(holdings: dict[str, int]) -> str:
-    return ", ".join(f"{slug}×{qty}" for slug, qty in holdings.items()) or "无"
+    return ",".join(f"{slug}×{qty}" for slug, qty in holdings.items()) or "无"
 
 
 def _more(shown: int, total: int) -> list[str]:
@@ -307,23 +338,28 @@ def render_snapshot(world: World, batch: list[int]) -> str:
     residents = [world.residents[agent_id] for agent_id in batch if agent_id in world.residents]
     lines = ["== 居民状态 =="]
     for r in residents:
-        job = ""  # no job: the field is left out (the system prompt says so)
-        if r.job is not None:  # the building's wage and name are in its own line
-            job = f" 工作=建筑#{r.job.id}{'已打卡' if r.checked_in_today else '未打卡'}"
+        job = ""  # no job: the field is left out; not checked in today: no mark (a new day's default)
+        if r.job is not None:  # the building's wage is in its own line
+            job = f" 工作=建筑#{r.job.id}{'已打卡' if r.checked_in_today else ''}"
         bounty = f" 进行中悬赏#{r.bounty.id}" if r.bounty else ""
-        persona = f" 人设:{r.persona.strip()[:120]}" if r.persona.strip() else ""
-        lines.append(f"- ID={r.id} {r.name} 信用点={r.credits} 饱食度={r.satiety} 精力={r.energy}{job}{bounty}{persona}")
+        role = persona_role(r.persona, r.name)
+        persona = f"({role})" if role else ""
+        lines.append(f"- ID={r.id} {r.name}{persona} 钱={r.credits} 饱食={r.satiety} 精力={r.energy}{job}{bounty}")
     lines.append("== 资源 ==")
+    listed = {o.id for o in world.market}  # an own order the market section lists is named by its id alone
     for r in residents:
-        orders = "".join(f" | 自己的挂单#{o.id}: {o.resource}×{o.quantity} 总价{o.price}" for o in r.open_orders[:5])
+        orders = "".join(
+            f" | 挂单#{o.id}" if o.id in listed else f" | 挂单#{o.id} {o.resource}×{o.quantity} 总价{o.price}"
+            for o in r.open_orders[:5]
+        )
         lines.append(f"- ID={r.id}: {_stock(r.holdings)}{orders}")
     foods = [k for k in world.resources.values() if k.edible]
     if foods:
-        lines.append("- 食物: " + ", ".join(f"{k.slug}({k.name}, 饱食度+{k.satiety_gain})" for k in foods))
+        lines.append("- 可吃: " + ", ".join(f"{k.slug} 饱食+{k.satiety_gain}" for k in foods))
     lines.append("== 建筑与工作 ==")
     for b in world.buildings[:MAX_BUILDINGS]:
-        produces = f" 产出{b.produces}×{b.produces_quantity}" if b.produces else ""
-        lines.append(f"- 建筑#{b.id} {b.name} 岗位{b.employed}/{b.job_slots} 日薪{b.wage}{produces}")
+        produces = f" 产{b.produces}×{b.produces_quantity}" if b.produces else ""
+        lines.append(f"- #{b.id} 岗位{b.employed}/{b.job_slots} 薪{b.wage}{produces}")
     lines.extend(_more(min(len(world.buildings), MAX_BUILDINGS), len(world.buildings)))
     if not world.buildings:
         lines.append("(无建筑)")
@@ -334,7 +370,7 @@ def render_snapshot(world: World, batch: list[int]) -> str:
         lines.append(f"- 可建造(kind 花费): {kinds}")
     lines.append("== 商店 ==")
     if world.shop:  # one line: item id, price in credits, what it gives
-        lines.append("- " + "; ".join(f"商品#{i.id} {i.price}信用点→{i.resource}×{i.quantity}" for i in world.shop))
+        lines.append("- 价格→所得: " + "; ".join(f"#{i.id} {i.price}→{i.resource}×{i.quantity}" for i in world.shop))
     else:
         lines.append("(商店无商品)")
     lines.append("== 交易市场 ==")

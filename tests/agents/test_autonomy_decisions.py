@@ -111,12 +111,11 @@ def test_system_prompt_lists_the_13_actions_and_their_params_from_the_registry()
     prompt = system_prompt()
     for name in ACTIONS:
         assert f"{name}{params_hint(name)}" in prompt
-    assert "purchase{item_id, quantity?}" in prompt
+    assert "purchase{item_id,quantity?}" in prompt
     assert "claim_bounty{bounty_id}" in prompt
-    assert "transfer_resource{to_agent_id, resource_type:str, quantity}" in prompt
+    assert "transfer_resource{to_agent_id,resource_type,quantity}" in prompt
     assert "rest{}" in prompt and "unassign_building{}" in prompt
-    assert "只能有一个进行中的悬赏" in prompt
-    assert '{"decisions": [{"agent_id": 1, "action": "rest", "params": {}' in prompt
+    assert '{"decisions":[{"agent_id":1,"action":"rest","params":{}' in prompt
 
 
 def test_params_hint_of_an_unregistered_action_is_empty():

@@ -55,7 +55,7 @@ def test_command_show_prompt_prints_the_system_and_batch_prompts(resident):
     resident("Bob")
     out, _ = tick("--dry-run", "--show-prompt", "--batch-size", "1")
     assert out.count("== 居民状态 ==") == 2
-    assert "checkin{} purchase{item_id, quantity?}" in out
+    assert "checkin{} purchase{item_id,quantity?}" in out
 
 
 def test_command_limits_the_tick_to_named_agents(resident):

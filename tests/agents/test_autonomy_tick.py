@@ -273,7 +273,7 @@ def test_the_model_gets_the_system_prompt_and_no_tools(endpoint, resident):
     request = endpoint.requests[0]
     assert "tools" not in request
     assert request["messages"][0]["role"] == "system"
-    assert "checkin{} purchase{item_id, quantity?}" in request["messages"][0]["content"]
+    assert "checkin{} purchase{item_id,quantity?}" in request["messages"][0]["content"]
 
 
 def test_a_tick_with_no_residents_does_nothing(endpoint):
@@ -522,6 +522,25 @@ def test_an_endpoint_refusing_openais_shape_gets_llama_cpp_pythons_and_is_probed
     assert shapes == ["json_schema", "json_object", "json_object"]
     assert "agent_id" in json.dumps(endpoint.requests[1]["response_format"]["schema"])
     assert sum("refused response_format json_schema" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_llama_cpp_pythons_500_refusing_openais_shape_is_a_refusal_not_a_failed_batch(endpoint, resident):
+    """Found against the real server (make test-models): llama-cpp-python 0.3.36 answers a ``json_schema``
+    response_format with HTTP 500 carrying its validation error; every batch failed, the shape was never dropped."""
+    alice = resident("Alice")
+    endpoint.reject_response_format("json_schema", status=500)
+    endpoint.respond_with(lambda request: {"content": decisions({"agent_id": alice.pk, "action": "rest"})}, delay=0)
+    result = run_tick()
+    assert result.stats["success"] == 1 and result.stats["failed_batches"] == 0, result.errors
+    assert [r["response_format"]["type"] for r in endpoint.requests] == ["json_schema", "json_object"]
+
+
+def test_a_500_that_blames_something_else_still_fails_the_batch(endpoint, resident):
+    resident("Alice")
+    endpoint.respond_with(lambda request: (_ for _ in ()).throw(RuntimeError("validation of the model file failed")), delay=0)
+    result = run_tick()
+    assert result.stats["failed_batches"] == 1
+    assert all(r["response_format"]["type"] == "json_schema" for r in endpoint.requests)  # the shape was not dropped
 
 
 def test_an_endpoint_without_response_format_still_gets_the_text_protocol(endpoint, resident):

@@ -54,11 +54,42 @@ def test_no_bounty_line_when_there_are_none(resident):
 def test_resident_lines_show_needs_job_and_holdings(resident, city):
     alice = resident("Alice", holdings={"bread": 3, "flour": 10}, job=city.mill, credits=120, satiety=35, energy=60)
     _, text = snapshot()
-    assert f"- ID={alice.pk} Alice 信用点=120 饱食度=35 精力=60 工作=建筑#{city.mill.pk}未打卡" in text
-    assert f"- ID={alice.pk}: bread×3, flour×10" in text
-    assert f"- 建筑#{city.mill.pk} 西市磨坊 岗位1/2 日薪15 产出flour×4" in text
+    assert f"- ID={alice.pk} Alice 钱=120 饱食=35 精力=60 工作=建筑#{city.mill.pk}\n" in text  # not checked in: no mark
+    assert f"- ID={alice.pk}: bread×3,flour×10" in text
+    assert f"- #{city.mill.pk} 岗位1/2 薪15 产flour×4" in text.split("== 建筑与工作 ==")[1]
     assert "- 可建造(kind 花费): mill 80+wood×20" in text
-    assert f"商品#{city.bread_item.pk} 8信用点→bread×1" in text
+    assert f"- 价格→所得: #{city.bread_item.pk} 8→bread×1" in text.split("== 商店 ==")[1]
+
+
+def test_a_checked_in_resident_is_marked(resident, city):
+    from city.services import checkin
+
+    alice = resident("Alice", job=city.mill, energy=60)
+    checkin(agent_id=alice.pk)
+    _, text = snapshot()
+    assert f"工作=建筑#{city.mill.pk}已打卡" in text
+
+
+@pytest.mark.parametrize(("persona", "role"), [
+    ("你是长安城西市的面包师 Alice，热心肠，乐于把多余的面粉和面包分给邻居。", "长安城西市的面包师"),
+    ("You are Alice, the baker of Chang'an's West Market: warm-hearted.", "the baker of Chang'an's West Market"),
+    ("热心的面包师", "热心的面包师"),
+    ("You are Eve, a scholar just arrived in Chang'an with nothing to your name", "a scholar just arrived in Chang'an with nothing"),
+    ("You are Eve, a travelling scholar arrived in Chang'an yesterday", "a travelling scholar arrived in Chang'an"),
+    ("", ""),
+])
+def test_a_persona_is_its_opening_clause_without_the_address_and_name(persona, role):
+    from city.autonomy.world import PERSONA_TOKENS, persona_role
+    from agents.providers.tokens import estimate_tokens
+
+    assert persona_role(persona, "Alice" if "Alice" in persona else "Eve") == role
+    assert estimate_tokens(role) <= PERSONA_TOKENS
+
+
+def test_the_resident_line_carries_the_role_not_the_whole_persona(resident):
+    alice = resident("Alice", persona="你是长安城西市的面包师 Alice，热心肠，乐于把多余的面粉和面包分给邻居。")
+    _, text = snapshot()
+    assert f"- ID={alice.pk} Alice(长安城西市的面包师) 钱=" in text and "热心肠" not in text
 
 
 def test_market_orders_are_listed_and_who_lacks_food_is_read_from_the_resources(resident):
@@ -69,8 +100,8 @@ def test_market_orders_are_listed_and_who_lacks_food_is_read_from_the_resources(
     order = create_market_order(agent_id=alice.pk, resource_type="flour", quantity=4, price=12)
     _, text = snapshot()
     assert f"- 挂单#{order.pk} ID={alice.pk}卖flour×4 总价12" in text
-    assert f"自己的挂单#{order.pk}: flour×4 总价12" in text
-    assert f"- ID={alice.pk}: flour×6" in text and f"- ID={bob.pk}: bread×1" in text
+    assert f"- ID={alice.pk}: flour×6 | 挂单#{order.pk}\n" in text  # the market section lists it: named by id
+    assert f"- ID={bob.pk}: bread×1" in text
     assert "没有食物的居民" not in text  # the resources section already says it: no line repeats it
 
 

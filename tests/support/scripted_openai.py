@@ -122,6 +122,7 @@ class ScriptedOpenAI:
         # What GET answers, by path (llama.cpp's /props, /v1/models): a 404 for anything else.
         self.get_answers: dict[str, JSON] = {}
         self._rejected_formats: frozenset[str] = frozenset()
+        self._rejected_status = 422
         self._responder: Responder | None = None
         self._responder_delay = 0.0
         self._stopping = threading.Event()
@@ -197,9 +198,10 @@ class ScriptedOpenAI:
         self._reject_tools = reject
         return self
 
-    def reject_response_format(self, *types: str) -> ScriptedOpenAI:
-        """Answer 422 (as llama-cpp-python's validation does) to a ``response_format`` of these types."""
-        self._rejected_formats = frozenset(types)
+    def reject_response_format(self, *types: str, status: int = 422) -> ScriptedOpenAI:
+        """Refuse a ``response_format`` of these types: a 422 naming it (FastAPI's validation), or with
+        ``status=500`` as llama-cpp-python 0.3.36's server really does (its validation error as a 500)."""
+        self._rejected_formats, self._rejected_status = frozenset(types), status
         return self
 
     def respond_with(self, responder: Responder, delay: float = 0.2) -> ScriptedOpenAI:
@@ -222,6 +224,12 @@ class ScriptedOpenAI:
                 return _Entry(400, openai_error(message, param="tools", code="unsupported_parameter"), 0.0)
             shape = (request.get("response_format") or {}).get("type")
             if shape in self._rejected_formats:
+                if self._rejected_status == 500:  # llama-cpp-python's body, word for word
+                    message = (
+                        "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                        f"'msg': \"Input should be 'text' or 'json_object'\", 'input': '{shape}'}}"
+                    )
+                    return _Entry(500, openai_error(message, "internal_server_error"), 0.0)
                 detail = [{"loc": ["body", "response_format", "type"], "msg": f"unsupported type {shape}"}]
                 return _Entry(422, {"detail": detail}, 0.0)
             if responder is None:
