@@ -65,11 +65,29 @@ def early_checkout(turn: Turn, match: re.Match) -> Step | None:
     return checkout_flow(turn, match["order_no"].upper())
 
 
+# "先帮我查下订单", "pull up the booking first", "just check the order": the user wants the look-up
+# and nothing more yet, whatever the rest of the message says the guest wants.
+LOOK_UP_ONLY = re.compile(
+    r"先.{0,6}(?:查|看|调出|找|核对)|只(?:要|需要?|是)?.{0,3}(?:查|看)|"
+    r"\b(?:first|just|only)\b.{0,30}\b(?:look|pull|check|find|show|get|open|see)\b|"
+    r"\b(?:look|pull|check|find|show|get|open|see)\b.{0,50}\bfirst\b|\bfor\s+now\b",
+    re.IGNORECASE,
+)
+
+
 def checkout_flow(turn: Turn, order_no: str) -> Step | None:
-    """Look the order up, ask the supplier, read the answer, propose the refund: one step per round."""
+    """Look the order up, ask the supplier, read the answer, propose the refund: one step per round.
+
+    The question to the supplier is sent without a confirmation: it is the desk's own template,
+    every field of it from the order just looked up (no words of the user's pass to the supplier),
+    and it commits to nothing; the refund, the one write with consequences, waits for staff. A
+    message that asks only to look the order up first gets the look-up alone.
+    """
     looked_up = turn.last("order_query")
     if looked_up is None:
         return Step.call("order_query", order_no=order_no)
+    if LOOK_UP_ONLY.search(turn.said or turn.plain or turn.text):
+        return None  # the default summary shows the order
     if not looked_up.ok:
         return Step.say(_("无法办理提前离店：%(error)s（%(order_no)s）。") % {"error": _error(looked_up), "order_no": order_no})
     order = looked_up.data
