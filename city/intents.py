@@ -69,10 +69,28 @@ def _once(turn: Turn, tool_name: str, **arguments) -> Step:
     return _call(tool_name, **arguments)
 
 
+# "him", "她": the resident the same message named ("Bob is hungry, give him two bread").
+PRONOUNS = {"他", "她", "ta", "him", "her", "them", "他们", "她们"}
+
+
+def _named_earlier(turn: Turn) -> str | None:
+    """The one resident the message names, besides the speaker; None for none or several."""
+    from agents.providers.rules import agent_name
+    from agents.providers.understanding import read
+
+    speaker = agent_name(turn.system)
+    named = {s.name for s in read(turn.said or turn.plain).of("resident") if s.exact and s.name != speaker}
+    return named.pop() if len(named) == 1 else None
+
+
 def _resident_then(turn: Turn, name: str, then: str, **arguments) -> Step:
     """Resolve a resident's name with ``find_agent``, then call ``then`` with ``to_agent_id``."""
     if name.lower() in SELF_WORDS:
         return Step.say(_("请告诉我要转给哪位居民（名字）。"))
+    if name.lower() in PRONOUNS:
+        name = _named_earlier(turn) or ""
+        if not name:
+            return Step.say(_("请告诉我要转给哪位居民（名字）。"))
     found = turn.last("find_agent")
     if found is None:
         return _once(turn, "find_agent", name=name)
@@ -495,7 +513,7 @@ def city_entities() -> list[Entity]:
 
 
 BUYING = re.compile(r"买|购买|\b(?:buy|purchase)\b", re.IGNORECASE)
-GIVE_WORDS = ("give", "send", "transfer", "hand", "pass", "gift", "给", "转", "送", "分给", "转赠")
+GIVE_WORDS = ("give", "send", "transfer", "hand", "pass", "gift", "toss", "给", "转", "送", "分给", "转赠")
 SHOP_WORDS = ("shop", "store", "商店", "店里", "小卖部")
 MARKET_WORDS = ("market", "listing", "市场", "挂单", "挂的")
 BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
@@ -529,6 +547,16 @@ def price_each(folded: str, price: Span) -> bool:
     return bool(EACH.search(clause)) and not TOTAL.search(clause)
 
 
+GIVING = re.compile(r"给|转|送|\b(?:give|send|transfer|hand|pass|gift|toss)\b", re.IGNORECASE)
+EATING = re.compile(r"吃|\beat", re.IGNORECASE)
+
+
+def _eating_beside_giving(said: str) -> bool:
+    """Eating said in the clause that gives: a reason in a clause of its own ("Bob hasn't eaten,
+    send him an apple", "Eve饿了没吃饭，给她一个面包") leaves the gift a gift."""
+    return any(GIVING.search(clause) and EATING.search(clause) for clause in CLAUSE_END.split(said))
+
+
 def _resource_word(filled: Filled) -> str:
     span = filled.slots.get("resource_type")
     return filled.reading.said[span.start : span.end] if span is not None else ""
@@ -538,7 +566,7 @@ def _resource_word(filled: Filled) -> str:
     "transfer_resource",
     triggers=GIVE_WORDS,
     # "Bob gave me 5 bread" tells what happened; "give me" asks for another's goods.
-    not_with=(*SHOP_WORDS, *MARKET_WORDS, *BUY_WORDS, *SELL_WORDS, "吃", "eat", "gave me", "give me", "给了我", "给我", "送我", "送了我"),
+    not_with=(*SHOP_WORDS, *MARKET_WORDS, *BUY_WORDS, *SELL_WORDS, "gave me", "give me", "给了我", "给我", "送我", "送了我"),
     asks={
         "to_agent_id": gettext_lazy("要给哪位居民？请说出名字。"),
         "resource_type": gettext_lazy("要给什么资源？"),
@@ -547,6 +575,8 @@ def _resource_word(filled: Filled) -> str:
     priority=3,
 )
 def give_frame(turn: Turn, filled: Filled) -> Step:
+    if _eating_beside_giving(filled.reading.said):
+        return DECLINE  # "give Bob a bread to eat", "让Bob吃个面包": not read as a plain gift
     name = filled.slots["to_agent_id"].name
     if name == agent_name(turn.system):
         return Step.say(_("请告诉我要转给哪位居民（名字）。"))

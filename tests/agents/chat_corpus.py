@@ -896,3 +896,25 @@ CORPUS += [
     say(R, "把我在市场的挂单撤了", call("list_market_orders")),
     say(R, "get rid of my market order", call("list_market_orders")),
 ]
+
+CORPUS += [
+    # Counts in groups are read whole; a count left open is asked for, never read as one (parser4).
+    say(R, "一打小麦转给Carol", give("Carol", "wheat", 12)),
+    say(R, "pass Carol two dozen wheat", give("Carol", "wheat", 24)),
+    say(R, "半打苹果送给Bob", give("Bob", "apple", 6)),
+    say(R, "give Bob half a dozen wheat", give("Bob", "wheat", 6)),
+    say(R, "给Bob转几个苹果"),
+    say(R, "pass Dave a few loaves"),
+    # The board in the state asked for: taken by someone, finished, or the speaker's own claims.
+    say(R, "有哪几个悬赏被别人领走了", call("list_bounties", status="claimed")),
+    say(R, "做完的悬赏都有哪些", call("list_bounties", status="completed")),
+    say(R, "which bounties did I take?", call("list_bounties", status="claimed", mine=True)),
+    say(R, "list the bounties someone has taken", call("list_bounties", status="claimed")),
+    say(R, "any finished bounties?", call("list_bounties", status="completed")),
+]
+
+CORPUS += [
+    # "him", "她": the resident the same sentence named earlier, the reason first (parser4).
+    say(R, "Carol说她木头用完了，拿三个木材给她", give("Carol", "wood", 3)),
+    say(R, "Dave hasn't eaten since morning, send him one apple", give("Dave", "apple", 1)),
+]
