@@ -136,6 +136,11 @@ LISTING_SAID = re.compile(
 )
 
 
+def asks_for_list(turn: Turn) -> bool:
+    """This message asks for a list (a follow-up's reading appends the earlier message after a newline)."""
+    return bool(LISTING_SAID.search(turn.said.split("\n", 1)[0]))
+
+
 def board_status(said: str) -> str:
     for status, words in (("cancelled", CANCELLED_SAID), ("completed", COMPLETED_SAID), ("claimed", CLAIMED_SAID)):
         if words.search(said):
@@ -191,7 +196,7 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
 def claim_frame(turn: Turn, filled: Filled) -> Step | None:
     if not filled.reading.has(*BOUNTY_WORDS) and "bounty_id" not in filled.slots:
         return DECLINE
-    if LISTING_SAID.search(filled.reading.said):
+    if asks_for_list(turn):
         return list_frame(turn, filled)  # "which bounties has someone claimed?": the board, not a claim
     return _pick(turn, filled, "claim_bounty", "open")
 
@@ -206,7 +211,7 @@ claim_frame.asks_itself = True
     priority=2,
 )
 def complete_frame(turn: Turn, filled: Filled) -> Step | None:
-    if filled.reading.has("已完成的", "list", "show", "看看", "查看", "有哪些", "which", "what") or LISTING_SAID.search(filled.reading.said):
+    if filled.reading.has("已完成的", "list", "show", "看看", "查看", "有哪些", "which", "what") or asks_for_list(turn):
         return DECLINE  # the board of completed bounties, not a completion
     if not filled.reading.has(*BOUNTY_WORDS) and "bounty_id" not in filled.slots:
         return DECLINE
@@ -219,7 +224,7 @@ complete_frame.asks_itself = True
 @frame("list_bounties", triggers=BOUNTY_WORDS, required=(), priority=1)
 def list_frame(turn: Turn, filled: Filled) -> Step | None:
     """"已经完成的悬赏有哪些", "any bounties someone already claimed?": the board in the state asked for."""
-    said = filled.reading.said
-    if not LISTING_SAID.search(said):
+    said = turn.said.split("\n", 1)[0]
+    if not asks_for_list(turn):
         return DECLINE
     return _once(turn, "list_bounties", **board_arguments(said, board_status(said)))

@@ -361,6 +361,16 @@ def buildings(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "list_buildings")
 
 
+# "盖个磨坊要多少钱", "what would a bakery cost to build": the buildings' list shows the costs.
+COST_ASKED = re.compile(
+    r"多少钱|多少信用点|价格|价钱|费用|成本|要花|花多少|得花|要多少|贵不贵|\b(?:cost|costs|price|how\s+much|expensive)\b", re.IGNORECASE
+)
+
+
+def building_costs(turn: Turn) -> Step:
+    return _once(turn, "list_buildings") if "list_buildings" in turn.offered else Step.say(summarize(turn))
+
+
 @intent(
     r"(?:建造|建|盖|修建|新建)\s*(?:1\s*[座个间栋])?\s*(?P<kind>[A-Za-z][A-Za-z0-9_-]*)",
     r"\b(?:build|construct)\s+(?:a|an|1)?\s*(?:new\s+)?(?P<kind>[A-Za-z][\w-]*)",
@@ -370,6 +380,8 @@ def buildings(turn: Turn, match: re.Match) -> Step:
 def construct(turn: Turn, match: re.Match) -> Step:
     # The new name as typed: a kind's name inside it ("新农田") is not the kind.
     named = named_phrase(turn.said)
+    if named is None and COST_ASKED.search(turn.said):
+        return building_costs(turn)
     if named is None:
         return Step.say(_("请给新建筑起个名字，比如「建造 mill 叫 西市磨坊」。"))
     return _once(turn, "construct_building", kind=match["kind"].lower(), name=named.value)
@@ -752,16 +764,22 @@ def checkin_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "eat",
-    triggers=("eat", "hungry", "feed me", "吃", "饿"),
+    triggers=("eat", "hungry", "feed me", "吃", "饿", "have"),
     slots={"resource_type": "resource"},
     not_with=GIVE_WORDS,
 )
 def eat_frame(turn: Turn, filled: Filled) -> Step:
     food = filled.value("resource_type")
+    if not filled.reading.has("eat", "hungry", "feed me", "吃", "饿") and not (food and HAVE_SOME.search(filled.reading.folded)):
+        return DECLINE  # "I have an apple" tells; "have an apple" (to the resident) asks it to eat
     return _once(turn, "eat", resource_type=food) if food else _once(turn, "eat")
 
 
-@frame("rest", triggers=("rest", "sleep", "nap", "tired", "休息", "睡", "歇", "累"))
+# "have an apple", "go on, have some bread": "have" as an order to eat, first in its clause.
+HAVE_SOME = re.compile(r"(?:^|[,，.;!]\s*|\b(?:please|go|just|you\s+should|why\s+not)\s+)have\s+(?:a|an|some|one|a\s+bit\s+of)\b")
+
+
+@frame("rest", triggers=("rest", "sleep", "nap", "tired", "exhausted", "lie down", "take a break", "休息", "睡", "歇", "累", "躺"))
 def rest_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "rest")
 
@@ -790,13 +808,23 @@ def buildings_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "list_buildings")
 
 
-@frame("get_my_status", triggers=("credit", "energy", "satiety", "status", "信用点", "精力", "饱食度", "状态", "钱"), priority=1)
+@frame(
+    "get_my_status",
+    triggers=("credit", "energy", "satiety", "status", "balance", "wallet", "信用点", "精力", "饱食度", "状态", "钱", "余额"),
+    priority=1,
+)
 def status_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "get_my_status")
 
 
-@frame("list_shop_items", triggers=SHOP_WORDS, not_with=(*BUY_WORDS,))
+# "what can I buy at the shop?", "商店能买到什么": a question the shop's list answers.
+WHAT_CAN_BE_BOUGHT = re.compile(r"\bwhat\b.{0,20}\b(?:buy|get)\b|能买(?:到)?(?:些)?什么|可以买(?:到)?(?:些)?什么|买得到什么|有什么(?:可以|能)?买", re.IGNORECASE)
+
+
+@frame("list_shop_items", triggers=SHOP_WORDS)
 def shop_frame(turn: Turn, filled: Filled) -> Step:
+    if filled.reading.has(*BUY_WORDS) and not WHAT_CAN_BE_BOUGHT.search(filled.reading.folded):
+        return DECLINE  # buying, the purchase frame's
     return _once(turn, "list_shop_items")
 
 
@@ -817,7 +845,10 @@ def market_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "get_my_resources",
-    triggers=("inventory", "bag", "pocket", "my stuff", "have i got", "what do i have", "口袋", "背包", "手里", "身上"),
+    triggers=(
+        "inventory", "bag", "pocket", "my stuff", "have i got", "what do i have", "do i have", "still have", "have left",
+        "got left", "my stock", "口袋", "背包", "包里", "手里", "手上", "手头", "身上", "库存", "存货", "还剩", "剩下多少",
+    ),
     not_with=(*GIVE_WORDS, *SELL_WORDS),
 )
 def stock_frame(turn: Turn, filled: Filled) -> Step:
@@ -875,6 +906,8 @@ def construct_frame(turn: Turn, filled: Filled) -> Step:
     kinds = [s for s in filled.reading.of("building_kind") if named is None or not s.overlaps(named)]
     if not kinds:
         return DECLINE
+    if named is None and COST_ASKED.search(filled.reading.said):
+        return building_costs(turn)
     if named is None:
         return Step.say(_("请给新建筑起个名字，比如「建造 mill 叫 西市磨坊」。"))
     return _once(turn, "construct_building", kind=kinds[0].value, name=named.value)

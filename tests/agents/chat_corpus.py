@@ -918,3 +918,20 @@ CORPUS += [
     say(R, "Carol说她木头用完了，拿三个木材给她", give("Carol", "wood", 3)),
     say(R, "Dave hasn't eaten since morning, send him one apple", give("Dave", "apple", 1)),
 ]
+
+CORPUS += [
+    # What a building costs is the buildings' list; a resident's stock and balance in other words (parser4).
+    say(R, "建一个农田大概要花多少", call("list_buildings")),
+    say(R, "how expensive is it to build a farm?", call("list_buildings")),
+    say(R, "我手头还剩多少小麦", call("get_my_resources")),
+    say(R, "how much wheat have I got left?", call("get_my_resources")),
+    say(R, "check my wallet", call("get_my_status")),
+    say(R, "我的余额是多少", call("get_my_status")),
+    say(R, "商店里能买到什么", call("list_shop_items")),
+    say(R, "what could I get at the store?", call("list_shop_items")),
+    # "have" as an order to eat, first in its clause; "I have" only tells.
+    say(R, "go on, have a loaf of bread", call("eat", resource_type="bread")),
+    refuse(R, "I have an apple in my bag"),
+    say(R, "you're worn out, take a break", call("rest")),
+    say(R, "去躺一会儿吧", call("rest")),
+]
