@@ -9,6 +9,7 @@ tool could do it anyway, since every city tool acts for the calling agent only.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -367,8 +368,12 @@ COST_ASKED = re.compile(
 )
 
 
-def building_costs(turn: Turn) -> Step:
-    return _once(turn, "list_buildings") if "list_buildings" in turn.offered else Step.say(summarize(turn))
+def building_costs(turn: Turn) -> Step | None:
+    """The buildings' list, a look-up toward nothing: a question about a cost builds nothing."""
+    if "list_buildings" not in turn.offered:
+        return Step.say(summarize(turn))
+    step = _once(turn, "list_buildings")
+    return replace(step, toward="list_buildings") if step is not None else None
 
 
 @intent(
@@ -894,7 +899,7 @@ def chat_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "construct_building",
-    triggers=("build", "construct", "建", "盖", "修建", "新建", "建造"),
+    triggers=("build", "construct", "建", "盖", "造", "修建", "新建", "建造"),
     slots={"kind": "building_kind"},
     required=("kind",),
     asks={"kind": gettext_lazy("要建哪一种建筑？")},

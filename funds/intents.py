@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent
-from agents.providers.vocabulary import vocabulary
+from agents.providers.vocabulary import chinese_number, vocabulary
 from core.text import join_items
 
 from .models import Fund
@@ -72,6 +72,20 @@ def _said(outcome: Outcome) -> str:
     return str(result.get("error", {}).get("message", ""))
 
 
+NAME_NUMERAL = re.compile(r"([一二三四五六七八九十]+)(号|期)")
+
+
+def _whole_name(name: str) -> str:
+    """The fund an extracted name holds whole ("绿色能源主题这只", "the old fund (货币市场旧份额)",
+    "稳健增长1号"): its own name; the words as extracted when they hold no fund's whole name."""
+    from agents.providers.understanding import read
+
+    spans = [span for span in read(name, {"fund"}).of("fund") if span.exact]
+    if len({span.name for span in spans}) != 1 or spans[0].name.casefold() == name.strip().casefold():
+        return name  # no fund's whole name, two of them, or exactly the name as typed
+    return spans[0].name
+
+
 def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
     """Call ``tool_name`` on the fund the user named (by id, or by name through list_funds)."""
     done = turn.last(tool_name)
@@ -80,7 +94,7 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
     groups = match.groupdict()
     if groups.get("id"):
         return Step.call(tool_name, fund_id=int(groups["id"]), **arguments)
-    name = _named(match)
+    name = _whole_name(_named(match))
     if not name:
         return Step.say(_("请告诉我基金的名称或 ID。"))
     if not _names_a_fund(name):
@@ -411,6 +425,9 @@ def fund_entities() -> list[Entity]:
         found.append(Entity("fund", name, pk, name, partial=True))
         # "fund 2", "基金3", "基金 #3": the id as people type it, exact.
         found += [Entity("fund", surface, pk, name) for surface in (f"fund {pk}", f"fund #{pk}", f"基金{pk}", f"基金 {pk}", f"基金#{pk}", f"基金 #{pk}")]
+        # "稳健增长1号" for 稳健增长一号: the numeral of a name typed as digits, exact.
+        if (digits := NAME_NUMERAL.sub(lambda m: str(chinese_number(m.group(1))) + m.group(2), name)) != name:
+            found.append(Entity("fund", digits, pk, name))
     return found
 
 

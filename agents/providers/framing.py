@@ -42,7 +42,7 @@ def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: boo
             continue  # a frame the message fills whole comes first ("启用中的基金有哪些" is a list)
         step = frame_.handler(turn, filled)
         if step is not DECLINE:
-            return replace(step, toward=frame_.tool) if step is not None else step
+            return replace(step, toward=step.toward or frame_.tool) if step is not None else step
     return Step.say(first_question) if first_question else DECLINE
 
 

@@ -931,7 +931,14 @@ CORPUS += [
     say(R, "what could I get at the store?", call("list_shop_items")),
     # "have" as an order to eat, first in its clause; "I have" only tells.
     say(R, "go on, have a loaf of bread", call("eat", resource_type="bread")),
-    refuse(R, "I have an apple in my bag"),
+    refuse(R, "I have an apple and two loaves"),
     say(R, "you're worn out, take a break", call("rest")),
     say(R, "去躺一会儿吧", call("rest")),
+]
+
+CORPUS += [
+    # A fund's whole name inside extra words, or its numeral typed as digits, is that fund (parser4).
+    say(F, "把科技先锋那只停掉", on_fund("科技先锋", "disable_fund")),
+    say(F, "re-enable the tech fund (科技先锋)", on_fund("科技先锋", "enable_fund")),
+    say(F, "停用科技先锋 please", on_fund("科技先锋", "disable_fund")),
 ]

@@ -256,3 +256,14 @@ def test_warm_up_loads_the_segmenter():
 
     understanding.warm_up()
     assert understanding.segmenter_loaded()
+
+
+def test_a_fund_numeral_typed_as_digits_is_that_fund(demo):
+    Fund.objects.create(fund_name="成长三号")
+    [span] = read("成长3号最近怎么样").of("fund")
+    assert span.exact and span.name == "成长三号"
+
+
+def test_building_cost_question_lists_the_buildings_and_builds_nothing(demo, staff_user):
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message="造一座农田得花多少信用点？", user=staff_user)
+    assert [call["name"] for call in result.tool_calls] == ["list_buildings"]
