@@ -276,7 +276,12 @@ def update_fund_intent(turn: Turn, match: re.Match) -> Step:
 
 
 def as_typed(turn: Turn, fragment: str) -> str:
-    """Free text exactly as the user typed it (punctuation and numerals too), from its normal form."""
+    """Free text exactly as the user typed it (punctuation and numerals too), from its normal form.
+    Words in quotes inside it ("改一下，就写「关注半导体」") are the text, whole."""
+    from agents.providers.understanding import QUOTED
+
+    if quote := QUOTED.search(fragment):
+        return quote.group(1).strip()
     fragment = re.sub(r"^(?:一下|下)?\s*[:：]?\s*", "", fragment.strip()).strip().strip("「」“”\"'")
     loose = "".join(
         r"\s*" if c.isspace() else (rf"[{re.escape(c)}{chr(ord(c) + 0xFEE0)}]" if 0x21 <= ord(c) <= 0x7E and not c.isalnum() else
@@ -470,6 +475,8 @@ DETAIL_WORDS = (
     "详情", "情况", "怎么样", "信息", "查", "看", "如何", "状态",
     # "is Beta Balanced active?", "科技先锋还在运行吗": a question its detail answers (the writes come first).
     "active", "enabled", "disabled", "running", "启用", "停用", "运行",
+    # "what are the remarks on …?", "备注写的是啥": the remarks frame declines a question about them.
+    "remark", "note", "备注",
 )
 
 
@@ -571,6 +578,11 @@ def kept_in_remarks(remarks: str) -> str:
     return _("基金没有类型、风险等字段，这些我原样写进了备注：「%(remarks)s」。") % {"remarks": remarks}
 
 
+# "what are the remarks on …?", "备注写的是什么": a question about the remarks, not new ones.
+REMARKS_CHANGED = re.compile(r"改|更新|设为|设置|换成|加上|写上|\b(?:change|update|set|make|replace|edit)\b", re.IGNORECASE)
+REMARKS_ASKED = re.compile(r"\bwhat\b|\bshow\b|\bread\b|是什么|是啥|什么内容|写的(?:是)?(?:什么|啥)|看看|查看|[?？]", re.IGNORECASE)
+
+
 @frame(
     "update_fund",
     triggers=("remark", "note", "备注", "说明"),
@@ -582,11 +594,17 @@ def kept_in_remarks(remarks: str) -> str:
 def remarks_frame(turn: Turn, filled: Filled) -> Step:
     span = filled.slots["fund_id"]
     after = max(span.end, filled.reading.folded.find("备注") + 2, filled.reading.folded.find("remark") + 6)
-    marker = re.compile(r"(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|为|[:：]|\bto\b)\s*", re.IGNORECASE)
+    if REMARKS_ASKED.search(filled.reading.said) and not REMARKS_CHANGED.search(filled.reading.said):
+        return DECLINE  # "what are the remarks on …?", "备注写的是什么": its detail answers, nothing is written
+    marker = re.compile(r"(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|写上|写|填上|填成|为|[:：]|\bto\b)\s*", re.IGNORECASE)
     found = marker.search(filled.reading.said, after)
-    if not found:
+    quote = next((q for q in filled.reading.of("quoted") if q.start >= after), None)
+    if not found and quote is None:
         return Step.say(_("备注要改成什么？"))
-    text = filled.reading.said[found.end() :].strip().strip("「」“”\"'").rstrip("。.!！")
+    if quote is not None and (not found or quote.start - 1 <= found.end()):
+        text = quote.value.strip()  # the new remarks in quotes, as typed
+    else:
+        text = filled.reading.said[found.end() :].strip().strip("「」“”\"'").rstrip("。.!！")
     text = re.sub(r"^(?:一下|下)\s*[:：]?\s*", "", text)
     if not text:
         return Step.say(_("备注要改成什么？"))

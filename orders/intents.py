@@ -248,7 +248,7 @@ def checkout_frame(turn: Turn, filled: Filled) -> Step | None:
 
 @frame(
     "refund",
-    triggers=("refund", "money back", "退款", "退钱", "退费", "钱退"),
+    triggers=("refund", "money back", "退款", "退钱", "退费", "钱退", "退掉", "退单", "退订"),
     not_with=("tell", "let", "know", "inform", "notify", "message", "告诉", "通知", "转告", "说一声", "跟客人说", "跟供应商说", "消息"),
     asks={"order_no": ORDER_ASK},
     priority=4,
@@ -314,7 +314,10 @@ send_frame.asks_itself = True
 
 @frame(
     "message_list",
-    triggers=("reply", "replied", "answer", "say", "said", "respond", "messages", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言"),
+    triggers=(
+        "reply", "replied", "answer", "say", "said", "respond", "messages", "conversation", "chat history", "thread",
+        "channel", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
+    ),
     not_with=("send", "tell", "let", "告诉", "说：", "说:", "发消息：", "发消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),
     required=(),
     priority=4,
@@ -337,8 +340,12 @@ read_frame.answers_past = True
 read_frame.asks_itself = True
 
 
-@frame("order_query", triggers=("order", "订单", "@order"), asks={"order_no": ORDER_ASK})
+@frame("order_query", triggers=("order", "booking", "reservation", "订单", "@order"), asks={"order_no": ORDER_ASK})
 def order_frame(turn: Turn, filled: Filled) -> Step | None:
     if turn.last("order_query") is None:
         return Step.call("order_query", order_no=filled.value("order_no"))
     return None
+
+
+# "订单HT…退款了没有", "has HT… been refunded?": the order's look-up shows its refund.
+order_frame.answers_past = True

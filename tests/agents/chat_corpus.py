@@ -445,7 +445,9 @@ CORPUS += [
     refuse(F, "how do I create a fund?"),
     refuse(F, "怎么新建基金"),
     refuse(D, "不要给订单 HT20260301001 退款"),
-    refuse(D, "HT20260301001 退款了吗"),
+    # A question about a refund is answered by the order's look-up, which shows it; nothing is written
+    # (was a refusal with no call at all; parser4 made the past question about an order a look-up).
+    say(D, "HT20260301001 退款了吗", call("order_query", order_no="HT20260301001")),
     refuse(D, "what if we refund order HT20260301002?"),
     refuse(D, "don't refund HT20260301003"),
     refuse(D, "how do I register a refund?"),
@@ -941,4 +943,20 @@ CORPUS += [
     say(F, "把科技先锋那只停掉", on_fund("科技先锋", "disable_fund")),
     say(F, "re-enable the tech fund (科技先锋)", on_fund("科技先锋", "enable_fund")),
     say(F, "停用科技先锋 please", on_fund("科技先锋", "disable_fund")),
+]
+
+CORPUS += [
+    # What happened to an order is its look-up; the conversation with one side is its channel (parser4).
+    say(D, "HT20260301002这单退了没有", call("order_query", order_no="HT20260301002")),
+    say(D, "was HT20260301002 refunded yet?", call("order_query", order_no="HT20260301002")),
+    say(D, "我想看和供应商的沟通记录", call("message_list", channel="upstream")),
+    say(D, "open the chat history with the guest", call("message_list", channel="downstream")),
+    say(D, "HT20260301002 这单帮客人退掉", call("refund", order_no="HT20260301002")),
+]
+
+CORPUS += [
+    # A question about a fund's remarks is its detail; new remarks in quotes are taken whole (parser4).
+    say(F, "科技先锋的备注写的是啥", on_fund("科技先锋", "get_fund_detail")),
+    say(F, "show me the note on 科技先锋", on_fund("科技先锋", "get_fund_detail")),
+    say(F, "科技先锋备注改一下，就写「关注半导体」", on_fund("科技先锋", "update_fund", remarks="关注半导体")),
 ]
