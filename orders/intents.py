@@ -16,6 +16,7 @@ real result. A rejected proposal tells the guest nothing (see orders.services).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
@@ -246,6 +247,14 @@ def checkout_frame(turn: Turn, filled: Filled) -> Step | None:
     return checkout_flow(turn, filled.value("order_no"))
 
 
+# A question whether an order was refunded (not a request to refund it).
+REFUND_ASKED = re.compile(
+    r"(?:been|was|were|is|got|get)\s+refunded|refunded\s+(?:yet|already)|\bdid\b.{0,30}\brefund|"
+    r"退(?:款|钱|费)?了(?:没有?|吗|么)|有没有退|是否(?:已经)?退|退没退",
+    re.IGNORECASE,
+)
+
+
 @frame(
     "refund",
     triggers=("refund", "money back", "退款", "退钱", "退费", "钱退", "退掉", "退单", "退订"),
@@ -254,6 +263,11 @@ def checkout_frame(turn: Turn, filled: Filled) -> Step | None:
     priority=4,
 )
 def refund_frame(turn: Turn, filled: Filled) -> Step | None:
+    if REFUND_ASKED.search(filled.reading.said):
+        # "has it been refunded already?", "退款了没有": the order's look-up answers, nothing is written.
+        if turn.last("order_query") is None:
+            return replace(Step.call("order_query", order_no=filled.value("order_no")), toward="order_query")
+        return None
     if turn.last("refund") is None:
         return Step.call("refund", order_no=filled.value("order_no"))
     return None

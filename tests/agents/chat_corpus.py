@@ -960,3 +960,9 @@ CORPUS += [
     say(F, "show me the note on 科技先锋", on_fund("科技先锋", "get_fund_detail")),
     say(F, "科技先锋备注改一下，就写「关注半导体」", on_fund("科技先锋", "update_fund", remarks="关注半导体")),
 ]
+
+CORPUS += [
+    # Whether an order was refunded is asked of its look-up, never a refund (parser4).
+    say(D, "did HT20260301002 get refunded or not?", call("order_query", order_no="HT20260301002")),
+    say(D, "HT20260301002 退没退", call("order_query", order_no="HT20260301002")),
+]
