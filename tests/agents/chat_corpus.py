@@ -966,3 +966,14 @@ CORPUS += [
     say(D, "did HT20260301002 get refunded or not?", call("order_query", order_no="HT20260301002")),
     say(D, "HT20260301002 退没退", call("order_query", order_no="HT20260301002")),
 ]
+
+CORPUS += [
+    # "it", "它", "这单", "him": this message's verb on what the last message named (parser4).
+    # The calls are the whole conversation's: the earlier message's look-up first.
+    say(F, "绿色能源主题怎么样 || 把它停用", on_fund("绿色能源主题", "get_fund_detail") + on_fund("绿色能源主题", "disable_fund")),
+    say(F, "tell me about 科技先锋 || turn it off", on_fund("科技先锋", "get_fund_detail") + on_fund("科技先锋", "disable_fund")),
+    say(D, "查一下 HT20260301002 || 这单退款吧", call("order_query", order_no="HT20260301002") + call("refund", order_no="HT20260301002")),
+    say(D, "look up HT20260301003 || refund it", call("order_query", order_no="HT20260301003") + call("refund", order_no="HT20260301003")),
+    say(R, "Bob怎么样 || 给他两个面包", give("Bob", "bread", 2)),
+    say(F, "有哪些基金 || 停用它", call("list_funds")),
+]
