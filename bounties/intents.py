@@ -115,7 +115,43 @@ def list_board(turn: Turn, match) -> Step | None:
     word = (match.groupdict().get("status") or "").lower()
     if not word and (anywhere := re.search(STATUS, turn.plain, re.IGNORECASE)):
         word = anywhere["status"].lower()  # "which bounties are already taken?": the status after the noun
-    return _once(turn, "list_bounties", status=STATUS_WORDS.get(word, "open"))
+    status = STATUS_WORDS.get(word) or board_status(turn.said or turn.plain)
+    return _once(turn, "list_bounties", **board_arguments(turn.said or turn.plain, status))
+
+
+# How people say a bounty's state when they ask for a list: "被人接了", "已经做完的", "someone took".
+CLAIMED_SAID = re.compile(
+    r"接了|接走|被人?接|有人接|已经?接|领走|被人?领|有人领|认领了|\b(?:claimed|taken|took|picked\s+up|in\s+progress)\b", re.IGNORECASE
+)
+COMPLETED_SAID = re.compile(r"完成|做完|搞定|交付了|\b(?:completed|finished|done)\b", re.IGNORECASE)
+CANCELLED_SAID = re.compile(r"取消|撤销|\b(?:cancell?ed|withdrawn)\b", re.IGNORECASE)
+# "我自己接了哪些", "my bounties", "which ones did I claim": the speaker's own claims.
+MINE_SAID = re.compile(
+    r"我自己|我接|我领|我认领|我的悬赏|我的任务|\b(?:my|mine)\b|\bi\s+(?:have\s+|'ve\s+)?(?:claimed|taken|took|picked)|\bdid\s+i\s+(?:claim|take)",
+    re.IGNORECASE,
+)
+# A question for a list of bounties, not an order to claim or complete one.
+LISTING_SAID = re.compile(
+    r"哪些|哪几个|有没有.{0,8}(?:悬赏|任务)|什么悬赏|多少个?悬赏|列出|列表|\b(?:which|what|any|list|show)\b.{0,20}\bbount", re.IGNORECASE
+)
+
+
+def asks_for_list(turn: Turn) -> bool:
+    """This message asks for a list (a follow-up's reading appends the earlier message after a newline)."""
+    return bool(LISTING_SAID.search(turn.said.split("\n", 1)[0]))
+
+
+def board_status(said: str) -> str:
+    for status, words in (("cancelled", CANCELLED_SAID), ("completed", COMPLETED_SAID), ("claimed", CLAIMED_SAID)):
+        if words.search(said):
+            return status
+    return "open"
+
+
+def board_arguments(said: str, status: str) -> dict:
+    if MINE_SAID.search(said):
+        return {"status": "claimed" if status == "open" else status, "mine": True}
+    return {"status": status}
 
 
 # ---------------------------------------------------------------------------- frames
@@ -160,6 +196,8 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
 def claim_frame(turn: Turn, filled: Filled) -> Step | None:
     if not filled.reading.has(*BOUNTY_WORDS) and "bounty_id" not in filled.slots:
         return DECLINE
+    if asks_for_list(turn):
+        return list_frame(turn, filled)  # "which bounties has someone claimed?": the board, not a claim
     return _pick(turn, filled, "claim_bounty", "open")
 
 
@@ -173,7 +211,7 @@ claim_frame.asks_itself = True
     priority=2,
 )
 def complete_frame(turn: Turn, filled: Filled) -> Step | None:
-    if filled.reading.has("已完成的", "list", "show", "看看", "查看", "有哪些", "which", "what"):
+    if filled.reading.has("已完成的", "list", "show", "看看", "查看", "有哪些", "which", "what") or asks_for_list(turn):
         return DECLINE  # the board of completed bounties, not a completion
     if not filled.reading.has(*BOUNTY_WORDS) and "bounty_id" not in filled.slots:
         return DECLINE
@@ -181,3 +219,12 @@ def complete_frame(turn: Turn, filled: Filled) -> Step | None:
 
 
 complete_frame.asks_itself = True
+
+
+@frame("list_bounties", triggers=BOUNTY_WORDS, required=(), priority=1)
+def list_frame(turn: Turn, filled: Filled) -> Step | None:
+    """"已经完成的悬赏有哪些", "any bounties someone already claimed?": the board in the state asked for."""
+    said = turn.said.split("\n", 1)[0]
+    if not asks_for_list(turn):
+        return DECLINE
+    return _once(turn, "list_bounties", **board_arguments(said, board_status(said)))

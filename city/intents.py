@@ -9,6 +9,7 @@ tool could do it anyway, since every city tool acts for the calling agent only.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -69,10 +70,28 @@ def _once(turn: Turn, tool_name: str, **arguments) -> Step:
     return _call(tool_name, **arguments)
 
 
+# "him", "她": the resident the same message named ("Bob is hungry, give him two bread").
+PRONOUNS = {"他", "她", "ta", "him", "her", "them", "他们", "她们"}
+
+
+def _named_earlier(turn: Turn) -> str | None:
+    """The one resident the message names, besides the speaker; None for none or several."""
+    from agents.providers.rules import agent_name
+    from agents.providers.understanding import read
+
+    speaker = agent_name(turn.system)
+    named = {s.name for s in read(turn.said or turn.plain).of("resident") if s.exact and s.name != speaker}
+    return named.pop() if len(named) == 1 else None
+
+
 def _resident_then(turn: Turn, name: str, then: str, **arguments) -> Step:
     """Resolve a resident's name with ``find_agent``, then call ``then`` with ``to_agent_id``."""
     if name.lower() in SELF_WORDS:
         return Step.say(_("请告诉我要转给哪位居民（名字）。"))
+    if name.lower() in PRONOUNS:
+        name = _named_earlier(turn) or ""
+        if not name:
+            return Step.say(_("请告诉我要转给哪位居民（名字）。"))
     found = turn.last("find_agent")
     if found is None:
         return _once(turn, "find_agent", name=name)
@@ -343,6 +362,20 @@ def buildings(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "list_buildings")
 
 
+# "盖个磨坊要多少钱", "what would a bakery cost to build": the buildings' list shows the costs.
+COST_ASKED = re.compile(
+    r"多少钱|多少信用点|价格|价钱|费用|成本|要花|花多少|得花|要多少|贵不贵|\b(?:cost|costs|price|how\s+much|expensive)\b", re.IGNORECASE
+)
+
+
+def building_costs(turn: Turn) -> Step | None:
+    """The buildings' list, a look-up toward nothing: a question about a cost builds nothing."""
+    if "list_buildings" not in turn.offered:
+        return Step.say(summarize(turn))
+    step = _once(turn, "list_buildings")
+    return replace(step, toward="list_buildings") if step is not None else None
+
+
 @intent(
     r"(?:建造|建|盖|修建|新建)\s*(?:1\s*[座个间栋])?\s*(?P<kind>[A-Za-z][A-Za-z0-9_-]*)",
     r"\b(?:build|construct)\s+(?:a|an|1)?\s*(?:new\s+)?(?P<kind>[A-Za-z][\w-]*)",
@@ -352,6 +385,8 @@ def buildings(turn: Turn, match: re.Match) -> Step:
 def construct(turn: Turn, match: re.Match) -> Step:
     # The new name as typed: a kind's name inside it ("新农田") is not the kind.
     named = named_phrase(turn.said)
+    if named is None and COST_ASKED.search(turn.said):
+        return building_costs(turn)
     if named is None:
         return Step.say(_("请给新建筑起个名字，比如「建造 mill 叫 西市磨坊」。"))
     return _once(turn, "construct_building", kind=match["kind"].lower(), name=named.value)
@@ -495,7 +530,7 @@ def city_entities() -> list[Entity]:
 
 
 BUYING = re.compile(r"买|购买|\b(?:buy|purchase)\b", re.IGNORECASE)
-GIVE_WORDS = ("give", "send", "transfer", "hand", "pass", "gift", "给", "转", "送", "分给", "转赠")
+GIVE_WORDS = ("give", "send", "transfer", "hand", "pass", "gift", "toss", "给", "转", "送", "分给", "转赠")
 SHOP_WORDS = ("shop", "store", "商店", "店里", "小卖部")
 MARKET_WORDS = ("market", "listing", "市场", "挂单", "挂的")
 BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
@@ -529,6 +564,16 @@ def price_each(folded: str, price: Span) -> bool:
     return bool(EACH.search(clause)) and not TOTAL.search(clause)
 
 
+GIVING = re.compile(r"给|转|送|\b(?:give|send|transfer|hand|pass|gift|toss)\b", re.IGNORECASE)
+EATING = re.compile(r"吃|\beat", re.IGNORECASE)
+
+
+def _eating_beside_giving(said: str) -> bool:
+    """Eating said in the clause that gives: a reason in a clause of its own ("Bob hasn't eaten,
+    send him an apple", "Eve饿了没吃饭，给她一个面包") leaves the gift a gift."""
+    return any(GIVING.search(clause) and EATING.search(clause) for clause in CLAUSE_END.split(said))
+
+
 def _resource_word(filled: Filled) -> str:
     span = filled.slots.get("resource_type")
     return filled.reading.said[span.start : span.end] if span is not None else ""
@@ -538,7 +583,7 @@ def _resource_word(filled: Filled) -> str:
     "transfer_resource",
     triggers=GIVE_WORDS,
     # "Bob gave me 5 bread" tells what happened; "give me" asks for another's goods.
-    not_with=(*SHOP_WORDS, *MARKET_WORDS, *BUY_WORDS, *SELL_WORDS, "吃", "eat", "gave me", "give me", "给了我", "给我", "送我", "送了我"),
+    not_with=(*SHOP_WORDS, *MARKET_WORDS, *BUY_WORDS, *SELL_WORDS, "gave me", "give me", "给了我", "给我", "送我", "送了我"),
     asks={
         "to_agent_id": gettext_lazy("要给哪位居民？请说出名字。"),
         "resource_type": gettext_lazy("要给什么资源？"),
@@ -547,6 +592,8 @@ def _resource_word(filled: Filled) -> str:
     priority=3,
 )
 def give_frame(turn: Turn, filled: Filled) -> Step:
+    if _eating_beside_giving(filled.reading.said):
+        return DECLINE  # "give Bob a bread to eat", "让Bob吃个面包": not read as a plain gift
     name = filled.slots["to_agent_id"].name
     if name == agent_name(turn.system):
         return Step.say(_("请告诉我要转给哪位居民（名字）。"))
@@ -722,16 +769,22 @@ def checkin_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "eat",
-    triggers=("eat", "hungry", "feed me", "吃", "饿"),
+    triggers=("eat", "hungry", "feed me", "吃", "饿", "have"),
     slots={"resource_type": "resource"},
     not_with=GIVE_WORDS,
 )
 def eat_frame(turn: Turn, filled: Filled) -> Step:
     food = filled.value("resource_type")
+    if not filled.reading.has("eat", "hungry", "feed me", "吃", "饿") and not (food and HAVE_SOME.search(filled.reading.folded)):
+        return DECLINE  # "I have an apple" tells; "have an apple" (to the resident) asks it to eat
     return _once(turn, "eat", resource_type=food) if food else _once(turn, "eat")
 
 
-@frame("rest", triggers=("rest", "sleep", "nap", "tired", "休息", "睡", "歇", "累"))
+# "have an apple", "go on, have some bread": "have" as an order to eat, first in its clause.
+HAVE_SOME = re.compile(r"(?:^|[,，.;!]\s*|\b(?:please|go|just|you\s+should|why\s+not)\s+)have\s+(?:a|an|some|one|a\s+bit\s+of)\b")
+
+
+@frame("rest", triggers=("rest", "sleep", "nap", "tired", "exhausted", "lie down", "take a break", "休息", "睡", "歇", "累", "躺"))
 def rest_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "rest")
 
@@ -760,13 +813,23 @@ def buildings_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "list_buildings")
 
 
-@frame("get_my_status", triggers=("credit", "energy", "satiety", "status", "信用点", "精力", "饱食度", "状态", "钱"), priority=1)
+@frame(
+    "get_my_status",
+    triggers=("credit", "energy", "satiety", "status", "balance", "wallet", "信用点", "精力", "饱食度", "状态", "钱", "余额"),
+    priority=1,
+)
 def status_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "get_my_status")
 
 
-@frame("list_shop_items", triggers=SHOP_WORDS, not_with=(*BUY_WORDS,))
+# "what can I buy at the shop?", "商店能买到什么": a question the shop's list answers.
+WHAT_CAN_BE_BOUGHT = re.compile(r"\bwhat\b.{0,20}\b(?:buy|get)\b|能买(?:到)?(?:些)?什么|可以买(?:到)?(?:些)?什么|买得到什么|有什么(?:可以|能)?买", re.IGNORECASE)
+
+
+@frame("list_shop_items", triggers=SHOP_WORDS)
 def shop_frame(turn: Turn, filled: Filled) -> Step:
+    if filled.reading.has(*BUY_WORDS) and not WHAT_CAN_BE_BOUGHT.search(filled.reading.folded):
+        return DECLINE  # buying, the purchase frame's
     return _once(turn, "list_shop_items")
 
 
@@ -787,7 +850,10 @@ def market_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "get_my_resources",
-    triggers=("inventory", "bag", "pocket", "my stuff", "have i got", "what do i have", "口袋", "背包", "手里", "身上"),
+    triggers=(
+        "inventory", "bag", "pocket", "my stuff", "have i got", "what do i have", "do i have", "still have", "have left",
+        "got left", "my stock", "口袋", "背包", "包里", "手里", "手上", "手头", "身上", "库存", "存货", "还剩", "剩下多少",
+    ),
     not_with=(*GIVE_WORDS, *SELL_WORDS),
 )
 def stock_frame(turn: Turn, filled: Filled) -> Step:
@@ -833,7 +899,7 @@ def chat_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "construct_building",
-    triggers=("build", "construct", "建", "盖", "修建", "新建", "建造"),
+    triggers=("build", "construct", "建", "盖", "造", "修建", "新建", "建造"),
     slots={"kind": "building_kind"},
     required=("kind",),
     asks={"kind": gettext_lazy("要建哪一种建筑？")},
@@ -845,6 +911,8 @@ def construct_frame(turn: Turn, filled: Filled) -> Step:
     kinds = [s for s in filled.reading.of("building_kind") if named is None or not s.overlaps(named)]
     if not kinds:
         return DECLINE
+    if named is None and COST_ASKED.search(filled.reading.said):
+        return building_costs(turn)
     if named is None:
         return Step.say(_("请给新建筑起个名字，比如「建造 mill 叫 西市磨坊」。"))
     return _once(turn, "construct_building", kind=kinds[0].value, name=named.value)

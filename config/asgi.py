@@ -18,6 +18,21 @@ from agents.routing import websocket_application  # noqa: E402
 
 answer_overlong_lines()
 
+
+def _warm_up_offline_chat() -> None:
+    """The rules provider's segmenter loads in the background: the first chat reply need not wait."""
+    import threading
+
+    from django.conf import settings
+
+    if settings.AGENT_PROVIDER == "rules":
+        from agents.providers.understanding import warm_up
+
+        threading.Thread(target=warm_up, name="warm-up-offline-chat", daemon=True).start()
+
+
+_warm_up_offline_chat()
+
 application = ProtocolTypeRouter(
     {
         "http": URLRouter([*mcp_urlpatterns, re_path(r"", http_application)]),

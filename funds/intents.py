@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent
-from agents.providers.vocabulary import vocabulary
+from agents.providers.vocabulary import chinese_number, vocabulary
 from core.text import join_items
 
 from .models import Fund
@@ -72,6 +72,20 @@ def _said(outcome: Outcome) -> str:
     return str(result.get("error", {}).get("message", ""))
 
 
+NAME_NUMERAL = re.compile(r"([一二三四五六七八九十]+)(号|期)")
+
+
+def _whole_name(name: str) -> str:
+    """The fund an extracted name holds whole ("绿色能源主题这只", "the old fund (货币市场旧份额)",
+    "稳健增长1号"): its own name; the words as extracted when they hold no fund's whole name."""
+    from agents.providers.understanding import read
+
+    spans = [span for span in read(name, {"fund"}).of("fund") if span.exact]
+    if len({span.name for span in spans}) != 1 or spans[0].name.casefold() == name.strip().casefold():
+        return name  # no fund's whole name, two of them, or exactly the name as typed
+    return spans[0].name
+
+
 def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
     """Call ``tool_name`` on the fund the user named (by id, or by name through list_funds)."""
     done = turn.last(tool_name)
@@ -80,7 +94,7 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
     groups = match.groupdict()
     if groups.get("id"):
         return Step.call(tool_name, fund_id=int(groups["id"]), **arguments)
-    name = _named(match)
+    name = _whole_name(_named(match))
     if not name:
         return Step.say(_("请告诉我基金的名称或 ID。"))
     if not _names_a_fund(name):
@@ -262,7 +276,12 @@ def update_fund_intent(turn: Turn, match: re.Match) -> Step:
 
 
 def as_typed(turn: Turn, fragment: str) -> str:
-    """Free text exactly as the user typed it (punctuation and numerals too), from its normal form."""
+    """Free text exactly as the user typed it (punctuation and numerals too), from its normal form.
+    Words in quotes inside it ("改一下，就写「关注半导体」") are the text, whole."""
+    from agents.providers.understanding import QUOTED
+
+    if quote := QUOTED.search(fragment):
+        return quote.group(1).strip()
     fragment = re.sub(r"^(?:一下|下)?\s*[:：]?\s*", "", fragment.strip()).strip().strip("「」“”\"'")
     loose = "".join(
         r"\s*" if c.isspace() else (rf"[{re.escape(c)}{chr(ord(c) + 0xFEE0)}]" if 0x21 <= ord(c) <= 0x7E and not c.isalnum() else
@@ -411,6 +430,9 @@ def fund_entities() -> list[Entity]:
         found.append(Entity("fund", name, pk, name, partial=True))
         # "fund 2", "基金3", "基金 #3": the id as people type it, exact.
         found += [Entity("fund", surface, pk, name) for surface in (f"fund {pk}", f"fund #{pk}", f"基金{pk}", f"基金 {pk}", f"基金#{pk}", f"基金 #{pk}")]
+        # "稳健增长1号" for 稳健增长一号: the numeral of a name typed as digits, exact.
+        if (digits := NAME_NUMERAL.sub(lambda m: str(chinese_number(m.group(1))) + m.group(2), name)) != name:
+            found.append(Entity("fund", digits, pk, name))
     return found
 
 
@@ -453,6 +475,8 @@ DETAIL_WORDS = (
     "详情", "情况", "怎么样", "信息", "查", "看", "如何", "状态",
     # "is Beta Balanced active?", "科技先锋还在运行吗": a question its detail answers (the writes come first).
     "active", "enabled", "disabled", "running", "启用", "停用", "运行",
+    # "what are the remarks on …?", "备注写的是啥": the remarks frame declines a question about them.
+    "remark", "note", "备注",
 )
 
 
@@ -554,6 +578,11 @@ def kept_in_remarks(remarks: str) -> str:
     return _("基金没有类型、风险等字段，这些我原样写进了备注：「%(remarks)s」。") % {"remarks": remarks}
 
 
+# "what are the remarks on …?", "备注写的是什么": a question about the remarks, not new ones.
+REMARKS_CHANGED = re.compile(r"改|更新|设为|设置|换成|加上|写上|\b(?:change|update|set|make|replace|edit)\b", re.IGNORECASE)
+REMARKS_ASKED = re.compile(r"\bwhat\b|\bshow\b|\bread\b|是什么|是啥|什么内容|写的(?:是)?(?:什么|啥)|看看|查看|[?？]", re.IGNORECASE)
+
+
 @frame(
     "update_fund",
     triggers=("remark", "note", "备注", "说明"),
@@ -565,11 +594,17 @@ def kept_in_remarks(remarks: str) -> str:
 def remarks_frame(turn: Turn, filled: Filled) -> Step:
     span = filled.slots["fund_id"]
     after = max(span.end, filled.reading.folded.find("备注") + 2, filled.reading.folded.find("remark") + 6)
-    marker = re.compile(r"(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|为|[:：]|\bto\b)\s*", re.IGNORECASE)
+    if REMARKS_ASKED.search(filled.reading.said) and not REMARKS_CHANGED.search(filled.reading.said):
+        return DECLINE  # "what are the remarks on …?", "备注写的是什么": its detail answers, nothing is written
+    marker = re.compile(r"(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|写上|写|填上|填成|为|[:：]|\bto\b)\s*", re.IGNORECASE)
     found = marker.search(filled.reading.said, after)
-    if not found:
+    quote = next((q for q in filled.reading.of("quoted") if q.start >= after), None)
+    if not found and quote is None:
         return Step.say(_("备注要改成什么？"))
-    text = filled.reading.said[found.end() :].strip().strip("「」“”\"'").rstrip("。.!！")
+    if quote is not None and (not found or quote.start - 1 <= found.end()):
+        text = quote.value.strip()  # the new remarks in quotes, as typed
+    else:
+        text = filled.reading.said[found.end() :].strip().strip("「」“”\"'").rstrip("。.!！")
     text = re.sub(r"^(?:一下|下)\s*[:：]?\s*", "", text)
     if not text:
         return Step.say(_("备注要改成什么？"))

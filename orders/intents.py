@@ -16,6 +16,7 @@ real result. A rejected proposal tells the guest nothing (see orders.services).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
@@ -65,11 +66,29 @@ def early_checkout(turn: Turn, match: re.Match) -> Step | None:
     return checkout_flow(turn, match["order_no"].upper())
 
 
+# "先帮我查下订单", "pull up the booking first", "just check the order": the user wants the look-up
+# and nothing more yet, whatever the rest of the message says the guest wants.
+LOOK_UP_ONLY = re.compile(
+    r"先.{0,6}(?:查|看|调出|找|核对)|只(?:要|需要?|是)?.{0,3}(?:查|看)|"
+    r"\b(?:first|just|only)\b.{0,30}\b(?:look|pull|check|find|show|get|open|see)\b|"
+    r"\b(?:look|pull|check|find|show|get|open|see)\b.{0,50}\bfirst\b|\bfor\s+now\b",
+    re.IGNORECASE,
+)
+
+
 def checkout_flow(turn: Turn, order_no: str) -> Step | None:
-    """Look the order up, ask the supplier, read the answer, propose the refund: one step per round."""
+    """Look the order up, ask the supplier, read the answer, propose the refund: one step per round.
+
+    The question to the supplier is sent without a confirmation: it is the desk's own template,
+    every field of it from the order just looked up (no words of the user's pass to the supplier),
+    and it commits to nothing; the refund, the one write with consequences, waits for staff. A
+    message that asks only to look the order up first gets the look-up alone.
+    """
     looked_up = turn.last("order_query")
     if looked_up is None:
         return Step.call("order_query", order_no=order_no)
+    if LOOK_UP_ONLY.search(turn.said or turn.plain or turn.text):
+        return None  # the default summary shows the order
     if not looked_up.ok:
         return Step.say(_("无法办理提前离店：%(error)s（%(order_no)s）。") % {"error": _error(looked_up), "order_no": order_no})
     order = looked_up.data
@@ -228,14 +247,27 @@ def checkout_frame(turn: Turn, filled: Filled) -> Step | None:
     return checkout_flow(turn, filled.value("order_no"))
 
 
+# A question whether an order was refunded (not a request to refund it).
+REFUND_ASKED = re.compile(
+    r"(?:been|was|were|is|got|get)\s+refunded|refunded\s+(?:yet|already)|\bdid\b.{0,30}\brefund|"
+    r"退(?:款|钱|费)?了(?:没有?|吗|么)|有没有退|是否(?:已经)?退|退没退",
+    re.IGNORECASE,
+)
+
+
 @frame(
     "refund",
-    triggers=("refund", "money back", "退款", "退钱", "退费", "钱退"),
+    triggers=("refund", "money back", "退款", "退钱", "退费", "钱退", "退掉", "退单", "退订"),
     not_with=("tell", "let", "know", "inform", "notify", "message", "告诉", "通知", "转告", "说一声", "跟客人说", "跟供应商说", "消息"),
     asks={"order_no": ORDER_ASK},
     priority=4,
 )
 def refund_frame(turn: Turn, filled: Filled) -> Step | None:
+    if REFUND_ASKED.search(filled.reading.said):
+        # "has it been refunded already?", "退款了没有": the order's look-up answers, nothing is written.
+        if turn.last("order_query") is None:
+            return replace(Step.call("order_query", order_no=filled.value("order_no")), toward="order_query")
+        return None
     if turn.last("refund") is None:
         return Step.call("refund", order_no=filled.value("order_no"))
     return None
@@ -296,7 +328,10 @@ send_frame.asks_itself = True
 
 @frame(
     "message_list",
-    triggers=("reply", "replied", "answer", "say", "said", "respond", "messages", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言"),
+    triggers=(
+        "reply", "replied", "answer", "say", "said", "respond", "messages", "conversation", "chat history", "thread",
+        "channel", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
+    ),
     not_with=("send", "tell", "let", "告诉", "说：", "说:", "发消息：", "发消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),
     required=(),
     priority=4,
@@ -319,8 +354,12 @@ read_frame.answers_past = True
 read_frame.asks_itself = True
 
 
-@frame("order_query", triggers=("order", "订单", "@order"), asks={"order_no": ORDER_ASK})
+@frame("order_query", triggers=("order", "booking", "reservation", "订单", "@order"), asks={"order_no": ORDER_ASK})
 def order_frame(turn: Turn, filled: Filled) -> Step | None:
     if turn.last("order_query") is None:
         return Step.call("order_query", order_no=filled.value("order_no"))
     return None
+
+
+# "订单HT…退款了没有", "has HT… been refunded?": the order's look-up shows its refund.
+order_frame.answers_past = True

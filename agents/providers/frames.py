@@ -155,7 +155,8 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
     for slot, kind in frame_.slots.items():
         if kind == "text":
             continue  # free text is the handler's: where it starts depends on the frame's words
-        span = next((s for s in reading.of(kind) if all(s is not u for u in used)), None)
+        # A count the words leave open ("几个", "a few") has no value: the slot stays missing.
+        span = next((s for s in reading.of(kind) if all(s is not u for u in used) and s.value is not None), None)
         if span is None:
             if slot in frame_.required:
                 filled.missing.append(slot)
@@ -252,7 +253,7 @@ def provenance(said: str, tool: str, arguments: dict, looked_up: list[Any], earl
 
     text = f"{earlier}\n{said}" if earlier else said
     reading = read(text)
-    counts = {s.value for s in numbers(fold(text))} | {int(s.value) for s in reading.spans if isinstance(s.value, int)}
+    counts = {s.value for s in numbers(fold(text)) if s.value is not None} | {int(s.value) for s in reading.spans if isinstance(s.value, int)}
     counts |= {int(d) for d in re.findall(r"\d+", fold(text))}  # "#4" too
     products = {a * b for a in counts for b in counts}
     entity_values = {str(s.value).lower() for s in reading.spans} | {s.name.lower() for s in reading.spans if s.name}

@@ -42,7 +42,7 @@ def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: boo
             continue  # a frame the message fills whole comes first ("启用中的基金有哪些" is a list)
         step = frame_.handler(turn, filled)
         if step is not DECLINE:
-            return replace(step, toward=frame_.tool) if step is not None else step
+            return replace(step, toward=step.toward or frame_.tool) if step is not None else step
     return Step.say(first_question) if first_question else DECLINE
 
 
@@ -80,9 +80,42 @@ def _complete_alone(turn: Turn, reading: Reading) -> bool:
     return step is not DECLINE and step is not None and bool(step.calls)
 
 
+# "disable it", "把它停用", "给这个客人退款": a word that points back at what the last message named.
+POINTS_BACK = re.compile(r"\b(?:it|that\s+one|this\s+one|him|her)\b|它|他|她|这个|那个|这只|那只|这单|那单|这笔", re.IGNORECASE)
+CARRIED_KINDS = ("fund", "order", "bounty", "resident")
+
+
+def points_back(turn: Turn) -> Step | None:
+    """This message's verb on the thing the last message named ("how is Beta Balanced?" → "disable
+    it"): its name is carried over, as the earlier message typed it; the earlier message's words
+    stand for the earlier message: the gate reads them with this message, and the provenance
+    finds the carried arguments in them. None when nothing is carried."""
+    if not turn.earlier or not POINTS_BACK.search(turn.said) or _complete_alone(turn, read(turn.said)):
+        return None
+    current, earlier = read(turn.said), read(turn.earlier)
+    named = {s.kind for s in current.spans}
+    carried = [s for s in earlier.spans if s.kind in CARRIED_KINDS and s.kind not in named and s.exact]
+    if not carried or len({s.kind for s in carried}) != len(carried):
+        return None  # nothing named before, or two of a kind: which one is asked as usual
+    from .rules import summarize
+
+    names = " ".join(turn.earlier[s.start : s.end] for s in carried)
+    said = f"{turn.said}\n{names}"
+    step = read_frames(replace(turn, said=said, earlier=names, continues=names), read(said))
+    if step is None and turn.outcomes:
+        return Step.say(summarize(turn))  # the call ran; its result is the reply
+    if step is DECLINE or step is None or not (step.calls or turn.outcomes):
+        return None
+    # The names carried stand for the earlier message: what the gate and the provenance read with this one.
+    turn.earlier = turn.continues = names
+    return step
+
+
 def follow_up(turn: Turn) -> Step | None:
     """The last turn continued, or None when this message is not a follow-up."""
-    if not turn.earlier or not is_follow_up(turn.said):
+    if turn.earlier and not is_follow_up(turn.said):
+        return points_back(turn)
+    if not turn.earlier:
         return None
     current = read(turn.said)
     if not (YES.match(turn.said) or NO.match(turn.said) or is_bare(turn.said)) and _complete_alone(turn, current):

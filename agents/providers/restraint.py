@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 # "先不要", "暂时不", "don't need to", "hold off", "not yet": the action is not wanted now.
 DEFERRAL = re.compile(
-    r"不要|不用|不必|不需要|无需|没必要|用不着|别|先不|暂时不|暂不|不打算|不想|不准|禁止|请勿|勿|"
+    r"不要|不用|不必|不需要|无需|没必要|用不着|别(?!人|的|处|家)|先不|暂时不|暂不|不打算|不想|不准|禁止|请勿|勿|"
     r"改天|以后再|回头再|晚点再|晚些再|等(?:一)?(?:下|会儿?)再|再说吧|算了|今天不|还不(?:用|要|想|打算)|"
     r"不(?:签到|打卡|吃|卖|买|退|去|接|领|转|送|给|辞|建|盖|上班|干活|工作|挂|发|启用|停用|处理|办)"
     r"|\b(?:don'?t|do\s+not|doesn'?t|never|no\s+need|not\s+(?:now|yet|today|tonight|right\s+now)|hold\s+off|"

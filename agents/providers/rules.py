@@ -280,7 +280,7 @@ class RulesChatPolicy:
                     break
                 if (step := item.handler(turn, match)) is not DECLINE:
                     if step is not None and item.tool:
-                        step = replace(step, toward=item.tool)
+                        step = replace(step, toward=step.toward or item.tool)
                     break
             listing = step is not DECLINE and item is not None and bool(item.tool) and not is_write(item.tool)
             if listing and (better := write_frames(turn)) is not None:

@@ -192,6 +192,19 @@ class Segmenter:
 _segmenter = Segmenter()
 
 
+def warm_up() -> None:
+    """Load the segmenter's dictionary now (seconds), so the first message does not wait for it.
+
+    The database's names need no warming: ``lexicon()`` reads them at each message and adds the
+    new ones to the loaded dictionary, which is cheap. Nothing here touches the database.
+    """
+    _segmenter._jieba()
+
+
+def segmenter_loaded() -> bool:
+    return _segmenter._tokenizer is not None
+
+
 def tokens(text: str) -> list[Token]:
     """Words with their offsets in ``text``: Chinese runs segmented by jieba, the rest by regex."""
     out: list[Token] = []
@@ -233,31 +246,61 @@ EN_NUMERAL = re.compile(
 DIGITS = re.compile(r"(?<![A-Za-z\d#.])\d+(?![\d.]*\d)(?![A-Za-z]{0,2}\d)")
 # "一下", "一起", "一点": a numeral that counts nothing.
 NOT_COUNTING = re.compile(r"一(?:下|起|点|些|会|直|定|共|样|般|切|边|旦)|十分|万一|第[一二三四五六七八九十]")
-# "a bread", "an apple": one, when a countable thing follows.
-ARTICLE = re.compile(r"\b(?:a|an)\s+(?=[a-z])")
+# "a bread", "an apple": one, when a countable thing follows (never "a few", "a dozen", "a lot").
+ARTICLE = re.compile(r"\b(?:a|an)\s+(?!(?:few|couple|dozen|pair|lot|bit|little|number|bunch|handful|half)\b)(?=[a-z])")
+# Words that count in groups: 一打 is twelve, 两双 four, "two dozen" 24.
+ZH_GROUPS = {"打": 12, "双": 2, "对": 2}
+HALF_DOZEN = re.compile(r"半打|\bhalf\s+a\s+dozen\b")
+EN_GROUP = re.compile(r"\s+(?:dozen|pairs?)\b(?:\s+of\b)?")
+# A count the words leave open ("几个", "a few", "some"): a number span without a value, so a frame
+# that needs the count asks for it instead of reading a "一" or an "a" nearby as one.
+VAGUE = re.compile(
+    r"几(?=\s*[个份块张袋捆斤只件瓶杯箱包颗条根堆]|十|百)|好些|若干|一些|一堆|很多|不少|"
+    r"\b(?:a\s+few|a\s+couple(?!\s+of)|several|a\s+bunch\s+of|a\s+handful\s+of|a\s+lot\s+of|lots\s+of|some|a\s+bit\s+of)\b"
+)
 
 
 def numbers(folded: str) -> list[Span]:
     """Every count in the message with its span: 5, 五, 两, 仨, twelve, a couple of."""
-    spans: list[Span] = []
+    spans: list[Span] = [Span("number", 6, m.start(), m.end(), m.group(), score=0.95) for m in HALF_DOZEN.finditer(folded)]
+    spans += [Span("number", None, m.start(), m.end(), m.group(), score=0.0) for m in VAGUE.finditer(folded)]
+
+    def free(start: int, end: int) -> bool:
+        return not any(s.start < end and start < s.end for s in spans)
+
     for found in DIGITS.finditer(folded):
-        spans.append(Span("number", int(found.group()), found.start(), found.end(), found.group()))
+        value, end = int(found.group()), found.end()
+        if group := EN_GROUP.match(folded, end):  # "2 dozen"
+            value, end = value * (12 if "dozen" in group.group() else 2), group.end()
+        if free(found.start(), end):
+            spans.append(Span("number", value, found.start(), end, folded[found.start():end]))
     for found in ZH_NUMERAL.finditer(folded):
         if NOT_COUNTING.match(folded, found.start()) or NOT_COUNTING.match(folded, max(0, found.start() - 1)):
+            continue
+        if not free(found.start(), found.end()):
             continue
         word = found.group()
         value = {"俩": 2, "仨": 3}.get(word, None)
         if value is None:
             value = chinese_number(word)
+        end = found.end()
+        if value and end < len(folded) and folded[end] in ZH_GROUPS:  # 一打, 两双
+            value, end = value * ZH_GROUPS[folded[end]], end + 1
         if value:
-            spans.append(Span("number", value, found.start(), found.end(), word, score=0.95))
+            spans.append(Span("number", value, found.start(), end, folded[found.start():end], score=0.95))
     for found in EN_NUMERAL.finditer(folded):
+        if not free(found.start(), found.end()):
+            continue
         words = found.group().split()
         word = words[1] if len(words) > 1 else words[0]  # "a couple of" → "couple"
-        value = EN_NUMBERS[word]
-        spans.append(Span("number", value, found.start(), found.end(), found.group(), score=0.95))
+        value, end = EN_NUMBERS[word], found.end()
+        if word not in ("dozen", "couple", "pair") and (group := EN_GROUP.match(folded, end)):  # "two dozen"
+            value, end = value * (12 if "dozen" in group.group() else 2), group.end()
+        if not any(s.start <= found.start() < s.end for s in spans):
+            spans.append(Span("number", value, found.start(), end, folded[found.start():end], score=0.95))
     for found in ARTICLE.finditer(folded):
-        spans.append(Span("number", 1, found.start(), found.end() - 1, found.group().strip(), score=0.5))
+        if free(found.start(), found.end() - 1):
+            spans.append(Span("number", 1, found.start(), found.end() - 1, found.group().strip(), score=0.5))
     return sorted(spans, key=lambda s: s.start)
 
 

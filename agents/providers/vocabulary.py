@@ -44,6 +44,10 @@ ENGLISH_NUMBERS = {
 ENGLISH_NUMERAL = re.compile(
     r"(?:^(?i:" + "|".join(ENGLISH_NUMBERS) + r")|\b(?:" + "|".join(ENGLISH_NUMBERS) + r"|a\s+couple\s+of|a\s+dozen))\b"
 )
+# Counts in groups: 半打 and "half a dozen" are six, 一打 twelve, 一双/一对 two.
+HALF_DOZEN = re.compile(r"半打|\bhalf\s+a\s+dozen\b", re.IGNORECASE)
+GROUPS = {"打": 12, "双": 2, "对": 2}
+GROUPED = re.compile(r"([零〇一二两三四五六七八九十百千]+)([打双对])")
 SENTENCE_END = re.compile(r"[\s。.!！~～]+$")
 
 
@@ -77,6 +81,12 @@ def _numerals_to_digits(text: str) -> str:
         word = " ".join(match.group().lower().split())
         return {"a couple of": "2", "a dozen": "12"}.get(word) or str(ENGLISH_NUMBERS[word])
 
+    def groups(match: re.Match) -> str:  # 一打 → 12, 两双 → 4
+        value = chinese_number(match.group(1))
+        return str(value * GROUPS[match.group(2)]) if value else match.group()
+
+    text = HALF_DOZEN.sub("6", text)
+    text = GROUPED.sub(groups, text)
     return ENGLISH_NUMERAL.sub(english, NUMERAL.sub(digits, text))
 
 

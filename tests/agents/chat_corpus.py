@@ -445,7 +445,9 @@ CORPUS += [
     refuse(F, "how do I create a fund?"),
     refuse(F, "怎么新建基金"),
     refuse(D, "不要给订单 HT20260301001 退款"),
-    refuse(D, "HT20260301001 退款了吗"),
+    # A question about a refund is answered by the order's look-up, which shows it; nothing is written
+    # (was a refusal with no call at all; parser4 made the past question about an order a look-up).
+    say(D, "HT20260301001 退款了吗", call("order_query", order_no="HT20260301001")),
     refuse(D, "what if we refund order HT20260301002?"),
     refuse(D, "don't refund HT20260301003"),
     refuse(D, "how do I register a refund?"),
@@ -895,4 +897,83 @@ CORPUS += [
     # One's own listing, in other words: never another resident's goods.
     say(R, "把我在市场的挂单撤了", call("list_market_orders")),
     say(R, "get rid of my market order", call("list_market_orders")),
+]
+
+CORPUS += [
+    # Counts in groups are read whole; a count left open is asked for, never read as one (parser4).
+    say(R, "一打小麦转给Carol", give("Carol", "wheat", 12)),
+    say(R, "pass Carol two dozen wheat", give("Carol", "wheat", 24)),
+    say(R, "半打苹果送给Bob", give("Bob", "apple", 6)),
+    say(R, "give Bob half a dozen wheat", give("Bob", "wheat", 6)),
+    say(R, "给Bob转几个苹果"),
+    say(R, "pass Dave a few loaves"),
+    # The board in the state asked for: taken by someone, finished, or the speaker's own claims.
+    say(R, "有哪几个悬赏被别人领走了", call("list_bounties", status="claimed")),
+    say(R, "做完的悬赏都有哪些", call("list_bounties", status="completed")),
+    say(R, "which bounties did I take?", call("list_bounties", status="claimed", mine=True)),
+    say(R, "list the bounties someone has taken", call("list_bounties", status="claimed")),
+    say(R, "any finished bounties?", call("list_bounties", status="completed")),
+]
+
+CORPUS += [
+    # "him", "她": the resident the same sentence named earlier, the reason first (parser4).
+    say(R, "Carol说她木头用完了，拿三个木材给她", give("Carol", "wood", 3)),
+    say(R, "Dave hasn't eaten since morning, send him one apple", give("Dave", "apple", 1)),
+]
+
+CORPUS += [
+    # What a building costs is the buildings' list; a resident's stock and balance in other words (parser4).
+    say(R, "建一个农田大概要花多少", call("list_buildings")),
+    say(R, "how expensive is it to build a farm?", call("list_buildings")),
+    say(R, "我手头还剩多少小麦", call("get_my_resources")),
+    say(R, "how much wheat have I got left?", call("get_my_resources")),
+    say(R, "check my wallet", call("get_my_status")),
+    say(R, "我的余额是多少", call("get_my_status")),
+    say(R, "商店里能买到什么", call("list_shop_items")),
+    say(R, "what could I get at the store?", call("list_shop_items")),
+    # "have" as an order to eat, first in its clause; "I have" only tells.
+    say(R, "go on, have a loaf of bread", call("eat", resource_type="bread")),
+    refuse(R, "I have an apple and two loaves"),
+    say(R, "you're worn out, take a break", call("rest")),
+    say(R, "去躺一会儿吧", call("rest")),
+]
+
+CORPUS += [
+    # A fund's whole name inside extra words, or its numeral typed as digits, is that fund (parser4).
+    say(F, "把科技先锋那只停掉", on_fund("科技先锋", "disable_fund")),
+    say(F, "re-enable the tech fund (科技先锋)", on_fund("科技先锋", "enable_fund")),
+    say(F, "停用科技先锋 please", on_fund("科技先锋", "disable_fund")),
+]
+
+CORPUS += [
+    # What happened to an order is its look-up; the conversation with one side is its channel (parser4).
+    say(D, "HT20260301002这单退了没有", call("order_query", order_no="HT20260301002")),
+    say(D, "was HT20260301002 refunded yet?", call("order_query", order_no="HT20260301002")),
+    say(D, "我想看和供应商的沟通记录", call("message_list", channel="upstream")),
+    say(D, "open the chat history with the guest", call("message_list", channel="downstream")),
+    say(D, "HT20260301002 这单帮客人退掉", call("refund", order_no="HT20260301002")),
+]
+
+CORPUS += [
+    # A question about a fund's remarks is its detail; new remarks in quotes are taken whole (parser4).
+    say(F, "科技先锋的备注写的是啥", on_fund("科技先锋", "get_fund_detail")),
+    say(F, "show me the note on 科技先锋", on_fund("科技先锋", "get_fund_detail")),
+    say(F, "科技先锋备注改一下，就写「关注半导体」", on_fund("科技先锋", "update_fund", remarks="关注半导体")),
+]
+
+CORPUS += [
+    # Whether an order was refunded is asked of its look-up, never a refund (parser4).
+    say(D, "did HT20260301002 get refunded or not?", call("order_query", order_no="HT20260301002")),
+    say(D, "HT20260301002 退没退", call("order_query", order_no="HT20260301002")),
+]
+
+CORPUS += [
+    # "it", "它", "这单", "him": this message's verb on what the last message named (parser4).
+    # The calls are the whole conversation's: the earlier message's look-up first.
+    say(F, "绿色能源主题怎么样 || 把它停用", on_fund("绿色能源主题", "get_fund_detail") + on_fund("绿色能源主题", "disable_fund")),
+    say(F, "tell me about 科技先锋 || turn it off", on_fund("科技先锋", "get_fund_detail") + on_fund("科技先锋", "disable_fund")),
+    say(D, "查一下 HT20260301002 || 这单退款吧", call("order_query", order_no="HT20260301002") + call("refund", order_no="HT20260301002")),
+    say(D, "look up HT20260301003 || refund it", call("order_query", order_no="HT20260301003") + call("refund", order_no="HT20260301003")),
+    say(R, "Bob怎么样 || 给他两个面包", give("Bob", "bread", 2)),
+    say(F, "有哪些基金 || 停用它", call("list_funds")),
 ]

@@ -204,3 +204,66 @@ def test_what_a_guest_said_is_never_proposed_as_a_message_to_them(demo, staff_us
     result = run_chat(agent=Agent.objects.get(name="前台助理"), message="the guest of HT20260301001 says the room is cold", user=staff_user)
     assert "message_send" not in [call["name"] for call in result.tool_calls]
     assert "room is cold" not in result.reply
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("把一打木材给Carol", 12),
+        ("半打苹果", 6),
+        ("两双", 4),
+        ("a dozen apples", 12),
+        ("half a dozen loaves", 6),
+        ("three dozen wheat", 36),
+        ("a pair of apples", 2),
+    ],
+)
+def test_counts_in_groups_are_read_whole(said, value):
+    counted = [s for s in numbers(said) if s.value is not None and s.score >= 0.9]
+    assert [s.value for s in counted] == [value]
+
+
+@pytest.mark.parametrize("said", ["给Carol几个苹果", "send Carol a few apples", "give Carol some wood", "转若干小麦给Carol"])
+def test_a_count_left_open_is_asked_for_never_read_as_one(demo, staff_user, said):
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message=said, user=staff_user)
+    assert "transfer_resource" not in [call["name"] for call in result.tool_calls]
+    assert "?" in result.reply or "？" in result.reply
+
+
+def test_a_dozen_given_is_twelve(demo, staff_user):
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message="Carol缺木头，一打木材转给她", user=staff_user)
+    transfers = [call for call in result.tool_calls if call["name"] == "transfer_resource"]
+    assert [call["arguments"]["quantity"] for call in transfers] in ([12], [])  # twelve, or a question: never one
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "客人要提前离店，订单 HT20260301002，你先查一下这单",
+        "HT20260301002 wants to check out early; just look the order up for now",
+        "guest of HT20260301002 is leaving early, check the reservation first",
+    ],
+)
+def test_asked_to_look_up_first_the_desk_only_looks_up(demo, staff_user, said):
+    result = run_chat(agent=Agent.objects.get(name="前台助理"), message=said, user=staff_user)
+    assert [call["name"] for call in result.tool_calls] == ["order_query"]
+    assert not ChannelMessage.objects.filter(channel="upstream").exists()
+    assert "HT20260301002" in result.reply
+
+
+def test_warm_up_loads_the_segmenter():
+    from agents.providers import understanding
+
+    understanding.warm_up()
+    assert understanding.segmenter_loaded()
+
+
+def test_a_fund_numeral_typed_as_digits_is_that_fund(demo):
+    Fund.objects.create(fund_name="成长三号")
+    [span] = read("成长3号最近怎么样").of("fund")
+    assert span.exact and span.name == "成长三号"
+
+
+def test_building_cost_question_lists_the_buildings_and_builds_nothing(demo, staff_user):
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message="造一座农田得花多少信用点？", user=staff_user)
+    assert [call["name"] for call in result.tool_calls] == ["list_buildings"]
