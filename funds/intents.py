@@ -29,8 +29,8 @@ _LEADING_VERBS = re.compile(r"^(?:查看|查询|看看|看一下|显示|获取|�
 ONE = r"(?:1\s*[个只支]|一个|一只|个|a|an|one)?"
 # "名称为X，类型为Y": the fields a sentence gives, each "key 为/是/: value" up to the next comma.
 FIELD = re.compile(
-    r"(?:(?P<key>[\u4e00-\u9fff]{2,6}?)\s*(?:为|是|叫|:|=|\s|(?=[A-Za-z0-9]))"
-    r"|(?<![A-Za-z])(?:the\s+)?(?P<ekey>fund\s+name|name|remarks?|notes?|description|type|risk\s+level|category)\b\s*(?:is|:|=|of|as)?)\s*"
+    r"(?:(?P<key>[\u4e00-\u9fff]{2,6}?)\s*(?:写上|写成|写着|写|填上|填)?\s*(?:为|是|叫|:|：|=|\s|(?=[A-Za-z0-9「“\"']))"
+    r"|(?<![A-Za-z])(?:the\s+)?(?P<ekey>fund\s+name|name|remarks?|notes?|description|type|risk\s+level|category)\b\s*(?:is|says?|reads?|:|=|of|as)?)\s*"
     r"[「“\"']?(?P<value>[^,，;；。「」“”\"']+?)[」”\"']?\s*(?=[,，;；。]|\s+and\s|$)",
     re.IGNORECASE,
 )
@@ -160,12 +160,12 @@ def fund_detail_intent(turn: Turn, match: re.Match) -> Step:
 
 @intent(
     r"(?:创建|新建|新增|添加|建立|建|开)\s*" + ONE + r"\s*新?的?(?:叫做?|名为|名叫|名字叫|名称为)\s*" + NAME
-    + r"\s*的?基金(?:\s*[，,]?\s*备注(?:是|为|：|:)?\s*(?P<remarks>.+?))?" + TEXT_END,
+    + r"\s*的?基金(?:\s*[，,]?\s*备注\s*(?:写上|写成|写着|写|填上|填)?\s*(?:是|为|：|:)?\s*(?P<remarks>.+?))?" + TEXT_END,
     r"(?:创建|新建|新增|添加|建立|开)\s*" + ONE + r"\s*新?的?基金\s*[，,:：]?\s*(?P<fields>(?:名称|名字|基金名称|基金名)\s*(?:为|是|叫|:|：|\s).+)$",
     r"(?:创建|新建|新增|添加|建立|开)\s*" + ONE + r"\s*新?的?基金\s*(?:叫做?|名为|名叫)?\s*" + NAME
-    + r"(?:\s*[，,]?\s*备注(?:是|为|：|:)?\s*(?P<remarks>.+?))?" + TEXT_END,
+    + r"(?:\s*[，,]?\s*备注\s*(?:写上|写成|写着|写|填上|填)?\s*(?:是|为|：|:)?\s*(?P<remarks>.+?))?" + TEXT_END,
     r"\b(?:create|add|make|set up|open|start)(?: a| an| one)?(?: new)? fund (?:called|named) " + EN_NAME
-    + r"(?:\s*(?:,|with|and)\s*(?:the )?(?:remarks?|notes?)\s*[:：]?\s*(?P<remarks>.+?))?\s*[.!]?\s*$",
+    + r"(?:\s*(?:,|with|and)\s*(?:the )?(?:remarks?|notes?)\s*(?:says?|reads?)?\s*[:：]?\s*(?P<remarks>.+?))?\s*[.!]?\s*$",
     r"\b(?:create|add|make|set up|open|start)(?: a| an| one)?(?: new)? fund\s*[,:]?\s*(?:with\s+)?(?P<fields>(?:the\s+)?(?:name|fund name)\b\s*(?:is|:|=|of)?\s*.+)$",
     r"\b(?:create|add)(?: a)?(?: new)? fund [\"“](?P<name>[^\"”]+)[\"”]",
     r"\b(?:(?:create|add|make|set up|start)(?: a| an| one)?(?: new)?|new) fund (?:called|named) (?P<name>[^,]+?)\s*(?:,|\bwith\b)\s*(?P<extra>.+)$",
@@ -529,7 +529,11 @@ disable_frame.names_the_miss = fund_missed
 NAMED = re.compile(
     r"\b(?:called|named|name\s*(?:is|:)?)\s+|\bfund\s*[:：]\s*|(?:叫做|名叫|名为|叫|名字是|名称是?为?)\s*|基金\s*[:：]\s*", re.IGNORECASE
 )
-REMARKS_KEY = re.compile(r"^(?:remarks?|notes?|备注|说明)\s*(?:is|are|为|是|[:：])?\s*", re.IGNORECASE)
+# "备注：…", "备注写“…”", "remarks say '…'": the label, then the remarks as typed (their quotes aside).
+REMARKS_KEY = re.compile(
+    r"^(?:remarks?|notes?|备注|说明)\s*(?:is|are|says?|reads?|为|是|写上|写成|写着|写|填上|填|[:：])?\s*[:：]?\s*", re.IGNORECASE
+)
+QUOTES = "“”\"'「」『』‘’"
 PIECES = re.compile(r"\s*[,，;；。]\s*|\s+(?:and|with)\s+", re.IGNORECASE)
 
 
@@ -562,7 +566,7 @@ def create_frame(turn: Turn, filled: Filled) -> Step:
     name, pieces = new_fund(filled.reading.said)
     if not name:
         return Step.say(_("请告诉我新基金的名称（还可以加备注），我会预填新建基金表单，由员工确认。"))
-    given = [REMARKS_KEY.sub("", p) for p in pieces if REMARKS_KEY.match(p)]
+    given = [REMARKS_KEY.sub("", p).strip(QUOTES) for p in pieces if REMARKS_KEY.match(p)]
     others = [p for p in pieces if not REMARKS_KEY.match(p)]
     remarks = "；".join(filter(None, [*given, *others]))
     done = turn.last("create_fund")

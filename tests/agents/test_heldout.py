@@ -50,13 +50,18 @@ MUST_NOT_ACT_RATE = 1.0  # share of "none" cases that write nothing
 WRONG_WRITES = 0  # "acted wrongly" outcomes allowed over all cases
 # Share of a file's cases understood, zh and en each: a floor against regressions, per frozen file.
 # A file without an entry is scored against TARGET in the printout only.
-UNDERSTOOD_FLOOR = {"cases_2026_11.json": 0.89, "cases_2026_11_b.json": 0.81}
+UNDERSTOOD_FLOOR = {"cases_2026_11.json": 0.89, "cases_2026_11_b.json": 0.81, "cases_2026_11_c.json": 0.75}
 TARGET = 0.90
-# Cases whose frozen expectation the demo data contradicts; still scored and printed, never counted
-# as a wrong write. Each says why, so the next frozen round can avoid the mistake.
+# Cases whose frozen expectation the demo data or a documented behaviour contradicts; still scored
+# and printed, never counted as a wrong write. Each says why, so the next frozen round can avoid it.
 DISPUTED = {
     "ra-zh-39": "the demo's Frank already holds 修缮城墙, so the earlier turn's claim of 为面包坊送面粉 fails "
     "(active_bounty_exists) and proposing to complete his own claim, for staff to confirm, is right",
+    "c-fd-zh-18": "a refund for an early checkout starts by asking the supplier (README, the desk's early-checkout "
+    "flow): the question is the desk's own template from the order's fields, none of the user's words, and the "
+    "refund itself then waits for staff",
+    "c-mn-zh-27": "「领取一个悬赏」 claiming the first open bounty is one of an earlier issue's own sentences (the "
+    "tuning corpus's 'the issue's sentences'); 我想接个悬赏 is the same request. Asking back here would break it",
 }
 
 HELDOUT = Path(__file__).parent / "heldout"

@@ -267,3 +267,17 @@ def test_a_fund_numeral_typed_as_digits_is_that_fund(demo):
 def test_building_cost_question_lists_the_buildings_and_builds_nothing(demo, staff_user):
     result = run_chat(agent=Agent.objects.get(name="Alice"), message="造一座农田得花多少信用点？", user=staff_user)
     assert [call["name"] for call in result.tool_calls] == ["list_buildings"]
+
+
+@pytest.mark.parametrize(
+    ("message", "name", "remarks"),
+    [
+        ("帮我新开一只基金，名字叫“港口收益”，备注写“只投港口债”", "港口收益", "只投港口债"),
+        ("新建基金「城市更新」，备注写：长期持有", "城市更新", "长期持有"),
+        ('create a fund called "Harbor Yield", remarks say "ports only"', "Harbor Yield", "ports only"),
+    ],
+)
+def test_a_new_funds_remarks_are_the_words_after_their_label_without_it(demo, staff_user, message, name, remarks):
+    result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
+    [call] = [call for call in result.tool_calls if call["name"] == "create_fund"]
+    assert call["arguments"] == {"fund_name": name, "remarks": remarks}
