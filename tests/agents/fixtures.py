@@ -8,9 +8,13 @@ import json
 import re
 import sqlite3
 from types import SimpleNamespace
+from typing import Annotated
 
 import pytest
 
+from agents.models import Agent
+from agents.registry import Param, ToolContext, registry, tool
+from agents.sync import sync_tools
 from city.autonomy.prompt import ACTIONS
 
 ALL_ACTIONS = tuple(ACTIONS)
@@ -83,3 +87,18 @@ def write_from_another_connection(path: str) -> str:
         return str(exc)
     finally:
         probe.close()
+
+
+# A chat agent with one write tool of the tests' own (test_chat, test_chat_streaming).
+
+@tool(description="给自己加信用点", category="action", permission="agents.change_agent", register_to=None)
+def add_my_credits(ctx: ToolContext, amount: Annotated[int, Param(ge=1, le=50)]) -> dict:
+    Agent.objects.filter(pk=ctx.agent.pk).update(credits=ctx.agent.credits + amount)
+    return {"message": f"加了 {amount}", "amount": amount}
+
+
+@pytest.fixture
+def alice(make_agent):
+    with registry.register_temporarily(add_my_credits):
+        sync_tools()
+        yield make_agent("Alice", tools=("get_my_status", "add_my_credits"), persona="热心的面包师", credits=100)

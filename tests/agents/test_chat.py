@@ -3,32 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
 
 import pytest
 from django.db import connection
 
 from agents.chat import run_chat
-from agents.models import Agent, Conversation, Message, ToolCall
-from agents.registry import Param, ToolContext, registry, tool
-from agents.sync import sync_tools
+from agents.models import Conversation, Message, ToolCall
 from core.errors import ApplicationError, NotFound
-from tests.agents.fixtures import endpoint, write_from_another_connection  # noqa: F401  (fixture)
+from tests.agents.fixtures import alice, endpoint, write_from_another_connection  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 
-
-@tool(description="给自己加信用点", category="action", permission="agents.change_agent", register_to=None)
-def add_my_credits(ctx: ToolContext, amount: Annotated[int, Param(ge=1, le=50)]) -> dict:
-    Agent.objects.filter(pk=ctx.agent.pk).update(credits=ctx.agent.credits + amount)
-    return {"message": f"加了 {amount}", "amount": amount}
-
-
-@pytest.fixture
-def alice(make_agent):
-    with registry.register_temporarily(add_my_credits):
-        sync_tools()
-        yield make_agent("Alice", tools=("get_my_status", "add_my_credits"), persona="热心的面包师", credits=100)
 
 
 def roles(conversation):

@@ -11,7 +11,6 @@ import json
 import threading
 import time
 import warnings
-from typing import Annotated
 from urllib.parse import urlencode, urlsplit
 
 import pytest
@@ -19,25 +18,11 @@ from django.test import Client
 
 from agents.chat import run_chat
 from core.errors import ApplicationError
-from agents.models import Agent, Message, ToolCall
-from agents.registry import Param, ToolContext, registry, tool
-from agents.sync import sync_tools
-from tests.agents.fixtures import endpoint  # noqa: F401  (fixture)
+from agents.models import Message, ToolCall
+from tests.agents.fixtures import alice, endpoint  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 
-
-@tool(description="给自己加信用点", category="action", permission="agents.change_agent", register_to=None)
-def add_my_credits(ctx: ToolContext, amount: Annotated[int, Param(ge=1, le=50)]) -> dict:
-    Agent.objects.filter(pk=ctx.agent.pk).update(credits=ctx.agent.credits + amount)
-    return {"message": f"加了 {amount}", "amount": amount}
-
-
-@pytest.fixture
-def alice(make_agent):
-    with registry.register_temporarily(add_my_credits):
-        sync_tools()
-        yield make_agent("Alice", tools=("get_my_status", "add_my_credits"), persona="热心的面包师", credits=100)
 
 
 class Recorder:
