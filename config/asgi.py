@@ -20,15 +20,17 @@ answer_overlong_lines()
 
 
 def _warm_up_offline_chat() -> None:
-    """The rules provider's segmenter loads in the background: the first chat reply need not wait."""
-    import threading
+    """The rules provider's segmenter loads before the server listens (about a second of CPU).
 
+    Not in a background thread: there it competes for the GIL with the first requests, and a burst
+    of 150 pages connecting to a freshly started server failed once on 2 cores while it loaded.
+    """
     from django.conf import settings
 
     if settings.AGENT_PROVIDER == "rules":
         from agents.providers.understanding import warm_up
 
-        threading.Thread(target=warm_up, name="warm-up-offline-chat", daemon=True).start()
+        warm_up()
 
 
 _warm_up_offline_chat()
