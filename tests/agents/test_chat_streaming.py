@@ -346,3 +346,20 @@ def test_a_closed_connection_stops_the_model_request_like_the_stop_button(endpoi
         time.sleep(0.1)
     reply = Message.objects.get(role=Message.Role.ASSISTANT)
     assert reply.stopped and reply.content.startswith("第0句。") and "第39句" not in reply.content
+
+
+def test_the_list_of_conversations_alone_says_whether_it_still_waits_for_the_reply(settings, make_agent, admin_client, admin_user):
+    """What the page asks for after Stop, until the stopped reply is stored."""
+    settings.AGENT_PROVIDER = "rules"
+    agent = make_agent("Bob", tools=("get_my_status",))
+    conversation = agent.conversations.create(user=admin_user)
+    Message.objects.create(conversation=conversation, role=Message.Role.USER, content="讲个长故事")
+    url = f"/agents/{agent.pk}/chat/?part=recent&conversation={conversation.pk}"
+
+    waiting = admin_client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert waiting.lstrip().startswith('<aside class="card" id="recent-conversations"') and "data-awaiting-reply" in waiting
+    assert f"#{conversation.pk}" in waiting and 'id="chat-panel"' not in waiting
+
+    Message.objects.create(conversation=conversation, role=Message.Role.ASSISTANT, content="从前", stopped=True)
+    assert "data-awaiting-reply" not in admin_client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert admin_client.get(url.replace("recent", "nonsense"), HTTP_HX_REQUEST="true").status_code == 400
