@@ -66,10 +66,11 @@ def _post(request, agent: Agent, form: ChatForm, conversation: Conversation | No
 
 
 def _render(request, agent: Agent, conversation: Conversation | None, form: ChatForm, *, part: str | None = None):
+    list_only = part == "recent" and request.htmx  # what a page asks for after Stop
     context = {
         "agent": agent,
         "conversation": conversation,
-        "transcript": conversation_transcript(conversation) if conversation and part != "recent" else [],
+        "transcript": conversation_transcript(conversation) if conversation and not list_only else [],
         "recent": Conversation.objects.readable_by(request.user).filter(agent=agent).order_by("-updated_at")[:20],
         "awaiting_reply": conversation is not None and conversation_awaits_reply(conversation=conversation),
         "form": form,

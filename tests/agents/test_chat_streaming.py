@@ -363,3 +363,4 @@ def test_the_list_of_conversations_alone_says_whether_it_still_waits_for_the_rep
     Message.objects.create(conversation=conversation, role=Message.Role.ASSISTANT, content="从前", stopped=True)
     assert "data-awaiting-reply" not in admin_client.get(url, HTTP_HX_REQUEST="true").content.decode()
     assert admin_client.get(url.replace("recent", "nonsense"), HTTP_HX_REQUEST="true").status_code == 400
+    assert "讲个长故事" in admin_client.get(url).content.decode()  # without HTMX: the whole page, as ever
