@@ -19,7 +19,10 @@ transaction and is audited): nothing is left half-written.
 A page that streams the reply passes a ``listener`` (``agents.streaming``): it learns the
 conversation, each piece of the reply as the model writes it, and each tool result; when it
 says stop, the model request is closed and the text so far is stored as the turn's reply,
-marked ``stopped``. A call is only ever run whole: a stopped answer runs none.
+marked ``stopped``. When the model breaks a streamed answer off (a dropped connection, an error
+mid-answer) after some text, that text is the turn's reply too, marked with the error
+(``Message.failure``), and the turn ends normally; before any text it is the usual model error.
+A call is only ever run whole: a stopped or broken-off answer runs none.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import Any, Protocol
 
 from asgiref.sync import async_to_sync
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -66,6 +70,7 @@ class ChatResult:
     # What the agent did this turn: [{"name", "arguments", "result"}], in order.
     tool_calls: list[dict] = field(default_factory=list)
     stopped: bool = False  # the listener stopped the reply part-way
+    failure: str = ""  # the model broke the reply off with this error part-way (the text is what came)
 
 
 class TurnListener(ReplyListener, Protocol):
@@ -101,12 +106,17 @@ def open_conversation(
 
 
 def store_reply(
-    conversation: Conversation, text: str, *, tool_calls: list[dict] | None = None, usage: dict | None = None, stopped: bool = False,
+    conversation: Conversation, text: str, *, tool_calls: list[dict] | None = None, usage: dict | None = None,
+    stopped: bool = False, failure: str = "",
 ) -> ChatResult:
     """Record the assistant's final reply of a turn and hand back the turn's result."""
-    Message.objects.create(conversation=conversation, role=Message.Role.ASSISTANT, content=text, usage=usage or {}, stopped=stopped)
-    Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
-    return ChatResult(conversation=conversation, reply=text, tool_calls=list(tool_calls or []), stopped=stopped)
+    with transaction.atomic():  # a page reading the conversation sees the reply and its new time together
+        Message.objects.create(
+            conversation=conversation, role=Message.Role.ASSISTANT, content=text, usage=usage or {}, stopped=stopped,
+            failure=failure[:500],
+        )
+        Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+    return ChatResult(conversation=conversation, reply=text, tool_calls=list(tool_calls or []), stopped=stopped, failure=failure)
 
 
 def run_chat(
@@ -250,6 +260,8 @@ def converse(
                 completion = ask(provider, fit_context(system, turns, offered, context // 2), offered, model, listener)
         except ModelError as exc:
             logger.warning("chat with %s: model failed: %s", agent.name, exc)
+            if exc.partial.strip():  # a streamed answer broke off: the person has read this much, keep it
+                return store_reply(conversation, exc.partial.strip(), tool_calls=made, usage=exc.usage, failure=str(exc))
             Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
             raise model_failed(exc, conversation) from exc
         if completion.stopped:
@@ -322,7 +334,7 @@ def conversation_transcript(conversation: Conversation) -> list[dict]:
     }
     arguments_by_call: dict[str, Any] = {}  # a result's summary may name what the call asked for
     for row in conversation.messages.order_by("id"):
-        entry: dict[str, Any] = {"role": row.role, "text": row.content, "created_at": row.created_at, "stopped": row.stopped}
+        entry: dict[str, Any] = {"role": row.role, "text": row.content, "created_at": row.created_at, "stopped": row.stopped, "failure": row.failure}
         if row.role == Message.Role.ASSISTANT and row.tool_calls:
             entry["calls"] = []
             for call in row.tool_calls:

@@ -179,6 +179,9 @@ class Message(models.Model):
     usage = models.JSONField(_("用量"), default=dict, blank=True)
     # A reply staff stopped part-way (the Stop button, or a closed page): the text is what came until then.
     stopped = models.BooleanField(_("已停止"), default=False)
+    # A reply the model broke off with an error (a dropped stream, an error event): why, in the words
+    # staff were shown; the text is what came until then.
+    failure = models.CharField(_("中断原因"), max_length=500, blank=True)
     created_at = models.DateTimeField(_("时间"), auto_now_add=True)
 
     class Meta:

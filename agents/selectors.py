@@ -10,13 +10,20 @@ from django.utils.translation import gettext as _
 from core.errors import ApplicationError, NotFound
 from core.params import parse_id
 
-from .models import Agent, AgentActionLog, AutonomyRound, PendingAction, ToolCall
+from .models import Agent, AgentActionLog, AutonomyRound, Conversation, Message, PendingAction, ToolCall
 from .registry import ToolContext, localized_schema, registry
 
 
 def residents() -> QuerySet[Agent]:
     """The city's residents: every agent but the desk assistants. The one place that tells them apart."""
     return Agent.objects.filter(kind=Agent.Kind.RESIDENT)
+
+
+def conversation_awaits_reply(*, conversation: Conversation) -> bool:
+    """The conversation's newest message still waits for the agent's reply: a turn is being written
+    (or broke before any text). A page that stopped a reply asks until its stopped reply is stored."""
+    last = conversation.messages.order_by("-id").values("role", "tool_calls").first()
+    return last is not None and (last["role"] != Message.Role.ASSISTANT or bool(last["tool_calls"]))
 
 
 def agent_status(*, agent_id: int) -> dict:

@@ -15,7 +15,10 @@ iterator, and this module tells the runner's listener to stop; the provider noti
 once. A stop endpoint would have to find the turn in whichever process runs it; a closed request
 is always in the right process. The runner stores what was written until then as the turn's
 reply, marked stopped (``Message.stopped``), so the conversation shows where it was cut; a tool
-call is only ever run whole, so a stopped answer runs none.
+call is only ever run whole, so a stopped answer runs none. A stopped page gets no more events, so
+it asks for the list of conversations itself (``?part=recent``) until the stopped reply is stored.
+A reply the model breaks off after some text ends like any other, with ``done``; the panel shows
+it marked with the error (``Message.failure``).
 
 Events, in order: ``began`` ``{conversation_id}``; any number of ``text`` ``{text}`` (a piece of
 the reply) and ``tool`` ``{name, status, line}`` (a call that ran, in the transcript's one line); then ``done`` ``{html,

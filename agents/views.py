@@ -14,10 +14,11 @@ from .chat import CHAT_PERMISSION, MAX_MESSAGE_LENGTH, conversation_transcript, 
 from .confirmations import confirm_pending_action, reject_pending_action
 from .forms import ChatForm
 from .models import Agent, Conversation
+from .selectors import conversation_awaits_reply
 from .streaming import PageListener, streamed_turn, wants_stream
 
 CHAT_TEMPLATE = "agents/chat.html"
-CHAT_PARTS = ("chat-panel",)
+CHAT_PARTS = ("chat-panel", "recent")
 
 
 @staff_page(CHAT_PERMISSION)
@@ -25,10 +26,12 @@ CHAT_PARTS = ("chat-panel",)
 def agent_chat(request, pk: int):
     """Standalone chat with one agent: the conversation with its tool calls and their results, a
     message form, and confirm / reject on the agent's pending proposals. Buttons tell actions apart.
-    A page that asks for a stream gets the reply as it is written (``agents.streaming``)."""
+    A page that asks for a stream gets the reply as it is written (``agents.streaming``); after Stop
+    it asks for the list of conversations alone (``?part=recent``) until the stopped reply is stored."""
     agent = get_object_or_404(Agent, pk=pk)
     if request.method == "GET":
-        return _render(request, agent, _conversation(request, agent, request.GET.get("conversation")), ChatForm())
+        conversation = _conversation(request, agent, request.GET.get("conversation"))
+        return _render(request, agent, conversation, ChatForm(), part=request.GET.get("part"))
     form = ChatForm(request.POST)
     form.is_valid()  # every field is optional: the rules are the runner's and the services'
     conversation = _conversation(request, agent, form.cleaned_data["conversation_id"])
@@ -63,11 +66,13 @@ def _post(request, agent: Agent, form: ChatForm, conversation: Conversation | No
 
 
 def _render(request, agent: Agent, conversation: Conversation | None, form: ChatForm, *, part: str | None = None):
+    list_only = part == "recent" and request.htmx  # what a page asks for after Stop
     context = {
         "agent": agent,
         "conversation": conversation,
-        "transcript": conversation_transcript(conversation) if conversation else [],
+        "transcript": conversation_transcript(conversation) if conversation and not list_only else [],
         "recent": Conversation.objects.readable_by(request.user).filter(agent=agent).order_by("-updated_at")[:20],
+        "awaiting_reply": conversation is not None and conversation_awaits_reply(conversation=conversation),
         "form": form,
         "max_length": MAX_MESSAGE_LENGTH,
     }

@@ -52,10 +52,12 @@ class ModelError(Exception):
 
     code = "model_error"
 
-    def __init__(self, message: str = "", *, usage: dict | None = None) -> None:
+    def __init__(self, message: str = "", *, usage: dict | None = None, partial: str = "") -> None:
         super().__init__(message)
         # Tokens the endpoint reported for the failed answer, when it reported any (budgets count them).
         self.usage = usage or {}
+        # A streamed answer that broke off: the text its listener was already given (never a tool call).
+        self.partial = partial
 
 
 class ContextOverflow(ModelError):

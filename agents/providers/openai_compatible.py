@@ -20,8 +20,10 @@ Ollama, llama.cpp server) through the official SDK's async client.
 - Token usage of every answer is returned in ``Completion.usage``.
 - ``stream`` (the chat pages) asks with ``stream: true`` and hands each piece of text to a
   listener as it arrives. Tool calls come as deltas; they are put together and returned only
-  when the answer is complete, and the executor validates them like any other (a stopped answer
-  carries no call). Between pieces, and while the server is still reading the prompt, the
+  when the answer is complete (its ``finish_reason`` came), and the executor validates them like
+  any other (a stopped answer carries no call). An answer that breaks off (a dropped connection,
+  an error event, a body that ends without its last chunk) is a ``ModelError`` carrying the text
+  already shown (``partial``) and no call. Between pieces, and while the server is still reading the prompt, the
   listener's ``stopped`` is checked every ``STOP_POLL`` seconds; stopping closes the HTTP
   response, so a single-slot server (llama.cpp) stops generating and is free for the next
   request. ``AGENT_MODEL_TIMEOUT`` then bounds the wait for each piece, not the whole answer
@@ -232,6 +234,21 @@ def describe(exc: Exception, *, endpoint: str = "", timeout: float | None = None
     return _("模型调用失败：%(error)s") % {"error": type(exc).__name__}
 
 
+def broken_off(exc: Exception | None, *, partial: str, usage: dict, timeout: float | None = None) -> ModelError:
+    """The error of a streamed answer that broke off part-way, by ``exc`` or (None) by ending without
+    its last chunk. It carries the text the listener already has, so the runner can keep it; the
+    calls that were still coming are dropped with the rest."""
+    if isinstance(exc, openai.APITimeoutError):
+        reason = _("%(seconds)s 秒内没有等到下一段") % {"seconds": f"{timeout:g}" if timeout else "?"}
+    elif exc is None or isinstance(exc, openai.APIConnectionError):
+        reason = _("连接在回答结束前断开")
+    else:  # an error event in the stream
+        reason = _("模型服务报错：%(message)s") % {"message": str(getattr(exc, "message", "") or type(exc).__name__)[:200]}
+    message = _("模型的回答中途断了（%(reason)s）：可以再发一次；若反复出现，请管理员查看模型服务的日志") % {"reason": reason}
+    kind = ModelTimeout if isinstance(exc, openai.APITimeoutError) else ModelError
+    return kind(message, usage=usage, partial=partial)
+
+
 class OpenAICompatibleProvider:
     name = "openai"
 
@@ -361,6 +378,7 @@ class OpenAICompatibleProvider:
             pieces: list[str] = []
             calls: dict[int, dict] = {}
             usage: dict = {}
+            finished = False  # the answer's last chunk (its finish_reason) came
             chunks = response.__aiter__()
             try:
                 while True:
@@ -372,13 +390,16 @@ class OpenAICompatibleProvider:
                         usage = self._usage(chunk)
                     for choice in (chunk.choices or [])[:1]:
                         self._take_delta(choice.delta, pieces, calls, listener)
+                        finished = finished or bool(choice.finish_reason)
             except Stopped:
                 return Completion(content="".join(pieces), usage=usage, stopped=True)
             except openai.OpenAIError as exc:  # the SDK wraps a broken connection or an error event mid-stream
-                raise self._failure(exc) from exc
+                raise broken_off(exc, partial="".join(pieces), usage=usage, timeout=self.timeout) from exc
             finally:
                 with suppress(Exception):
                     await response.close()  # closes the connection: the server stops generating
+        if not finished:  # a body that simply ended (a dropped close-delimited response): its calls may be cut
+            raise broken_off(None, partial="".join(pieces), usage=usage)
         return Completion(content="".join(pieces), tool_calls=self._assembled(calls), usage=usage)
 
     @staticmethod

@@ -29,6 +29,8 @@
 // request; the server then closes the model's request and keeps the text so far, marked
 // stopped. The last event carries the panel as the HTMX post would render it, swapped in the
 // same way. Without fetch streaming, or for a named button (new conversation), HTMX posts as before.
+// After Stop no event comes any more: a page with a list of conversations (data-recent-url) asks
+// for that list until it no longer waits for the stopped reply, as a done event would bring it.
 (function () {
   "use strict";
 
@@ -80,6 +82,27 @@
     if (box) {
       box.focus();
     }
+  }
+
+  // The server stores the stopped reply within moments of the request closing (STOP_POLL); until
+  // then the list it renders says data-awaiting-reply, and is asked for again (at most ~3 s).
+  function refreshRecent(url, tries) {
+    fetch(url, { credentials: "same-origin", headers: { "HX-Request": "true" } }).then(function (response) {
+      return response.ok ? response.text() : null;
+    }).then(function (html) {
+      var current = document.getElementById("recent-conversations");
+      if (html === null || !current || document.querySelector("#chat-panel[aria-busy]")) {
+        return; // gone, or a new reply is coming: its done event brings the list
+      }
+      var holder = document.createElement("template");
+      holder.innerHTML = html.trim();
+      var fresh = holder.content.querySelector("#recent-conversations");
+      if (fresh && fresh.hasAttribute("data-awaiting-reply") && tries > 1) {
+        setTimeout(function () { refreshRecent(url, tries - 1); }, 150);
+      } else if (fresh) {
+        current.replaceWith(fresh);
+      }
+    }).catch(function () {});
   }
 
   function stream(form) {
@@ -176,6 +199,10 @@
       reply.appendChild(document.createTextNode(" "));
       reply.appendChild(badge);
       settle();
+      var field = form.querySelector("input[name=conversation_id]");
+      if (form.dataset.recentUrl && field && field.value) {
+        refreshRecent(form.dataset.recentUrl + field.value, 20);
+      }
     };
 
     fetch(form.getAttribute("action"), { // not form.action: a button named "action" shadows it

@@ -133,6 +133,47 @@ def test_a_call_stopped_before_it_was_complete_never_runs(endpoint, alice, staff
     assert result.conversation.messages.filter(role=Message.Role.TOOL).count() == 0
 
 
+CUTS = ("drop", "end", "error")  # a connection closed mid-body, a body that just ends, an error event
+
+
+@pytest.mark.parametrize("cut", CUTS)
+def test_a_reply_the_model_breaks_off_keeps_its_text_marked_with_the_error(endpoint, alice, staff_user, cut):
+    endpoint.reply(["第一句。", "第二句。", "第三句。"], cut_after=2, cut=cut)
+    listener = Recorder()
+    result = run_chat(agent=alice, message="讲个故事", user=staff_user, listener=listener)
+
+    assert listener.pieces == ["第一句。", "第二句。"]
+    assert result.reply == "第一句。第二句。" and not result.stopped
+    assert "模型的回答中途断了" in result.failure
+    reply = result.conversation.messages.get(role=Message.Role.ASSISTANT)
+    assert reply.content == "第一句。第二句。" and reply.failure == result.failure and not reply.stopped
+    assert len(endpoint.requests) == 1  # not asked again: the text is already on the page
+
+
+@pytest.mark.parametrize("cut", CUTS)
+def test_calls_of_an_answer_that_broke_off_never_run_even_the_complete_ones(endpoint, alice, staff_user, cut):
+    # "先加上。" (one piece), the first call whole (its head and three argument pieces), then the
+    # second call's head and one argument piece: the answer breaks off inside the second call.
+    endpoint.tool_calls([("add_my_credits", {"amount": 5}), ("add_my_credits", {"amount": 7})], "先加上。", cut_after=7, cut=cut)
+    result = run_chat(agent=alice, message="给我加 5 个，再加 7 个信用点", user=staff_user, listener=Recorder())
+
+    alice.refresh_from_db()
+    assert alice.credits == 100 and ToolCall.objects.count() == 0
+    assert result.reply == "先加上。" and result.failure and result.tool_calls == []
+    assert result.conversation.messages.filter(role=Message.Role.TOOL).count() == 0
+
+
+@pytest.mark.parametrize("cut", CUTS)
+def test_an_answer_broken_off_before_any_text_is_the_usual_model_error(endpoint, alice, staff_user, cut):
+    endpoint.reply(["第一句。"], cut_after=0, cut=cut)
+    with pytest.raises(ApplicationError) as failed:
+        run_chat(agent=alice, message="讲个故事", user=staff_user, listener=Recorder())
+
+    assert failed.value.code == "model_error" and failed.value.extra["conversation_id"]
+    assert not Message.objects.filter(role=Message.Role.ASSISTANT).exists()
+    assert Message.objects.filter(role=Message.Role.USER).count() == 1  # the question stays
+
+
 def test_the_rules_provider_streams_its_whole_reply_as_one_piece(settings, make_agent, staff_user):
     settings.AGENT_PROVIDER = "rules"
     agent = make_agent("Bob", tools=("get_my_status",), credits=70)
@@ -236,6 +277,35 @@ def test_the_funds_panel_streams_and_remembers_its_conversation(settings, make_a
     assert agent.conversations.count() == 1 and conversation.messages.filter(role="user").count() == 2
 
 
+@pytest.mark.parametrize(
+    ("language", "badge", "reason"),
+    [("zh-hans", "出错中断", "模型的回答中途断了"), ("en", "Cut off by an error", "broke off mid-answer")],
+)
+def test_a_broken_off_reply_ends_the_stream_with_the_panel_showing_it_cut_off(endpoint, alice, admin_client, language, badge, reason):
+    endpoint.reply(["第一句。", "第二句。", "第三句。"], cut_after=2, cut="error")
+    response = admin_client.post(
+        f"/agents/{alice.pk}/chat/", {"message": "讲个故事"}, HTTP_ACCEPT_LANGUAGE=language, **STREAM_HEADERS,
+    )
+
+    assert response.status_code == 200
+    got = events(response)
+    assert [name for name, _ in got] == ["began", "text", "text", "done"]
+    html = got[-1][1]["html"]
+    assert "第一句。第二句。" in html and "broken-off" in html and badge in html and reason in html
+    assert "errorlist" not in html  # a reply, not a failed message: the form is ready for the next one
+
+
+def test_the_funds_panel_shows_a_broken_off_reply_the_same_way(endpoint, make_agent, admin_client):
+    agent = make_agent("Fundy", tools=("create_fund", "list_funds"))
+    endpoint.reply(["目前有", "两个基金", "……"], cut_after=2, cut="drop")
+    got = events(admin_client.post("/funds/chat/", {"agent_id": agent.pk, "message": "有哪些基金？"}, **STREAM_HEADERS))
+
+    assert got[-1][0] == "done"
+    html = got[-1][1]["html"]
+    assert "目前有两个基金" in html and "broken-off" in html and "出错中断" in html
+    assert agent.conversations.get().messages.get(role=Message.Role.ASSISTANT).failure
+
+
 def test_without_asking_for_a_stream_the_page_answers_as_before(settings, make_agent, admin_client):
     settings.AGENT_PROVIDER = "rules"
     agent = make_agent("Bob", tools=("get_my_status",), credits=70)
@@ -276,3 +346,21 @@ def test_a_closed_connection_stops_the_model_request_like_the_stop_button(endpoi
         time.sleep(0.1)
     reply = Message.objects.get(role=Message.Role.ASSISTANT)
     assert reply.stopped and reply.content.startswith("第0句。") and "第39句" not in reply.content
+
+
+def test_the_list_of_conversations_alone_says_whether_it_still_waits_for_the_reply(settings, make_agent, admin_client, admin_user):
+    """What the page asks for after Stop, until the stopped reply is stored."""
+    settings.AGENT_PROVIDER = "rules"
+    agent = make_agent("Bob", tools=("get_my_status",))
+    conversation = agent.conversations.create(user=admin_user)
+    Message.objects.create(conversation=conversation, role=Message.Role.USER, content="讲个长故事")
+    url = f"/agents/{agent.pk}/chat/?part=recent&conversation={conversation.pk}"
+
+    waiting = admin_client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert waiting.lstrip().startswith('<aside class="card" id="recent-conversations"') and "data-awaiting-reply" in waiting
+    assert f"#{conversation.pk}" in waiting and 'id="chat-panel"' not in waiting
+
+    Message.objects.create(conversation=conversation, role=Message.Role.ASSISTANT, content="从前", stopped=True)
+    assert "data-awaiting-reply" not in admin_client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert admin_client.get(url.replace("recent", "nonsense"), HTTP_HX_REQUEST="true").status_code == 400
+    assert "讲个长故事" in admin_client.get(url).content.decode()  # without HTMX: the whole page, as ever

@@ -116,3 +116,63 @@ def test_the_funds_panel_streams_and_stops_the_same_way(fund_agent, endpoint, st
     page.locator("#fund-chat-form button[type=submit]").first.click()
     expect(page.locator("#chat-log .msg.assistant").last).to_contain_text("目前没有基金。")
     assert fund_agent.conversations.count() == 1
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_after_stop_the_list_of_conversations_shows_the_stopped_one_without_another_message(alice, endpoint, staff_page, width):
+    from django.contrib.auth import get_user_model
+
+    from agents.models import Conversation
+
+    endpoint.reply(PIECES, chunk_delay=0.3)
+    earlier = Conversation.objects.create(agent=alice, user=get_user_model().objects.get(username="browser-staff"))
+    page = staff_page
+    page.set_viewport_size({"width": width, "height": 844 if width < 600 else 900})
+    page.goto(f"/agents/{alice.pk}/chat/")
+    listed = page.locator("#recent-conversations li a")
+    expect(listed).to_have_text([f"#{earlier.pk}"])
+    page.locator("textarea[name=message]").fill("讲个长故事")
+    page.get_by_role("button", name="发送").click()
+    expect(page.locator("#chat-log .msg.assistant.streaming")).to_contain_text("第1句。")
+    page.get_by_role("button", name="停止").click()
+
+    stopped = alice.conversations.exclude(pk=earlier.pk).get()
+    expect(listed).to_have_text([f"#{stopped.pk}", f"#{earlier.pk}"])  # the stopped one first, as after a reply
+    expect(listed.first).to_have_attribute("aria-current", "page")
+    stored_as_stopped()
+    expect(page.locator("#recent-conversations")).not_to_have_attribute("data-awaiting-reply", "")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"chat-stopped-recent-{width}.png"), full_page=True)
+
+
+def test_a_reply_the_model_breaks_off_stays_on_the_page_marked_cut_off(alice, endpoint, staff_page):
+    endpoint.reply(PIECES[:6], chunk_delay=0.2, cut_after=3, cut="error")
+    page = staff_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"/agents/{alice.pk}/chat/")
+    page.locator("textarea[name=message]").fill("讲个故事")
+    page.get_by_role("button", name="发送").click()
+
+    reply = page.locator("#chat-log .msg.assistant.broken-off")
+    expect(reply).to_contain_text("第0句。第1句。第2句。")
+    expect(reply).to_contain_text("出错中断")
+    expect(reply).to_contain_text("模型的回答中途断了")
+    assert "第3句。" not in reply.inner_text()
+    expect(page.get_by_role("button", name="发送")).to_be_visible()  # the stream ended: the page is ready again
+    expect(page.locator("#chat-panel .errorlist")).to_have_count(0)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "chat-broken-off-390.png"), full_page=True)
+
+
+def test_the_funds_panel_keeps_a_broken_off_reply_marked_the_same_way(fund_agent, endpoint, staff_page):
+    endpoint.reply(PIECES[:6], chunk_delay=0.2, cut_after=3, cut="drop")
+    page = staff_page
+    page.goto("/funds/")
+    page.locator("#fund-chat-form textarea[name=message]").fill("讲讲基金的故事")
+    page.locator("#fund-chat-form button[type=submit]").first.click()
+
+    reply = page.locator("#chat-log .msg.assistant.broken-off")
+    expect(reply).to_contain_text("第0句。第1句。第2句。")
+    expect(reply).to_contain_text("出错中断")
+    expect(page.locator("#fund-chat-form").get_by_role("button", name="停止")).to_be_hidden()
+    page.screenshot(path=str(SCREENSHOTS / "funds-broken-off.png"))

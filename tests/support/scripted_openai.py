@@ -15,6 +15,10 @@ arguments in pieces), ``finish_reason`` in the last chunk, the usage after it wh
 asked (``stream_options.include_usage``), then ``data: [DONE]``. ``chunk_delay`` spaces the
 chunks; a client that goes away mid-answer is noticed between chunks (``aborted_streams``,
 ``streams_finished``), which is how tests prove that Stop closed the model request.
+``cut_after=N`` breaks a streamed answer after its first N pieces (text pieces and call deltas):
+``cut="drop"`` closes the connection mid-body (chunked framing, as uvicorn and llama.cpp send,
+so the client sees a broken body), ``"end"`` ends the body cleanly but without the last chunk
+and ``[DONE]``, ``"error"`` sends an error event (OpenAI's ``{"error": ...}``) and ends.
 """
 
 from __future__ import annotations
@@ -81,6 +85,8 @@ class _Entry:
     # Streamed answers: the text in these pieces (default: about four characters each), this far apart.
     chunks: Sequence[str] | None = None
     chunk_delay: float = 0.0
+    cut_after: int | None = None  # a streamed answer breaks after this many pieces, the way ``cut`` says
+    cut: str = "drop"
 
 
 def _pieces(text: str, size: int = 4) -> list[str]:
@@ -168,11 +174,12 @@ class ScriptedOpenAI:
 
     def reply(
         self, content: str | Sequence[str], *, delay: float = 0.0, usage: tuple[int, int] | None = None, chunk_delay: float = 0.0,
+        cut_after: int | None = None, cut: str = "drop",
     ) -> ScriptedOpenAI:
         """Script an assistant text answer (finish_reason "stop"); a list of strings is streamed in those pieces."""
         chunks = None if isinstance(content, str) else list(content)
         text = content if isinstance(content, str) else "".join(content)
-        return self._add(_Entry(200, assistant_message(text), delay, usage, chunks, chunk_delay))
+        return self._add(_Entry(200, assistant_message(text), delay, usage, chunks, chunk_delay, cut_after, cut))
 
     def tool_calls(
         self,
@@ -182,9 +189,13 @@ class ScriptedOpenAI:
         delay: float = 0.0,
         usage: tuple[int, int] | None = None,
         chunk_delay: float = 0.0,
+        cut_after: int | None = None,
+        cut: str = "drop",
     ) -> ScriptedOpenAI:
         """Script an answer with tool calls (finish_reason "tool_calls")."""
-        return self._add(_Entry(200, assistant_message(content, calls), delay, usage, chunk_delay=chunk_delay))
+        return self._add(
+            _Entry(200, assistant_message(content, calls), delay, usage, chunk_delay=chunk_delay, cut_after=cut_after, cut=cut)
+        )
 
     def error(self, status: int, body: JSON | str | None = None, *, delay: float = 0.0) -> ScriptedOpenAI:
         """Script an HTTP error; the default body is an OpenAI error JSON."""
@@ -288,22 +299,26 @@ class ScriptedOpenAI:
         with self._lock:
             self._in_flight -= 1
 
-    def _handle(self, path: str, raw: bytes) -> tuple[int, JSON | str, float, list[JSON] | None, float]:
-        """Status, body and delay of the answer; for a streamed one also its chunks and their spacing."""
+    def _handle(self, path: str, raw: bytes) -> tuple[int, JSON | str, float, list[JSON] | None, float, str | None]:
+        """Status, body and delay of the answer; for a streamed one also its chunks, their spacing,
+        and how it breaks off after the last of them (None: it ends as it should)."""
         if path.split("?")[0].rstrip("/") != COMPLETIONS_PATH:
-            return 404, openai_error(f"ScriptedOpenAI serves only POST {COMPLETIONS_PATH}, not {path}"), 0.0, None, 0.0
+            return 404, openai_error(f"ScriptedOpenAI serves only POST {COMPLETIONS_PATH}, not {path}"), 0.0, None, 0.0, None
         try:
             request = json.loads(raw)
         except ValueError:
-            return 400, openai_error("request body is not JSON"), 0.0, None, 0.0
+            return 400, openai_error("request body is not JSON"), 0.0, None, 0.0, None
         entry = self._answer(request)
         if entry.status != 200:
-            return entry.status, entry.body, entry.delay, None, 0.0
+            return entry.status, entry.body, entry.delay, None, 0.0, None
         body = self._completion(request, entry)
         if not request.get("stream"):
-            return 200, body, entry.delay, None, 0.0
+            return 200, body, entry.delay, None, 0.0, None
         include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
-        return 200, body, entry.delay, stream_chunks(body, entry, include_usage=include_usage), entry.chunk_delay
+        chunks = stream_chunks(body, entry, include_usage=include_usage)
+        if entry.cut_after is None:
+            return 200, body, entry.delay, chunks, entry.chunk_delay, None
+        return 200, body, entry.delay, chunks[: 1 + entry.cut_after], entry.chunk_delay, entry.cut  # the first only says the role
 
     @property
     def chunk_times(self) -> list[float]:
@@ -352,7 +367,7 @@ class ScriptedOpenAI:
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                status, body, delay, chunks, chunk_delay = owner._handle(self.path, raw)
+                status, body, delay, chunks, chunk_delay, cut = owner._handle(self.path, raw)
                 owner._enter()
                 try:
                     # Wakes early when the server stops, so shutdown never waits on a delay.
@@ -363,7 +378,7 @@ class ScriptedOpenAI:
                     self.close_connection = True
                     return
                 if chunks is not None:
-                    self._send_stream(chunks, chunk_delay)
+                    self._send_stream(chunks, chunk_delay, cut)
                     return
                 payload = body if isinstance(body, str) else json.dumps(body)
                 data = payload.encode()
@@ -377,26 +392,37 @@ class ScriptedOpenAI:
                     # The client gave up (its timeout); nothing to answer.
                     self.close_connection = True
 
-            def _send_stream(self, chunks: list[JSON], spacing: float) -> None:
-                """Server-sent events, one chunk at a time; stops when the client goes away."""
+            def _send_stream(self, chunks: list[JSON], spacing: float, cut: str | None = None) -> None:
+                """Server-sent events, one chunk at a time; stops when the client goes away, breaks off as ``cut`` says."""
                 self.close_connection = True  # the stream ends with the connection, as chunked SSE would
+                framed = cut == "drop"  # chunked: closing before the last (empty) chunk is a broken body
+
+                def write(data: bytes) -> None:
+                    self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n" if framed else data)
+                    self.wfile.flush()
+
+                events: list[JSON | None] = [*chunks, None] if cut is None else list(chunks)
+                if cut == "error":
+                    events.append(openai_error("scripted failure mid-answer", "server_error"))
                 try:
                     self.send_response(200)
                     self.send_header("Content-Type", "text/event-stream")
                     self.send_header("Cache-Control", "no-cache")
+                    if framed:
+                        self.send_header("Transfer-Encoding", "chunked")
                     self.end_headers()
-                    for position, chunk in enumerate([*chunks, None]):
+                    for position, chunk in enumerate(events):
                         if position and (owner._client_gone(self.connection, spacing) or owner._stopping.is_set()):
                             owner._abandoned()
                             return
                         data = "[DONE]" if chunk is None else json.dumps(chunk, ensure_ascii=False)
-                        self.wfile.write(f"data: {data}\n\n".encode())
-                        self.wfile.flush()
+                        write(f"data: {data}\n\n".encode())
                         owner._chunk_sent()
                 except (BrokenPipeError, ConnectionResetError):
                     owner._abandoned()
                     return
-                owner._streamed()
+                if cut is None:
+                    owner._streamed()
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
