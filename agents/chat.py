@@ -51,6 +51,7 @@ from .providers.base import ReplyListener, model_failure, stream_reply
 from .providers.vocabulary import language_of
 from .providers.tokens import messages_tokens, tools_tokens
 from .registry import ToolContext
+from .mentions import annotated, mentions
 from .tool_relevance import relevant_tools
 from .results import arguments_line, parse, result_view
 
@@ -243,15 +244,20 @@ def converse(
     # Tool results speak the user's language, as the reply will, whatever the page's.
     said = conversation.messages.filter(role=Message.Role.USER).order_by("-id").values_list("content", flat=True).first()
     max_rounds = settings.AGENT_MAX_TOOL_ROUNDS
-    per_request = settings.AGENT_TOOLS_PER_REQUEST if model is not None else 0  # the rules provider reads them all
+    # A model gets the tools best first and the ids of what the message names; the rules provider reads it all itself.
+    ranked = model is not None
+    with translation.override(language_of(said or "")):
+        named = mentions(said or "") if ranked else ""
     for round_number in range(max_rounds + 1):
         if listener is not None and listener.stopped:  # stopped while a tool ran
             return store_reply(conversation, "", tool_calls=made, stopped=True)
-        offered = (
-            relevant_tools(tools, said or "", keep={m["name"] for m in made}, limit=per_request)
-            if round_number < max_rounds else []
-        )
-        system, turns = {"role": "system", "content": system_prompt(agent)}, history(conversation)
+        if round_number == max_rounds:
+            offered = []
+        elif ranked:
+            offered = relevant_tools(tools, said or "", keep={m["name"] for m in made}, limit=settings.AGENT_TOOLS_PER_REQUEST)
+        else:
+            offered = tools
+        system, turns = {"role": "system", "content": system_prompt(agent)}, annotated(history(conversation), named)
         try:
             try:
                 completion = ask(provider, fit_context(system, turns, offered, context), offered, model, listener)

@@ -6,8 +6,9 @@ user's message: the parts of its name and its descriptions (the tool's and its p
 in Chinese and in English; ASCII words, CJK characters and their pairs are the words. The tools
 the offline parser's frames match come first, and their own words count half in the others'
 scores, so their helpers come along (a transfer needs ``find_agent``). Tools the
-current turn already called are always offered (the conversation is in the middle of them);
-ties keep the registry's order, and the offered tools keep it too.
+current turn already called are always offered (the conversation is in the middle of them).
+The offered tools go best first (ties in the registry's order): a small model leans to the
+first of a list, and the constrained protocol offers them as its enum in this order.
 """
 
 from __future__ import annotations
@@ -61,9 +62,9 @@ def parsed_tools(message: str, offered: set[str]) -> list[str]:
 
 
 def relevant_tools(tools: list[dict], message: str, *, keep: Iterable[str] = (), limit: int) -> list[dict]:
-    """At most ``limit`` of ``tools`` (OpenAI format): the kept ones, those the offline parser
-    matches, then the best scored by shared words."""
-    if limit <= 0 or len(tools) <= limit:
+    """At most ``limit`` of ``tools`` (OpenAI format; 0: all), best first: the kept ones, those the
+    offline parser matches, then the best scored by shared words."""
+    if not tools:
         return tools
     said = words(message)
     kept = set(keep)
@@ -79,5 +80,5 @@ def relevant_tools(tools: list[dict], message: str, *, keep: Iterable[str] = (),
     ranked = sorted(
         range(len(tools)), key=lambda i: (names[i] not in kept, first.get(names[i], len(first)), -score[i], i)
     )
-    chosen = {i for i in ranked[:limit]} | {i for i, name in enumerate(names) if name in kept}
-    return [tools[i] for i in sorted(chosen)]
+    chosen = set(ranked[:limit] if limit > 0 else ranked) | {i for i, name in enumerate(names) if name in kept}
+    return [tools[i] for i in ranked if i in chosen]

@@ -134,7 +134,7 @@ CHOOSE_TOOL = """可用的工具：
 {tools}
 先决定下一步：需要调用工具就选一个工具名，不需要（可以直接回答用户，或已有工具结果）就选 none。只输出 {{"tool": "<工具名或 none>"}}。
 (Pick the one tool to call next, or none to answer directly.)"""
-FILL_ARGUMENTS = "调用 {tool}：只输出它的参数 JSON 对象，参数取自用户的话。(Only the JSON arguments of {tool}.)"
+FILL_ARGUMENTS = "用户的话：{said}\n调用 {tool}：只输出它的参数 JSON 对象，参数取自用户的话。(Only the JSON arguments of {tool}, from the user's words.)"
 
 
 def ignored_tools(messages: list[dict[str, Any]], tools: list[dict[str, Any]], usage: dict) -> bool | None:
@@ -312,7 +312,7 @@ class OpenAICompatibleProvider:
             else:
                 if not self._ignores_tools(messages, tools, completion):
                     return completion
-                self._switch(CONSTRAINED, "ignores `tools` (they never reached the prompt)")
+                self._switch(CONSTRAINED, "ignores `tools` (they never reached the prompt, or it answered nothing)")
         if tools and self.tool_mode == CONSTRAINED:
             return await self._constrained(model, messages, tools, cap)
         if tools:
@@ -345,8 +345,10 @@ class OpenAICompatibleProvider:
             self._switch(TEXT, f"refused `tools` ({str(exc.message)[:200]})")
             return await self._whole(messages, tools, model, listener)
         if tools and not completion.stopped and self._ignores_tools(messages, tools, completion):
-            # This answer is already on the page; the next request takes the constrained protocol.
-            self._switch(CONSTRAINED, "ignores `tools` (they never reached the prompt)")
+            # From now on the constrained protocol; an empty answer is asked again in it, a said one is on the page already.
+            self._switch(CONSTRAINED, "ignores `tools` (they never reached the prompt, or it answered nothing)")
+            if not completion.content.strip():
+                return await self._whole(messages, tools, model, listener)
         return completion
 
     async def _whole(self, messages: list[dict], tools: list[dict], model: str | None, listener: ReplyListener) -> Completion:
@@ -431,6 +433,9 @@ class OpenAICompatibleProvider:
         counts may leave out a cached prefix, and would look like tools that never arrived)."""
         if self.tool_mode != AUTO or self._tools_judged or completion.tool_calls:
             return False
+        if not completion.content.strip():  # offered tools, it said nothing at all: it cannot work them
+            self._tools_judged = True
+            return True
         verdict = ignored_tools(messages, tools, completion.usage)
         if verdict is not None:
             self._tools_judged = True
@@ -468,8 +473,12 @@ class OpenAICompatibleProvider:
         names = [tool["function"]["name"] for tool in tools]
         listing = "\n".join(f"- {t['function']['name']}: {t['function'].get('description', '')}" for t in tools)
         conversation = self._as_text_protocol(messages, [], protocol=CHOOSE_TOOL.format(tools=listing))
+        # The options in the tools' order (best first); once a tool has answered, "none" leads:
+        # a small model leans to the first option, and after a result the usual next step is the reply.
+        answered = bool(messages) and messages[-1].get("role") == "tool"
+        options = [NO_TOOL, *names] if answered else [*names, NO_TOOL]
         choice_schema = {
-            "type": "object", "properties": {"tool": {"type": "string", "enum": [*names, NO_TOOL]}},
+            "type": "object", "properties": {"tool": {"type": "string", "enum": options}},
             "required": ["tool"], "additionalProperties": False,
         }
         choice = await self._complete_json(model, conversation, choice_schema, {**cap, "max_tokens": 32})
@@ -482,7 +491,8 @@ class OpenAICompatibleProvider:
             reply = self._read(await self._create_or_fail(model=model, messages=self._as_text_protocol(messages, []), **cap))
             return Completion(content=reply.content, usage=_added(usage, reply.usage))
         tool = tools[names.index(picked)]["function"]
-        ask = [*conversation, {"role": "user", "content": FILL_ARGUMENTS.format(tool=picked)}]
+        said = next((m.get("content") or "" for m in reversed(messages) if m.get("role") == "user"), "")
+        ask = [*conversation, {"role": "user", "content": FILL_ARGUMENTS.format(tool=picked, said=said)}]
         filled = await self._complete_json(model, ask, tool.get("parameters") or {"type": "object"}, cap)
         arguments = filled.content if filled is not None else "{}"
         call = ToolCallRequest(id=f"call_constrained_{next(self._text_ids)}", name=picked, arguments=arguments or "{}")

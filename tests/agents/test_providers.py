@@ -414,6 +414,47 @@ def test_an_endpoint_that_ignores_tools_is_switched_to_constrained_mode_once(set
     assert sum("ignores `tools`" in r.getMessage() for r in caplog.records) == 1
 
 
+def test_an_endpoint_that_answers_nothing_to_tools_is_switched_to_constrained_mode_and_asked_again(settings, scripted_openai, caplog):
+    # Gemma 3 270M behind llama-cpp-python's chatml-function-calling: the tools reach its prompt,
+    # and it answers an empty message. Before, the turn ended with "（模型没有给出回复）" every time.
+    settings.AGENT_TOOL_MODE = "auto"
+    schema_decoded = chooser("tool_2", {"n": 2})
+
+    def answer(request):
+        if request.get("tools"):
+            return {"content": "", "usage": (2000, 1)}  # the tools were in the prompt; it said nothing
+        return schema_decoded(request)
+
+    scripted_openai.respond_with(answer, delay=0)
+    provider = endpoint_provider(settings, scripted_openai)
+    with caplog.at_level(logging.WARNING):
+        first = complete(provider, tools=MANY_TOOLS)
+    assert [(c.name, json.loads(c.arguments)) for c in first.tool_calls] == [("tool_2", {"n": 2})]
+    assert provider.tool_mode == "constrained"
+    assert sum("answered nothing" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_constrained_mode_offers_none_first_once_a_tool_has_answered(settings, scripted_openai):
+    settings.AGENT_TOOL_MODE = "constrained"
+    scripted_openai.respond_with(chooser("none", {}), delay=0)
+    messages = [
+        {"role": "user", "content": "查一下"},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "tool_0", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": '{"status": "success"}'},
+    ]
+    async_to_sync(endpoint_provider(settings, scripted_openai).complete)(messages, MANY_TOOLS)
+    assert scripted_openai.requests[0]["response_format"]["json_schema"]["schema"]["properties"]["tool"]["enum"][0] == "none"
+
+
+def test_constrained_mode_fills_arguments_beside_the_users_words(settings, scripted_openai):
+    settings.AGENT_TOOL_MODE = "constrained"
+    scripted_openai.respond_with(chooser("tool_3", {"n": 4}), delay=0)
+    messages = [{"role": "user", "content": "给 Bob 4 个"}]
+    async_to_sync(endpoint_provider(settings, scripted_openai).complete)(messages, MANY_TOOLS)
+    _pick, fill = scripted_openai.requests
+    assert "给 Bob 4 个" in fill["messages"][-1]["content"] and "tool_3" in fill["messages"][-1]["content"]
+
+
 def test_an_endpoint_whose_prompt_holds_the_tools_stays_native(settings, scripted_openai):
     settings.AGENT_TOOL_MODE = "auto"
     scripted_openai.reply("不需要工具。").reply("还是不需要。")
