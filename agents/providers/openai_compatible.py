@@ -33,7 +33,7 @@ Ollama, llama.cpp server) through the official SDK's async client.
 - How tools travel is ``AGENT_TOOL_MODE``. ``native``: the ``tools`` parameter. ``text``: a
   JSON-in-text protocol (tools described in the system prompt, the model answers
   ``{"tool_calls": [...]}`` or plain text). ``constrained``: two answers decoded under a schema,
-  which tool (or "none"), then that tool's arguments. ``auto`` (the default) starts native and
+  which tool (or "none"), then that tool's arguments; each tool at most once a turn. ``auto`` (the default) starts native and
   switches once and for good, logged: to text when the endpoint answers 400 to ``tools`` (no
   function calling), to constrained when it ignores them (its prompt token count shows they
   never reached the model, as with llama.cpp's server without ``--jinja``).
@@ -200,6 +200,16 @@ async def unless_stopped(awaitable: Awaitable, listener: ReplyListener) -> Any:
 
 # OpenAI's structured outputs (also vLLM and llama.cpp's server), then llama-cpp-python's own shape.
 RESPONSE_FORMATS = ("json_schema", "json_object")
+
+
+def called_this_turn(messages: list[dict[str, Any]]) -> set[str]:
+    """The tools called since the last user message."""
+    called: set[str] = set()
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            break
+        called.update(call["function"]["name"] for call in message.get("tool_calls") or [] if call.get("function"))
+    return called
 
 
 def response_format(shape: str, schema: dict, name: str = "decisions") -> dict:
@@ -470,6 +480,12 @@ class OpenAICompatibleProvider:
     async def _constrained(self, model: str, messages: list[dict], tools: list[dict], cap: dict) -> Completion:
         """Two small decisions instead of one big one: which tool (or none), then that tool's arguments,
         each decoded under its schema; "none" gets a plain reply. Without response_format: the text protocol."""
+        # Each tool once a turn under this protocol: a small model otherwise calls the tool it just
+        # called until the round cap (Gemma 3 270M rested four times for one "rest").
+        called = called_this_turn(messages)
+        tools = [tool for tool in tools if tool["function"]["name"] not in called]
+        if not tools:
+            return self._read(await self._create_or_fail(model=model, messages=self._as_text_protocol(messages, []), **cap))
         names = [tool["function"]["name"] for tool in tools]
         listing = "\n".join(f"- {t['function']['name']}: {t['function'].get('description', '')}" for t in tools)
         conversation = self._as_text_protocol(messages, [], protocol=CHOOSE_TOOL.format(tools=listing))

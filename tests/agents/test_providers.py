@@ -446,6 +446,27 @@ def test_constrained_mode_offers_none_first_once_a_tool_has_answered(settings, s
     assert scripted_openai.requests[0]["response_format"]["json_schema"]["schema"]["properties"]["tool"]["enum"][0] == "none"
 
 
+def test_constrained_mode_offers_each_tool_once_a_turn(settings, scripted_openai):
+    # Gemma 3 270M called "rest" four times for one "rest": the tool it just called was the first option again.
+    settings.AGENT_TOOL_MODE = "constrained"
+    scripted_openai.respond_with(chooser("none", {}), delay=0)
+    call = {"id": "c1", "type": "function", "function": {"name": "tool_0", "arguments": "{}"}}
+    messages = [
+        {"role": "user", "content": "earlier"},
+        {"role": "assistant", "content": "", "tool_calls": [{**call, "function": {"name": "tool_5", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": '{"status": "success"}'},
+        {"role": "user", "content": "休息一下"},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": '{"status": "success"}'},
+    ]
+    provider = endpoint_provider(settings, scripted_openai)
+    async_to_sync(provider.complete)(messages, MANY_TOOLS)
+    options = scripted_openai.requests[0]["response_format"]["json_schema"]["schema"]["properties"]["tool"]["enum"]
+    assert "tool_0" not in options and "tool_5" in options
+    async_to_sync(provider.complete)(messages, MANY_TOOLS[:1])  # nothing left to offer: the reply, no choice
+    assert "response_format" not in scripted_openai.requests[-1] and len(scripted_openai.requests) == 3
+
+
 def test_constrained_mode_fills_arguments_beside_the_users_words(settings, scripted_openai):
     settings.AGENT_TOOL_MODE = "constrained"
     scripted_openai.respond_with(chooser("tool_3", {"n": 4}), delay=0)
