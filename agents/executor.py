@@ -370,15 +370,15 @@ def refuse_calls(names: list[str], context: ToolContext, *, limit: int) -> dict:
 def _audit(name: str, arguments: dict, result: dict, context: ToolContext, started: float, batch: ExecutionBatch | None) -> None:
     try:
         row = ToolCall(
-            agent=context.agent if isinstance(context.agent, Agent) else None,
+            agent_id=context.agent.pk if isinstance(context.agent, Agent) else None,  # ids: a tick audits thousands
             tool_name=name[:100],
             arguments=arguments,
             status=result["status"],
             error_code=result.get("error", {}).get("code", "") if result["status"] == "error" else "",
             result=result,
             source=context.source,
-            conversation=context.conversation,
-            user=signed_in(context.user),
+            conversation_id=context.conversation.pk if context.conversation is not None else None,
+            user_id=getattr(signed_in(context.user), "pk", None),
             duration_ms=int((time.perf_counter() - started) * 1000),
         )
         if batch is not None:

@@ -217,7 +217,7 @@ def _execute(decision: Decision, agents: Mapping[int, Agent], batch: ExecutionBa
         status, message = AgentActionLog.Status.SUCCESS, str(data.get("message", "")) if isinstance(data, dict) else ""
     broadcast(
         "agent_action", agent_id=agent.pk, agent_name=agent.name, action=decision.action, reason=decision.reason,
-        status=status, message=message,
+        status=str(status), message=message,  # plain values: captured without a JSON round trip
     )
     return Outcome(decision, status, message, "")
 
