@@ -10,7 +10,8 @@ count, and each value is prepared by its field as the ORM would (``pre_save`` fi
 caller's transaction, on the connection the ORM would write the model to.
 
 What it leaves out: ``save()`` overrides and ``pre_save``/``post_save`` signals. Use it only for
-models that have neither (``create`` refuses a model with a signal receiver).
+models that have neither (``create`` refuses a model with a signal receiver). ``read_all`` is
+``model.objects.all()`` the same way, for the small tables a tick batch reads whole.
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TypeVar
 
-from django.db import connections, router
-from django.db import models
+from django.db import connections, models, router
 from django.db.models import Model
 from django.db.models.signals import post_save, pre_save
 
@@ -45,7 +45,6 @@ def _insert_sql(alias: str, model: type[Model], rows: int, returning: bool) -> s
     return sql + f" RETURNING {quote(meta.pk.column)}" if returning else sql
 
 
-@cache
 def _has_receivers(model: type[Model]) -> bool:
     return pre_save.has_listeners(model) or post_save.has_listeners(model)
 
