@@ -11,14 +11,17 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from datetime import timedelta
+from functools import cache
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connections, router, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core import rows
 from core.auth import has_permissions, signed_in
+from core.database import without_savepoints
 from core.errors import ApplicationError, Forbidden
 from core.events import EventBatch
 from core.untrusted import UntrustedJSONError, check_value, load_json
@@ -208,6 +211,8 @@ def execute(name: str, arguments: Any, context: ToolContext, *, batch: Execution
             _check_rate(context.agent)
         if requires_confirmation and context.pending_action is None:
             result = propose_action(spec=spec, arguments=cleaned, ctx=context)
+        elif batch is not None and batch.optimistic:
+            result = _run_unguarded(spec, cleaned, context, batch)
         else:
             with transaction.atomic():
                 data = spec.func(context, **cleaned)
@@ -222,6 +227,29 @@ def execute(name: str, arguments: Any, context: ToolContext, *, batch: Execution
     if batch is not None:
         batch.end_call(ok=result["status"] != "error")
     _audit(name, audited_args, result, context, started, batch)
+    return result
+
+
+def _run_unguarded(spec: ToolSpec, cleaned: dict, context: ToolContext, batch: ExecutionBatch) -> dict:
+    """Run the tool in the batch's transaction without a savepoint (``core.database.without_savepoints``).
+
+    A call that fails having written nothing (a service's check refused it: the common failure)
+    is forgotten and the batch goes on. One that wrote before failing, or broke the transaction,
+    marks the batch ``broken``: its caller rolls the batch back and runs it again with a
+    savepoint around this call (``agents.autonomy.execution``), so an error never leaves a
+    partial write.
+    """
+    with without_savepoints() as guard:
+        try:
+            data = spec.func(context, **cleaned)
+        except Exception:
+            batch.broken = batch.broken or not guard.forget_failure()
+            raise
+        result = data if _is_result(data) else success(data)
+        if result["status"] == "error":
+            batch.broken = batch.broken or not guard.forget_failure()
+        elif not guard.intact():
+            batch.broken = True
     return result
 
 
@@ -247,9 +275,16 @@ class ExecutionBatch:
     - world: what the world read once for the batch (``WorldSource.open_batch``), told when each
       call begins and ends, and when a call's savepoint is discarded, so that it can forget the
       rows a rolled-back call touched.
+    - savepoints: while ``optimistic`` is set, calls run with none (``_run_unguarded``); a call
+      that fails having written nothing is forgotten, one that wrote sets ``broken``, and the
+      caller must then roll the transaction back.
     """
 
     def __init__(self, agent_ids: Iterable[int], *, round_id: int | None = None, world: Any = None) -> None:
+        # Calls run without a savepoint while ``optimistic``; ``broken`` says one of them failed
+        # having written something, and only rolling the transaction back undoes it.
+        self.optimistic = False
+        self.broken = False
         self.events = EventBatch()
         self.grants = _read_grants(list(agent_ids))
         self.audit_rows: list[ToolCall] = []
@@ -266,11 +301,10 @@ class ExecutionBatch:
 
     def flush(self) -> None:
         """Write the audit rows gathered so far (inside a savepoint, they then share its fate)."""
-        rows, self.audit_rows = self.audit_rows, []
-        for row in rows:
+        written, self.audit_rows = self.audit_rows, []
+        for row in written:
             row.round_id = self.round_id
-        if rows:
-            ToolCall.objects.bulk_create(rows)
+        rows.bulk_create(written)  # one executemany, composed once (core.rows)
 
     def discard(self) -> None:
         """Forget the audit rows not yet written (their calls were rolled back with a savepoint)."""
@@ -284,14 +318,29 @@ class ExecutionBatch:
 
 
 def _read_grants(ids: list[int]) -> dict[int, dict[str, tuple[bool, bool]]]:
-    # Two plain reads (the few tools' state, then id pairs) cost less than one join's rows.
-    state = Tool.objects.order_by().values_list("pk", "name", "is_active", "requires_confirmation")
-    tools = {pk: (name, (is_active, requires_confirmation)) for pk, name, is_active, requires_confirmation in state}
+    """The agents' grants with their tools' state, in one statement composed once (a tick reads
+    them for every batch; the ORM's two queries cost more than the batch's own reads)."""
     grants: dict[int, dict[str, tuple[bool, bool]]] = {agent_id: {} for agent_id in ids}
-    for agent_id, tool_id in Agent.tools.through.objects.filter(agent_id__in=ids).values_list("agent_id", "tool_id"):
-        name, grant = tools[tool_id]
-        grants[agent_id][name] = grant
+    if not ids:
+        return grants
+    alias = router.db_for_read(Tool)
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_grants_statement(alias).format(ids=", ".join(["%s"] * len(ids))), ids)
+        for agent_id, name, is_active, requires_confirmation in cursor.fetchall():
+            grants[agent_id][name] = (bool(is_active), bool(requires_confirmation))
     return grants
+
+
+@cache
+def _grants_statement(alias: str) -> str:
+    quote, through = connections[alias].ops.quote_name, Agent.tools.through._meta
+    tools, grant = quote(Tool._meta.db_table), quote(through.db_table)
+    agent, tool = (quote(through.get_field(name).column) for name in ("agent", "tool"))
+    columns = ", ".join(f"{tools}.{quote(Tool._meta.get_field(name).column)}" for name in ("name", "is_active", "requires_confirmation"))
+    return (
+        f"SELECT {grant}.{agent}, {columns} FROM {grant} INNER JOIN {tools} ON {tools}.{quote(Tool._meta.pk.column)} = {grant}.{tool} "
+        f"WHERE {grant}.{agent} IN ({{ids}})"
+    )
 
 
 def audit_call(name: str, arguments: dict, result: dict, context: ToolContext, *, batch: ExecutionBatch | None = None) -> None:
@@ -321,15 +370,15 @@ def refuse_calls(names: list[str], context: ToolContext, *, limit: int) -> dict:
 def _audit(name: str, arguments: dict, result: dict, context: ToolContext, started: float, batch: ExecutionBatch | None) -> None:
     try:
         row = ToolCall(
-            agent=context.agent if isinstance(context.agent, Agent) else None,
+            agent_id=context.agent.pk if isinstance(context.agent, Agent) else None,  # ids: a tick audits thousands
             tool_name=name[:100],
             arguments=arguments,
             status=result["status"],
             error_code=result.get("error", {}).get("code", "") if result["status"] == "error" else "",
             result=result,
             source=context.source,
-            conversation=context.conversation,
-            user=signed_in(context.user),
+            conversation_id=context.conversation.pk if context.conversation is not None else None,
+            user_id=getattr(signed_in(context.user), "pk", None),
             duration_ms=int((time.perf_counter() - started) * 1000),
         )
         if batch is not None:

@@ -33,6 +33,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from agents.models import Agent, AutonomyRound
+from core import rows
 from core.auth import has_permissions, require_permissions, signed_in
 from core.errors import ApplicationError, Conflict, Forbidden, NotFound
 from core.events import broadcast
@@ -184,14 +185,14 @@ def _credits_changed(agent_id: int) -> None:
 
 
 def _take_credits(agent_id: int, amount: int) -> None:
-    if amount and not Agent.objects.filter(pk=agent_id, credits__gte=amount).update(credits=F("credits") - amount):
+    if amount and not stock.take_credits(agent_id, amount):
         raise _insufficient_credits(agent_id, amount)
     _credits_changed(agent_id)
 
 
 def _give_credits(agent_id: int, amount: int) -> None:
     if amount:
-        Agent.objects.filter(pk=agent_id).update(credits=F("credits") + amount)
+        stock.give_credits(agent_id, amount)
         _credits_changed(agent_id)
 
 
@@ -240,7 +241,7 @@ def transfer_resource(
     if not taken:
         raise _insufficient_resource(from_agent_id, kind, quantity)  # rolls the receiver's side back with it
     if not given:
-        AgentResource.objects.create(agent_id=to_agent_id, resource_type=kind, quantity=quantity)
+        rows.create(AgentResource(agent_id=to_agent_id, resource_type=kind, quantity=quantity))
     staff = signed_in(user)
     transfer = stock.record_transfer(
         from_agent_id=from_agent_id,
@@ -345,8 +346,8 @@ def grant_credits(
         _give_credits(agent_id, amount)
     else:
         _take_credits(agent_id, -amount)
-    return CreditEntry.objects.create(
-        agent_id=agent_id, amount=amount, source=source, reason=reason, reference=reference, user=signed_in(user)
+    return rows.create(
+        CreditEntry(agent_id=agent_id, amount=amount, source=source, reason=reason, reference=reference, user=signed_in(user))
     )
 
 
@@ -459,7 +460,7 @@ def assign_building(*, agent_id: int, building_id: int) -> Employment:
         staff = Employment.objects.filter(building=building).count()
     if staff >= building.job_slots:
         raise Conflict("no_vacancy", _("「%(building)s」没有空缺岗位") % {"building": building.name})
-    employment = Employment.objects.create(agent_id=agent_id, building=building)
+    employment = rows.create(Employment(agent_id=agent_id, building=building))
     if lookups is not None:
         lookups.hired(agent_id, building)
     return employment
@@ -483,18 +484,25 @@ def unassign_building(*, agent_id: int) -> Building:
 def checkin(*, agent_id: int) -> CheckIn:
     """A day's work: once a day, costs energy and satiety, pays the wage and yields the building's output."""
     agent = _lock_agent(agent_id)
-    employment = _one(Employment.objects.select_related("building__produces"), agent_id=agent_id)
-    if employment is None:
+    # In a tick batch, where its checkin residents work and whether they did today were read once.
+    lookups = tick_lookups.current()
+    building = lookups.workplace(agent_id) if lookups is not None else tick_lookups.UNKNOWN
+    if building is tick_lookups.UNKNOWN:
+        employment = _one(Employment.objects.select_related("building__produces"), agent_id=agent_id)
+        building = employment.building if employment is not None else None
+    if building is None:
         raise Conflict("not_employed", _("你还没有工作，无法打卡"))
     today = timezone.localdate()
-    if CheckIn.objects.filter(agent_id=agent_id, day=today).exists():
+    done = lookups.checked_in(agent_id, today) if lookups is not None else tick_lookups.UNKNOWN
+    if done is tick_lookups.UNKNOWN:
+        done = CheckIn.objects.filter(agent_id=agent_id, day=today).exists()
+    if done:
         raise Conflict("already_checked_in", _("今天已经打过卡了"))
     if agent.energy < WORK_ENERGY_COST:
         raise Conflict(
             "too_tired",
             _("精力不足，当前 %(have)s，需要 %(need)s") % {"have": agent.energy, "need": WORK_ENERGY_COST},
         )
-    building = employment.building
     produced = building.produces if building.produces_quantity else None
     agent.credits += building.wage
     agent.energy -= WORK_ENERGY_COST
@@ -502,14 +510,18 @@ def checkin(*, agent_id: int) -> CheckIn:
     _save_agent(agent, "credits", "energy", "satiety")
     if produced is not None:
         _give_resource(agent_id, produced, building.produces_quantity)
-    record = CheckIn.objects.create(
-        agent_id=agent_id,
-        day=today,
-        building=building,
-        wage=building.wage,
-        produced_type=produced,
-        produced_quantity=building.produces_quantity if produced else 0,
+    record = rows.create(
+        CheckIn(
+            agent_id=agent_id,
+            day=today,
+            building=building,
+            wage=building.wage,
+            produced_type=produced,
+            produced_quantity=building.produces_quantity if produced else 0,
+        )
     )
+    if lookups is not None:
+        lookups.worked(agent_id)
     broadcast(
         "checkin",
         agent_id=agent.pk,
@@ -545,13 +557,15 @@ def purchase(*, agent_id: int, item_id: int, quantity: int = 1) -> Purchase:
         raise ApplicationError("invalid_quantity", _("一次购买的数量过多"), field="quantity")
     _take_credits(agent_id, total_price)
     _give_resource(agent_id, item.resource_type, received)
-    record = Purchase.objects.create(
-        agent_id=agent_id,
-        item=item,
-        count=quantity,
-        total_price=total_price,
-        resource_type=item.resource_type,
-        quantity=received,
+    record = rows.create(
+        Purchase(
+            agent_id=agent_id,
+            item=item,
+            count=quantity,
+            total_price=total_price,
+            resource_type=item.resource_type,
+            quantity=received,
+        )
     )
     broadcast(
         "purchase",
@@ -724,7 +738,7 @@ def post_city_chat(*, agent_id: int, content: str) -> CityChatMessage:
         agent = _one(Agent.objects.all(), pk=agent_id)
     if agent is None:
         raise _agent_not_found(agent_id)
-    message = CityChatMessage.objects.create(agent=agent, content=text)
+    message = rows.create(CityChatMessage(agent=agent, content=text))
     broadcast("city_chat", agent_id=agent.pk, agent_name=agent.name, message_id=message.pk, content=text)
     return message
 

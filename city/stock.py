@@ -4,8 +4,8 @@
 (``bench/transfers.py``). For these one-row statements Django spends longer composing the
 SQL than PostgreSQL spends running it, so the ones where ``bench.transfers`` measured the
 difference are composed here once, from the models' metadata, and run inside the caller's
-transaction. The rest (the locked agent's read and write-back, credits, the resource-type
-lookup, the ledger row) is plain ORM in ``city.services``, where every rule stays too.
+transaction. Every rule stays in ``city.services``. The autonomy tick runs the same services a
+thousand times a tick, so the credit moves are here too (a purchase's, a market order's; issue 29).
 
 Figures: ``bench.transfers --transfers 1000``, 1 thread, CPU of the Django process per
 transfer, 2026-11-23 on a shared 2-core machine (load 9-13): every statement through the
@@ -27,6 +27,7 @@ from django.db.models import Model
 from django.utils import timezone
 
 from agents.models import Agent
+from core import rows
 
 from .models import AgentResource, ResourceTransfer, ResourceType
 
@@ -47,6 +48,7 @@ def _statements(alias: str) -> dict[str, str]:
     if features.has_select_for_update:  # SQLite's IMMEDIATE transactions serialize writers instead
         lock = " " + connections[alias].ops.for_update_sql(no_key=features.has_select_for_no_key_update)
     agents, agent_id, name = _quoted(alias, Agent), _quoted(alias, Agent, "id"), _quoted(alias, Agent, "name")
+    credits = _quoted(alias, Agent, "credits")
     holdings = _quoted(alias, AgentResource)
     holder, kind, quantity = (_quoted(alias, AgentResource, field) for field in ("agent", "resource_type", "quantity"))
     kinds, slug = _quoted(alias, ResourceType), _quoted(alias, ResourceType, "slug")
@@ -72,6 +74,8 @@ def _statements(alias: str) -> dict[str, str]:
         "take": f"UPDATE {holdings} SET {quantity} = {quantity} - %s "
         f"WHERE {holder} = %s AND {kind} = %s AND {quantity} >= %s",
         "give": f"UPDATE {holdings} SET {quantity} = {quantity} + %s WHERE {holder} = %s AND {kind} = %s",
+        "take_credits": f"UPDATE {agents} SET {credits} = {credits} - %s WHERE {agent_id} = %s AND {credits} >= %s",
+        "give_credits": f"UPDATE {agents} SET {credits} = {credits} + %s WHERE {agent_id} = %s",
     }
 
 
@@ -108,11 +112,27 @@ def take(agent_id: int, resource_type_id: int, quantity: int) -> bool:
 def give(agent_id: int, resource_type_id: int, quantity: int) -> None:
     """Add goods to an agent's stock, creating the holding if it has none.
 
-    The caller holds the agent's lock, so the insert cannot race another one; it runs once
-    per agent and resource type, so it stays ORM.
+    The caller holds the agent's lock, so the insert cannot race another one (composed once,
+    ``core.rows``: a tick gives a thousand residents their first holding).
     """
     if not _change_stock("give", [quantity, agent_id, resource_type_id]):
-        AgentResource.objects.create(agent_id=agent_id, resource_type_id=resource_type_id, quantity=quantity)
+        rows.create(AgentResource(agent_id=agent_id, resource_type_id=resource_type_id, quantity=quantity))
+
+
+def _change_credits(statement: str, params: list) -> int:
+    alias = router.db_for_write(Agent)
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_statements(alias)[statement], params)
+        return cursor.rowcount
+
+
+def take_credits(agent_id: int, amount: int) -> bool:
+    """Take credits from an agent holding at least ``amount``; False (nothing changed) otherwise."""
+    return _change_credits("take_credits", [amount, agent_id, amount]) == 1
+
+
+def give_credits(agent_id: int, amount: int) -> None:
+    _change_credits("give_credits", [amount, agent_id])
 
 
 def resource_type(slug: str) -> ResourceType | None:

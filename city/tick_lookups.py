@@ -34,10 +34,12 @@ from typing import Any
 
 from django.db import connections, router
 from django.db.models import Count
+from django.utils import timezone
 
 from agents.models import Agent
+from core import rows
 
-from .models import Building, Employment, ResourceType, ShopItem
+from .models import Building, CheckIn, Employment, ResourceType, ShopItem
 
 AGENT_FIELDS = ("name", "credits", "satiety", "energy")  # what the services read of an agent (``_lock_agent``)
 UNKNOWN = object()  # not held here: ask the database
@@ -51,10 +53,8 @@ def current() -> BatchLookups | None:
 
 
 class BatchLookups:
-    def __init__(self, agent_ids: Iterable[int], building_ids: Iterable[int]) -> None:
-        ids = sorted(set(agent_ids))
-        locked = Agent.objects.select_for_update(no_key=True).only(*AGENT_FIELDS).filter(pk__in=ids).order_by("pk")
-        self._agents: dict[int, Agent] = {agent.pk: agent for agent in locked}
+    def __init__(self, agent_ids: Iterable[int], building_ids: Iterable[int], workers: Iterable[int] = ()) -> None:
+        self._agents: dict[int, Agent] = _lock_agents(sorted(set(agent_ids)))
         wanted = sorted({pk for pk in building_ids if isinstance(pk, int) and not isinstance(pk, bool)})
         self._buildings: dict[int, Building] = {}
         self._staff: dict[int, int] = {}
@@ -72,6 +72,33 @@ class BatchLookups:
         self._kinds: dict[str, ResourceType] | None = None
         self._items: dict[int, ShopItem] | None = None
         self._touched: list[tuple[dict, Any]] = []
+        self._workplaces: dict[int, Building | None] = {}
+        self._checked_in: dict[int, bool] = {}
+        self._day = timezone.localdate()
+        held = sorted(set(workers) & self._agents.keys())
+        if held:
+            self._read_work(held)
+
+    def _read_work(self, ids: list[int]) -> None:
+        """Where these residents work (the building's wage and output) and whether they checked in
+        today: what a checkin reads, in two statements for the batch."""
+        kinds = {kind.pk: kind for kind in self._resource_types().values()}
+        alias = router.db_for_write(Employment)
+        connection = connections[alias]
+        statements = _work_statements(alias)
+        placeholders = ", ".join(["%s"] * len(ids))
+        self._workplaces = dict.fromkeys(ids)
+        self._checked_in = dict.fromkeys(ids, False)
+        with connection.cursor() as cursor:
+            cursor.execute(statements["workplaces"].format(ids=placeholders), ids)
+            for agent_id, *values in cursor.fetchall():
+                building = Building.from_db(alias, _WORKPLACE_FIELDS, values)
+                if building.produces_id is not None:
+                    building.produces = kinds[building.produces_id]
+                self._workplaces[agent_id] = building
+            cursor.execute(statements["checked_in"].format(ids=placeholders), [connection.ops.adapt_datefield_value(self._day), *ids])
+            for (agent_id,) in cursor.fetchall():
+                self._checked_in[agent_id] = True
 
     # ------------------------------------------------------------------ reads
 
@@ -94,14 +121,29 @@ class BatchLookups:
         """The name of the building the resident works in, None when jobless, ``UNKNOWN`` when not held."""
         return self._jobs.get(agent_id, UNKNOWN)
 
-    def resource_type(self, slug: str) -> ResourceType | None:
+    def workplace(self, agent_id: int) -> Any:
+        """The building the resident works in (its wage and output), None when jobless, ``UNKNOWN`` when not held."""
+        return self._workplaces.get(agent_id, UNKNOWN)
+
+    def checked_in(self, agent_id: int, day: Any) -> Any:
+        """Whether the resident checked in on ``day``, or ``UNKNOWN`` when not held."""
+        return self._checked_in.get(agent_id, UNKNOWN) if day == self._day else UNKNOWN
+
+    def _resource_types(self) -> dict[str, ResourceType]:
         if self._kinds is None:
-            self._kinds = {kind.slug: kind for kind in ResourceType.objects.all()}
-        return self._kinds.get(slug)
+            self._kinds = {kind.slug: kind for kind in rows.read_all(ResourceType)}
+        return self._kinds
+
+    def resource_type(self, slug: str) -> ResourceType | None:
+        return self._resource_types().get(slug)
 
     def shop_item(self, item_id: Any) -> ShopItem | None:
         if self._items is None:
-            self._items = {item.pk: item for item in ShopItem.objects.select_related("resource_type")}
+            kinds = {kind.pk: kind for kind in self._resource_types().values()}
+            self._items = {}
+            for item in rows.read_all(ShopItem):
+                item.resource_type = kinds[item.resource_type_id]
+                self._items[item.pk] = item
         return self._items.get(item_id)
 
     # ------------------------------------------------------------------ writes
@@ -118,12 +160,19 @@ class BatchLookups:
         """Credits moved by an UPDATE: the cached row no longer says how many."""
         self._agents.pop(agent_id, None)
 
+    def worked(self, agent_id: int) -> None:
+        """The resident checked in today."""
+        if agent_id in self._checked_in:
+            self._checked_in[agent_id] = True
+            self._touched.append((self._checked_in, agent_id))
+
     def hired(self, agent_id: int, building: Building) -> None:
         if building.pk in self._staff:
             self._staff[building.pk] += 1
             self._touched.append((self._staff, building.pk))
         self._jobs[agent_id] = building.name
         self._touched.append((self._jobs, agent_id))
+        self._workplaces.pop(agent_id, None)  # read again from the database should it be asked
 
     def left(self, agent_id: int, building_id: int) -> None:
         if building_id in self._staff:
@@ -131,6 +180,7 @@ class BatchLookups:
             self._touched.append((self._staff, building_id))
         self._jobs[agent_id] = None
         self._touched.append((self._jobs, agent_id))
+        self._workplaces.pop(agent_id, None)
 
     # ------------------------------------------------------------------ the executor's calls
 
@@ -148,6 +198,47 @@ class BatchLookups:
         self._touched = []
 
 
+def _lock_agents(ids: list[int]) -> dict[int, Agent]:
+    """Lock the residents' rows in ascending id order and read what the services read of them
+    (``Agent.objects.select_for_update(no_key=True).only(*AGENT_FIELDS)``, composed once)."""
+    if not ids:
+        return {}
+    alias = router.db_for_write(Agent)
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_lock_statement(alias).format(ids=", ".join(["%s"] * len(ids))), ids)
+        return {row[0]: Agent.from_db(alias, ("id", *AGENT_FIELDS), row) for row in cursor.fetchall()}
+
+
+@cache
+def _lock_statement(alias: str) -> str:
+    connection, meta = connections[alias], Agent._meta
+    quote, features = connection.ops.quote_name, connection.features
+    columns = ", ".join(quote(meta.get_field(field).column) for field in ("id", *AGENT_FIELDS))
+    lock = ""
+    if features.has_select_for_update:  # SQLite's IMMEDIATE transaction already holds the write lock
+        lock = " " + connection.ops.for_update_sql(no_key=features.has_select_for_no_key_update)
+    key = quote(meta.pk.column)
+    return f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {key} IN ({{ids}}) ORDER BY {key}{lock}"
+
+
+_WORKPLACE_FIELDS = ("id", "name", "wage", "produces_id", "produces_quantity")
+
+
+@cache
+def _work_statements(alias: str) -> dict[str, str]:
+    quote = connections[alias].ops.quote_name
+    jobs, buildings, checkins = (quote(model._meta.db_table) for model in (Employment, Building, CheckIn))
+    job_agent, job_building = (quote(Employment._meta.get_field(name).column) for name in ("agent", "building"))
+    columns = ", ".join(f"{buildings}.{quote(Building._meta.get_field(name.removesuffix('_id')).column)}" for name in _WORKPLACE_FIELDS)
+    key = quote(Building._meta.pk.column)
+    checkin_agent, day = (quote(CheckIn._meta.get_field(name).column) for name in ("agent", "day"))
+    return {
+        "workplaces": f"SELECT {jobs}.{job_agent}, {columns} FROM {jobs} INNER JOIN {buildings} ON {buildings}.{key} = {jobs}.{job_building} "
+        f"WHERE {jobs}.{job_agent} IN ({{ids}})",
+        "checked_in": f"SELECT {checkin_agent} FROM {checkins} WHERE {day} = %s AND {checkin_agent} IN ({{ids}})",
+    }
+
+
 @cache
 def _update_statement(alias: str, fields: tuple[str, ...]) -> str:
     quote, meta = connections[alias].ops.quote_name, Agent._meta
@@ -156,9 +247,9 @@ def _update_statement(alias: str, fields: tuple[str, ...]) -> str:
 
 
 @contextmanager
-def batch_lookups(agent_ids: Iterable[int], building_ids: Iterable[int] = ()) -> Iterator[BatchLookups]:
+def batch_lookups(agent_ids: Iterable[int], building_ids: Iterable[int] = (), workers: Iterable[int] = ()) -> Iterator[BatchLookups]:
     """Hold the batch's look-ups while it executes (inside its transaction)."""
-    lookups = BatchLookups(agent_ids, building_ids)
+    lookups = BatchLookups(agent_ids, building_ids, workers)
     token = _current.set(lookups)
     try:
         yield lookups

@@ -3,11 +3,19 @@ full): one answer for every surface, a 503 that says so, never a 500 traceback.
 
 Django closes a connection that raised such an error at the end of the request, so the next
 request opens a fresh one: nothing needs a restart.
+
+Also ``without_savepoints``: running many calls in one transaction without a savepoint each.
 """
 
-import logging
+from __future__ import annotations
 
-from django.db import InterfaceError, OperationalError
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.db import InterfaceError, OperationalError, transaction
+from django.db.transaction import TransactionManagementError
 from django.utils.translation import gettext as _
 
 from core.errors import ServiceUnavailable
@@ -26,3 +34,79 @@ def database_failure(exc: BaseException) -> ServiceUnavailable | None:
     if DISK_FULL_MESSAGE in str(exc):
         return ServiceUnavailable("database_full", _("数据库存储空间已满，这次写入没有保存。请告诉管理员。"))
     return ServiceUnavailable("database_unavailable", _("数据库暂时不可用，什么也没有改变。请稍后再试。"))
+
+
+class Unguarded:
+    """What code run by ``without_savepoints`` did to the transaction: statements that wrote or
+    failed, and commit hooks (events) it left."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+        self.writes = 0
+        self.failures = 0
+        self._hooks = len(connection.run_on_commit)
+
+    def intact(self) -> bool:
+        """The code finished and the transaction can go on: no statement failed, no block left it
+        marked for rollback."""
+        return not self.failures and not self.connection.needs_rollback
+
+    def forget_failure(self) -> bool:
+        """The code failed: when it wrote nothing, left no hook and no statement failed, the
+        transaction is as it was before, so its mark for rollback is lifted; True then. False:
+        only a rollback can undo what it did."""
+        if self.writes or self.failures or len(self.connection.run_on_commit) != self._hooks:
+            return False
+        self.connection.needs_rollback = False
+        return True
+
+
+def _no_savepoint() -> bool:
+    return False
+
+
+def _wrote(sql: str, cursor: Any) -> bool:
+    """Whether a statement may have changed a row. A conditional UPDATE or DELETE that matched
+    none did not (a refused decrement: the common refusal); anything else but a SELECT may have."""
+    verb = sql.lstrip()[:6].upper()
+    if verb == "SELECT":
+        return False
+    if verb in {"UPDATE", "DELETE"} and "RETURNING" not in sql.upper():
+        return cursor.rowcount != 0
+    return True
+
+
+@contextmanager
+def without_savepoints(using: str | None = None) -> Iterator[Unguarded]:
+    """Run code in the current transaction with no savepoint: the atomic blocks it enters take none
+    (as on a backend without savepoints), so an exception leaving one marks the whole transaction
+    for rollback instead of rolling back to the block's start.
+
+    For a loop of many small calls in one transaction (the autonomy tick's batch), where two
+    savepoints a call cost more than the call's own statements: the ``Unguarded`` it yields says
+    whether a failed call can simply be forgotten (it wrote nothing) or the transaction must be
+    rolled back and the calls run again, each with its savepoint.
+    """
+    connection = transaction.get_connection(using)
+    if not connection.in_atomic_block:
+        raise TransactionManagementError("without_savepoints runs inside a transaction: open one first")
+    guard = Unguarded(connection)
+
+    def watch(execute, sql, params, many, context):
+        try:
+            result = execute(sql, params, many, context)
+        except Exception:
+            guard.failures += 1
+            raise
+        if _wrote(sql, context["cursor"]):
+            guard.writes += 1
+        return result
+
+    # What Django's atomic asks before it takes a savepoint (both backends): no, for now. Private,
+    # so tests/agents/test_autonomy_savepoints.py counts the savepoints a batch takes.
+    connection._savepoint_allowed = _no_savepoint
+    try:
+        with connection.execute_wrapper(watch):
+            yield guard
+    finally:
+        del connection._savepoint_allowed

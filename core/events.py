@@ -60,6 +60,7 @@ from django.db.models import Max
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
+from . import rows
 from .models import EventLog, EventOutbox
 
 logger = logging.getLogger(__name__)
@@ -116,7 +117,12 @@ def user_group(user_id: int) -> str:
     return f"user.{user_id}"
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _jsonable(data: dict) -> dict:
+    if all(type(value) in _SCALARS for value in data.values()):
+        return dict(data)  # already what JSON gives back (most events: a tick sends thousands)
     return json.loads(json.dumps(data, cls=DjangoJSONEncoder))
 
 
@@ -271,10 +277,12 @@ def events_are_relayed() -> bool:
 
 def _write(items: list[tuple[str, dict]]) -> list[EventLog] | list[EventOutbox]:
     """Write events where this database keeps them: the log (SQLite) or the outbox (PostgreSQL)."""
-    model = EventOutbox if _relayed(connection) else EventLog
+    relayed = _relayed(connection)
+    model = EventOutbox if relayed else EventLog
     if len(items) == 1:
         return [_insert_one(model, *items[0])]
-    return model.objects.bulk_create(model(event=event, data=data) for event, data in items)
+    # The log's rows need their seq to be sent; the relay numbers the outbox's.
+    return rows.bulk_create([model(event=event, data=data) for event, data in items], returning=not relayed)
 
 
 def _publish(rows: list) -> None:

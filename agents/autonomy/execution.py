@@ -7,7 +7,11 @@ batch task finds its work done), runs the others' decisions through the audited 
 unique ``(round, agent)`` constraint settles a batch run twice at once: the second run's
 insert fails and the batch is applied again, finding its residents recorded.
 
-When a decision breaks the batch's transaction (the database refuses one of its writes), the
+The batch first runs with no savepoint at all (two per decision cost more than most decisions'
+own statements). A decision that fails having written nothing (a service's check refused it)
+is simply forgotten; one that fails having written something rolls the batch back, and it runs
+again with a savepoint around that decision and every later one, so an error never leaves a
+partial write. When a write breaks the batch's transaction (the database refuses it), the
 batch is rolled back and applied again with a savepoint around each decision, so that only
 the failing decision is rejected, audited and logged as failed, and the rest of the batch
 applies. Only if that fails too is the whole batch logged as failed, as before.
@@ -22,14 +26,16 @@ import logging
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
-from django.db import DatabaseError, IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connections, router, transaction
 from django.db.models import Count
 from django.utils.translation import gettext as _
 
 from agents.executor import ExecutionBatch, audit_call, error, execute
 from agents.models import Agent, AgentActionLog
 from agents.registry import ToolContext
+from core import rows
 from core.events import broadcast
 
 from .decisions import BatchDecisions, Decision
@@ -60,53 +66,99 @@ class BatchOrigin:
 
 
 def recorded(round_id: int, agent_ids: list[int]) -> set[int]:
-    """The residents of ``agent_ids`` whose decision this tick already recorded."""
-    return set(AgentActionLog.objects.filter(round_id=round_id, agent_id__in=agent_ids).values_list("agent_id", flat=True))
+    """The residents of ``agent_ids`` whose decision this tick already recorded.
+
+    One statement composed once, read through the unique (round, agent) index: the ORM's query
+    carried the model's ORDER BY -id, with which SQLite read the whole tick's rows instead
+    (3.7 ms a batch at 10,000 residents)."""
+    if not agent_ids:
+        return set()
+    alias = router.db_for_write(AgentActionLog)  # inside the batch's transaction
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_recorded_statement(alias).format(ids=", ".join(["%s"] * len(agent_ids))), [round_id, *agent_ids])
+        return {agent_id for (agent_id,) in cursor.fetchall()}
+
+
+@cache
+def _recorded_statement(alias: str) -> str:
+    quote, meta = connections[alias].ops.quote_name, AgentActionLog._meta
+    agent, round_ = quote(meta.get_field("agent").column), quote(meta.get_field("round").column)
+    return f"SELECT {agent} FROM {quote(meta.db_table)} WHERE {round_} = %s AND {agent} IN ({{ids}})"
+
+
+class BrokenBatch(Exception):
+    """A decision run without a savepoint failed having written something: roll the batch back."""
+
+    def __init__(self, position: int) -> None:
+        super().__init__(position)
+        self.position = position
 
 
 def apply_batch(decided: BatchDecisions, agents: Mapping[int, Agent], origin: BatchOrigin) -> list[Outcome]:
-    """Execute the batch's decisions not yet recorded for the tick; the outcomes of those executed now."""
+    """Execute the batch's decisions not yet recorded for the tick; the outcomes of those executed now.
+
+    First with no savepoint at all. A decision that fails having written something (or breaks
+    the transaction) rolls the batch back, and it runs again: the decisions before that one as
+    before, that one and every later one in its own savepoint. Should that run break too (the
+    world changed between the two runs), every decision gets its savepoint; should even that
+    fail, the batch is logged as failed.
+    """
     decisions = list(decided.decisions.values())
-    try:
-        return _apply(decisions, agents, origin, isolate=False)
-    except DatabaseError:
-        logger.warning("autonomy batch %s broke its transaction; applying it again decision by decision", origin.index)
-    try:
-        return _apply(decisions, agents, origin, isolate=True)
-    except DatabaseError as exc:
-        logger.exception("autonomy batch %s of %s residents rolled back", origin.index, len(decisions))
-        return _record_failure(decisions, origin, exc)
+    isolated_from = len(decisions)  # the first run: no savepoint
+    while True:
+        try:
+            return _apply(decisions, agents, origin, isolated_from=isolated_from)
+        except BrokenBatch as broken:
+            # Every decision before it ran clean. A second break (the world changed between runs) isolates all.
+            isolated_from = broken.position if isolated_from == len(decisions) else 0
+            logger.info("autonomy batch %s: a decision failed part-way; applying it again, with savepoints from decision %s on", origin.index, isolated_from)
+        except DatabaseError as exc:
+            if isolated_from == 0:
+                logger.exception("autonomy batch %s of %s residents rolled back", origin.index, len(decisions))
+                return _record_failure(decisions, origin, exc)
+            isolated_from = 0
+            logger.warning("autonomy batch %s broke its transaction; applying it again decision by decision", origin.index)
 
 
-def _apply(decisions: list[Decision], agents: Mapping[int, Agent], origin: BatchOrigin, *, isolate: bool) -> list[Outcome]:
+def _apply(decisions: list[Decision], agents: Mapping[int, Agent], origin: BatchOrigin, *, isolated_from: int) -> list[Outcome]:
+    """One run of the batch in one transaction: the decisions before position ``isolated_from``
+    without a savepoint (their round-log rows inserted together at the end), the others each in
+    its own (``_execute_alone``)."""
     with transaction.atomic():
         done = recorded(origin.round_id, [d.agent_id for d in decisions])
-        todo = [d for d in decisions if d.agent_id not in done]
+        todo = [(position, d) for position, d in enumerate(decisions) if d.agent_id not in done]
         if not todo:
             return []
-        with world_source().open_batch(todo) as world:
-            batch = ExecutionBatch([d.agent_id for d in todo], round_id=origin.round_id, world=world)
-            if not isolate:
-                outcomes = [_execute(decision, agents, batch) for decision in todo]
-                batch.close()
-                AgentActionLog.objects.bulk_create(_log(outcome, origin) for outcome in outcomes)
-                return outcomes
-            outcomes = []
-            for decision in todo:
-                outcome = _execute_alone(decision, agents, batch, origin)
-                if outcome is not None:
-                    outcomes.append(outcome)
+        with world_source().open_batch([d for _, d in todo]) as world:
+            batch = ExecutionBatch([d.agent_id for _, d in todo], round_id=origin.round_id, world=world)
+            outcomes: list[Outcome] = []
+            unguarded: list[Outcome] = []
+            for position, decision in todo:
+                if position >= isolated_from:
+                    outcome = _execute_alone(decision, agents, batch, origin)
+                    if outcome is not None:
+                        outcomes.append(outcome)
+                    continue
+                batch.optimistic = True
+                outcome = _execute(decision, agents, batch)
+                batch.optimistic = False
+                if batch.broken:
+                    raise BrokenBatch(position)
+                outcomes.append(outcome)
+                unguarded.append(outcome)
             batch.close()
+            rows.bulk_create([_log(outcome, origin) for outcome in unguarded])
             return outcomes
 
 
 def _execute_alone(decision: Decision, agents: Mapping[int, Agent], batch: ExecutionBatch, origin: BatchOrigin) -> Outcome | None:
     """One decision in its own savepoint; what the database refuses fails alone, audited."""
+    batch.flush()  # the audit rows of earlier decisions, outside this savepoint
     try:
         with transaction.atomic():
             outcome = _execute(decision, agents, batch)
             batch.flush()
-            _log(outcome, origin).save(force_insert=True)
+            rows.create(_log(outcome, origin))
             return outcome
     except IntegrityError:
         batch.discard()
@@ -122,7 +174,7 @@ def _execute_alone(decision: Decision, agents: Mapping[int, Agent], batch: Execu
     context = ToolContext(agent=agents.get(decision.agent_id), source="autonomy")
     audit_call(decision.action, {"_raw": _("（被数据库拒绝的参数）")}, error("database_error", refused), context, batch=batch)
     batch.flush()
-    _log(outcome, origin).save(force_insert=True)
+    rows.create(_log(outcome, origin))
     return outcome
 
 
@@ -133,7 +185,7 @@ def _record_failure(decisions: list[Decision], origin: BatchOrigin, exc: Databas
         with transaction.atomic():
             done = recorded(origin.round_id, [d.agent_id for d in decisions])
             outcomes = [o for o in outcomes if o.decision.agent_id not in done]
-            AgentActionLog.objects.bulk_create(_log(o, origin) for o in outcomes)
+            rows.bulk_create([_log(o, origin) for o in outcomes])
     except DatabaseError:
         logger.exception("could not log the rolled-back autonomy batch %s", origin.index)
     return outcomes
@@ -165,7 +217,7 @@ def _execute(decision: Decision, agents: Mapping[int, Agent], batch: ExecutionBa
         status, message = AgentActionLog.Status.SUCCESS, str(data.get("message", "")) if isinstance(data, dict) else ""
     broadcast(
         "agent_action", agent_id=agent.pk, agent_name=agent.name, action=decision.action, reason=decision.reason,
-        status=status, message=message,
+        status=str(status), message=message,  # plain values: captured without a JSON round trip
     )
     return Outcome(decision, status, message, "")
 

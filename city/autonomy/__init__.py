@@ -42,10 +42,12 @@ class CityWorld:
         record_city_sample(round_=round_)
 
     def open_batch(self, decisions):
-        """The batch's residents, and the buildings its job decisions name, read and locked once
-        (``city.tick_lookups``); the services read through them while the batch runs."""
+        """The batch's residents, and the buildings its job decisions name, read and locked once,
+        and where its checkin residents work (``city.tick_lookups``); the services read through
+        them while the batch runs."""
         buildings = [d.params.get("building_id") for d in decisions if d.action == "assign_building"]
-        return batch_lookups([d.agent_id for d in decisions], buildings)
+        workers = [d.agent_id for d in decisions if d.action == "checkin"]
+        return batch_lookups([d.agent_id for d in decisions], buildings, workers)
 
     def __repr__(self) -> str:
         return "CityWorld()"

@@ -1,7 +1,8 @@
 """A tick batch reads its look-ups once (``city.tick_lookups``), and they stay true while it runs.
 
-The residents' rows, the buildings their job decisions name, the staff counts, resource types and
-shop items are read once per batch, not once per decision: the statements a batch runs grow with
+The residents' rows, the buildings their job decisions name, the staff counts, where the
+residents checking in work and whether they did today, resource types and shop items are read
+once per batch, not once per decision: the statements a batch runs grow with
 its writes only. What a decision changes is seen by the decisions after it in the same batch, and
 what a rolled-back decision touched is read again from the database.
 """
@@ -31,7 +32,7 @@ def reads_and_writes(sqls: list[str]) -> tuple[int, int]:
     return reads, writes
 
 
-@pytest.mark.parametrize("action", ["rest", "assign_building", "purchase", "chat"])
+@pytest.mark.parametrize("action", ["rest", "assign_building", "purchase", "chat", "checkin"])
 def test_a_batch_reads_the_same_number_of_rows_whatever_its_size(endpoint, resident, city, settings, action):
     """Reads per batch are bounded independent of its size; each decision adds only its own writes."""
     settings.CITY_ENERGY_DECAY = settings.CITY_SATIETY_DECAY = 0
@@ -39,11 +40,12 @@ def test_a_batch_reads_the_same_number_of_rows_whatever_its_size(endpoint, resid
     city.mill.save()
     params = {
         "rest": {}, "assign_building": {"building_id": city.mill.pk},
-        "purchase": {"item_id": city.bread_item.pk}, "chat": {"content": "早"},
+        "purchase": {"item_id": city.bread_item.pk}, "chat": {"content": "早"}, "checkin": {},
     }[action]
+    job = city.mill if action == "checkin" else None
     counted = {}
     for size in (3, 12):
-        group = [resident(f"{action}-{size}-{i}", credits=100) for i in range(size)]
+        group = [resident(f"{action}-{size}-{i}", credits=100, energy=80, job=job) for i in range(size)]
         endpoint.reply(decisions(*({"agent_id": r.pk, "action": action, "params": params} for r in group)))
         with CaptureQueriesContext(connection) as queries:
             result = run_tick(agent_ids=[r.pk for r in group], batch_size=size)
@@ -52,8 +54,8 @@ def test_a_batch_reads_the_same_number_of_rows_whatever_its_size(endpoint, resid
     (small_reads, small_writes), (big_reads, big_writes) = counted[3], counted[12]
     assert big_reads == small_reads
     # rest and chat: one write each; a hire: its row; a purchase: credits, the holding (UPDATE, then
-    # INSERT when the buyer held none) and its row.
-    assert (big_writes - small_writes) / 9 <= {"rest": 1, "assign_building": 1, "purchase": 4, "chat": 1}[action]
+    # INSERT when the buyer held none) and its row; a check-in: the resident, the holding, its row.
+    assert (big_writes - small_writes) / 9 <= {"rest": 1, "assign_building": 1, "purchase": 4, "chat": 1, "checkin": 4}[action]
 
 
 def test_a_job_freed_earlier_in_the_batch_can_be_taken_later_in_it(endpoint, resident, city, settings):

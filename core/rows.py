@@ -1,0 +1,145 @@
+"""Inserting rows by statements composed once: ``Model.objects.create`` and ``bulk_create``
+without composing the SQL again for every row (issue 29 §4).
+
+The autonomy tick writes thousands of plain rows (audit rows, round-log rows, events, purchases,
+chat lines): for each, Django spent longer composing the INSERT than the database spent running it
+(``bench.autonomy_tick``, cProfile: ``SQLInsertCompiler.as_sql`` and its value preparation were a
+fifth of a rules tick). Here the INSERT of a model is composed once per database alias and row
+count, and each value is prepared by its field as the ORM would (``pre_save`` fills
+``auto_now_add``, ``get_db_prep_save`` encodes JSON and dates); the statement runs inside the
+caller's transaction, on the connection the ORM would write the model to.
+
+What it leaves out: ``save()`` overrides and ``pre_save``/``post_save`` signals. Use it only for
+models that have neither (``create`` refuses a model with a signal receiver). ``read_all`` is
+``model.objects.all()`` the same way, for the small tables a tick batch reads whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import TypeVar
+
+from django.db import connections, models, router
+from django.db.models import Model
+from django.db.models.signals import post_save, pre_save
+
+M = TypeVar("M", bound=Model)
+
+
+@cache
+def _columns(model: type[Model]) -> tuple:
+    meta = model._meta
+    auto_pk = meta.pk if meta.pk.db_returning else None
+    return tuple(field for field in meta.concrete_fields if field is not auto_pk and not field.generated)
+
+
+@cache
+def _insert_sql(alias: str, model: type[Model], rows: int, returning: bool) -> str:
+    quote = connections[alias].ops.quote_name
+    meta = model._meta
+    fields = _columns(model)
+    columns = ", ".join(quote(field.column) for field in fields)
+    one = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {', '.join([one] * rows)}"
+    return sql + f" RETURNING {quote(meta.pk.column)}" if returning else sql
+
+
+def _has_receivers(model: type[Model]) -> bool:
+    return pre_save.has_listeners(model) or post_save.has_listeners(model)
+
+
+# Fields whose value goes to the database as Python holds it (the driver adapts str, int, bool).
+_PLAIN = (models.CharField, models.TextField, models.IntegerField, models.BooleanField)
+
+
+def _plain(field: models.Field) -> bool:
+    if isinstance(field, models.ForeignKey):
+        return isinstance(field.target_field, models.IntegerField)  # the id as it is
+    overrides = type(field).get_db_prep_save is not models.Field.get_db_prep_save or type(field).pre_save is not models.Field.pre_save
+    return isinstance(field, _PLAIN) and not overrides
+
+
+@cache
+def _preparers(model: type[Model]) -> tuple:
+    """(attname, None) for a plain field, (None, field) for one the field must prepare itself."""
+    return tuple((field.attname, None) if _plain(field) else (None, field) for field in _columns(model))
+
+
+def _values(obj: Model, preparers: tuple, connection) -> list:
+    return [
+        getattr(obj, attname) if field is None else field.get_db_prep_save(field.pre_save(obj, True), connection)
+        for attname, field in preparers
+    ]
+
+
+def _saved(obj: Model, pk: int | None, alias: str) -> None:
+    if pk is not None:
+        obj.pk = pk
+    obj._state.adding, obj._state.db = False, alias
+
+
+def create(obj: M) -> M:
+    """Insert one unsaved instance (``Model.objects.create`` minus the composing); sets its primary key."""
+    return bulk_create([obj], returning=True)[0]
+
+
+def bulk_create(objs: Sequence[M], *, returning: bool = False) -> list[M]:
+    """Insert unsaved instances of one model: one multi-row INSERT per as many rows as the database
+    takes parameters for (``QuerySet.bulk_create``'s batches). With ``returning`` each gets its
+    primary key, in the order given (RETURNING, as ``QuerySet.bulk_create`` reads it).
+    """
+    if not objs:
+        return []
+    model = type(objs[0])
+    if _has_receivers(model):
+        raise TypeError(f"{model.__name__} has pre_save/post_save receivers: save it through the ORM")
+    alias = router.db_for_write(model)
+    connection = connections[alias]
+    fields = _columns(model)
+    preparers = _preparers(model)
+    rows = [_values(obj, preparers, connection) for obj in objs]
+    limit = connection.features.max_query_params
+    chunk = max(1, limit // len(fields)) if limit else len(rows)
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), chunk):
+            part = rows[start : start + chunk]
+            cursor.execute(_insert_sql(alias, model, len(part), returning), [value for row in part for value in row])
+            keys = [pk for (pk,) in cursor.fetchall()] if returning else [None] * len(part)
+            for obj, pk in zip(objs[start : start + chunk], keys, strict=True):
+                _saved(obj, pk, alias)
+    return list(objs)
+
+
+def read_all(model: type[M]) -> list[M]:
+    """``list(model.objects.all())`` by a statement composed once (every concrete column, no
+    ordering), each value converted as the ORM converts it (SQLite's 0 and 1 to booleans)."""
+    alias = router.db_for_read(model)
+    connection = connections[alias]
+    sql, names, converters = _select_all(alias, model)
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        rows = cursor.fetchall()
+    objs = []
+    for row in rows:
+        values = list(row)
+        for index, column, functions in converters:
+            for convert in functions:
+                values[index] = convert(values[index], column, connection)
+        objs.append(model.from_db(alias, names, values))
+    return objs
+
+
+@cache
+def _select_all(alias: str, model: type[Model]) -> tuple[str, tuple[str, ...], tuple]:
+    connection, meta = connections[alias], model._meta
+    quote = connection.ops.quote_name
+    fields = meta.concrete_fields
+    sql = f"SELECT {', '.join(quote(field.column) for field in fields)} FROM {quote(meta.db_table)}"
+    converters = []
+    for index, field in enumerate(fields):
+        column = field.get_col(meta.db_table)
+        functions = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+        if functions:
+            converters.append((index, column, tuple(functions)))
+    return sql, tuple(field.attname for field in fields), tuple(converters)

@@ -1,0 +1,42 @@
+"""``core.rows``: the tick's inserts and reads composed once, with the ORM's results."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.models import Tool, ToolCall
+from city.models import ResourceType
+from core import rows
+from core.models import EventLog
+
+pytestmark = pytest.mark.django_db
+
+
+def test_create_saves_the_row_as_the_orm_would(make_agent):
+    alice = make_agent("Alice")
+    call = rows.create(ToolCall(agent=alice, tool_name="rest", arguments={"a": [1, "二"]}, status="success", source="autonomy"))
+
+    assert call.pk is not None and not call._state.adding
+    stored = ToolCall.objects.get(pk=call.pk)
+    assert (stored.agent_id, stored.arguments, stored.result, stored.duration_ms) == (alice.pk, {"a": [1, "二"]}, {}, 0)
+    assert stored.created_at == call.created_at  # auto_now_add filled in
+
+
+def test_bulk_create_returns_the_keys_in_the_order_given(settings):
+    events = [EventLog(event=f"e{i}", data={"i": i}) for i in range(7)]
+    rows.bulk_create(events, returning=True)
+
+    assert [EventLog.objects.get(seq=event.seq).data for event in events] == [{"i": i} for i in range(7)]
+    assert [event.seq for event in events] == sorted(event.seq for event in events)
+
+
+def test_read_all_converts_values_as_the_orm_does():
+    ResourceType.objects.create(slug="bread", name="面包", edible=True, satiety_gain=30)
+    ResourceType.objects.create(slug="wood", name="木材")
+    read = {kind.slug: (kind.edible, kind.satiety_gain) for kind in rows.read_all(ResourceType)}
+    assert read == {"bread": (True, 30), "wood": (False, 0)}
+
+
+def test_a_model_with_save_signal_receivers_is_refused():
+    with pytest.raises(TypeError, match="receivers"):
+        rows.create(Tool(name="x"))
