@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from agents.models import Agent
-from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent, summarize
+from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent, offer, summarize
 from agents.providers.vocabulary import vocabulary
 
 from .models import Building, BuildingKind, ResourceType, ShopItem
@@ -153,6 +153,8 @@ def city_words() -> dict[str, str]:
 )
 def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     owner = match["owner"]
+    if "transfer_resource" not in turn.offered:
+        return DECLINE  # "把和客人的聊天记录调出来" to the desk: no resident's goods are at stake for it
     if re.fullmatch(r"[A-Za-z]{2}\d{8,}", owner):
         return DECLINE  # "把HT…的钱退给客人" is a refund, not a resident's goods
     if BUYING.search(turn.plain) and not re.search(r"偷|抢|\b(?:steal|rob)\b", turn.plain, re.IGNORECASE):
@@ -392,17 +394,9 @@ def construct(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "construct_building", kind=match["kind"].lower(), name=named.value)
 
 
-@intent(
-    r"(?:在)?城市频道(?:里|上)?(?:说|发言|喊|发)[:：]?\s*(?P<text>.+)",
-    r"(?:广播|喊话|发言)[:：]\s*(?P<text>.+)",
-    r"\b(?:say|post|announce|broadcast)(?:\s+(?:in|on|to)\s+the\s+city(?:\s+channel)?)?\s*:\s*(?P<text>.+)",
-    r"\b(?:tell|post\s+to)\s+the\s+city(?:\s+channel)?\s*:?\s*(?P<text>.+)",
-    verbatim=True,
-    tool="chat",
-    example=gettext_lazy("在城市频道说：今天面包打折"),
-)
-def city_chat(turn: Turn, match: re.Match) -> Step:
-    return _once(turn, "chat", content=match["text"].strip())
+# Speaking in the city channel is read by its frame (``chat_frame``): the phrase once took "说一句：…"
+# for words beginning "一句".
+offer("chat", gettext_lazy("在城市频道说：今天面包打折"))
 
 
 # ---------------------------------------------------------------------------- shop and market
@@ -498,7 +492,7 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 # What the regex phrases above do not read: each tool's trigger words and slot kinds, the
 # slots filled from typed spans (see agents/providers/frames.py).
 
-from agents.providers.framing import trailing_text  # noqa: E402
+from agents.providers.framing import COLON, trailing_text  # noqa: E402
 from agents.providers.frames import Filled, frame  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402
 from agents.providers.understanding import Entity, entities, named_phrase, read  # noqa: E402
@@ -888,7 +882,10 @@ def find_frame(turn: Turn, filled: Filled) -> Step:
     priority=6,
 )
 def chat_frame(turn: Turn, filled: Filled) -> Step:
-    text = trailing_text(filled.reading.said)
+    said = filled.reading.said
+    # "say in the city channel: …": after the colon the words are said, whatever came before it.
+    colon = COLON.search(said)
+    text = trailing_text(said, colon.start()) if colon else trailing_text(said)
     if text is None:
         return DECLINE
     done = turn.last("chat")
