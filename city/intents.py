@@ -410,6 +410,8 @@ offer("chat", gettext_lazy("在城市频道说：今天面包打折"))
     example=gettext_lazy("商店里有什么"),
 )
 def shop(turn: Turn, match: re.Match) -> Step:
+    if re.search(r"\bmarket\b|市场|挂单|\blistings?\b", turn.plain, re.IGNORECASE):
+        return DECLINE  # "what's for sale on the market?": the residents' listings, not the shop
     return _once(turn, "list_shop_items")
 
 
@@ -614,7 +616,7 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
 )
 def buy_frame(turn: Turn, filled: Filled) -> Step:
     if "item_id" not in filled.slots and "resource_type" not in filled.slots:
-        return DECLINE
+        return _what_to_buy(turn, filled)
     if any(s.value != agent_name(turn.system) for s in filled.reading.of("resident")):
         return DECLINE  # "buy Carol's wheat": her market order, not the shop
     step, item = _shop_item(turn, filled)
@@ -633,6 +635,17 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
         # "5 wood" is not five bundles of five: say what a purchase gives, and act on nothing.
         return Step.say(bundle_question(item, count))
     return _once(turn, "purchase", item_id=item["item_id"], quantity=count)
+
+
+def _what_to_buy(turn: Turn, filled: Filled) -> Step:
+    """"我想买东西", "buy something": which item is asked, with what the shop has; nothing is bought."""
+    if filled.reading.of("resident") or not filled.reading.has(*BUY_WORDS):
+        return DECLINE
+    listed = turn.last("list_shop_items")
+    if listed is None:
+        return Step.call("list_shop_items")
+    names = "、".join(item["name"] for item in listed.data.get("items", [])) if listed.ok else ""
+    return Step.say(_("想买什么、买几份？商店有：%(items)s。例如「买 2 个面包」。") % {"items": names or "—"})
 
 
 def bundle_question(item: dict, count: int) -> str:

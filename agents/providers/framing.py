@@ -145,7 +145,10 @@ def answers_question(turn: Turn) -> Step | None:
     if alone is not DECLINE and (alone is None or acts(alone)):
         return None
     asked = read_frames(replace(turn, said=turn.earlier, outcomes=[]), read(turn.earlier))
-    if asked is DECLINE or asked is None or acts(asked) or not asked.reply:
+    if asked is DECLINE or asked is None or any(is_write(name) for name, _a in (*asked.calls, *asked.proposed)):
+        return None
+    # Asked back outright, or looked something up on the way to a write ("我想在商店买点吃的" lists the shop).
+    if not (asked.reply and not acts(asked)) and not (acts(asked) and is_write(asked.toward)):
         return None
     said = f"{turn.earlier}\n{turn.said}"
     both = replace(turn, said=said, continues=turn.earlier)

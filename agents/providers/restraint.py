@@ -54,9 +54,7 @@ POLITE = re.compile(
     # "hey, when you get a chance could you give Bob three flour?": the request mid-sentence.
     r"|\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|kindly\s+)?(?:give|send|transfer|hand|pass|gift|bring|get|grab|buy|sell|eat|claim|take|put|list|"
     r"cancel|check|clock|tell|let|ask|create|make|enable|disable|rename|set|update|refund|process|build|apply|post|look\s+up)\b"
-    r"|(?:能不能|能否|可以|可不可以|能|你|就)帮(?:我|忙)"
-    # "…transfer 5 wood to her, ok?", "…转给她，好吗？": a request with a tag asking for agreement.
-    r"|[,，]\s*(?:ok|okay|alright|好吗|行吗|好不好)\s*[?？]\s*$",
+    r"|(?:能不能|能否|可以|可不可以|能)帮(?:我|忙)",
     re.IGNORECASE,
 )
 # The question words a polite request may still carry as a real question ("能帮我算算能挣多少吗").

@@ -1039,3 +1039,10 @@ CORPUS += [
     say(D, "HT20260301001 的客人不来了 || 那给他退款吧",
         call("order_query", order_no="HT20260301001") + call("refund", order_no="HT20260301001")),
 ]
+
+CORPUS += [
+    # Round 5. What a listing for sale on the market is: the residents' orders, not the shop.
+    say(R, "anything for sale on the market today?", call("list_market_orders")),
+    # The item named after the shop was shown for a purchase is that purchase.
+    say(R, "我想去商店买些吃的 || 面包吧，要三个", call("list_shop_items") + buy("面包", 3)),
+]

@@ -318,3 +318,20 @@ def test_a_new_fund_without_a_name_is_asked_back_with_a_question(demo, staff_use
     for message in ("帮我建个基金", "make me a new fund"):
         result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
         assert result.tool_calls == [] and re.search(r"[?？]", result.reply)
+
+
+@pytest.mark.parametrize("message", ["想去商店买点东西", "I want to buy stuff"])
+def test_buying_without_naming_what_asks_which_and_lists_the_shop(demo, staff_user, message):
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message=message, user=staff_user)
+    assert [call["name"] for call in result.tool_calls] == ["list_shop_items"]
+    assert re.search(r"[?？]", result.reply) and ("面包" in result.reply)
+
+
+@pytest.mark.parametrize(
+    ("message", "fund"),
+    [("5号基金帮我启用", 5), ("稳健增长一号麻烦停用一下", 1)],
+)
+def test_a_phrase_that_caught_no_name_leaves_the_fund_to_the_frames(demo, staff_user, message, fund):
+    result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
+    assert result.tool_calls[-1]["arguments"] == {"fund_id": fund}
+    assert result.tool_calls[-1]["result"]["status"] == "pending_confirmation"
