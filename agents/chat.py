@@ -313,7 +313,7 @@ def _run_tool_calls(conversation: Conversation, completion: Completion, ctx: Too
     made = []
     for position, (call_id, call) in enumerate(calls):
         if position < limit:
-            result = execute(call.name, call.arguments, ctx)
+            result = execute(call.name, call.arguments, ctx, propose=call.propose)
         else:
             result = refuse_calls([refused.name for refused in excess], ctx, limit=limit)
         Message.objects.create(

@@ -36,10 +36,14 @@ from .selectors import pending_action_get
 
 # Deciding a proposal; confirming it also needs the permission of the write it proposes.
 DECIDE_PERMISSION = "agents.confirm_pendingaction"
+# Compared with spaces and end punctuation removed ("go ahead" is "goahead").
 CONFIRM_ANSWERS = frozenset(
-    {"确认", "确定", "确认执行", "是", "是的", "好", "好的", "可以", "继续", "执行", "confirm", "yes", "y", "ok", "okay", "go ahead"}
+    {
+        "确认", "确定", "确认执行", "是", "是的", "好", "好的", "好啊", "行", "可以", "没问题", "继续", "执行", "发", "发吧", "发送",
+        "confirm", "yes", "y", "yeah", "yep", "sure", "ok", "okay", "goahead", "doit", "send", "sendit",
+    }
 )
-CANCEL_ANSWERS = frozenset({"取消", "不", "不要", "否", "算了", "拒绝", "cancel", "no", "n", "reject", "stop"})
+CANCEL_ANSWERS = frozenset({"取消", "不", "不要", "不用", "否", "算了", "别发", "拒绝", "cancel", "no", "nope", "n", "reject", "stop"})
 _ANSWER_NOISE = re.compile(r"[\s。．.!！~～,，]+")
 
 

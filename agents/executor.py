@@ -189,8 +189,13 @@ def _check_person(spec: ToolSpec, context: ToolContext) -> None:
         )
 
 
-def execute(name: str, arguments: Any, context: ToolContext, *, batch: ExecutionBatch | None = None) -> dict:
+def execute(
+    name: str, arguments: Any, context: ToolContext, *, batch: ExecutionBatch | None = None, propose: bool = False,
+) -> dict:
     """Validate, check the grant, run (or propose) the tool, audit it. Never raises.
+
+    ``propose``: the caller asks that a write wait for staff's confirmation even where its grant
+    does not require it (the offline chat's words to a guest or supplier); it never waives one.
 
     With a ``batch`` (many calls in one transaction), the grants come from it and the audit
     row joins its rows; without, the grant is read and the row written for this call alone.
@@ -209,7 +214,7 @@ def execute(name: str, arguments: Any, context: ToolContext, *, batch: Execution
         # construction (one action per resident per tick), so the count is spared there.
         if context.pending_action is None and context.source != ToolCall.Source.AUTONOMY:
             _check_rate(context.agent)
-        if requires_confirmation and context.pending_action is None:
+        if (requires_confirmation or (propose and spec.category == "action")) and context.pending_action is None:
             result = propose_action(spec=spec, arguments=cleaned, ctx=context)
         elif batch is not None and batch.optimistic:
             result = _run_unguarded(spec, cleaned, context, batch)

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from agents.models import Agent
-from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent, summarize
+from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent, offer, summarize
 from agents.providers.vocabulary import vocabulary
 
 from .models import Building, BuildingKind, ResourceType, ShopItem
@@ -153,6 +153,8 @@ def city_words() -> dict[str, str]:
 )
 def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     owner = match["owner"]
+    if "transfer_resource" not in turn.offered:
+        return DECLINE  # "把和客人的聊天记录调出来" to the desk: no resident's goods are at stake for it
     if re.fullmatch(r"[A-Za-z]{2}\d{8,}", owner):
         return DECLINE  # "把HT…的钱退给客人" is a refund, not a resident's goods
     if BUYING.search(turn.plain) and not re.search(r"偷|抢|\b(?:steal|rob)\b", turn.plain, re.IGNORECASE):
@@ -392,17 +394,9 @@ def construct(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "construct_building", kind=match["kind"].lower(), name=named.value)
 
 
-@intent(
-    r"(?:在)?城市频道(?:里|上)?(?:说|发言|喊|发)[:：]?\s*(?P<text>.+)",
-    r"(?:广播|喊话|发言)[:：]\s*(?P<text>.+)",
-    r"\b(?:say|post|announce|broadcast)(?:\s+(?:in|on|to)\s+the\s+city(?:\s+channel)?)?\s*:\s*(?P<text>.+)",
-    r"\b(?:tell|post\s+to)\s+the\s+city(?:\s+channel)?\s*:?\s*(?P<text>.+)",
-    verbatim=True,
-    tool="chat",
-    example=gettext_lazy("在城市频道说：今天面包打折"),
-)
-def city_chat(turn: Turn, match: re.Match) -> Step:
-    return _once(turn, "chat", content=match["text"].strip())
+# Speaking in the city channel is read by its frame (``chat_frame``): the phrase once took "说一句：…"
+# for words beginning "一句".
+offer("chat", gettext_lazy("在城市频道说：今天面包打折"))
 
 
 # ---------------------------------------------------------------------------- shop and market
@@ -416,6 +410,8 @@ def city_chat(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("商店里有什么"),
 )
 def shop(turn: Turn, match: re.Match) -> Step:
+    if re.search(r"\bmarket\b|市场|挂单|\blistings?\b", turn.plain, re.IGNORECASE):
+        return DECLINE  # "what's for sale on the market?": the residents' listings, not the shop
     return _once(turn, "list_shop_items")
 
 
@@ -498,7 +494,7 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 # What the regex phrases above do not read: each tool's trigger words and slot kinds, the
 # slots filled from typed spans (see agents/providers/frames.py).
 
-from agents.providers.framing import trailing_text  # noqa: E402
+from agents.providers.framing import COLON, trailing_text  # noqa: E402
 from agents.providers.frames import Filled, frame  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402
 from agents.providers.understanding import Entity, entities, named_phrase, read  # noqa: E402
@@ -620,7 +616,7 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
 )
 def buy_frame(turn: Turn, filled: Filled) -> Step:
     if "item_id" not in filled.slots and "resource_type" not in filled.slots:
-        return DECLINE
+        return _what_to_buy(turn, filled)
     if any(s.value != agent_name(turn.system) for s in filled.reading.of("resident")):
         return DECLINE  # "buy Carol's wheat": her market order, not the shop
     step, item = _shop_item(turn, filled)
@@ -639,6 +635,17 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
         # "5 wood" is not five bundles of five: say what a purchase gives, and act on nothing.
         return Step.say(bundle_question(item, count))
     return _once(turn, "purchase", item_id=item["item_id"], quantity=count)
+
+
+def _what_to_buy(turn: Turn, filled: Filled) -> Step:
+    """"我想买东西", "buy something": which item is asked, with what the shop has; nothing is bought."""
+    if filled.reading.of("resident") or not filled.reading.has(*BUY_WORDS):
+        return DECLINE
+    listed = turn.last("list_shop_items")
+    if listed is None:
+        return Step.call("list_shop_items")
+    names = "、".join(item["name"] for item in listed.data.get("items", [])) if listed.ok else ""
+    return Step.say(_("想买什么、买几份？商店有：%(items)s。例如「买 2 个面包」。") % {"items": names or "—"})
 
 
 def bundle_question(item: dict, count: int) -> str:
@@ -888,7 +895,10 @@ def find_frame(turn: Turn, filled: Filled) -> Step:
     priority=6,
 )
 def chat_frame(turn: Turn, filled: Filled) -> Step:
-    text = trailing_text(filled.reading.said)
+    said = filled.reading.said
+    # "say in the city channel: …": after the colon the words are said, whatever came before it.
+    colon = COLON.search(said)
+    text = trailing_text(said, colon.start()) if colon else trailing_text(said)
     if text is None:
         return DECLINE
     done = turn.last("chat")

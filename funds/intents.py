@@ -29,7 +29,7 @@ _LEADING_VERBS = re.compile(r"^(?:查看|查询|看看|看一下|显示|获取|�
 ONE = r"(?:1\s*[个只支]|一个|一只|个|a|an|one)?"
 # "名称为X，类型为Y": the fields a sentence gives, each "key 为/是/: value" up to the next comma.
 FIELD = re.compile(
-    r"(?:(?P<key>[\u4e00-\u9fff]{2,6}?)\s*(?:写上|写成|写着|写|填上|填)?\s*(?:为|是|叫|:|：|=|\s|(?=[A-Za-z0-9「“\"']))"
+    r"(?:(?P<key>[\u4e00-\u9fff]{2,6}?)\s*(?:(?:写上|写成|写着|写|填上|填)\s*(?:为|是|:|：)?|为|是|叫|:|：|=|\s|(?=[A-Za-z0-9「“\"']))"
     r"|(?<![A-Za-z])(?:the\s+)?(?P<ekey>fund\s+name|name|remarks?|notes?|description|type|risk\s+level|category)\b\s*(?:is|says?|reads?|:|=|of|as)?)\s*"
     r"[「“\"']?(?P<value>[^,，;；。「」“”\"']+?)[」”\"']?\s*(?=[,，;；。]|\s+and\s|$)",
     re.IGNORECASE,
@@ -96,7 +96,7 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
         return Step.call(tool_name, fund_id=int(groups["id"]), **arguments)
     name = _whole_name(_named(match))
     if not name:
-        return Step.say(_("请告诉我基金的名称或 ID。"))
+        return DECLINE  # "货币市场旧份额重新启用一下" captured "一下": the frames read the name where it stands
     if not _names_a_fund(name):
         return DECLINE  # "状态的" is a piece of the sentence, not a fund: the frames read it again
     found = turn.last("list_funds")
@@ -168,7 +168,7 @@ def fund_detail_intent(turn: Turn, match: re.Match) -> Step:
     + r"(?:\s*(?:,|with|and)\s*(?:the )?(?:remarks?|notes?)\s*(?:says?|reads?)?\s*[:：]?\s*(?P<remarks>.+?))?\s*[.!]?\s*$",
     r"\b(?:create|add|make|set up|open|start)(?: a| an| one)?(?: new)? fund\s*[,:]?\s*(?:with\s+)?(?P<fields>(?:the\s+)?(?:name|fund name)\b\s*(?:is|:|=|of)?\s*.+)$",
     r"\b(?:create|add)(?: a)?(?: new)? fund [\"“](?P<name>[^\"”]+)[\"”]",
-    r"\b(?:(?:create|add|make|set up|start)(?: a| an| one)?(?: new)?|new) fund (?:called|named) (?P<name>[^,]+?)\s*(?:,|\bwith\b)\s*(?P<extra>.+)$",
+    r"\b(?:(?:create|add|make|set up|start)(?: a| an| one)?(?: new)?|new) fund (?:called|named) (?P<name>[^,]+?)\s*(?:,|\.\s+|\bwith\b)\s*(?P<extra>.+)$",
     r"\b(?:create|add|make|set up|start)(?: a| an| one)?(?: new)? fund\s+(?!called\b|named\b|with\b|form\b)" + EN_NAME + r"\s*[.!]?\s*$",
     priority=1,
     verbatim=True,
@@ -189,7 +189,7 @@ def create_fund_intent(turn: Turn, match: re.Match) -> Step:
     if done is not None:
         return Step.say("\n".join(filter(None, [_said(done), _left_in_remarks(others)])))
     if not name:
-        return Step.say(_("请告诉我新基金的名称（还可以加备注），我会预填新建基金表单，由员工确认。"))
+        return Step.say(_("新基金叫什么名字？（还可以加备注）我会预填新建基金表单，由员工确认。"))
     arguments = {"fund_name": name}
     # The domain has no field for them: kept in the remarks, and the reply says so.
     remarks = "；".join(filter(None, [remarks, *(f"{key}：{value}" if key else value for key, value in others)]))
@@ -242,7 +242,7 @@ def fund_form_intent(turn: Turn, match: re.Match) -> Step:
     rest = turn.plain[match.end() :]
     name, remarks, others = _fields(rest)
     if not name:
-        return Step.say(_("请告诉我新基金的名称（还可以加备注），我会预填新建基金表单，由员工确认。"))
+        return Step.say(_("新基金叫什么名字？（还可以加备注）我会预填新建基金表单，由员工确认。"))
     done = turn.last("create_fund")
     if done is not None:
         return Step.say("\n".join(filter(None, [_said(done), _left_in_remarks(others)])))
@@ -383,10 +383,31 @@ ACTIVE_WORDS = ("active", "enabled", "live", "running", "open", "运行", "运�
 INACTIVE = re.compile(r"\b(?:not|inactive|disabled|off|closed)\b|停用|禁用|没有?(?:启用|运行|在用)|不在|关闭|关掉", re.IGNORECASE)
 
 
+# "停用的不用管", "ignore the disabled ones": the inactive funds left out, which is asking for the active ones.
+LEFT_OUT = re.compile(
+    r"(?:停用|禁用|关闭)的?(?:基金)?\s*(?:不用管|不用看|不要|别管|除外|不算|不看|忽略)|(?:除了|不要|不看|忽略|别管)(?:那些)?(?:停用|禁用|关闭)的?"
+    r"|\b(?:ignore|skip|except|excluding|without|not)\s+(?:the\s+)?(?:disabled|inactive|closed)(?:\s+ones)?\b",
+    re.IGNORECASE,
+)
+
+
 def wants_active(said: str) -> bool:
     from agents.providers.understanding import read
 
-    return read(said).has(*ACTIVE_WORDS) and not INACTIVE.search(said)
+    return read(said).has(*ACTIVE_WORDS) and not INACTIVE.search(LEFT_OUT.sub(" ", said))
+
+
+# "名字里带“能源”的基金", "funds with 'Beta' in the name": the funds whose name holds these words.
+NAME_HAS = (
+    re.compile(r"(?:名字|名称|名)(?:里|中|里面)?(?:带|带有|包含|含有?|有)\s*[「“\"'‘]?(?P<part>[^「」“”\"'‘’，,。的\s]{1,20})[」”\"'’]?\s*(?:字样|字)?的"),
+    re.compile(r"\bwith\s+[\"'“‘]?(?P<part>[^\"'“”‘’]{1,30}?)[\"'”’]?\s+in\s+(?:the|its|their)\s+names?\b", re.IGNORECASE),
+    re.compile(r"\bnames?\s+(?:contain(?:s|ing)?|includ(?:es|ing)|with)\s+[\"'“‘]?(?P<part>[^\"'“”‘’?,.\s]{1,30})", re.IGNORECASE),
+)
+
+
+def name_holds(said: str) -> str:
+    """The words a fund's name should hold, as typed, or ""."""
+    return next((found["part"].strip() for pattern in NAME_HAS if (found := pattern.search(said))), "")
 
 
 # Where a fund's name stands when the words name one no fund has: quoted, "X基金", "基金X",
@@ -430,6 +451,14 @@ def fund_entities() -> list[Entity]:
         found.append(Entity("fund", name, pk, name, partial=True))
         # "fund 2", "基金3", "基金 #3": the id as people type it, exact.
         found += [Entity("fund", surface, pk, name) for surface in (f"fund {pk}", f"fund #{pk}", f"基金{pk}", f"基金 {pk}", f"基金#{pk}", f"基金 #{pk}")]
+        # "3号基金", "fund id 2", "fund no. 4", "ID为5的基金": the id with its label, exact.
+        found += [
+            Entity("fund", surface, pk, name)
+            for surface in (
+                f"{pk}号基金", f"fund id {pk}", f"fund no. {pk}", f"fund no {pk}", f"fund number {pk}", f"基金id {pk}",
+                f"基金id{pk}", f"id为{pk}的基金", f"id {pk}的基金", f"id{pk}的基金", f"编号{pk}的基金",
+            )
+        ]
         # "稳健增长1号" for 稳健增长一号: the numeral of a name typed as digits, exact.
         if (digits := NAME_NUMERAL.sub(lambda m: str(chinese_number(m.group(1))) + m.group(2), name)) != name:
             found.append(Entity("fund", digits, pk, name))
@@ -454,6 +483,7 @@ def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Ste
     "list_funds",
     triggers=(
         "how many", "多少", "几个", "几只", "list", "which", "all", "哪些", "有什么", "列表", "active ones", "enabled ones",
+        "count", "number of", "统计", "数一下", "数数", "列一下", "in the name", "名字里", "名字带", "名称里", "名称带", "有没有",
         "the funds", "our funds", "every fund", "启用的", "在用的", "所有", "各个基金", "每个基金", "基金们",
     ),
     slots={},
@@ -461,6 +491,9 @@ def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Ste
     priority=1,
 )
 def list_frame(turn: Turn, filled: Filled) -> Step:
+    if part := name_holds(filled.reading.said):
+        done = turn.last("list_funds")
+        return Step.say(_said(done)) if done is not None else Step.call("list_funds", fund_name=part)
     if filled.reading.of("fund") and not filled.reading.has("how many", "多少", "几个", "几只"):
         return DECLINE  # a fund named: its detail, not the list
     if (done := turn.last("list_funds")) is not None:
@@ -471,8 +504,8 @@ def list_frame(turn: Turn, filled: Filled) -> Step:
 
 
 DETAIL_WORDS = (
-    "detail", "info", "about", "status", "how is", "what's up", "look up", "show", "check", "tell me",
-    "详情", "情况", "怎么样", "信息", "查", "看", "如何", "状态",
+    "detail", "info", "about", "status", "how is", "what's up", "look up", "show", "check", "tell me", "pull up", "bring up",
+    "详情", "情况", "怎么样", "信息", "查", "看", "如何", "状态", "调出",
     # "is Beta Balanced active?", "科技先锋还在运行吗": a question its detail answers (the writes come first).
     "active", "enabled", "disabled", "running", "启用", "停用", "运行",
     # "what are the remarks on …?", "备注写的是啥": the remarks frame declines a question about them.
@@ -527,14 +560,14 @@ disable_frame.names_the_miss = fund_missed
 
 
 NAMED = re.compile(
-    r"\b(?:called|named|name\s*(?:is|:)?)\s+|\bfund\s*[:：]\s*|(?:叫做|名叫|名为|叫|名字是|名称是?为?)\s*|基金\s*[:：]\s*", re.IGNORECASE
+    r"\b(?:called|named|name\s*(?:is|:)?|call\s+it)\s+|\bfund\s*[:：]\s*|(?:叫做|名叫|名为|叫|名字是|名称是?为?)\s*|基金\s*[:：]\s*", re.IGNORECASE
 )
 # "备注：…", "备注写“…”", "remarks say '…'": the label, then the remarks as typed (their quotes aside).
 REMARKS_KEY = re.compile(
     r"^(?:remarks?|notes?|备注|说明)\s*(?:is|are|says?|reads?|为|是|写上|写成|写着|写|填上|填|[:：])?\s*[:：]?\s*", re.IGNORECASE
 )
 QUOTES = "“”\"'「」『』‘’"
-PIECES = re.compile(r"\s*[,，;；。]\s*|\s+(?:and|with)\s+", re.IGNORECASE)
+PIECES = re.compile(r"\s*[,，;；。]\s*|\.\s+|\s+(?:and|with)\s+", re.IGNORECASE)
 
 
 def new_fund(said: str) -> tuple[str, list[str]]:
@@ -565,7 +598,7 @@ def create_frame(turn: Turn, filled: Filled) -> Step:
         return DECLINE
     name, pieces = new_fund(filled.reading.said)
     if not name:
-        return Step.say(_("请告诉我新基金的名称（还可以加备注），我会预填新建基金表单，由员工确认。"))
+        return Step.say(_("新基金叫什么名字？（还可以加备注）我会预填新建基金表单，由员工确认。"))
     given = [REMARKS_KEY.sub("", p).strip(QUOTES) for p in pieces if REMARKS_KEY.match(p)]
     others = [p for p in pieces if not REMARKS_KEY.match(p)]
     remarks = "；".join(filter(None, [*given, *others]))

@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from django.utils.translation import gettext_lazy
 
-from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent
+from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent, offer
 
 ORDER_NO = r"(?P<order_no>[A-Za-z]{2}\d{8,})"
 # What the desk reads as the supplier's go-ahead (the simulator answers "已处理完成，可以办理退款").
@@ -144,64 +144,11 @@ def checkout_flow(turn: Turn, order_no: str) -> Step | None:
     return Step.say(answered + _("退款已登记，系统已通知客人。"))
 
 
-@intent(
-    rf"(?:查询|查一下|查看|查|看看|看一下)\s*(?:一下)?\s*(?:订单|单号)\s*#?\s*{ORDER_NO}",
-    rf"(?:订单|单号)\s*#?\s*{ORDER_NO}\s*(?:的)?(?:详情|情况|信息|状态|怎么样|什么情况)",
-    rf"\b(?:what|how)\s+about\s+(?:the\s+)?order\s*#?{ORDER_NO}",
-    rf"\b(?:look up|check|query|find|show|get|pull up|open)\s+(?:me\s+)?(?:the\s+)?(?:details\s+of\s+)?order\s*(?:number|no\.?)?\s*#?{ORDER_NO}",
-    rf"\b(?:status|details?)\s+of\s+(?:the\s+)?order\s*#?{ORDER_NO}",
-    rf"^\s*(?:订单|order)?\s*#?{ORDER_NO}\s*\??\s*$",
-    priority=5,
-    verbatim=True,
-    tool="order_query",
-    example=gettext_lazy("查询订单 HT20260301001"),
-)
-def look_up_order(turn: Turn, match: re.Match) -> Step | None:
-    if turn.last("order_query") is None:
-        return Step.call("order_query", order_no=match["order_no"].upper())
-    return None  # the default summary shows the order, or 订单不存在
-
-
-def _channel(match: re.Match) -> str:
-    return "upstream" if match.groupdict().get("up") else "downstream"
-
-
-@intent(
-    rf"(?:看看|查看|读取|读一下|看一下|查一下|有没有|列出)\s*(?P<unread>未读的?)?\s*{UPSTREAM}(?:的|频道的?)?\s*(?P<unread2>未读的?)?\s*(?:回复|消息|留言|回信|频道)",
-    rf"(?:看看|查看|读取|读一下|看一下|查一下|有没有|列出)\s*(?P<unread>未读的?)?\s*{DOWNSTREAM}(?:的|频道的?)?\s*(?P<unread2>未读的?)?\s*(?:回复|消息|留言|回信|频道)",
-    rf"{UPSTREAM}(?:回复|回)(?:了)?(?:什么|没有)",
-    rf"\b(?:read|show|check|list|see)\s+(?:the\s+|any\s+)?(?P<unread>unread\s+)?{UPSTREAM}(?:'s)?\s+(?:channel|messages?|replies|reply|answers?)",
-    rf"\b(?:read|show|check|list|see)\s+(?:the\s+|any\s+)?(?P<unread>unread\s+)?{DOWNSTREAM}(?:'s)?\s+(?:channel|messages?|replies|reply)",
-    rf"\b(?:what\s+did|has)\s+the\s+{UPSTREAM}\s+(?:say|replied|answer(?:ed)?)",
-    priority=6,
-    verbatim=True,
-    tool="message_list",
-    example=gettext_lazy("看看供应商的回复"),
-)
-def read_messages(turn: Turn, match: re.Match) -> Step | None:
-    if turn.last("message_list") is not None:
-        return None
-    arguments = {"channel": _channel(match)}
-    if order := re.search(ORDER_NO, turn.plain):
-        arguments["order_no"] = order["order_no"].upper()
-    if match.groupdict().get("unread") or match.groupdict().get("unread2"):
-        arguments["unread_only"] = True
-    return Step.call("message_list", **arguments)
-
-
-@intent(
-    rf"(?:为|给|替)?\s*(?:订单)?\s*{ORDER_NO}\s*(?:登记|办理|做)?退款",
-    rf"(?:登记|办理)?退款\s*[:：,，]?\s*(?:订单)?\s*{ORDER_NO}",
-    rf"\b(?:refund|register\s+(?:a\s+)?refund\s+for)\s+(?:the\s+)?(?:order\s+)?#?{ORDER_NO}",
-    priority=6,
-    verbatim=True,
-    tool="refund",
-    example=gettext_lazy("为订单 HT20260301001 登记退款"),
-)
-def register_refund(turn: Turn, match: re.Match) -> Step | None:
-    if turn.last("refund") is None:
-        return Step.call("refund", order_no=match["order_no"].upper())
-    return None
+# Looking an order up, reading a channel and refunding are read by their frames below (their
+# phrases once ran first and took "message the supplier: can we refund HT…?" for a refund).
+offer("order_query", gettext_lazy("查询订单 HT20260301001"))
+offer("message_list", gettext_lazy("看看供应商的回复"))
+offer("refund", gettext_lazy("为订单 HT20260301001 登记退款"))
 
 
 # ---------------------------------------------------------------------------- frames
@@ -216,7 +163,11 @@ SUPPLIER_WORDS = ("supplier", "upstream", "hotel", "上游", "供应商", "酒�
 # "the guest says …", "客人说…": what a third party said, which is no message to them.
 HEARD = re.compile(r"\s*(?:说|讲|反映|抱怨|投诉|想|要|希望|says|said|wants|wanted|complains|complained|asks|asked|is\s+asking)")
 # Words that turn to a third party: "告诉客人…", "ask the supplier …".
-ADDRESSED = re.compile(r"告诉|通知|转告|跟|和|同|对|给|问|\b(?:tell|let|inform|notify|message|ask|write\s+to)\b")
+ADDRESSED = re.compile(r"告诉|通知|转告|提醒|跟|和|同|对|给|问|\b(?:tell|let|inform|notify|message|ask|write\s+to|send|remind|email|text)\b")
+# A verb of passing words on: with it, a message that addresses a guest or supplier is words to send.
+SAYING_VERB = re.compile(
+    r"说|讲|告诉|通知|转告|提醒|问|发(?:个|条|一条)?消息|留言|\b(?:tell|let\b.*\bknow|inform|notify|message|ask|say|send|remind|email|text)\b"
+)
 ASKING = re.compile(r"问问|问一下|询问|问|\bask\b")
 GUEST_WORDS = ("guest", "customer", "downstream", "客人", "顾客", "客户", "下游")
 ORDER_ASK = gettext_lazy("是哪个订单？请给我订单号，例如 HT20260301001。")
@@ -240,6 +191,8 @@ def order_entities() -> list[Entity]:
     priority=5,
 )
 def checkout_frame(turn: Turn, filled: Filled) -> Step | None:
+    if _passes_words_on(filled):
+        return DECLINE  # "跟客人说一下，可以提前到12点入住": words to pass on, the message frame's
     if not filled.reading.has(
         "leave", "check out", "checkout", "checking out", "depart", "go home", "stay", "trip", "离店", "退房", "走", "离开", "住", "回家"
     ):
@@ -263,6 +216,8 @@ REFUND_ASKED = re.compile(
     priority=4,
 )
 def refund_frame(turn: Turn, filled: Filled) -> Step | None:
+    if _passes_words_on(filled):
+        return DECLINE  # "ask the supplier if they'll refund the last night": a question for them
     if REFUND_ASKED.search(filled.reading.said):
         # "has it been refunded already?", "退款了没有": the order's look-up answers, nothing is written.
         if turn.last("order_query") is None:
@@ -274,35 +229,102 @@ def refund_frame(turn: Turn, filled: Filled) -> Step | None:
 
 
 def _channel_of(filled: Filled) -> tuple[str, int] | None:
-    """The channel the message names and where its word ends, or None."""
-    for channel, words in (("upstream", SUPPLIER_WORDS), ("downstream", GUEST_WORDS)):
-        for word in words:
-            at = filled.reading.folded.find(word)
-            if at >= 0:
-                return channel, at + len(word)
+    """The channel the message names first and where its word ends, or None."""
+    found = [
+        (at, channel, at + len(word))
+        for channel, words in (("upstream", SUPPLIER_WORDS), ("downstream", GUEST_WORDS))
+        for word in words
+        if (at := filled.reading.folded.find(word)) >= 0
+    ]
+    if not found:
+        return None
+    _at, channel, end = min(found)
+    return channel, end
+
+
+def _addressed(filled: Filled) -> tuple[str, int] | None:
+    """The channel the message turns to ("告诉客人", "给…的客人发", "…，帮我通知一下供应商") and where its
+    word ends: a word that addresses it comes before its name in the same clause. A guest or supplier
+    named as the subject ("客人会收到通知吗", "the guest called asking …", "客人说…") is not addressed."""
+    folded = filled.reading.folded
+    named = sorted(
+        (at, channel, at + len(word))
+        for channel, words in (("upstream", SUPPLIER_WORDS), ("downstream", GUEST_WORDS))
+        for word in words
+        for at in (m.start() for m in re.finditer(re.escape(word), folded))
+    )
+    for at, channel, end in named:
+        clause = max((m.end() for m in CLAUSE_END.finditer(folded, 0, at)), default=0)
+        if ADDRESSED.search(folded, clause, at):
+            return channel, end
     return None
+
+
+CLAUSE_END = re.compile(r"[,，;；。!！?？]|\.\s")
+
+
+def _passes_words_on(filled: Filled) -> bool:
+    """The message turns to a guest or supplier with a verb of saying: what it mentions (an early
+    check-out, a refund) is what they are told or asked, not what the desk is asked to do."""
+    return _addressed(filled) is not None and bool(SAYING_VERB.search(filled.reading.folded))
+
+
+def _head_of(filled: Filled) -> str:
+    """The message up to its first colon or quote: after them come the words to pass on."""
+    return re.split(r"[:：「“\"]", filled.reading.folded, maxsplit=1)[0]
+
+
+# What stands between the recipient and the words told: its order, a comma ("of HT…, …", "，…").
+RECIPIENT_TAIL = re.compile(r"^\s*(?:(?:of|on|for|about|with)\s+)?(?:(?:the\s+)?order\s*)?(?:#?[A-Za-z]{2}\d{8,})?\s*[,，:：;；]?\s*", re.IGNORECASE)
+# What may follow the recipient when the words to pass on came before it.
+LAST_CLAUSE_ONLY = re.compile(r"\s*(?:一下|一声|下)?\s*(?:吧|哈|啊)?\s*(?:\bknow\b)?\s*(?:,?\s*(?:please|thanks|thank\s+you))?\s*[.。!！]?\s*", re.IGNORECASE)
+# A message has words: two letters or one CJK character that is no particle.
+WORDY = re.compile(r"[A-Za-z0-9]{2}|[\u4e00-\u9fff](?<![吗呢吧啊呀哦么])")
+
+
+def _words_before(said: str, folded: str, after: int) -> Span | None:
+    """The sentence before the clause that turns to the recipient, as typed, or None."""
+    clause = max((m.end() for m in re.finditer(r"[,，;；.。!！]\s*", said[:after])), default=0)
+    words = said[:clause].strip(" ,，;；")
+    if not words:
+        return None
+    return Span("text", words, said.index(words), said.index(words) + len(words), words)
 
 
 @frame(
     "message_send",
-    triggers=("tell", "let", "know", "inform", "notify", "message", "write to", "ask", "告诉", "通知", "转告", "跟", "对", "给", "说", "问"),
+    triggers=(
+        "tell", "let", "know", "inform", "notify", "message", "write to", "ask", "send", "remind",
+        "告诉", "通知", "转告", "提醒", "跟", "对", "给", "说", "问",
+    ),
     required=(),
     not_with=("reply", "replied", "回复", "回了", "怎么说", "说了什么", "read", "读", "看看", "查看"),
     priority=3,
 )
 def send_frame(turn: Turn, filled: Filled) -> Step | None:
-    found = _channel_of(filled)
+    found = _addressed(filled)
     if found is None:
-        return DECLINE
+        return DECLINE  # "HT…的客人说房间太吵", "客人会收到通知吗": no words to send them
     channel, after = found
     said = filled.reading.said
-    if HEARD.match(filled.reading.folded, after) and not ADDRESSED.search(filled.reading.folded, 0, after):
-        return DECLINE  # "HT…的客人说房间太吵": what the guest said, not words to send them
     text = trailing_text(said, after)
+    if text is not None and not WORDY.search(text.value):
+        text = None  # "吗？", ".": no message
     if text is None and ASKING.search(filled.reading.folded, 0, after):
         # "问问供应商HT…能不能加一张床": the question follows the one it is put to.
         rest = said[after:].lstrip(" ,，:：")
         text = Span("text", rest.strip(), after, len(said), rest.strip()) if rest.strip() else None
+    if text is None and SAYING_VERB.search(filled.reading.folded, 0, after) and not HEARD.match(filled.reading.folded, after):
+        # "告诉HT…的客人，可以提前入住": after the one told, the words told.
+        rest = RECIPIENT_TAIL.sub("", said[after:])
+        if WORDY.search(rest):
+            start = len(said) - len(rest)
+            text = Span("text", rest.strip(), start, start + len(rest.strip()), rest.strip())
+    if text is None and LAST_CLAUSE_ONLY.fullmatch(said[after:]):
+        # "客人想提前一天退房，帮我通知一下供应商", "…, please let the supplier know": the words come first.
+        text = _words_before(said, filled.reading.folded, after)
+    if text is not None and not WORDY.search(text.value):
+        text = None
     who = pgettext("recipient", "供应商") if channel == "upstream" else pgettext("recipient", "客人")
     if text is None:
         return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})
@@ -312,15 +334,15 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
         arguments["order_no"] = order.value
     done = turn.last("message_send")
     if done is not None:
+        if done.result.get("status") == "pending_confirmation":
+            return Step.say(
+                _("我将发给%(who)s：「%(text)s」\n回复「是」发送，回复「不」取消。") % {"who": who, "text": text.value}
+            )
         if not done.ok:
             return Step.say(_error(done))
         return Step.say(_("已发给%(who)s：「%(text)s」") % {"who": who, "text": text.value})
-    if turn.confirmed:
-        return Step(calls=(("message_send", arguments),))
-    return Step(
-        reply=_("我将发给%(who)s：「%(text)s」\n回复「是」发送，回复「不」取消。") % {"who": who, "text": text.value},
-        proposed=(("message_send", arguments),),
-    )
+    # Never sent on the chat's word alone: a pending action quoting the text, run on staff's "yes".
+    return Step(proposed=(("message_send", arguments),))
 
 
 send_frame.asks_itself = True
@@ -340,6 +362,8 @@ def read_frame(turn: Turn, filled: Filled) -> Step | None:
     found = _channel_of(filled)
     if found is None:
         return DECLINE
+    if _addressed(filled) is not None and SAYING_VERB.search(_head_of(filled)):
+        return DECLINE  # "给…的客人发个消息：…": words to send, not the channel to read
     if turn.last("message_list") is not None:
         return None
     arguments = {"channel": found[0]}

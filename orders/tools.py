@@ -46,9 +46,25 @@ def order_query(ctx: ToolContext, order_no: Annotated[str, ORDER_NO]) -> dict:
     return order
 
 
+def propose_message(ctx: ToolContext, channel: str, content: str, order_no: str | None = None) -> Proposal:
+    """What staff confirm before a message the chat wrote goes out: its exact text, its recipient and order."""
+    # The same checks as sending: a proposal that could never be sent is refused now, with the same codes.
+    channel, content = services.clean_channel(channel), services.clean_content(content)
+    if order_no:
+        order_no = services.order_get(order_no=order_no).order_no
+    values = {"channel": _channel_name(channel), "content": content, "order_no": order_no}
+    if order_no:
+        message = _("即将发到%(channel)s频道（订单 %(order_no)s）：「%(content)s」，请确认是否发送？") % values
+    else:
+        message = _("即将发到%(channel)s频道：「%(content)s」，请确认是否发送？") % values
+    form_data = {"channel": channel, "content": content, **({"order_no": order_no} if order_no else {})}
+    return Proposal(message=message, form_data=form_data)
+
+
 @tool(
     category="action",
     description=gettext_lazy("以前台身份发送消息：downstream 频道发给客人，upstream 频道发给供应商；可注明相关订单号"),
+    propose=propose_message,
     permission="orders.add_channelmessage",
 )
 def message_send(
@@ -59,7 +75,7 @@ def message_send(
 ) -> dict:
     message = services.send_message(channel=channel, content=content, order_no=order_no)
     data = selectors.message_dict(message)
-    data["message"] = _("消息已发送到%(channel)s频道") % {"channel": _channel_name(message.channel)}
+    data["message"] = _("已发到%(channel)s频道：「%(content)s」") % {"channel": _channel_name(message.channel), "content": message.content}
     return data
 
 

@@ -14,6 +14,9 @@ class ToolCallRequest:
     name: str
     # As the model sent it: usually a JSON string; the executor parses and validates it.
     arguments: str | dict
+    # The model asks that staff confirm this write before it runs (free text to a third party):
+    # a provider may add this caution to any write, never take a grant's away.
+    propose: bool = False
 
     def as_message_part(self) -> dict:
         import json

@@ -98,7 +98,8 @@ class Frame:
 
 
 SAYING_HEAD = re.compile(
-    r"说|告诉|通知|转告|留言|发消息|发个消息|发条消息|\b(?:tell|message|notify|inform|let\s+\w+\s+know|say|write\s+to)\b"
+    r"说|告诉|通知|转告|提醒|留言|发消息|发个消息|发条消息|广播|喊|发言"
+    r"|\b(?:tell|message|notify|inform|let\s+\w+\s+know|say|write\s+to|send|remind|post|announce|broadcast|shout)\b"
 )
 
 

@@ -46,13 +46,18 @@ def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: boo
     return Step.say(first_question) if first_question else DECLINE
 
 
+def acts(step: Step) -> bool:
+    """Whether a step calls or proposes a tool (rather than only replying)."""
+    return bool(step.calls or step.proposed)
+
+
 def guarded(turn: Turn, *, any_read: bool = False) -> Step | None:
     """A question about what happened that a query answers ("供应商回了没"), or (``any_read``) a
     yes-or-no question a look-up answers ("is Beta Balanced active?"): read, never written."""
     from .rules import summarize
 
     step = read_frames(turn, queries_only=not any_read, reads_only=any_read)
-    if step is DECLINE or (step is not None and not step.calls and not turn.outcomes):
+    if step is DECLINE or (step is not None and not acts(step) and not turn.outcomes):
         return None  # a question back ("which fund?") is no answer to a question
     return step if step is not None else Step.say(summarize(turn))
 
@@ -69,7 +74,7 @@ def write_frames(turn: Turn) -> Step | None:
         if ask_for(filled) is not None and not getattr(frame_.handler, "asks_itself", False):
             continue
         step = frame_.handler(turn, filled)
-        if step is not DECLINE and step is not None and (step.calls or turn.outcomes):
+        if step is not DECLINE and step is not None and (acts(step) or turn.outcomes):
             return step
     return None
 
@@ -77,12 +82,14 @@ def write_frames(turn: Turn) -> Step | None:
 def _complete_alone(turn: Turn, reading: Reading) -> bool:
     """Whether the message alone makes a frame call a tool (then it is no follow-up)."""
     step = read_frames(replace(turn, outcomes=[]), reading)
-    return step is not DECLINE and step is not None and bool(step.calls)
+    return step is not DECLINE and step is not None and acts(step)
 
 
 # "disable it", "把它停用", "给这个客人退款": a word that points back at what the last message named.
 POINTS_BACK = re.compile(r"\b(?:it|that\s+one|this\s+one|him|her)\b|它|他|她|这个|那个|这只|那只|这单|那单|这笔", re.IGNORECASE)
 CARRIED_KINDS = ("fund", "order", "bounty", "resident")
+# What a message that asks for a missing slot may take from the last one without pointing back.
+ASKED_KINDS = ("fund", "order", "bounty")
 
 
 def points_back(turn: Turn) -> Step | None:
@@ -90,31 +97,97 @@ def points_back(turn: Turn) -> Step | None:
     it"): its name is carried over, as the earlier message typed it; the earlier message's words
     stand for the earlier message: the gate reads them with this message, and the provenance
     finds the carried arguments in them. None when nothing is carried."""
-    if not turn.earlier or not POINTS_BACK.search(turn.said) or _complete_alone(turn, read(turn.said)):
+    if not turn.earlier:
+        return None
+    alone = read_frames(replace(turn, outcomes=[]), read(turn.said))
+    complete = alone is not DECLINE and alone is not None and acts(alone)
+    # "那就退款吧" after a message about one order: the slot it asks for is what that message named.
+    asking = alone is not DECLINE and alone is not None and not acts(alone) and bool(alone.reply)
+    if not complete and not asking and not POINTS_BACK.search(turn.said):
         return None
     current, earlier = read(turn.said), read(turn.earlier)
     named = {s.kind for s in current.spans}
-    carried = [s for s in earlier.spans if s.kind in CARRIED_KINDS and s.kind not in named and s.exact]
-    if not carried or len({s.kind for s in carried}) != len(carried):
+    # Exact names, or a part of one name only, quoted or not ("名字带“稳健”的基金" → 稳健增长一号).
+    spans = [(s, turn.earlier[s.start : s.end]) for s in earlier.spans if s.kind != "quoted"]
+    spans += [(inner, s.value) for s in earlier.of("quoted") for inner in read(s.value).spans if inner.end - inner.start == len(s.value)]
+    carried = [(s, text) for s, text in spans if s.kind in CARRIED_KINDS and s.kind not in named and (s.exact or _sure_alone(s))]
+    if asking and not complete and not POINTS_BACK.search(turn.said):
+        carried = [(s, text) for s, text in carried if s.kind in ASKED_KINDS]  # never a resident unnamed
+    if not carried or len({s.kind for s, _text in carried}) != len(carried):
         return None  # nothing named before, or two of a kind: which one is asked as usual
     from .rules import summarize
 
-    names = " ".join(turn.earlier[s.start : s.end] for s in carried)
-    said = f"{turn.said}\n{names}"
-    step = read_frames(replace(turn, said=said, earlier=names, continues=names), read(said))
+    names = " ".join(text for _s, text in carried)
+    said = f"{names}\n{turn.said}"  # before the message: never inside the words it passes on
+    carrying = replace(turn, said=said, earlier=names, continues=names)
+    if complete and not _adds_to(alone, read_frames(replace(carrying, outcomes=[]), read(said))):
+        # "给这个订单的客人发消息：…" acts alone: what the earlier message named only fills a slot it leaves open.
+        return None
+    step = read_frames(carrying, read(said))
     if step is None and turn.outcomes:
         return Step.say(summarize(turn))  # the call ran; its result is the reply
-    if step is DECLINE or step is None or not (step.calls or turn.outcomes):
+    if step is DECLINE or step is None or not (acts(step) or turn.outcomes):
         return None
     # The names carried stand for the earlier message: what the gate and the provenance read with this one.
     turn.earlier = turn.continues = names
     return step
 
 
+def answers_question(turn: Turn) -> Step | None:
+    """The answer to what the last turn asked back ("新建一个基金" → "叫什么名字？" → "叫「养老目标」";
+    "create a new fund" → "call it Northstar Value"): the two messages read as one. Only when the
+    earlier message wrote nothing and was asked back, and this one does nothing alone."""
+    from .frames import is_write
+
+    if any(is_write(name) for name, _arguments in turn.earlier_calls):
+        return None
+    alone = read_frames(replace(turn, outcomes=[]), read(turn.said))
+    if alone is not DECLINE and (alone is None or acts(alone)):
+        return None
+    asked = read_frames(replace(turn, said=turn.earlier, outcomes=[]), read(turn.earlier))
+    if asked is DECLINE or asked is None or any(is_write(name) for name, _a in (*asked.calls, *asked.proposed)):
+        return None
+    # Asked back outright, or looked something up on the way to a write ("我想在商店买点吃的" lists the shop).
+    if not (asked.reply and not acts(asked)) and not (acts(asked) and is_write(asked.toward)):
+        return None
+    said = f"{turn.earlier}\n{turn.said}"
+    both = replace(turn, said=said, continues=turn.earlier)
+    first = read_frames(replace(both, outcomes=[]), read(said))
+    if first is DECLINE or first is None or not acts(first) or (asked.toward and first.toward != asked.toward):
+        return None
+    step = read_frames(both, read(said))
+    if step is DECLINE:
+        return None
+    turn.continues = turn.earlier
+    if step is None:
+        from .rules import summarize
+
+        return Step.say(summarize(turn))
+    return step
+
+
+def _sure_alone(span: Span) -> bool:
+    from .frames import SURE
+
+    return not span.rivals and span.score >= SURE
+
+
+def _adds_to(alone: Step, carried: Step | None) -> bool:
+    """Whether ``carried`` makes the same calls as ``alone`` with every argument kept and more given."""
+    if carried is None or carried is DECLINE:
+        return False
+    ours, theirs = [*alone.calls, *alone.proposed], [*carried.calls, *carried.proposed]
+    return (
+        len(ours) == len(theirs)
+        and all(a[0] == b[0] and a[1].items() <= b[1].items() for a, b in zip(ours, theirs))
+        and any(len(b[1]) > len(a[1]) for a, b in zip(ours, theirs))
+    )
+
+
 def follow_up(turn: Turn) -> Step | None:
     """The last turn continued, or None when this message is not a follow-up."""
     if turn.earlier and not is_follow_up(turn.said):
-        return points_back(turn)
+        return points_back(turn) or answers_question(turn)
     if not turn.earlier:
         return None
     current = read(turn.said)
@@ -132,7 +205,7 @@ def follow_up(turn: Turn) -> Step | None:
             from .rules import summarize
 
             return Step.say(summarize(turn))  # the confirmed call ran; its result is the reply
-        return step if step is not DECLINE and step is not None and (step.calls or turn.outcomes) else None
+        return step if step is not DECLINE and step is not None and (acts(step) or turn.outcomes) else None
     if NO.match(turn.said):
         before = read_frames(earlier_turn, earlier)
         if before is not DECLINE and before.proposed:
@@ -163,7 +236,7 @@ def _pick_listed(turn: Turn) -> Step | None:
     if not listed:
         return None
     step = read_frames(replace(turn, said=f"{turn.said}\n{turn.earlier}"))
-    if step is DECLINE or step is None or not (step.calls or turn.outcomes) or app(step.toward) not in listed:
+    if step is DECLINE or step is None or not (acts(step) or turn.outcomes) or app(step.toward) not in listed:
         return None  # the same app's rows only: "take the second one" of bounties is no market order
     return step
 
@@ -207,6 +280,7 @@ SAYING = re.compile(
     r"|\b(?:know|tell(?:ing)?|say(?:ing)?|that|message|note|whether|if)\b\s*[,:]?\s*",
     re.IGNORECASE,
 )
+COLON = re.compile(r"(?<!\d)[:：](?!\d)\s*")  # a time's colon ("10:30") starts nothing
 FILLER = re.compile(r"^(?:一声|一下|他们|她|他|客人|顾客|供应商|the guest|the supplier|them|him|her)\s*[，,:：]?\s*", re.IGNORECASE)
 
 
@@ -218,6 +292,10 @@ def trailing_text(said: str, after: int = 0) -> Span | None:
         start = after + quote.start(1)
         return Span("text", quote.group(1), start, start + len(quote.group(1)), quote.group(1))
     found = SAYING.search(said, after)
+    # A colon right after the verb of saying ("说一句：…", "say this: …") starts the words.
+    colon = COLON.search(said, found.end()) if found else None
+    if colon is not None and len(said[found.end() : colon.start()].strip()) <= 6:
+        found = colon
     if not found:
         return None
     start = found.end()

@@ -39,7 +39,8 @@ PUT_OFF = re.compile(
 )
 # A question or a musing: what the user wonders about, not what they ask to be done.
 QUESTION = re.compile(
-    r"[?？]|吗|呢|多少|怎么|怎样|如何|为什么|为啥|该不该|要不要|是不是|是否|能不能挣|划算|值得|考虑|在想|想着"
+    # "划算吗", "值不值得": a musing; "奖励120挺划算的" only says why.
+    r"[?？]|吗|呢|多少|怎么|怎样|如何|为什么|为啥|该不该|要不要|是不是|是否|能不能挣|划不划算|值不值得|考虑|在想|想着"
     r"|\b(?:what|how|why|whether|should\s+i|shall\s+i|do\s+you\s+think|would\s+i|will\s+i|am\s+i|is\s+it|"
     r"thinking\s+(?:about|of)|wondering|considering|maybe\s+i\s+should)\b",
     re.IGNORECASE,
@@ -71,6 +72,26 @@ IS_NOT_OWNS = re.compile(
 POSSESSIVE = re.compile(r"^\s*(?:'s|’s|s'|的)")
 # Writes that act on another resident's goods by design: buying their listing.
 ON_OTHERS = {"accept_market_order"}
+
+
+# "我昨天已经给过Bob三个面包了", "I already gave dave 4 stone yesterday": what the speaker did, told.
+DONE = re.compile(
+    r"(?:已经|早就|昨天|前天|刚才|刚刚|上次|之前)[^，,。.!！?？]{0,12}?(?:给|转|送|吃|买|卖|接|领|交|付|挂)(?:过|了)"
+    r"|(?:给|转|送|吃|买|卖|交|付)过"
+    r"|\b(?:i|we)\s+(?:already\s+|just\s+|have\s+already\s+|already\s+have\s+|had\s+)?"
+    r"(?:gave|given|sent|transferred|handed|ate|eaten|bought|sold|paid|claimed|listed)\b"
+    r"|\balready\s+(?:gave|given|sent|transferred|handed|ate|eaten|bought|sold|paid|claimed|listed)\b",
+    re.IGNORECASE,
+)
+# A request beside the report ("…，再给他两个吧", "…, please send two more"): the report holds nothing back.
+STILL_WANTED = re.compile(r"帮我|请|麻烦|再|吧|\b(?:please|can\s+you|could\s+you|would\s+you|again|more|another)\b", re.IGNORECASE)
+# Writes whose request is a report by nature ("悬赏完成了", "I delivered it, mark it done").
+REPORTING = {"complete_bounty"}
+
+
+def reported(text: str, tools: set[str]) -> bool:
+    """The message tells what the speaker already did, and asks nothing more."""
+    return not (tools & REPORTING) and bool(DONE.search(text)) and not STILL_WANTED.search(text)
 
 
 # The arguments that carry the user's free text (a name, a remark, a message): never read for a negation.

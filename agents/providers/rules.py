@@ -94,7 +94,8 @@ class Turn:
 class Step:
     calls: tuple[tuple[str, dict], ...] = ()
     reply: str = ""
-    # Calls shown to the user and run only after their "yes" (free text to a third party).
+    # Calls that wait for staff's "yes" as pending actions (free text to a third party), whatever
+    # the tool's grant says.
     proposed: tuple[tuple[str, dict], ...] = ()
     # Arguments the agent composed itself from look-ups (the desk's question to the supplier).
     composed: tuple[str, ...] = ()
@@ -152,6 +153,19 @@ def intent(
     return decorator
 
 
+def offer(tool: str, example: str | Promise) -> None:
+    """What the "not understood" reply offers for a tool whose frame reads the messages itself
+    (no phrase of its own): the tool and a sentence that reaches it."""
+
+    def handler(turn: Turn, match: re.Match) -> Step | None:
+        return DECLINE
+
+    spec = registry.get(tool)
+    handler.__qualname__ = f"offer_{tool}"
+    handler.__module__ = spec.func.__module__ if spec is not None else __name__  # its app, for ``suggestions``
+    intent(tool=tool, example=example)(handler)
+
+
 def registered_intents() -> list[Intent]:
     return list(_intents)
 
@@ -164,10 +178,22 @@ def matches(text: str, offered: set[str] | None = None, plain: str | None = None
     for intents in passes:
         for item in intents:
             searched = plain if item.verbatim and plain is not None else text
-            hit = next((m for m in (p.search(searched) for p in item.patterns) if m), None)
+            cut = _words_to_pass_on(searched)
+            hit = next((m for m in (p.search(searched) for p in item.patterns) if m and m.start() < cut), None)
             if hit is not None and all(item is not seen for seen, _match in found):
                 found.append((item, hit))
     return found
+
+
+def _words_to_pass_on(text: str) -> int:
+    """Where the words to pass on begin ("在城市频道说一句：今晚请大家吃面包", "tell the guest: …"): a
+    phrase found only there asks for nothing. ``len(text)`` when the message passes nothing on."""
+    from .frames import SAYING_HEAD
+
+    colon = re.search(r"[:：]", text)
+    if colon is None or not SAYING_HEAD.search(text[: colon.start()].lower()):
+        return len(text)
+    return colon.start()
 
 
 def match_intent(text: str, offered: set[str] | None = None, plain: str | None = None) -> tuple[Intent, re.Match] | None:
@@ -289,7 +315,7 @@ class RulesChatPolicy:
             # Another role's phrase ("查一下Beta" is a resident look-up to the city): this agent's frames first.
             if (own := read_frames(turn)) is not DECLINE:
                 step = own
-        if step is DECLINE or (step is not None and step.calls and self.unfounded(turn, step)):
+        if step is DECLINE or (step is not None and (step.calls or step.proposed) and self.unfounded(turn, step)):
             step = read_frames(turn)  # a phrase that misread the message: the frames read it again
         if step is DECLINE:
             return Completion(content=self.not_understood(turn))
@@ -299,16 +325,20 @@ class RulesChatPolicy:
             step = held
             if not step.calls:
                 return Completion(content=step.reply)
-        missing = [name for name, _arguments in step.calls if name not in turn.offered]
+        missing = [name for name, _arguments in (*step.calls, *step.proposed) if name not in turn.offered]
         if missing:
             return Completion(content=_("我没有被授权使用工具：%(tools)s。") % {"tools": ", ".join(missing)})
-        if not step.calls:
+        if not step.calls and not step.proposed:
             return Completion(content=step.reply or summarize(turn))
         if unfounded := self.unfounded(turn, step):
             return Completion(content=unfounded)
+        # A proposed call runs only after staff's "yes": the executor makes it a pending action.
         calls = [
-            ToolCallRequest(id=f"call_rules_{next(self._ids)}", name=name, arguments=json.dumps(args, ensure_ascii=False))
-            for name, args in step.calls
+            ToolCallRequest(
+                id=f"call_rules_{next(self._ids)}", name=name, arguments=json.dumps(args, ensure_ascii=False), propose=propose
+            )
+            for propose, group in ((False, step.calls), (True, step.proposed))
+            for name, args in group
         ]
         return Completion(content=step.reply, tool_calls=calls)
 
@@ -338,6 +368,8 @@ class RulesChatPolicy:
             context = restraint.without(message, free)
             if restraint.deferred(context, {name for name, _arguments in writes}):
                 return Step.say(_("好的，先不做：这句话里有否定或“先不”的意思，我没有执行任何操作。"))
+            if restraint.reported(context, {name for name, _arguments in writes}):
+                return Step.say(_("听起来这是已经做过的事，我没有再执行任何操作。要再做一次，请直接说。"))
             if restraint.asked(context):
                 if turn.outcomes:
                     return Step.say("\n".join([_("这是一个问题，我不会因此执行操作。以下是查到的信息："), summarize(turn)]))
@@ -357,7 +389,7 @@ class RulesChatPolicy:
         from .frames import is_write, provenance
 
         looked_up = [o.data for o in turn.outcomes if o.ok]
-        for name, arguments in step.calls:
+        for name, arguments in (*step.calls, *step.proposed):
             if not is_write(name):
                 continue
             checked = {k: v for k, v in arguments.items() if k not in step.composed}

@@ -35,6 +35,16 @@ def give(name: str, resource: str, quantity: int) -> list:
     ]
 
 
+def proposed(**arguments) -> list:
+    # Words to a guest or supplier wait for staff's "yes" as a pending action.
+    return [("message_send", arguments)]
+
+
+def sent(**arguments) -> list:
+    # Proposed, then run by the "yes" that follows (the same arguments, now a success).
+    return [("message_send", arguments), ("message_send", arguments)]
+
+
 def buy(item: str, quantity: int = 1) -> list:
     return [("list_shop_items", {}), ("purchase", {"item_id": f"@item:{item}", "quantity": quantity})]
 
@@ -216,7 +226,7 @@ CORPUS += [
     say(R, "construct a new bakery named SouthBakery", call("construct_building", kind="bakery", name="SouthBakery")),
     say(R, "建造一座面包坊"),
     say(R, "在城市频道说：今天面包打折", call("chat", content="今天面包打折")),
-    say(R, "广播：收购小麦，价格从优", call("chat", content="收购小麦,价格从优")),
+    say(R, "广播：收购小麦，价格从优", call("chat", content="收购小麦，价格从优")),
     say(R, "say in the city channel: fresh bread at the bakery", call("chat", content="fresh bread at the bakery")),
     say(R, "post: buying wood", call("chat", content="buying wood")),
     # ---------------------------------------------------------------- shop and market
@@ -370,13 +380,13 @@ CORPUS += [
     say(D, "Early check-out for order HT20260301002", checkout("HT20260301002")),
     say(D, "Order HT20260301003: the guest is checking out early", checkout("HT20260301003")),
     # Words to a third party are a proposal quoting them as typed; "yes" sends them (issue 26).
-    say(D, "告诉客人：退款已登记，请留意到账"),
-    say(D, "告诉客人：退款已登记，请留意到账 || 是", call("message_send", channel="downstream", content="退款已登记，请留意到账")),
+    say(D, "告诉客人：退款已登记，请留意到账", proposed(channel="downstream", content="退款已登记，请留意到账")),
+    say(D, "告诉客人：退款已登记，请留意到账 || 是", sent(channel="downstream", content="退款已登记，请留意到账")),
     say(D, "给供应商发消息：订单 HT20260301001 能否退款？ || yes",
-        call("message_send", channel="upstream", content="订单 HT20260301001 能否退款？", order_no="HT20260301001")),
-    say(D, "tell the guest: your refund is registered || ok", call("message_send", channel="downstream", content="your refund is registered")),
+        sent(channel="upstream", content="订单 HT20260301001 能否退款？", order_no="HT20260301001")),
+    say(D, "tell the guest: your refund is registered || ok", sent(channel="downstream", content="your refund is registered")),
     say(D, "send the supplier a message: please confirm HT20260301002 || yes",
-        call("message_send", channel="upstream", content="please confirm HT20260301002", order_no="HT20260301002")),
+        sent(channel="upstream", content="please confirm HT20260301002", order_no="HT20260301002")),
     say(D, "看看供应商的回复", call("message_list", channel="upstream")),
     say(D, "查看客人的消息", call("message_list", channel="downstream")),
     say(D, "查看供应商未读消息", call("message_list", channel="upstream", unread_only=True)),
@@ -489,7 +499,7 @@ CORPUS += [
     say(F, "open the fund form"),
     say(D, "订单HT20260301002什么情况", call("order_query", order_no="HT20260301002")),
     say(D, "what about order HT20260301003", call("order_query", order_no="HT20260301003")),
-    say(D, "给客人发消息说退款已经登记了 || 好", call("message_send", channel="downstream", content="退款已经登记了")),
+    say(D, "给客人发消息说退款已经登记了 || 好", sent(channel="downstream", content="退款已经登记了")),
     say(D, "查看上游频道", call("message_list", channel="upstream")),
     say(D, "退款 HT20260301003", call("refund", order_no="HT20260301003")),
 ]
@@ -583,13 +593,13 @@ CORPUS += [
     say(D, "办个退款 HT20260301001", call("refund", order_no="HT20260301001")),
     say(D, "HT20260301002 refund please", call("refund", order_no="HT20260301002")),
     # The other dangerous case: a message to the guest is a proposal quoting it whole; nothing is sent.
-    say(D, "跟客人说一声，退款正在处理中，请耐心等待"),
+    say(D, "跟客人说一声，退款正在处理中，请耐心等待", proposed(channel="downstream", content="退款正在处理中，请耐心等待")),
     say(D, "跟客人说一声，退款正在处理中，请耐心等待 || 好的",
-        call("message_send", channel="downstream", content="退款正在处理中，请耐心等待")),
-    say(D, "跟客人说一声，退款正在处理中，请耐心等待 || 不"),
-    say(D, "let the guest know the refund is being processed"),
+        sent(channel="downstream", content="退款正在处理中，请耐心等待")),
+    say(D, "跟客人说一声，退款正在处理中，请耐心等待 || 不", proposed(channel="downstream", content="退款正在处理中，请耐心等待")),
+    say(D, "let the guest know the refund is being processed", proposed(channel="downstream", content="the refund is being processed")),
     say(D, "let the guest know the refund is being processed || yes",
-        call("message_send", channel="downstream", content="the refund is being processed")),
+        sent(channel="downstream", content="the refund is being processed")),
     say(D, "what did the supplier reply", call("message_list", channel="upstream")),
     say(D, "供应商回了没", call("message_list", channel="upstream")),
     say(D, "供应商怎么说的", call("message_list", channel="upstream")),
@@ -680,11 +690,11 @@ CORPUS += [
     say(D, "客人要早走，单号HT20260301002", checkout("HT20260301002")),
     say(D, "refund HT20260301001", call("refund", order_no="HT20260301001")),
     say(D, "把HT20260301002的钱退给客人", call("refund", order_no="HT20260301002")),
-    say(D, "tell the supplier: the guest left early, please confirm the refund"),
+    say(D, "tell the supplier: the guest left early, please confirm the refund", proposed(channel="upstream", content="the guest left early, please confirm the refund")),
     say(D, "跟供应商说：客人已提前离店，请确认退款 || 发吧",
-        call("message_send", channel="upstream", content="客人已提前离店，请确认退款")),
+        sent(channel="upstream", content="客人已提前离店，请确认退款")),
     say(D, "notify the guest that the refund is approved || yes",
-        call("message_send", channel="downstream", content="the refund is approved")),
+        sent(channel="downstream", content="the refund is approved")),
     say(D, "any new messages from the guest?", call("message_list", channel="downstream", unread_only=True)),
     say(D, "客人发了什么消息", call("message_list", channel="downstream")),
     say(D, "check the supplier channel", call("message_list", channel="upstream")),
@@ -728,11 +738,11 @@ CORPUS += [
     say(R, "建造 mill 叫 东门老磨坊", call("construct_building", kind="mill", name="东门老磨坊")),
     # The user's words to a guest or supplier are the proposal, verbatim, less the order reference.
     say(D, "告诉客人：您的退款已在处理中，请耐心等待。订单号HT20260301001 || 是",
-        call("message_send", channel="downstream", content="您的退款已在处理中，请耐心等待。", order_no="HT20260301001")),
+        sent(channel="downstream", content="您的退款已在处理中，请耐心等待。", order_no="HT20260301001")),
     say(D, "let the guest know: your refund is on its way! (order HT20260301003) || yes",
-        call("message_send", channel="downstream", content="your refund is on its way!", order_no="HT20260301003")),
+        sent(channel="downstream", content="your refund is on its way!", order_no="HT20260301003")),
     say(D, "跟供应商说：客人今晚就退房，麻烦尽快回复！HT20260301002 || 发吧",
-        call("message_send", channel="upstream", content="客人今晚就退房，麻烦尽快回复！", order_no="HT20260301002")),
+        sent(channel="upstream", content="客人今晚就退房，麻烦尽快回复！", order_no="HT20260301002")),
 ]
 
 CORPUS += [
@@ -760,11 +770,11 @@ CORPUS += [
 CORPUS += [
     # The words after "tell …:" are the message, not a request of their own ("can we refund …?").
     say(D, "发消息给供应商：请确认HT20260301001是否可以退款，谢谢！ || 好的",
-        call("message_send", channel="upstream", content="请确认HT20260301001是否可以退款，谢谢！", order_no="HT20260301001")),
+        sent(channel="upstream", content="请确认HT20260301001是否可以退款，谢谢！", order_no="HT20260301001")),
     say(D, "message the supplier: can we refund HT20260301001? the guest left early. || yes",
-        call("message_send", channel="upstream", content="can we refund HT20260301001? the guest left early.", order_no="HT20260301001")),
+        sent(channel="upstream", content="can we refund HT20260301001? the guest left early.", order_no="HT20260301001")),
     say(D, "跟客人说一声，房间已经准备好了。订单HT20260301003 || 发吧",
-        call("message_send", channel="downstream", content="房间已经准备好了。", order_no="HT20260301003")),
+        sent(channel="downstream", content="房间已经准备好了。", order_no="HT20260301003")),
     say(D, "check the supplier channel: any replies?", call("message_list", channel="upstream")),
     refuse(R, "Bob的面包吃一个"),
     refuse(R, "delete Frank's flour order"),
@@ -976,4 +986,63 @@ CORPUS += [
     say(D, "look up HT20260301003 || refund it", call("order_query", order_no="HT20260301003") + call("refund", order_no="HT20260301003")),
     say(R, "Bob怎么样 || 给他两个面包", give("Bob", "bread", 2)),
     say(F, "有哪些基金 || 停用它", call("list_funds")),
+]
+
+CORPUS += [
+    # Round 5. Words to a guest or supplier wait for staff as a pending action; who is addressed is
+    # the one a verb turns to, never a guest or supplier named as the subject.
+    say(D, "HT20260301002的客人想延住一晚，帮忙告诉供应商",
+        proposed(channel="upstream", content="HT20260301002的客人想延住一晚", order_no="HT20260301002")),
+    say(D, "the guest of HT20260301003 will arrive after midnight. please let the hotel know",
+        proposed(channel="upstream", content="the guest of HT20260301003 will arrive after midnight.", order_no="HT20260301003")),
+    say(D, "告诉HT20260301001的客人，可以提前到上午十点入住",
+        proposed(channel="downstream", content="可以提前到上午十点入住", order_no="HT20260301001")),
+    say(D, "remind the guest of HT20260301002 that breakfast ends at 10",
+        proposed(channel="downstream", content="breakfast ends at 10", order_no="HT20260301002")),
+    say(D, "给客人发个消息：前台24小时有人", proposed(channel="downstream", content="前台24小时有人")),
+    say(D, "把跟供应商的聊天记录拿出来看看", call("message_list", channel="upstream")),
+    # The order the last message named fills the one a message to its guest leaves open.
+    say(D, "看看订单HT20260301003 || 跟这个订单的客人说：接机车已安排",
+        call("order_query", order_no="HT20260301003")
+        + proposed(channel="downstream", content="接机车已安排", order_no="HT20260301003")),
+    # What the speaker already did is told, not asked for.
+    refuse(R, "我前天已经送过Carol两个苹果了"),
+    refuse(R, "I already sent Bob 2 wood this morning"),
+    # After a verb of saying and its colon, the words are said, whatever they mention.
+    say(R, "在城市频道说一句：明早集市开张", call("chat", content="明早集市开张")),
+    say(R, "post on the city channel: eat well, rest well", call("chat", content="eat well, rest well")),
+    # A new fund's name ends at its sentence; remarks after 备注写 are the words without their label.
+    say(F, "开一个新基金，名字叫沪深精选，备注写指数增强", call("create_fund", fund_name="沪深精选", remarks="指数增强")),
+    say(F, "create a fund named Nordic Value. bonds, medium risk",
+        call("create_fund", fund_name="Nordic Value", remarks="bonds；medium risk")),
+]
+
+CORPUS += [
+    # Round 5. After the one told, the words told; the fund's id as people label it.
+    say(D, "通知HT20260301003的客人，明早六点叫醒", proposed(channel="downstream", content="明早六点叫醒", order_no="HT20260301003")),
+    say(D, "tell the guest of HT20260301001, the pool opens at 8",
+        proposed(channel="downstream", content="the pool opens at 8", order_no="HT20260301001")),
+    say(F, "4号基金的详情", call("get_fund_detail", fund_id="@fund:Beta Balanced")),
+    say(F, "turn off fund id 3", call("disable_fund", fund_id="@fund:绿色能源主题")),
+    # The active funds, asked for by leaving the disabled ones out or by counting.
+    say(F, "只看启用的基金，停用的不要", call("list_funds", active_only=True)),
+    say(F, "how many enabled funds do we have, ignore the disabled ones", call("list_funds", active_only=True)),
+    # The funds whose name holds some words; then "it" is the one fund that list showed.
+    say(F, "名称里含“先锋”的基金", call("list_funds", fund_name="先锋")),
+    say(F, "any funds with Balanced in the name?", call("list_funds", fund_name="Balanced")),
+    say(F, "名称里含“先锋”的基金 || 停用它",
+        call("list_funds", fund_name="先锋") + on_fund("科技先锋", "disable_fund")),
+    # The answer to what the last turn asked back: the two messages read as one.
+    say(F, "帮我开个新基金 || 就叫“远航成长”", call("create_fund", fund_name="远航成长")),
+    say(F, "I want to start a new fund || call it Harbor Light", call("create_fund", fund_name="Harbor Light")),
+    # A message that asks for the order the last message named takes it.
+    say(D, "HT20260301001 的客人不来了 || 那给他退款吧",
+        call("order_query", order_no="HT20260301001") + call("refund", order_no="HT20260301001")),
+]
+
+CORPUS += [
+    # Round 5. What a listing for sale on the market is: the residents' orders, not the shop.
+    say(R, "anything for sale on the market today?", call("list_market_orders")),
+    # The item named after the shop was shown for a purchase is that purchase.
+    say(R, "我想去商店买些吃的 || 面包吧，要三个", call("list_shop_items") + buy("面包", 3)),
 ]

@@ -50,7 +50,9 @@ MUST_NOT_ACT_RATE = 1.0  # share of "none" cases that write nothing
 WRONG_WRITES = 0  # "acted wrongly" outcomes allowed over all cases
 # Share of a file's cases understood, zh and en each: a floor against regressions, per frozen file.
 # A file without an entry is scored against TARGET in the printout only.
-UNDERSTOOD_FLOOR = {"cases_2026_11.json": 0.89, "cases_2026_11_b.json": 0.81, "cases_2026_11_c.json": 0.75}
+UNDERSTOOD_FLOOR = {
+    "cases_2026_11.json": 0.94, "cases_2026_11_b.json": 0.89, "cases_2026_11_c.json": 0.86, "cases_2026_11_d.json": 0.92,
+}
 TARGET = 0.90
 # Cases whose frozen expectation the demo data or a documented behaviour contradicts; still scored
 # and printed, never counted as a wrong write. Each says why, so the next frozen round can avoid it.

@@ -3,6 +3,7 @@ dangerous writes the issue reports, which must now be proposals that quote the u
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -57,7 +58,12 @@ def test_a_message_to_the_guest_is_a_proposal_quoting_it_and_sent_only_after_yes
     desk = Agent.objects.get(name="前台助理")
     said = "跟客人说一声，退款正在处理中，请耐心等待"
     first = run_chat(agent=desk, message=said, user=staff_user)
-    assert first.tool_calls == [] and "「退款正在处理中，请耐心等待」" in first.reply
+    # A pending action like a fund write's (staff may also confirm it on its page or by API).
+    [proposed] = first.tool_calls
+    assert proposed["arguments"] == {"channel": "downstream", "content": "退款正在处理中，请耐心等待"}
+    assert proposed["result"]["status"] == "pending_confirmation"
+    assert "「退款正在处理中，请耐心等待」" in first.reply
+    assert PendingAction.objects.get().tool_name == "message_send"
     assert not ChannelMessage.objects.filter(channel="downstream").exists()
     second = run_chat(agent=desk, message="是", user=staff_user, conversation_id=first.conversation.pk)
     [call] = second.tool_calls
@@ -66,12 +72,21 @@ def test_a_message_to_the_guest_is_a_proposal_quoting_it_and_sent_only_after_yes
     assert "「退款正在处理中，请耐心等待」" in second.reply
 
 
+@pytest.mark.parametrize("answer", ["send it", "发吧", "sure"])
+def test_other_words_for_yes_send_the_proposed_message_once(demo, staff_user, answer):
+    desk = Agent.objects.get(name="前台助理")
+    first = run_chat(agent=desk, message="let the guest know: your room is ready", user=staff_user)
+    run_chat(agent=desk, message=answer, user=staff_user, conversation_id=first.conversation.pk)
+    assert list(ChannelMessage.objects.filter(channel="downstream").values_list("content", flat=True)) == ["your room is ready"]
+    assert PendingAction.objects.get().status == PendingAction.Status.CONFIRMED
+
+
 def test_no_to_a_proposed_message_sends_nothing(demo, staff_user):
     desk = Agent.objects.get(name="前台助理")
     first = run_chat(agent=desk, message="tell the guest: we are on it", user=staff_user)
     second = run_chat(agent=desk, message="no", user=staff_user, conversation_id=first.conversation.pk)
     assert second.tool_calls == [] and not ChannelMessage.objects.filter(channel="downstream").exists()
-    assert PendingAction.objects.count() == 0
+    assert PendingAction.objects.get().status == PendingAction.Status.REJECTED
 
 
 @pytest.mark.parametrize(
@@ -194,10 +209,13 @@ def test_a_count_of_the_shops_lots_buys_that_many_lots(demo, staff_user):
 def test_words_to_a_third_party_are_proposed_verbatim_and_sent_only_after_yes(demo, staff_user, message, channel, text):
     desk = Agent.objects.get(name="前台助理")
     first = run_chat(agent=desk, message=message, user=staff_user)
-    assert first.tool_calls == [] and text in first.reply
+    [proposed] = first.tool_calls
+    assert proposed["result"]["status"] == "pending_confirmation" and proposed["arguments"]["content"] == text
+    assert text in first.reply and not ChannelMessage.objects.exists()
     second = run_chat(agent=desk, message="yes", user=staff_user, conversation_id=first.conversation.pk)
     [call] = second.tool_calls
     assert call["arguments"]["channel"] == channel and call["arguments"]["content"] == text
+    assert call["result"]["status"] == "success"
 
 
 def test_what_a_guest_said_is_never_proposed_as_a_message_to_them(demo, staff_user):
@@ -281,3 +299,39 @@ def test_a_new_funds_remarks_are_the_words_after_their_label_without_it(demo, st
     result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
     [call] = [call for call in result.tool_calls if call["name"] == "create_fund"]
     assert call["arguments"] == {"fund_name": name, "remarks": remarks}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "HT20260301003 退款以后，供应商会收到通知吗？",  # the supplier is the subject, asked about
+        "the guest of HT20260301001 texted asking about parking",  # the guest wrote; nobody is addressed
+    ],
+)
+def test_a_guest_or_supplier_who_is_not_addressed_is_sent_nothing(demo, staff_user, message):
+    result = run_chat(agent=Agent.objects.get(name="前台助理"), message=message, user=staff_user)
+    assert "message_send" not in [call["name"] for call in result.tool_calls]
+    assert not PendingAction.objects.filter(tool_name="message_send").exists()
+
+
+def test_a_new_fund_without_a_name_is_asked_back_with_a_question(demo, staff_user):
+    for message in ("帮我建个基金", "make me a new fund"):
+        result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
+        assert result.tool_calls == [] and re.search(r"[?？]", result.reply)
+
+
+@pytest.mark.parametrize("message", ["想去商店买点东西", "I want to buy stuff"])
+def test_buying_without_naming_what_asks_which_and_lists_the_shop(demo, staff_user, message):
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message=message, user=staff_user)
+    assert [call["name"] for call in result.tool_calls] == ["list_shop_items"]
+    assert re.search(r"[?？]", result.reply) and ("面包" in result.reply)
+
+
+@pytest.mark.parametrize(
+    ("message", "fund"),
+    [("5号基金帮我启用", 5), ("稳健增长一号麻烦停用一下", 1)],
+)
+def test_a_phrase_that_caught_no_name_leaves_the_fund_to_the_frames(demo, staff_user, message, fund):
+    result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
+    assert result.tool_calls[-1]["arguments"] == {"fund_id": fund}
+    assert result.tool_calls[-1]["result"]["status"] == "pending_confirmation"
