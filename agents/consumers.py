@@ -1,14 +1,16 @@
 """``/ws/events/``: the live event stream of staff pages and scripts (DESIGN §10).
 
 Events reach a process once: an ``EventHub`` per process (per event loop) is the only
-member of the ``events`` group there and offers each event to every connected consumer.
-With one channel-layer member per process instead of one per page, an event costs one
-layer message per process, not one per client (see ``bench/event_fanout.py``), and the
-events of one write (a tick's thousands) share a few messages. The hub offers events in
-seq order, each once: when a message skips seqs (the layer dropped one, or two writers'
-sends crossed) it reads the missing ones from the log once, for all its consumers. UI
-actions still travel through each consumer's own channel (group ``user.<id>``): they are
-rare and meant for one person.
+member of the ``events`` group there and offers each event to every connected consumer. The
+group lives on ``core.events.events_layer`` (Redis pub/sub where Redis is configured: pushed,
+no round trip per message). With one channel-layer member per process instead of one per
+page, an event costs one layer message per process, not one per client (see
+``bench/event_fanout.py``), and the events of one write (a tick's thousands) share a few
+messages. The hub offers events in seq order, each once: when a message skips seqs (the layer
+dropped one, or two writers' sends crossed) it waits up to ``REORDER_SECONDS`` for them, then
+reads what is still missing from the log once, for all its consumers. UI actions still travel
+through each consumer's own channel (group ``user.<id>``, on the default layer): they are rare
+and meant for one person.
 
 A layer that cannot cross processes (the embedded default, in-memory) would leave pages
 blind to what the autonomy loop, a management command or a second server commits. There
@@ -26,6 +28,7 @@ import asyncio
 import json
 import logging
 import re
+import time
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 from weakref import WeakKeyDictionary
@@ -41,6 +44,7 @@ from core.events import (
     REPLAY_LIMIT,
     events_are_relayed,
     events_frame,
+    events_layer,
     hidden_frame,
     latest_event_seq,
     relay_events,
@@ -65,9 +69,13 @@ TAIL_INTERVAL = 0.25
 RECHECK_SECONDS = 30
 # How long the hub waits before it tries the channel layer again after a failure.
 RETRY_SECONDS = 1.0
-# Events the hub offers each consumer before it lets the process's other work run: a socket gets
-# them in one write (one frame each), yet a burst holds the event loop up only briefly.
-OFFER_SLICE = 10
+# How long the hub offers events to its consumers before it lets the process's other work run. Each
+# pause is a turn of the event loop, on a busy machine behind the request threads for the GIL: one
+# per consumer per event (50 turns an event for 50 pages) was a third of the hub's lag under load.
+OFFER_SLICE_SECONDS = 0.005
+# How long the hub waits for a seq that another writer's send has not brought yet before it reads the
+# log for it (see ``EventHub.deliver``).
+REORDER_SECONDS = 0.1
 # Events one coalesced frame carries at most (``?batch=1``): a tick's thousand, in a few frames.
 FRAME_EVENTS = 200
 TOPIC = re.compile(r"[a-z][a-z0-9_]{0,63}")
@@ -192,6 +200,8 @@ class EventHub:
         self.channel = ""
         self.tasks: list[asyncio.Task] = []
         self.last_seen = 0  # the newest seq offered to the consumers, pushed or tailed
+        self.arrived: dict[int, Event] = {}  # pushed, not yet offered (by seq)
+        self.arrival = asyncio.Event()
 
     async def subscribe(self, consumer: EventsConsumer) -> None:
         """From now on every event reaching this process is offered to ``consumer``."""
@@ -203,7 +213,10 @@ class EventHub:
                 await self.layer.group_add(EVENTS_GROUP, self.channel)
                 # Where the log catch-up starts (the tail, or a rejoin after the layer failed).
                 self.last_seen = await database_sync_to_async(latest_event_seq)()
-                self.tasks = [asyncio.create_task(self.pump()), asyncio.create_task(self.stay_joined())]
+                self.arrived.clear()
+                self.tasks = [
+                    asyncio.create_task(self.pump()), asyncio.create_task(self.deliver()), asyncio.create_task(self.stay_joined()),
+                ]
                 if isinstance(self.layer, InMemoryChannelLayer):
                     self.tasks.append(asyncio.create_task(self.tail()))
                 if events_are_relayed():
@@ -238,7 +251,41 @@ class EventHub:
                 joined = False
                 await asyncio.sleep(RETRY_SECONDS)
                 continue
-            await self.offer(message["events"])
+            self.receive_events(message["events"])
+
+    def receive_events(self, events: list[Event]) -> None:
+        """Keep what the layer brought for ``deliver``; the pump goes straight back to the layer."""
+        for item in events:
+            if item[0] > self.last_seen:
+                self.arrived[item[0]] = item
+        self.arrival.set()
+
+    async def deliver(self) -> None:
+        """Offer what arrived in seq order. Two writers' sends cross (each relay sends its own events
+        after its commit), so a missing seq is usually on its way: wait up to ``REORDER_SECONDS`` for
+        it before reading it from the log. A log read per crossing, through the process's one thread
+        for the database and a new connection, held the whole stream up behind it under load."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await self.arrival.wait()
+            self.arrival.clear()
+            deadline = loop.time() + REORDER_SECONDS
+            while self.arrived and not self.in_order() and loop.time() < deadline:
+                try:
+                    await asyncio.wait_for(self.arrival.wait(), deadline - loop.time())
+                except TimeoutError:
+                    break
+                self.arrival.clear()
+            events = [self.arrived.pop(seq) for seq in sorted(self.arrived)]
+            try:
+                await self.offer(events)
+            except Exception:
+                logger.exception("the event hub could not offer events; the next ones fill the gap")
+
+    def in_order(self) -> bool:
+        """Whether the events that arrived follow the last one offered without a gap."""
+        seqs = sorted(self.arrived)
+        return seqs[0] <= self.last_seen + 1 and seqs[-1] - seqs[0] == len(seqs) - 1
 
     async def rejoin(self) -> bool:
         """Join the events group again, and each consumer its own group, then offer what the log
@@ -247,7 +294,7 @@ class EventHub:
             await self.layer.group_add(EVENTS_GROUP, self.channel)
             for consumer in list(self.consumers):
                 if consumer.own_group:
-                    await self.layer.group_add(consumer.own_group, consumer.channel_name)
+                    await consumer.channel_layer.group_add(consumer.own_group, consumer.channel_name)
         except Exception:
             logger.warning("the event hub could not rejoin its channel-layer groups yet", exc_info=True)
             return False
@@ -266,11 +313,14 @@ class EventHub:
         them that were never offered; skip those already offered."""
         async with self.offering:  # the pump and the tail, one at a time: seqs never go back
             events = [item for item in events if item[0] > self.last_seen]
-            if events and events[0][0] > self.last_seen + 1:
+            if events and events[-1][0] - self.last_seen != len(events):
+                # Seqs missing before or between them: one log read for all of them.
                 try:
-                    events = await database_sync_to_async(stored_events)(after=self.last_seen, before=events[0][0]) + events
+                    stored = await database_sync_to_async(stored_events)(after=self.last_seen, before=events[-1][0])
+                    events = sorted({item[0]: item for item in [*stored, *events]}.values(), key=lambda item: item[0])
                 except Exception:
                     logger.exception("the event hub could not read the event log; each consumer fills the gap")
+            began = time.perf_counter()
             for burst in bursts(events):
                 frames = SharedFrames(burst)
                 self.last_seen = burst[-1][0]
@@ -279,7 +329,9 @@ class EventHub:
                         await consumer.offer_burst(burst, frames)
                     except Exception:
                         logger.exception("could not offer events %s-%s to a consumer", burst[0][0], burst[-1][0])
-                    await asyncio.sleep(0)  # a tick's thousands of events must not hold up HTTP requests here
+                    if time.perf_counter() - began >= OFFER_SLICE_SECONDS:
+                        await asyncio.sleep(0)  # a tick's thousands of events must not hold up HTTP requests here
+                        began = time.perf_counter()
 
     async def tail(self) -> None:
         """Offer the events other processes committed (the in-memory layer never brings them)."""
@@ -311,7 +363,9 @@ class EventHub:
 _hubs: WeakKeyDictionary[asyncio.AbstractEventLoop, EventHub] = WeakKeyDictionary()
 
 
-def hub_for(layer) -> EventHub:
+def hub_for(layer=None) -> EventHub:
+    """This event loop's hub, on ``layer`` (default: ``core.events.events_layer``)."""
+    layer = events_layer() if layer is None else layer
     loop = asyncio.get_running_loop()
     hub = _hubs.get(loop)
     if hub is None or hub.layer is not layer:
@@ -361,7 +415,7 @@ class EventsConsumer(AsyncWebsocketConsumer):
         self.own_group = user_group(user.pk)
         await self.channel_layer.group_add(self.own_group, self.channel_name)
         self.backlog = asyncio.Queue(maxsize=BACKLOG_SIZE)
-        self.hub = hub_for(self.channel_layer)
+        self.hub = hub_for()
         await self.hub.subscribe(self)
         await self.accept()
         if since is not None:
@@ -415,10 +469,8 @@ class EventsConsumer(AsyncWebsocketConsumer):
         if self.batched and self.live and not self.busy and self.backlog.empty() and up_to_date:
             await self.send_frame(frames.frame(self.visible), through=burst[-1][0])
             return
-        for start in range(0, len(burst), OFFER_SLICE):
-            for item in burst[start : start + OFFER_SLICE]:
-                await self.offer(item)
-            await asyncio.sleep(0)
+        for item in burst:
+            await self.offer(item)
 
     async def send_frame(self, text: str | None, *, through: int) -> None:
         """Send a coalesced frame (None: nothing in it for this client), which covers up to ``through``."""

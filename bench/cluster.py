@@ -239,7 +239,8 @@ class Cluster:
     def waits(self) -> list[str]:
         """What each busy connection of the bench database waits on right now, as
         ``type:event`` (``Lock:advisory``, ``LWLock:WALWrite``, ``IO:DataFileRead``, ...), plus
-        ``idle in transaction`` for a transaction held open by its client (PostgreSQL)."""
+        ``idle in transaction after <its last statement>`` for a transaction held open by its client
+        (PostgreSQL)."""
         import psycopg
 
         if self.postgres is None:
@@ -251,7 +252,9 @@ class Cluster:
                 self._watcher = psycopg.connect(self.postgres.url, autocommit=True, connect_timeout=2)
                 self.stack.callback(self._watcher.close)
             rows = self._watcher.execute(
-                """SELECT CASE WHEN state = 'idle in transaction' THEN 'idle in transaction'
+                # An idle transaction names its last statement: what its client does before the next.
+                """SELECT CASE WHEN state = 'idle in transaction'
+                               THEN 'idle in transaction after ' || regexp_replace(left(query, 60), '\\s+', ' ', 'g')
                                ELSE wait_event_type || ':' || wait_event END
                    FROM pg_stat_activity
                    WHERE datname = %s AND pid <> pg_backend_pid()

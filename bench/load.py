@@ -251,6 +251,7 @@ def reconcile(*, world: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]
 class Listener:
     seqs: set[int] = field(default_factory=set)
     live_ms: list[float] = field(default_factory=list)
+    live_ms_by_event: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     reconnects: int = 0
     why: Counter = field(default_factory=Counter)  # what ended each connection
     last: int = 0
@@ -300,6 +301,7 @@ async def _listen(urls: list[str], token: str, index: int, state: Listener, stop
                         stamp = datetime.fromisoformat(data["timestamp"]).timestamp()
                         if stamp >= connected_at:
                             state.live_ms.append((received - stamp) * 1000)
+                            state.live_ms_by_event[data["event"]].append(state.live_ms[-1])
                         else:
                             state.replayed += 1
                 stopper.cancel()
@@ -382,6 +384,11 @@ def listeners_process(urls: list[str], token: str, clients: int, since: int, con
             "reconnects": sum(st.reconnects for st in states),
             "reconnect_causes": dict(sum((st.why for st in states), Counter())),
             "latency_ms": percentiles(latencies),
+            # Which events are late: the tick's (written in its batches) or the requests' own.
+            "latency_ms_by_event": {
+                name: percentiles([ms for st in states for ms in st.live_ms_by_event.get(name, [])])
+                for name in sorted({name for st in states for name in st.live_ms_by_event})
+            },
             "missing_example": next(
                 ([s for s in wanted if s not in st.seqs][:5] for st in states if not set(wanted) <= st.seqs), []
             ),
@@ -918,6 +925,11 @@ def print_report(report: dict[str, Any]) -> None:
             f"after ?since= catch-up {ws['delivered']}/{ws['expected']}; reconnects {ws['reconnects']} {ws.get('reconnect_causes') or ''}; "
             f"latency p50 {latency['p50']} ms, p95 {latency['p95']} ms, p99 {latency['p99']} ms"
         )
+        by_event = ws.get("latency_ms_by_event", {})
+        if by_event:
+            print("     by event (n, p50/p95 ms): " + ", ".join(
+                f"{name} {values['n']} {values['p50']}/{values['p95']}" for name, values in by_event.items()
+            ))
     else:
         print(f"   websocket: {ws}")
     ticks = report["ticks"]

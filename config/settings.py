@@ -15,6 +15,7 @@ import os
 from datetime import timedelta
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from dotenv import load_dotenv
@@ -233,7 +234,21 @@ if REDIS_URL:
                 "capacity": 1500,
                 "expiry": 30,
             },
-        }
+        },
+        # Stored events to every server process's event hub (core.events.events_layer): pushed by Redis
+        # pub/sub. The default layer's receive costs four Redis round trips per message, one message
+        # after another, and under load the hubs fell seconds behind the writers (bench.load, 50
+        # users: WebSocket delivery p95 13-18 s). Pub/sub keeps nothing for a process that is away;
+        # the event log does (a hub reads a missing seq from it).
+        # Pub/sub channels ignore the database number, so it goes into their names: deployments
+        # (and test runs) kept apart by the database in REDIS_URL stay apart.
+        "events": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 15, "max_connections": 1000}],
+                "prefix": f"asgi.db{urlsplit(REDIS_URL).path.strip('/') or '0'}.",
+            },
+        },
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1500}}}

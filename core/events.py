@@ -53,7 +53,9 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from asgiref.sync import async_to_sync
+from channels import DEFAULT_CHANNEL_LAYER
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Max
@@ -66,6 +68,9 @@ from .models import EventLog, EventOutbox
 logger = logging.getLogger(__name__)
 
 EVENTS_GROUP = "events"
+# The channel layer that brings stored events to the server processes' hubs, where settings name one
+# (Redis pub/sub); else the default layer.
+EVENTS_LAYER = "events"
 # How many missed events one (re)connection replays at most; older ones are skipped and
 # the client, seeing the seq jump, re-syncs from the database.
 REPLAY_LIMIT = 1000
@@ -379,6 +384,11 @@ RELAY_SQL = f"""
 RELAY_WAITING_SQL = f'SELECT 1 FROM "{EventOutbox._meta.db_table}" ORDER BY id LIMIT 1'
 
 
+def events_layer() -> Any:
+    """The channel layer of the ``events`` group: ``CHANNEL_LAYERS["events"]`` when set, else the default."""
+    return get_channel_layer(EVENTS_LAYER if EVENTS_LAYER in settings.CHANNEL_LAYERS else DEFAULT_CHANNEL_LAYER)
+
+
 def _send(rows: list[EventLog]) -> None:
     for start in range(0, len(rows), LAYER_MESSAGE_EVENTS):
         _group_send(EVENTS_GROUP, stored_message(rows[start : start + LAYER_MESSAGE_EVENTS]))
@@ -411,7 +421,7 @@ def _has_listeners(layer, group: str) -> bool:
 
 def _group_send(group: str, message: dict) -> None:
     try:
-        layer = get_channel_layer()
+        layer = events_layer() if group == EVENTS_GROUP else get_channel_layer()
         if layer is None or not _has_listeners(layer, group):
             return
         if isinstance(layer, InMemoryChannelLayer):

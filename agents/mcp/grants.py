@@ -21,7 +21,6 @@ import json
 import logging
 from weakref import WeakKeyDictionary, WeakSet
 
-from channels.layers import get_channel_layer
 from mcp.server.connection import Connection
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 
@@ -51,7 +50,7 @@ class GrantWatch:
     def join(self) -> None:
         """Become a member of this loop's event hub (once)."""
         if self.joined is None:
-            self.joined = asyncio.ensure_future(hub_for(get_channel_layer()).subscribe(self))
+            self.joined = asyncio.ensure_future(hub_for().subscribe(self))
 
     def remember(self, agent_id: int, connection: Connection) -> None:
         """A handshake-era session of ``agent_id``: it gets the notification on its standalone stream."""

@@ -98,18 +98,20 @@ def test_a_page_receives_only_the_topics_it_asked_for_and_no_false_gap(staff_use
         single = WebsocketCommunicator(application, "/ws/events/?topics=bounty_created,bounty_claimed", headers=headers)
         assert (await batching.connect())[0] and (await single.connect())[0]
         await database_sync_to_async(commit_mixed)()
+        before = await database_sync_to_async(lambda: EventLog.objects.earliest("seq").seq - 1)()  # the log holds this test's only
         last = await database_sync_to_async(lambda: EventLog.objects.latest("seq").seq)()
         received = await frames_until(batching, last), await frames_until(single, last)
         assert await batching.receive_nothing(timeout=0.3) and await single.receive_nothing(timeout=0.1)
         await batching.disconnect()
         await single.disconnect()
-        return received
+        return before, received
 
-    batched, single = async_to_sync(scenario)()
+    before, (batched, single) = async_to_sync(scenario)()
     for frames in (batched, single):
         assert [event["event"] for event in events_of(frames)] == ["bounty_created", "bounty_claimed"]
-        # What was left out is announced before the next event shown, so no seq is unaccounted for.
-        accounted = 0
+        # What was left out is announced before the next event shown, so no seq is unaccounted for
+        # (a coalesced frame may cover hidden seqs itself: the hub merges what arrived together).
+        accounted = before
         for frame in frames:
             data = frame["data"]
             if frame["type"] == "events_hidden":

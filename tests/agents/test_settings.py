@@ -40,6 +40,16 @@ def test_endpoint_and_redis_switch_the_backends():
     ]
 
 
+def test_with_redis_events_reach_the_hubs_by_pub_sub():
+    code = ("import django; django.setup(); from django.conf import settings; from core.events import events_layer; "
+            "print(settings.CHANNEL_LAYERS['events']['BACKEND'], type(events_layer()).__name__)")
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_", "AGENT_"))}
+    base.update({"DJANGO_SETTINGS_MODULE": "config.settings", "DJANGO_SECRET_KEY": "x" * 40, "REDIS_URL": "redis://127.0.0.1:6379/0"})
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=base, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["channels_redis.pubsub.RedisPubSubChannelLayer", "RedisPubSubChannelLayer"]
+
+
 @pytest.mark.parametrize(
     ("env", "variable"),
     [
