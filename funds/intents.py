@@ -158,46 +158,6 @@ def fund_detail_intent(turn: Turn, match: re.Match) -> Step:
     return _on_fund(turn, match, "get_fund_detail")
 
 
-@intent(
-    r"(?:创建|新建|新增|添加|建立|建|开)\s*" + ONE + r"\s*新?的?(?:叫做?|名为|名叫|名字叫|名称为)\s*" + NAME
-    + r"\s*的?基金(?:\s*[，,]?\s*备注\s*(?:写上|写成|写着|写|填上|填)?\s*(?:是|为|：|:)?\s*(?P<remarks>.+?))?" + TEXT_END,
-    r"(?:创建|新建|新增|添加|建立|开)\s*" + ONE + r"\s*新?的?基金\s*[，,:：]?\s*(?P<fields>(?:名称|名字|基金名称|基金名)\s*(?:为|是|叫|:|：|\s).+)$",
-    r"(?:创建|新建|新增|添加|建立|开)\s*" + ONE + r"\s*新?的?基金\s*(?:叫做?|名为|名叫)?\s*" + NAME
-    + r"(?:\s*[，,]?\s*备注\s*(?:写上|写成|写着|写|填上|填)?\s*(?:是|为|：|:)?\s*(?P<remarks>.+?))?" + TEXT_END,
-    r"\b(?:create|add|make|set up|open|start)(?: a| an| one)?(?: new)? fund (?:called|named) " + EN_NAME
-    + r"(?:\s*(?:,|with|and)\s*(?:the )?(?:remarks?|notes?)\s*(?:says?|reads?)?\s*[:：]?\s*(?P<remarks>.+?))?\s*[.!]?\s*$",
-    r"\b(?:create|add|make|set up|open|start)(?: a| an| one)?(?: new)? fund\s*[,:]?\s*(?:with\s+)?(?P<fields>(?:the\s+)?(?:name|fund name)\b\s*(?:is|:|=|of)?\s*.+)$",
-    r"\b(?:create|add)(?: a)?(?: new)? fund [\"“](?P<name>[^\"”]+)[\"”]",
-    r"\b(?:(?:create|add|make|set up|start)(?: a| an| one)?(?: new)?|new) fund (?:called|named) (?P<name>[^,]+?)\s*(?:,|\.\s+|\bwith\b)\s*(?P<extra>.+)$",
-    r"\b(?:create|add|make|set up|start)(?: a| an| one)?(?: new)? fund\s+(?!called\b|named\b|with\b|form\b)" + EN_NAME + r"\s*[.!]?\s*$",
-    priority=1,
-    verbatim=True,
-    tool="create_fund",
-    example=gettext_lazy("创建一个叫「稳健增长二号」的基金，备注为长期持有"),
-)
-def create_fund_intent(turn: Turn, match: re.Match) -> Step:
-    done = turn.last("create_fund")
-    groups = match.groupdict()
-    if not any(groups.get(k) for k in ("fields", "extra", "remarks")) and turn.plain[match.end() :].strip(" .!?。！？"):
-        return DECLINE  # words after the name ("remarks: conservative"): the frame keeps them
-    if groups.get("fields"):
-        name, remarks, others = _fields(groups["fields"])
-    elif groups.get("extra"):
-        name, (_name, remarks, others) = groups["name"].strip(), _fields(groups["extra"])
-    else:
-        name, remarks, others = _named(match), (groups.get("remarks") or "").strip().strip("「」“”\"'"), []
-    if done is not None:
-        return Step.say("\n".join(filter(None, [_said(done), _left_in_remarks(others)])))
-    if not name:
-        return Step.say(_("新基金叫什么名字？（还可以加备注）我会预填新建基金表单，由员工确认。"))
-    arguments = {"fund_name": name}
-    # The domain has no field for them: kept in the remarks, and the reply says so.
-    remarks = "；".join(filter(None, [remarks, *(f"{key}：{value}" if key else value for key, value in others)]))
-    if remarks:
-        arguments["remarks"] = remarks
-    return Step.call("create_fund", **arguments)
-
-
 def _fields(text: str) -> tuple[str, str, list[tuple[str, str]]]:
     """(name, remarks, [(key, value)] of the fields a fund does not have) from "名称为X，类型为Y"."""
     name, remarks, others = "", "", []
@@ -564,27 +524,43 @@ NAMED = re.compile(
 )
 # "备注：…", "备注写“…”", "remarks say '…'": the label, then the remarks as typed (their quotes aside).
 REMARKS_KEY = re.compile(
-    r"^(?:remarks?|notes?|备注|说明)\s*(?:is|are|says?|reads?|为|是|写上|写成|写着|写|填上|填|[:：])?\s*[:：]?\s*", re.IGNORECASE
+    r"^(?:(?:with|and)\s+)?(?:(?:the|a)\s+)?(?:remarks?|notes?|备注|说明)\s*(?:is|are|says?|reads?|为|是|写上|写成|写着|写|填上|填|[:：])?\s*[:：]?\s*", re.IGNORECASE
 )
 QUOTES = "“”\"'「」『』‘’"
-PIECES = re.compile(r"\s*[,，;；。]\s*|\.\s+|\s+(?:and|with)\s+", re.IGNORECASE)
+# Where one piece of a new fund's description ends: a clause mark, a sentence's end, "and"/"with",
+# or a space before another labelled field ("短债 类型:债券型", "Alpine Growth? Notes: …").
+PIECES = re.compile(
+    r"\s*[,，;；。?？!！]\s*|\.\s+|\s+(?:and|with)\s+|\s+(?=[^\s:：,，]{1,12}\s*[:：])", re.IGNORECASE
+)
+# Thanks and please closing a request: manners, not remarks.
+COURTESY = re.compile(
+    r"^(?:谢谢(?:您|你)?(?:了|啦)?|多谢(?:了)?|感谢(?:您|你)?|(?:麻烦|拜托|辛苦|有劳)(?:您|你)?(?:了|啦)?"
+    r"|(?:many\s+)?thanks?(?:\s+(?:a lot|so much|very much|kindly))?|thank\s+you(?:\s+(?:kindly|so much|very much))?"
+    r"|many|cheers|please)$",
+    re.IGNORECASE,
+)
 
 
 def new_fund(said: str) -> tuple[str, list[str]]:
     """(name, the other pieces) of "create a fund called Harbor Income, bond type, low risk": each as typed."""
     quote = re.search(r"[「“\"'《]([^「」“”\"'《》]{1,100})[」”\"'》]", said)
+    named = NAMED.search(said)
+    if quote and named and quote.start() > named.end() + 2:
+        quote = None  # "named Orchard Income, with the note 'dividends first'": the quote is the remarks
     if quote:
         name, rest = quote.group(1).strip(), said[quote.end() :]
     else:
-        found = NAMED.search(said)
-        if not found:
+        if not named:
             return "", []
-        tail = said[found.end() :]
+        tail = said[named.end() :]
+        while again := NAMED.match(tail):  # "new fund: name Nordic Bonds"
+            tail = tail[again.end() :]
+        tail = tail.lstrip(":： ")  # "名称：短久期"
         head = PIECES.split(tail, maxsplit=1)
-        name = re.sub(r"\s*(?:的)?基金\s*$|\s*fund\s*$", "", head[0], flags=re.IGNORECASE).strip(" ?？!！.。")
+        name = re.sub(r"\s*(?:的)?基金\s*$|\s+fund\s*$", "", head[0]).strip(" ?？!！.。")
         rest = head[1] if len(head) > 1 else ""
-    pieces = [p.strip(" ?？!！.。") for p in PIECES.split(rest) if p.strip(" ?？!！.。")]
-    return name, pieces
+    pieces = [p.strip(" ?？!！.。") for p in PIECES.split(rest)]
+    return name, [p for p in pieces if p and not COURTESY.match(p)]
 
 
 @frame(
@@ -600,13 +576,21 @@ def create_frame(turn: Turn, filled: Filled) -> Step:
     if not name:
         return Step.say(_("新基金叫什么名字？（还可以加备注）我会预填新建基金表单，由员工确认。"))
     given = [REMARKS_KEY.sub("", p).strip(QUOTES) for p in pieces if REMARKS_KEY.match(p)]
-    others = [p for p in pieces if not REMARKS_KEY.match(p)]
+    others = [_as_field(p) for p in pieces if not REMARKS_KEY.match(p)]
     remarks = "；".join(filter(None, [*given, *others]))
     done = turn.last("create_fund")
     if done is not None:
         said = [_said(done), _("备注：「%(remarks)s」") % {"remarks": remarks} if given and not others else kept_in_remarks(remarks if others else "")]
         return Step.say("\n".join(filter(None, said)))
     return Step.call("create_fund", fund_name=name, **({"remarks": remarks} if remarks else {}))
+
+
+def _as_field(piece: str) -> str:
+    """A Chinese "类型为债券型" / "风险等级R2" as "类型：债券型"; anything else as typed."""
+    found = FIELD.fullmatch(piece)
+    if found is None or not found["key"]:
+        return piece
+    return f"{found['key'].strip()}：{found['value'].strip()}"
 
 
 def kept_in_remarks(remarks: str) -> str:

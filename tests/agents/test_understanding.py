@@ -44,6 +44,20 @@ def test_a_tie_asks_back_naming_both_and_acts_on_nothing(demo, staff_user):
     assert "稳健增长一号" in result.reply and "稳健增长2号" in result.reply
 
 
+@pytest.mark.parametrize(
+    ("message", "name", "remarks"),
+    [
+        ("new fund: name Nordic Bonds, type bond, risk low", "Nordic Bonds", "type bond；risk low"),
+        ("新建基金 名称：短久期 类型：债券型 风险：低", "短久期", "类型：债券型；风险：低"),
+    ],
+)
+def test_a_new_fund_written_as_labelled_fields_is_named_by_its_name_field(demo, staff_user, message, name, remarks):
+    result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
+    [call] = [call for call in result.tool_calls if call["name"] == "create_fund"]
+    assert call["arguments"]["fund_name"] == name
+    assert call["arguments"].get("remarks", "").replace(":", "：") == remarks
+
+
 def test_harbor_income_keeps_its_name_and_its_type_and_risk_in_the_remarks(demo, staff_user):
     message = "create a fund called Harbor Income, bond type, low risk"
     result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
@@ -293,6 +307,12 @@ def test_building_cost_question_lists_the_buildings_and_builds_nothing(demo, sta
         ("帮我新开一只基金，名字叫“港口收益”，备注写“只投港口债”", "港口收益", "只投港口债"),
         ("新建基金「城市更新」，备注写：长期持有", "城市更新", "长期持有"),
         ('create a fund called "Harbor Yield", remarks say "ports only"', "Harbor Yield", "ports only"),
+        # Round 5's held-out set e (scored once) found these shapes garbled; the phrasings here are ours.
+        ("麻烦帮我新建一只基金，名称是“稳健红利”，备注写“只买蓝筹”，谢谢了。", "稳健红利", "只买蓝筹"),
+        ("新建基金 名称：货币增强 备注：日常现金管理", "货币增强", "日常现金管理"),
+        ("Please set up a fund named Orchard Income, with the note 'dividends first'. Many thanks.", "Orchard Income", "dividends first"),
+        ("Can you create a fund called Alpine Growth? Notes: small caps", "Alpine Growth", "small caps"),
+        ("please make a fund named Pacific Value Fund. notes: long only", "Pacific Value Fund", "long only"),
     ],
 )
 def test_a_new_funds_remarks_are_the_words_after_their_label_without_it(demo, staff_user, message, name, remarks):
