@@ -187,9 +187,13 @@ def _parse_answer(message: Any) -> tuple[bool, int | None] | None:
     if match is None:
         return None
     word = _ANSWER_NOISE.sub("", match["word"]).lower()
-    if word not in CONFIRM_ANSWERS and word not in CANCEL_ANSWERS:
-        return None
-    return word in CONFIRM_ANSWERS, parse_id(match["id"]) if match["id"] else None
+    if word in CONFIRM_ANSWERS or word in CANCEL_ANSWERS:
+        return word in CONFIRM_ANSWERS, parse_id(match["id"]) if match["id"] else None
+    # "好的，发吧", "ok, send it": every part one answer, all the same way.
+    parts = {_ANSWER_NOISE.sub("", part).lower() for part in re.split(r"[,，、]", match["word"])} - {""}
+    if len(parts) > 1 and (parts <= CONFIRM_ANSWERS or parts <= CANCEL_ANSWERS):
+        return parts <= CONFIRM_ANSWERS, parse_id(match["id"]) if match["id"] else None
+    return None
 
 
 def _which_one(waiting: list[PendingAction], action_id: int | None) -> str:

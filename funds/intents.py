@@ -549,6 +549,7 @@ def new_fund(said: str) -> tuple[str, list[str]]:
         quote = None  # "named Orchard Income, with the note 'dividends first'": the quote is the remarks
     if quote:
         name, rest = quote.group(1).strip(), said[quote.end() :]
+        rest = re.sub(r"^\s*(?:的)?基金|^\s*fund\b", "", rest, flags=re.IGNORECASE)  # "叫「Alpha Two」的基金，…"
     else:
         if not named:
             return "", []

@@ -153,9 +153,19 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
     """Each slot from the first span of its kind; entity slots note a tie or an unsure guess."""
     filled = Filled(frame_, reading)
     used: list[Span] = []
+    # A write with more different counts than it has count slots can't know which is meant
+    # ("收了一筐苹果，送三个给Eve" gave Eve one): it asks, as for a count that is missing.
+    counts = {s.value for s in reading.of("number") if s.value is not None}
+    count_slots = [slot for slot, kind in frame_.slots.items() if kind == "number"]
+    # Only for a write taking one count (a transfer, a purchase): a listing's count and price, or a
+    # number that picks a thing ("the one for 15"), are read by their frames.
+    unclear_count = len(count_slots) == 1 and _numbers_taken(frame_.tool) == 1 and is_write(frame_.tool) and len(counts) > 1
     for slot, kind in frame_.slots.items():
         if kind == "text":
             continue  # free text is the handler's: where it starts depends on the frame's words
+        if kind == "number" and unclear_count:
+            filled.missing.append(slot)
+            continue
         # A count the words leave open ("几个", "a few") has no value: the slot stays missing.
         span = next((s for s in reading.of(kind) if all(s is not u for u in used) and s.value is not None), None)
         if span is None:
@@ -167,6 +177,12 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
         if kind not in ("number", "order") and (span.rivals or span.score < SURE):
             filled.unsure.append((slot, span))
     return filled
+
+
+def _numbers_taken(tool: str) -> int:
+    spec = registry.get(tool)
+    properties = spec.input_schema.get("properties", {}) if spec is not None else {}
+    return sum(1 for name, p in properties.items() if p.get("type") in ("integer", "number") and not name.endswith("_id"))
 
 
 def candidates(reading: Reading, offered: set[str]) -> list[Frame]:

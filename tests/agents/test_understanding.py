@@ -86,7 +86,7 @@ def test_a_message_to_the_guest_is_a_proposal_quoting_it_and_sent_only_after_yes
     assert "「退款正在处理中，请耐心等待」" in second.reply
 
 
-@pytest.mark.parametrize("answer", ["send it", "发吧", "sure"])
+@pytest.mark.parametrize("answer", ["send it", "发吧", "sure", "好的，发吧", "ok, send it"])
 def test_other_words_for_yes_send_the_proposed_message_once(demo, staff_user, answer):
     desk = Agent.objects.get(name="前台助理")
     first = run_chat(agent=desk, message="let the guest know: your room is ready", user=staff_user)
@@ -355,3 +355,16 @@ def test_a_phrase_that_caught_no_name_leaves_the_fund_to_the_frames(demo, staff_
     result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
     assert result.tool_calls[-1]["arguments"] == {"fund_id": fund}
     assert result.tool_calls[-1]["result"]["status"] == "pending_confirmation"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "我刚收了一筐苹果，送三个给Eve吧",  # gave Eve 1 (一筐) before: a write with a count nobody asked for
+        "I picked 1 basket of apples today, send 3 to Eve",
+    ],
+)
+def test_two_different_counts_for_one_count_ask_back_and_move_nothing(demo, staff_user, message):
+    result = run_chat(agent=Agent.objects.get(name="Bob"), message=message, user=staff_user)
+    assert not [call for call in result.tool_calls if call["name"] == "transfer_resource"]
+    assert "?" in result.reply or "？" in result.reply
