@@ -185,8 +185,6 @@ def _left_in_remarks(others: list[tuple[str, str]]) -> str:
     if not others:
         return ""
     return kept_in_remarks("；".join(f"{key}：{value}" if key else value for key, value in others))
-    keys = "、".join(f"「{key}」" for key, _value in others)
-    return _("基金没有%(keys)s字段，我把它们写进了备注。") % {"keys": keys}
 
 
 @intent(
