@@ -92,7 +92,9 @@ class Outcome:
 
 
 def load_cases(path: Path) -> list[dict]:
-    return json.loads(path.read_text(encoding="utf-8"))
+    """A file's cases: a JSON list, or an object holding it under ``cases`` (round 6's form)."""
+    loaded = json.loads(path.read_text(encoding="utf-8"))
+    return loaded["cases"] if isinstance(loaded, dict) else loaded
 
 
 # ----------------------------------------------------------------- resolving expectations
