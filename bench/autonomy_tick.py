@@ -31,6 +31,7 @@ import re
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 RESIDENT_TOOLS = ("rest", "chat", "eat", "checkin", "claim_bounty", "assign_building", "transfer_resource", "purchase")
@@ -116,7 +117,7 @@ def on_workers(counts: list[int], agents: int) -> None:
     """A rules tick of ``agents`` residents on N Celery workers, for each N: decisions/s and the ratio to linear."""
     import redis
 
-    from tests.support.celery_workers import worker
+    from tests.support.celery_workers import workers as start_workers
     from tests.support.django_process import migrated_database, run_django
     from tests.support.services import PostgresServer, RedisServer
 
@@ -129,12 +130,12 @@ def on_workers(counts: list[int], agents: int) -> None:
             queue = f"redis://127.0.0.1:{broker.port}/{n % 16}"
             redis.Redis.from_url(queue).flushdb()
             env = {"AGENT_PROVIDER": "rules", "CELERY_BROKER_URL": queue, "AGENT_TOOL_CALLS_PER_MINUTE": "1000"}
-            workers = [worker(f"bench{i}", url, env, Path(workdir), concurrency=1) for i in range(n)]
+            workers = start_workers([f"bench{i}" for i in range(n)], url, env, Path(workdir), concurrency=1)
             try:
                 result = run_django(url, "bench.autonomy_tick:one_tick", env=env, timeout=3600)
             finally:
-                for process in workers:
-                    process.stop()
+                with ThreadPoolExecutor(len(workers)) as pool:  # stopped together, as they started
+                    list(pool.map(lambda process: process.stop(), workers))
             rate = result["stats"]["decided"] / result["wall_s"]
             first = first or rate
             print(f"  {n} workers: {rate:7.0f} decisions/s   {rate / (first * n):.2f} × linear   ({result['line']})")

@@ -76,23 +76,40 @@ def _version_key(bin_dir: Path) -> list[int]:
 
 
 def postgres_bin_dir() -> Path | None:
-    """The newest /usr/lib/postgresql/<version>/bin that has initdb and pg_ctl."""
+    """``AGENTDESK_PG_BIN`` when set (a folder with initdb and pg_ctl, e.g. a packaged build's),
+    else the newest /usr/lib/postgresql/<version>/bin that has them."""
+    configured = os.environ.get("AGENTDESK_PG_BIN", "").strip()
+    if configured:
+        folder = Path(configured)
+        return folder if (folder / "initdb").is_file() and (folder / "pg_ctl").is_file() else None
     candidates = [p.parent for p in Path("/usr/lib/postgresql").glob("*/bin/initdb") if (p.parent / "pg_ctl").exists()]
     return max(candidates, key=_version_key, default=None)
 
 
 def postgres_available() -> tuple[bool, str]:
     if postgres_bin_dir() is None:
-        return False, "no /usr/lib/postgresql/*/bin/initdb (apt-get install postgresql)"
+        configured = os.environ.get("AGENTDESK_PG_BIN", "").strip()
+        if configured:
+            return False, f"AGENTDESK_PG_BIN={configured} has no initdb and pg_ctl"
+        return False, "no /usr/lib/postgresql/*/bin/initdb (apt-get install postgresql, or set AGENTDESK_PG_BIN)"
     if os.geteuid() == 0:
         # initdb and postgres refuse to run as root, so we run them as the postgres user.
         try:
             pwd.getpwnam("postgres")
         except KeyError:
             return False, "running as root and there is no 'postgres' OS user to run the server as"
-        if shutil.which("runuser") is None:
-            return False, "running as root and 'runuser' is missing"
     return True, ""
+
+
+def server_user() -> dict[str, object]:
+    """``subprocess`` arguments that run a PostgreSQL program as the postgres user when we are root.
+
+    The switch is the child's own setuid (no ``runuser``, so no PAM session, which a bare
+    container may lack)."""
+    if os.geteuid() != 0:
+        return {}
+    user = pwd.getpwnam("postgres")
+    return {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": [], "env": {**os.environ, "HOME": user.pw_dir}}
 
 
 class PostgresServer:
@@ -101,7 +118,7 @@ class PostgresServer:
     def __init__(self) -> None:
         bin_dir = postgres_bin_dir()
         if bin_dir is None:
-            raise RuntimeError("PostgreSQL server binaries not found under /usr/lib/postgresql")
+            raise RuntimeError(f"PostgreSQL server binaries not found: {postgres_available()[1]}")
         self.bin_dir = bin_dir
         self.port = 0
         self.root = Path()
@@ -120,9 +137,7 @@ class PostgresServer:
 
     def _run(self, *args: str) -> None:
         command = [str(self.bin_dir / args[0]), *args[1:]]
-        if os.geteuid() == 0:
-            command = ["runuser", "-u", "postgres", "--", *command]
-        result = subprocess.run(command, cwd=self.root, capture_output=True, text=True, timeout=120)
+        result = subprocess.run(command, cwd=self.root, capture_output=True, text=True, timeout=120, **server_user())
         if result.returncode != 0:
             raise RuntimeError(
                 f"{args[0]} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}\n{_tail(self.log_file)}"

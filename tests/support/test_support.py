@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import pwd
 import time
 import urllib.request
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import openai
@@ -14,7 +17,14 @@ from openai.types.chat import ChatCompletionMessage, ChatCompletionMessageFuncti
 
 from tests.support.django_process import DaphneServer, DatabaseKind, run_django
 from tests.support.scripted_openai import ScriptedOpenAI, openai_error
-from tests.support.services import RedisServer, redis_ping, require_service
+from tests.support.services import (
+    RedisServer,
+    postgres_available,
+    postgres_bin_dir,
+    redis_ping,
+    require_service,
+    server_user,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -199,3 +209,24 @@ def test_staff_page_is_logged_in_on_the_live_server(staff_page: Page) -> None:
     staff_page.goto("/admin/")
     assert "/admin/login/" not in staff_page.url
     assert "browser-staff" in staff_page.locator("#user-tools").inner_text().lower()
+
+
+def test_postgres_binaries_come_from_agentdesk_pg_bin_when_set(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("AGENTDESK_PG_BIN", str(tmp_path))
+    assert postgres_bin_dir() is None
+    available, reason = postgres_available()
+    assert not available and f"AGENTDESK_PG_BIN={tmp_path} has no initdb and pg_ctl" in reason
+    for name in ("initdb", "pg_ctl"):
+        (tmp_path / name).write_text("")
+    assert postgres_bin_dir() == tmp_path
+
+
+def test_postgres_programs_drop_root_to_the_postgres_user(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert server_user() == {}
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    account = pwd.struct_passwd(("postgres", "x", 4321, 8765, "", "/var/lib/postgresql", "/bin/sh"))
+    monkeypatch.setattr(pwd, "getpwnam", lambda name: account if name == "postgres" else None)
+    arguments = server_user()
+    assert (arguments["user"], arguments["group"], arguments["extra_groups"]) == (4321, 8765, [])
+    assert isinstance(arguments["env"], dict) and arguments["env"]["HOME"] == "/var/lib/postgresql"
