@@ -43,7 +43,7 @@ from agents.providers.tokens import decisions_tokens, estimate_tokens
 from .decisions import BatchDecisions, Decision, DecisionFormatError, parse_decisions, resting, validate_decisions
 from . import distributed
 from .execution import IN_PROCESS, BatchOrigin, apply_batches, round_outcomes, round_workers
-from .policy import policy_from_settings
+from .policy import policy_from_settings, session as policy_session
 from .prompt import batch_prompt
 from .sources import Policy, World, WorldSource, world_source
 
@@ -151,7 +151,8 @@ class _Tick:
         self.started = time.monotonic()
         executing = asyncio.create_task(self.execute_arrivals(len(batches)))
         try:
-            await asyncio.gather(*(self.run_batch(index, batch, prompt, gate) for index, (batch, prompt) in enumerate(batches)))
+            async with policy_session(self.policy):  # one HTTP client for the tick's model calls
+                await asyncio.gather(*(self.run_batch(index, batch, prompt, gate) for index, (batch, prompt) in enumerate(batches)))
         except BaseException:
             executing.cancel()
             raise
