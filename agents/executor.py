@@ -203,8 +203,9 @@ def execute(
     started = time.perf_counter()
     if batch is not None:
         batch.begin_call()
-    # Until they are validated, the arguments are kept only as (a capped piece of) their text.
-    audited_args = {"_raw": arguments[:2000] if isinstance(arguments, str) else _("（未通过校验的参数）")}
+    # Until they are validated, the arguments are kept only as (a capped piece of) their text
+    # (the placeholder is translated only when it is audited: a tick validates thousands).
+    audited_args: dict | None = None
     try:
         spec, requires_confirmation = _resolve(name, context.agent, batch)
         _check_person(spec, context)
@@ -231,6 +232,8 @@ def execute(
         result = error("tool_failed", _("工具执行失败：%(name)s") % {"name": name})
     if batch is not None:
         batch.end_call(ok=result["status"] != "error")
+    if audited_args is None:
+        audited_args = {"_raw": arguments[:2000] if isinstance(arguments, str) else _("（未通过校验的参数）")}
     _audit(name, audited_args, result, context, started, batch)
     return result
 

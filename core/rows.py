@@ -110,9 +110,10 @@ def _instance_values(obj: Model, preparers: tuple, now: tuple, connection) -> li
 
 
 def _now(connection) -> tuple:
-    """One timestamp for every row of an insert, and its database value (what ``pre_save`` gives each row)."""
+    """One timestamp for every row of an insert, and its database value (what ``pre_save`` and
+    ``DateTimeField.get_db_prep_save`` give each row: the aware time, adapted by the backend)."""
     now = timezone.now()
-    return now, models.DateTimeField().get_db_prep_save(now, connection)
+    return now, connection.ops.adapt_datetimefield_value(now)
 
 
 def _saved(obj: Model, pk: int | None, alias: str) -> None:
