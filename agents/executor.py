@@ -203,8 +203,9 @@ def execute(
     started = time.perf_counter()
     if batch is not None:
         batch.begin_call()
-    # Until they are validated, the arguments are kept only as (a capped piece of) their text.
-    audited_args = {"_raw": arguments[:2000] if isinstance(arguments, str) else _("（未通过校验的参数）")}
+    # Until they are validated, the arguments are kept only as (a capped piece of) their text
+    # (the placeholder is translated only when it is audited: a tick validates thousands).
+    audited_args: dict | None = None
     try:
         spec, requires_confirmation = _resolve(name, context.agent, batch)
         _check_person(spec, context)
@@ -231,6 +232,8 @@ def execute(
         result = error("tool_failed", _("工具执行失败：%(name)s") % {"name": name})
     if batch is not None:
         batch.end_call(ok=result["status"] != "error")
+    if audited_args is None:
+        audited_args = {"_raw": arguments[:2000] if isinstance(arguments, str) else _("（未通过校验的参数）")}
     _audit(name, audited_args, result, context, started, batch)
     return result
 
@@ -292,7 +295,7 @@ class ExecutionBatch:
         self.broken = False
         self.events = EventBatch()
         self.grants = _read_grants(list(agent_ids))
-        self.audit_rows: list[ToolCall] = []
+        self.audit_rows: list[dict[str, Any]] = []  # ToolCall rows as their column values
         self.round_id = round_id
         self.world = world
 
@@ -308,8 +311,8 @@ class ExecutionBatch:
         """Write the audit rows gathered so far (inside a savepoint, they then share its fate)."""
         written, self.audit_rows = self.audit_rows, []
         for row in written:
-            row.round_id = self.round_id
-        rows.bulk_create(written)  # one executemany, composed once (core.rows)
+            row["round_id"] = self.round_id
+        rows.insert(ToolCall, written)  # one INSERT, composed once (core.rows)
 
     def discard(self) -> None:
         """Forget the audit rows not yet written (their calls were rolled back with a savepoint)."""
@@ -374,21 +377,21 @@ def refuse_calls(names: list[str], context: ToolContext, *, limit: int) -> dict:
 
 def _audit(name: str, arguments: dict, result: dict, context: ToolContext, started: float, batch: ExecutionBatch | None) -> None:
     try:
-        row = ToolCall(
-            agent_id=context.agent.pk if isinstance(context.agent, Agent) else None,  # ids: a tick audits thousands
-            tool_name=name[:100],
-            arguments=arguments,
-            status=result["status"],
-            error_code=result.get("error", {}).get("code", "") if result["status"] == "error" else "",
-            result=result,
-            source=context.source,
-            conversation_id=context.conversation.pk if context.conversation is not None else None,
-            user_id=getattr(signed_in(context.user), "pk", None),
-            duration_ms=int((time.perf_counter() - started) * 1000),
-        )
+        row = {
+            "agent_id": context.agent.pk if isinstance(context.agent, Agent) else None,  # ids: a tick audits thousands
+            "tool_name": name[:100],
+            "arguments": arguments,
+            "status": result["status"],
+            "error_code": result.get("error", {}).get("code", "") if result["status"] == "error" else "",
+            "result": result,
+            "source": context.source,
+            "conversation_id": context.conversation.pk if context.conversation is not None else None,
+            "user_id": getattr(signed_in(context.user), "pk", None),
+            "duration_ms": int((time.perf_counter() - started) * 1000),
+        }
         if batch is not None:
-            batch.audit_rows.append(row)
+            batch.audit_rows.append(row)  # a plain row: a tick audits thousands, an instance each cost more than its insert
         else:
-            row.save(force_insert=True)
+            ToolCall(**row).save(force_insert=True)
     except Exception:
         logger.exception("could not audit tool call %s", name)

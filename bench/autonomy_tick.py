@@ -6,12 +6,15 @@
 
 1. Model: a tick of ``--agents`` residents against the local scripted OpenAI-compatible
    server answering every batch after ``--latency`` s, through the real ``openai`` SDK.
-   Wall time against the ideal ``ceil(N / batch) / concurrency × latency`` (target ≤ 1.5).
+   Wall time against the issue's ideal ``ceil(N / batch) / concurrency × latency`` (target ≤ 1.2),
+   and against the model calls' own floor, ``ceil(ceil(N / batch) / concurrency) × latency``: the
+   calls go out in waves of ``concurrency``, so 50 batches at 8 take 7 waves, not 6.25 (at the
+   defaults the issue's ideal is 1.25 s and the floor 1.40 s = 1.12 × that ideal).
    Baseline in the same run: one batch alone (one model round trip + its execution).
    With ``--endpoint``, against that real server instead (e.g. llama-cpp-python's): its own
    ``usage`` counts the prompt tokens per resident (target ≤ 100 at batch 20).
 2. Rules: a tick of ``--rules-agents`` residents with the offline ``rules`` provider
-   (target ≤ 10 s). Baseline in the same run: a tick of a tenth as many residents. Also the
+   (target ≤ 6 s). Baseline in the same run: a tick of a tenth as many residents. Also the
    tick's CPU seconds, steadier than wall time on a shared machine.
 
 3. ``--workers 1,2,4``: instead of the above, a rules tick of ``--rules-agents`` residents on that
@@ -40,6 +43,11 @@ RESIDENT_TOOLS = ("rest", "chat", "eat", "checkin", "claim_bounty", "assign_buil
 def ideal_duration(agents: int, batch_size: int, concurrency: int, latency: float) -> float:
     """The yardstick of the issue: ``ceil(N / batch) / concurrency × latency``."""
     return math.ceil(agents / batch_size) / concurrency * latency
+
+
+def calls_floor(agents: int, batch_size: int, concurrency: int, latency: float) -> float:
+    """What the model calls alone take: ``ceil(N / batch)`` calls in waves of ``concurrency``."""
+    return math.ceil(math.ceil(agents / batch_size) / concurrency) * latency
 
 
 def populate(*, agents: int) -> None:
@@ -234,8 +242,11 @@ def main() -> None:
         print(f"  {model['line']}")
         fail_if_nobody_decided(model)
         print(f"  baseline (one batch alone): {model['baseline_s']:.3f} s")
-        print(f"  ideal ceil(N/batch)/concurrency×latency = {ideal:.3f} s")
-        print(f"  whole tick   {wall:.3f} s  ratio {wall / ideal:.2f} (target ≤ 1.5)")
+        floor = calls_floor(args.agents, args.batch_size, args.concurrency, args.latency)
+        print(f"  ideal ceil(N/batch)/concurrency×latency = {ideal:.3f} s (the issue's yardstick)")
+        print(f"  floor ceil(ceil(N/batch)/concurrency)×latency = {floor:.3f} s (the model calls' waves alone, "
+              f"{floor / ideal:.2f} × the ideal)")
+        print(f"  whole tick   {wall:.3f} s  ratio {wall / ideal:.2f} (target ≤ 1.2), {wall / floor:.2f} × the floor")
         print(f"  deciding     {stats['decide_s']:.3f} s  ratio {stats['decide_s'] / ideal:.2f} "
               f"(first batch sent → last answer in, executions overlapping)")
         print(f"  snapshot {stats['snapshot_s']:.3f} s, executing {stats['execute_s']:.3f} s for {stats['decided']} decisions "
@@ -251,7 +262,7 @@ def main() -> None:
         print(f"  {rules['line']}")
         print(f"  baseline ({args.rules_agents // 10} agents): {rules['baseline_s']:.2f} s")
         stats = rules["stats"]
-        print(f"  wall {rules['wall_s']:.2f} s (target ≤ 10 s)   ×{rules['wall_s'] / rules['baseline_s']:.1f} the baseline "
+        print(f"  wall {rules['wall_s']:.2f} s (target ≤ 6 s)   ×{rules['wall_s'] / rules['baseline_s']:.1f} the baseline "
               f"for ×10 the agents   {stats['agents'] / rules['wall_s']:.0f} agents/s")
         print(f"  snapshot {stats['snapshot_s']:.2f} s, deciding {stats['decide_s']:.2f} s, executing {stats['execute_s']:.2f} s "
               f"({1000 * stats['execute_s'] / max(stats['decided'], 1):.2f} ms per decision)")

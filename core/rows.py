@@ -5,9 +5,11 @@ The autonomy tick writes thousands of plain rows (audit rows, round-log rows, ev
 chat lines): for each, Django spent longer composing the INSERT than the database spent running it
 (``bench.autonomy_tick``, cProfile: ``SQLInsertCompiler.as_sql`` and its value preparation were a
 fifth of a rules tick). Here the INSERT of a model is composed once per database alias and row
-count, and each value is prepared by its field as the ORM would (``pre_save`` fills
-``auto_now_add``, ``get_db_prep_save`` encodes JSON and dates); the statement runs inside the
-caller's transaction, on the connection the ORM would write the model to.
+count, and each value is prepared as the ORM would (``auto_now_add``: one timestamp for the
+insert's rows; JSON encoded by the connection; any other field by its ``pre_save`` and
+``get_db_prep_save``); the statement runs inside the caller's transaction, on the connection the
+ORM would write the model to. ``insert`` takes rows as plain mappings, with no model instance at
+all (the tick's audit and round-log rows: building an instance cost more than inserting it).
 
 What it leaves out: ``save()`` overrides and ``pre_save``/``post_save`` signals. Use it only for
 models that have neither (``create`` refuses a model with a signal receiver). ``read_all`` is
@@ -16,13 +18,14 @@ models that have neither (``create`` refuses a model with a signal receiver). ``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.db import connections, models, router
 from django.db.models import Model
 from django.db.models.signals import post_save, pre_save
+from django.utils import timezone
 
 M = TypeVar("M", bound=Model)
 
@@ -60,17 +63,57 @@ def _plain(field: models.Field) -> bool:
     return isinstance(field, _PLAIN) and not overrides
 
 
+# How a column's value is prepared: as Python holds it; the insert's one timestamp (auto_now,
+# auto_now_add); JSON encoded by the connection; by its field (anything else).
+_AS_IS, _NOW, _JSON, _FIELD = range(4)
+
+
+def _kind(field: models.Field) -> int:
+    if _plain(field):
+        return _AS_IS
+    kind = type(field)
+    if isinstance(field, models.DateTimeField) and (field.auto_now or field.auto_now_add):
+        if kind.pre_save is models.DateTimeField.pre_save and kind.get_db_prep_save is models.Field.get_db_prep_save:
+            return _NOW
+    if kind is models.JSONField:
+        return _JSON
+    return _FIELD
+
+
 @cache
 def _preparers(model: type[Model]) -> tuple:
-    """(attname, None) for a plain field, (None, field) for one the field must prepare itself."""
-    return tuple((field.attname, None) if _plain(field) else (None, field) for field in _columns(model))
+    """(attname, kind, field) of each column the INSERT names."""
+    return tuple((field.attname, _kind(field), field) for field in _columns(model))
 
 
-def _values(obj: Model, preparers: tuple, connection) -> list:
-    return [
-        getattr(obj, attname) if field is None else field.get_db_prep_save(field.pre_save(obj, True), connection)
-        for attname, field in preparers
-    ]
+def _prepare(kind: int, field: models.Field, value, now, connection):
+    if kind == _AS_IS:
+        return value
+    if kind == _NOW:
+        return now
+    if kind == _JSON and not hasattr(value, "resolve_expression"):
+        return None if value is None else connection.ops.adapt_json_value(value, field.encoder)
+    return field.get_db_prep_save(value, connection)
+
+
+def _instance_values(obj: Model, preparers: tuple, now: tuple, connection) -> list:
+    values = []
+    for attname, kind, field in preparers:
+        if kind == _NOW:
+            setattr(obj, attname, now[0])  # as ``pre_save`` does: the instance holds its timestamp
+            values.append(now[1])
+        elif kind == _FIELD:
+            values.append(field.get_db_prep_save(field.pre_save(obj, True), connection))
+        else:
+            values.append(_prepare(kind, field, getattr(obj, attname), None, connection))
+    return values
+
+
+def _now(connection) -> tuple:
+    """One timestamp for every row of an insert, and its database value (what ``pre_save`` and
+    ``DateTimeField.get_db_prep_save`` give each row: the aware time, adapted by the backend)."""
+    now = timezone.now()
+    return now, connection.ops.adapt_datetimefield_value(now)
 
 
 def _saved(obj: Model, pk: int | None, alias: str) -> None:
@@ -92,23 +135,59 @@ def bulk_create(objs: Sequence[M], *, returning: bool = False) -> list[M]:
     if not objs:
         return []
     model = type(objs[0])
+    alias, connection = _target(model)
+    preparers = _preparers(model)
+    now = _now(connection)
+    keys = _execute(alias, model, [_instance_values(obj, preparers, now, connection) for obj in objs], returning)
+    for obj, pk in zip(objs, keys, strict=True):
+        _saved(obj, pk, alias)
+    return list(objs)
+
+
+def insert(model: type[Model], values: Sequence[Mapping[str, Any]]) -> None:
+    """Insert rows given as mappings of attribute name (``agent_id``, not ``agent``) to value, with
+    no model instance at all: for the thousands of plain rows of a tick (audit and round-log rows),
+    building an instance cost more than inserting it. A column a row leaves out takes its
+    field's default (``auto_now_add``: the insert's timestamp); a name no column has is refused.
+    """
+    if not values:
+        return
+    alias, connection = _target(model)
+    preparers = _preparers(model)
+    if any(kind == _FIELD and type(field).pre_save is not models.Field.pre_save for _, kind, field in preparers):
+        raise TypeError(f"{model.__name__} has a field that computes its value on save: insert instances (bulk_create)")
+    names = {attname for attname, _, _ in preparers}
+    now = _now(connection)[1]
+    prepared = []
+    for row in values:
+        if not row.keys() <= names:
+            raise TypeError(f"{model.__name__} has no column {sorted(row.keys() - names)}")
+        prepared.append([
+            _prepare(kind, field, row[attname] if attname in row else field.get_default(), now, connection)
+            for attname, kind, field in preparers
+        ])
+    _execute(alias, model, prepared, returning=False)
+
+
+def _target(model: type[Model]):
     if _has_receivers(model):
         raise TypeError(f"{model.__name__} has pre_save/post_save receivers: save it through the ORM")
     alias = router.db_for_write(model)
+    return alias, connections[alias]
+
+
+def _execute(alias: str, model: type[Model], rows: list[list], returning: bool) -> list:
+    """Run the INSERTs of prepared rows, in chunks the database takes; their keys (``returning``) or Nones."""
     connection = connections[alias]
-    fields = _columns(model)
-    preparers = _preparers(model)
-    rows = [_values(obj, preparers, connection) for obj in objs]
     limit = connection.features.max_query_params
-    chunk = max(1, limit // len(fields)) if limit else len(rows)
+    chunk = max(1, limit // len(rows[0])) if limit else len(rows)
+    keys: list = []
     with connection.cursor() as cursor:
         for start in range(0, len(rows), chunk):
             part = rows[start : start + chunk]
             cursor.execute(_insert_sql(alias, model, len(part), returning), [value for row in part for value in row])
-            keys = [pk for (pk,) in cursor.fetchall()] if returning else [None] * len(part)
-            for obj, pk in zip(objs[start : start + chunk], keys, strict=True):
-                _saved(obj, pk, alias)
-    return list(objs)
+            keys += [pk for (pk,) in cursor.fetchall()] if returning else [None] * len(part)
+    return keys
 
 
 def read_all(model: type[M]) -> list[M]:

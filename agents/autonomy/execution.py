@@ -1,7 +1,8 @@
 """Executing a batch of a tick's decisions: once per ``(tick, resident)``, in one transaction.
 
-``apply_batch`` is what the in-process tick and a Celery batch task both call. In one
-transaction it reads which of the batch's residents the tick already recorded (a redelivered
+``apply_batch`` is what a Celery batch task calls; the in-process tick calls ``apply_batches``
+with every batch whose answer arrived meanwhile (one transaction and one commit for all of them,
+each decision's round-log row keeping its own batch). In one transaction it reads which of the batch's residents the tick already recorded (a redelivered
 batch task finds its work done), runs the others' decisions through the audited executor
 (source ``autonomy``) and inserts their audit rows and round-log rows in bulk. The database's
 unique ``(round, agent)`` constraint settles a batch run twice at once: the second run's
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -95,45 +96,60 @@ class BrokenBatch(Exception):
 
 
 def apply_batch(decided: BatchDecisions, agents: Mapping[int, Agent], origin: BatchOrigin) -> list[Outcome]:
-    """Execute the batch's decisions not yet recorded for the tick; the outcomes of those executed now.
+    """Execute the batch's decisions not yet recorded for the tick; the outcomes of those executed now."""
+    return apply_batches([(decided, origin)], agents)
+
+
+def apply_batches(batches: Sequence[tuple[BatchDecisions, BatchOrigin]], agents: Mapping[int, Agent]) -> list[Outcome]:
+    """Execute several batches of one tick in one transaction (each decision's round-log row keeps
+    its own batch's origin); the outcomes of the decisions executed now.
 
     First with no savepoint at all. A decision that fails having written something (or breaks
-    the transaction) rolls the batch back, and it runs again: the decisions before that one as
-    before, that one and every later one in its own savepoint. Should that run break too (the
+    the transaction) rolls the transaction back, and it runs again: the decisions before that one
+    as before, that one and every later one in its own savepoint. Should that run break too (the
     world changed between the two runs), every decision gets its savepoint; should even that
-    fail, the batch is logged as failed.
+    fail, the batches are logged as failed.
     """
-    decisions = list(decided.decisions.values())
-    isolated_from = len(decisions)  # the first run: no savepoint
+    items = [(decision, origin) for decided, origin in batches for decision in decided.decisions.values()]
+    if len({origin.round_id for _, origin in items}) > 1:
+        raise ValueError("apply_batches runs the batches of one tick")
+    indexes = ", ".join(str(origin.index) for _, origin in batches)
+    isolated_from = len(items)  # the first run: no savepoint
     while True:
         try:
-            return _apply(decisions, agents, origin, isolated_from=isolated_from)
+            return _apply(items, agents, isolated_from=isolated_from)
         except BrokenBatch as broken:
             # Every decision before it ran clean. A second break (the world changed between runs) isolates all.
-            isolated_from = broken.position if isolated_from == len(decisions) else 0
-            logger.info("autonomy batch %s: a decision failed part-way; applying it again, with savepoints from decision %s on", origin.index, isolated_from)
+            isolated_from = broken.position if isolated_from == len(items) else 0
+            logger.info("autonomy batches %s: a decision failed part-way; applying them again, with savepoints from decision %s on", indexes, isolated_from)
         except DatabaseError as exc:
             if isolated_from == 0:
-                logger.exception("autonomy batch %s of %s residents rolled back", origin.index, len(decisions))
-                return _record_failure(decisions, origin, exc)
+                logger.exception("autonomy batches %s (%s residents) rolled back", indexes, len(items))
+                return _record_failure(items, exc)
             isolated_from = 0
-            logger.warning("autonomy batch %s broke its transaction; applying it again decision by decision", origin.index)
+            logger.warning("autonomy batches %s broke their transaction; applying them again decision by decision", indexes)
 
 
-def _apply(decisions: list[Decision], agents: Mapping[int, Agent], origin: BatchOrigin, *, isolated_from: int) -> list[Outcome]:
-    """One run of the batch in one transaction: the decisions before position ``isolated_from``
+Item = tuple[Decision, BatchOrigin]
+
+
+def _apply(items: list[Item], agents: Mapping[int, Agent], *, isolated_from: int) -> list[Outcome]:
+    """One run of the batches in one transaction: the decisions before position ``isolated_from``
     without a savepoint (their round-log rows inserted together at the end), the others each in
     its own (``_execute_alone``)."""
+    if not items:
+        return []
+    round_id = items[0][1].round_id
     with transaction.atomic():
-        done = recorded(origin.round_id, [d.agent_id for d in decisions])
-        todo = [(position, d) for position, d in enumerate(decisions) if d.agent_id not in done]
+        done = recorded(round_id, [d.agent_id for d, _ in items])
+        todo = [(position, d, origin) for position, (d, origin) in enumerate(items) if d.agent_id not in done]
         if not todo:
             return []
-        with world_source().open_batch([d for _, d in todo]) as world:
-            batch = ExecutionBatch([d.agent_id for _, d in todo], round_id=origin.round_id, world=world)
+        with world_source().open_batch([d for _, d, _ in todo]) as world:
+            batch = ExecutionBatch([d.agent_id for _, d, _ in todo], round_id=round_id, world=world)
             outcomes: list[Outcome] = []
-            unguarded: list[Outcome] = []
-            for position, decision in todo:
+            unguarded: list[dict] = []
+            for position, decision, origin in todo:
                 if position >= isolated_from:
                     outcome = _execute_alone(decision, agents, batch, origin)
                     if outcome is not None:
@@ -145,9 +161,9 @@ def _apply(decisions: list[Decision], agents: Mapping[int, Agent], origin: Batch
                 if batch.broken:
                     raise BrokenBatch(position)
                 outcomes.append(outcome)
-                unguarded.append(outcome)
+                unguarded.append(_log(outcome, origin))
             batch.close()
-            rows.bulk_create([_log(outcome, origin) for outcome in unguarded])
+            rows.insert(AgentActionLog, unguarded)
             return outcomes
 
 
@@ -158,7 +174,7 @@ def _execute_alone(decision: Decision, agents: Mapping[int, Agent], batch: Execu
         with transaction.atomic():
             outcome = _execute(decision, agents, batch)
             batch.flush()
-            rows.create(_log(outcome, origin))
+            rows.insert(AgentActionLog, [_log(outcome, origin)])
             return outcome
     except IntegrityError:
         batch.discard()
@@ -174,30 +190,31 @@ def _execute_alone(decision: Decision, agents: Mapping[int, Agent], batch: Execu
     context = ToolContext(agent=agents.get(decision.agent_id), source="autonomy")
     audit_call(decision.action, {"_raw": _("（被数据库拒绝的参数）")}, error("database_error", refused), context, batch=batch)
     batch.flush()
-    rows.create(_log(outcome, origin))
+    rows.insert(AgentActionLog, [_log(outcome, origin)])
     return outcome
 
 
-def _record_failure(decisions: list[Decision], origin: BatchOrigin, exc: DatabaseError) -> list[Outcome]:
+def _record_failure(items: list[Item], exc: DatabaseError) -> list[Outcome]:
     message = _("数据库错误，本轮行为未执行：%(error)s") % {"error": type(exc).__name__}
-    outcomes = [Outcome(d, AgentActionLog.Status.FAILED, message, "database_error") for d in decisions]
+    failed = [(Outcome(d, AgentActionLog.Status.FAILED, message, "database_error"), origin) for d, origin in items]
     try:
         with transaction.atomic():
-            done = recorded(origin.round_id, [d.agent_id for d in decisions])
-            outcomes = [o for o in outcomes if o.decision.agent_id not in done]
-            rows.bulk_create([_log(o, origin) for o in outcomes])
+            done = recorded(items[0][1].round_id, [d.agent_id for d, _ in items]) if items else set()
+            failed = [(o, origin) for o, origin in failed if o.decision.agent_id not in done]
+            rows.insert(AgentActionLog, [_log(o, origin) for o, origin in failed])
     except DatabaseError:
-        logger.exception("could not log the rolled-back autonomy batch %s", origin.index)
-    return outcomes
+        logger.exception("could not log the rolled-back autonomy batches %s", sorted({origin.index for _, origin in items}))
+    return [o for o, _ in failed]
 
 
-def _log(outcome: Outcome, origin: BatchOrigin) -> AgentActionLog:
+def _log(outcome: Outcome, origin: BatchOrigin) -> dict:
+    """The round-log row of an outcome, as its column values (``core.rows.insert``)."""
     decision = outcome.decision
-    return AgentActionLog(
-        round_id=origin.round_id, agent_id=decision.agent_id, action=decision.action, params=decision.params,
-        reason=decision.reason, status=outcome.status, message=outcome.message[:2000], error_code=outcome.code,
-        fallback=origin.fallback or decision.agent_id in origin.omitted, batch=origin.index, worker=origin.worker[:200],
-    )
+    return {
+        "round_id": origin.round_id, "agent_id": decision.agent_id, "action": decision.action, "params": decision.params,
+        "reason": decision.reason, "status": outcome.status, "message": outcome.message[:2000], "error_code": outcome.code,
+        "fallback": origin.fallback or decision.agent_id in origin.omitted, "batch": origin.index, "worker": origin.worker[:200],
+    }
 
 
 def _execute(decision: Decision, agents: Mapping[int, Agent], batch: ExecutionBatch) -> Outcome:

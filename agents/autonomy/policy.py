@@ -9,6 +9,7 @@ batch's prompt to the configured provider; the rules policy comes from the world
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,11 @@ class ModelPolicy:
         self._system = system_prompt
         self._actions = list(actions)
 
+    def session(self) -> AbstractAsyncContextManager[Any]:
+        """What a tick's calls share: the provider's pooled client where it keeps one."""
+        pooled = getattr(self.provider, "pooled", None)
+        return pooled() if pooled is not None else nullcontext()
+
     async def answer(self, world: Any, batch: list[int], prompt: str) -> Answer:
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
         # Where the endpoint decodes by a schema, the answer cannot be prose or name an unknown action.
@@ -49,6 +55,13 @@ class ModelPolicy:
             messages, [], model=self.model, max_tokens=decisions_tokens(len(batch)), json_schema=schema,
         )
         return Answer(completion.content, completion.usage)
+
+
+def session(policy: Any) -> AbstractAsyncContextManager[Any]:
+    """What a tick's calls to ``policy`` share, entered around all of them (``ModelPolicy.session``);
+    nothing for a policy that keeps nothing (the rules)."""
+    opened = getattr(policy, "session", None)
+    return opened() if opened is not None else nullcontext()
 
 
 def policy_from_settings(source: WorldSource, seed: int = 0) -> Policy:

@@ -18,7 +18,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 
 from .decisions import DecisionFormatError, parse_decisions, validate_decisions
-from .policy import Answer, ModelPolicy
+from .policy import Answer, ModelPolicy, session
 
 
 def read_decisions(text: str, batch: list[int], actions: Any) -> tuple[list[dict], str]:
@@ -42,6 +42,9 @@ class RecordingPolicy:
         self.directory.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._count = 0
+
+    def session(self) -> Any:
+        return session(self.policy)
 
     async def answer(self, world: Any, batch: list[int], prompt: str) -> Answer:
         answer = await self.policy.answer(world, batch, prompt)

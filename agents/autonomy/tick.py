@@ -6,11 +6,11 @@ rest of this describes the in-process tick, the embedded default.
 The world is the registered ``WorldSource``'s (the city's); it is read once. Residents
 are split into batches; batches are sent to the policy concurrently (at most
 ``concurrency`` at a time), and each batch's decisions are executed as soon as they
-arrive, one batch at a time, on this thread (the one holding the database connection)
-while other batches are still with the model. A batch executes in one short transaction
-(``execution.apply_batch``: through the audited executor, source ``autonomy``, as chat does;
-each decision recorded once under its ``(tick, resident)`` key); no transaction ever waits on
-a model. A batch whose model call fails, times
+arrive, on this thread (the one holding the database connection) while other batches are
+still with the model: the batches that arrived while the previous ones executed run together,
+in one short transaction (``execution.apply_batches``, at most ``GROUP_DECISIONS`` decisions:
+through the audited executor, source ``autonomy``, as chat does; each decision recorded once
+under its ``(tick, resident)`` key); no transaction ever waits on a model. A batch whose model call fails, times
 out, or answers garbage makes its residents rest; so does a resident the answer leaves out
 (an empty ``[]`` leaves out everyone: the batch has failed). The tick always finishes, and
 its stats count those rests as ``fallback``, never as ``success``; a tick in which every
@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -42,8 +42,8 @@ from agents.providers.tokens import decisions_tokens, estimate_tokens
 
 from .decisions import BatchDecisions, Decision, DecisionFormatError, parse_decisions, resting, validate_decisions
 from . import distributed
-from .execution import IN_PROCESS, BatchOrigin, apply_batch, round_outcomes, round_workers
-from .policy import policy_from_settings
+from .execution import IN_PROCESS, BatchOrigin, apply_batches, round_outcomes, round_workers
+from .policy import policy_from_settings, session as policy_session
 from .prompt import batch_prompt
 from .sources import Policy, World, WorldSource, world_source
 
@@ -52,6 +52,9 @@ logger = logging.getLogger(__name__)
 # Running a tick by hand (the API, the admin action); the loop and the command run as the operator.
 RUN_AUTONOMY_PERMISSION = "agents.run_autonomy"
 Progress = Callable[[int, int], None]
+# The most decisions executed in one transaction: batches that arrive together share one (one
+# commit and one read of what they share instead of one each), and a transaction stays short.
+GROUP_DECISIONS = 400
 
 
 @dataclass
@@ -140,11 +143,20 @@ class _Tick:
         self.errors: list[dict] = []
         self.prompts: dict[int, str] = {}
         self.fallback: set[int] = set()  # batches whose rests are the tick's, not decisions
+        self.arrived: deque[tuple[int, BatchDecisions]] = deque()  # answered, not yet executed
+        self.arrival = asyncio.Event()
 
     async def run(self, batches: list[tuple[list[int], str]], concurrency: int) -> None:
         gate = asyncio.Semaphore(concurrency)
         self.started = time.monotonic()
-        await asyncio.gather(*(self.run_batch(index, batch, prompt, gate) for index, (batch, prompt) in enumerate(batches)))
+        executing = asyncio.create_task(self.execute_arrivals(len(batches)))
+        try:
+            async with policy_session(self.policy):  # one HTTP client for the tick's model calls
+                await asyncio.gather(*(self.run_batch(index, batch, prompt, gate) for index, (batch, prompt) in enumerate(batches)))
+        except BaseException:
+            executing.cancel()
+            raise
+        await executing
 
     def budget_spent(self) -> bool:
         return bool(self.budget) and self.stats["tokens"] >= self.budget
@@ -153,11 +165,28 @@ class _Tick:
         async with gate:
             decided = await self.ask(index, batch, prompt)
         self.stats["decide_s"] = round(max(self.stats["decide_s"], time.monotonic() - self.started), 3)
-        # Executed outside the gate: the next batch's model call starts meanwhile.
-        await sync_to_async(self.execute_batch)(index, decided)
-        self.done += 1
-        if self.progress is not None:
-            self.progress(self.done, self.total)
+        # Executed by ``execute_arrivals``: the next batch's model call starts meanwhile.
+        self.arrived.append((index, decided))
+        self.arrival.set()
+
+    async def execute_arrivals(self, total: int) -> None:
+        """Execute the batches as their answers arrive, on the thread that owns the database
+        connection, one transaction for every batch that arrived meanwhile (up to
+        ``GROUP_DECISIONS`` decisions): while one group executes, the model calls go on."""
+        executed = 0
+        while executed < total:
+            await self.arrival.wait()
+            self.arrival.clear()
+            while self.arrived:
+                group, size = [], 0
+                while self.arrived and (not group or size + len(self.arrived[0][1].decisions) <= GROUP_DECISIONS):
+                    group.append(self.arrived.popleft())
+                    size += len(group[-1][1].decisions)
+                await sync_to_async(self.execute_group)(group)
+                executed += len(group)
+                self.done += len(group)
+                if self.progress is not None:
+                    self.progress(self.done, self.total)
 
     async def ask(self, index: int, batch: list[int], prompt: str) -> BatchDecisions:
         if self.show_prompt:
@@ -177,18 +206,23 @@ class _Tick:
             self.errors.append(batch_error(index, batch, asked.error, asked.code))
         return asked.decided
 
-    def execute_batch(self, index: int, decided: BatchDecisions) -> None:
-        """Run a batch's decisions (sync, on the thread that owns the database connection), in one
-        short transaction that never spans a model call (``execution.apply_batch``)."""
+    def execute_group(self, group: list[tuple[int, BatchDecisions]]) -> None:
+        """Run the decisions of batches that arrived together (sync, on the thread that owns the
+        database connection), in one short transaction that never spans a model call
+        (``execution.apply_batches``)."""
         began = time.monotonic()
-        decisions = list(decided.decisions.values())
-        self.decisions.extend(decisions)
-        self.stats["decided"] += len(decisions)
-        self.by_action.update(d.action for d in decisions)
+        for _index, decided in group:
+            decisions = list(decided.decisions.values())
+            self.decisions.extend(decisions)
+            self.stats["decided"] += len(decisions)
+            self.by_action.update(d.action for d in decisions)
         if self.round is None:
             return  # dry run: decide, never act
-        origin = BatchOrigin(self.round.pk, index, IN_PROCESS, fallback=index in self.fallback, omitted=frozenset(decided.omitted))
-        apply_batch(decided, self.world.agents, origin)
+        batches = [
+            (decided, BatchOrigin(self.round.pk, index, IN_PROCESS, fallback=index in self.fallback, omitted=frozenset(decided.omitted)))
+            for index, decided in group
+        ]
+        apply_batches(batches, self.world.agents)
         self.stats["execute_s"] = round(self.stats["execute_s"] + time.monotonic() - began, 3)
 
 

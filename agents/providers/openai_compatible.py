@@ -47,8 +47,9 @@ import json
 import logging
 import ssl
 import urllib.request
-from collections.abc import Awaitable
-from contextlib import suppress
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager, suppress
+from contextvars import ContextVar
 from typing import Any
 
 import openai
@@ -259,6 +260,10 @@ def broken_off(exc: Exception | None, *, partial: str, usage: dict, timeout: flo
     return kind(message, usage=usage, partial=partial)
 
 
+# The client the calls of a ``pooled()`` block share, with the provider it belongs to.
+_pooled: ContextVar[tuple[Any, AsyncOpenAI] | None] = ContextVar("openai_pooled_client", default=None)
+
+
 class OpenAICompatibleProvider:
     name = "openai"
 
@@ -298,6 +303,18 @@ class OpenAICompatibleProvider:
             max_retries=0,
             http_client=openai.DefaultAsyncHttpxClient(verify=self._ssl),
         )
+
+    @asynccontextmanager
+    async def pooled(self) -> AsyncIterator[None]:
+        """The calls made inside (and in the tasks started inside) share one client, and its HTTP
+        connections stay open between them: a tick's batches, all on one event loop. A client per
+        call cost a new client and a new connection each (``bench.autonomy_tick``'s model tick)."""
+        async with self._client() as client:
+            token = _pooled.set((self, client))
+            try:
+                yield
+            finally:
+                _pooled.reset(token)
 
     async def complete(
         self,
@@ -566,7 +583,11 @@ class OpenAICompatibleProvider:
         return await self._create_once(**kwargs)
 
     async def _create_once(self, client: AsyncOpenAI | None = None, **kwargs: Any) -> Any:
-        """``client``: the caller's, kept open after the call (a stream reads from it); else one for this call."""
+        """``client``: the caller's, kept open after the call (a stream reads from it); else the
+        ``pooled()`` block's; else one for this call."""
+        pooled = _pooled.get()
+        if client is None and pooled is not None and pooled[0] is self:
+            client = pooled[1]
         for attempt in (1, 2):
             try:
                 if client is not None:

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
 from typing import Protocol
 
+from django.db import router
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
@@ -147,7 +149,7 @@ class World:
     open_bounties: list[BountyInfo]
     open_bounty_total: int
     # The Agent rows the residents were read from: the identity tools act as.
-    agents: dict[int, Agent] = field(default_factory=dict, repr=False)
+    agents: Mapping[int, Agent] = field(default_factory=dict, repr=False)
 
     def food(self, holdings: dict[str, int]) -> dict[str, int]:
         return {slug: qty for slug, qty in holdings.items() if qty > 0 and slug in self.resources and self.resources[slug].edible}
@@ -169,6 +171,32 @@ class World:
         """Residents holding no food at all, hungriest first (who a generous neighbour could help)."""
         hungry = [r for r in self.residents.values() if not self.food(r.holdings)]
         return sorted(hungry, key=lambda r: (r.satiety, r.id))[:MAX_NEEDY]
+
+
+class Actors(Mapping[int, Agent]):
+    """The ``Agent`` rows the tick's tools act as (``ToolContext.agent``), by id: made on first use
+    from what the world read, their id and name (what tools read of the acting agent; any other
+    field loads from the database on first access, as a deferred field does)."""
+
+    def __init__(self, names: dict[int, str]) -> None:
+        self._names = names
+        self._made: dict[int, Agent] = {}
+        self._alias = router.db_for_read(Agent)
+
+    def __getitem__(self, agent_id: int) -> Agent:
+        agent = self._made.get(agent_id)
+        if agent is None:
+            agent = self._made[agent_id] = Agent.from_db(self._alias, ("id", "name"), (agent_id, self._names[agent_id]))
+        return agent
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, agent_id: object) -> bool:
+        return agent_id in self._names
 
 
 class BountyBoard(Protocol):
@@ -239,10 +267,9 @@ def build_world(agent_ids: list[int] | None = None) -> World:
     market_total = open_orders.count()
     bounties_shown, open_bounty_total = board.open_bounties(MAX_OPEN_BOUNTIES)
 
-    rows = {agent.pk: agent for agent in agents.order_by("id")}
     residents = {
-        agent.pk: Resident(agent.pk, agent.name, agent.persona, agent.credits, agent.satiety, agent.energy)
-        for agent in rows.values()
+        row[0]: Resident(*row)  # plain values: an Agent instance each cost more than the rest of a resident's reading
+        for row in agents.order_by("id").values_list("id", "name", "persona", "credits", "satiety", "energy")
     }
     for agent_id, building_id in Employment.objects.filter(in_tick).values_list("agent_id", "building_id"):
         if agent_id in residents:
@@ -285,7 +312,7 @@ def build_world(agent_ids: list[int] | None = None) -> World:
         market_total=market_total,
         open_bounties=bounties_shown,
         open_bounty_total=open_bounty_total,
-        agents=rows,
+        agents=Actors({r.id: r.name for r in residents.values()}),
     )
 
 

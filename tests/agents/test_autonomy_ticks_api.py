@@ -117,3 +117,29 @@ def test_the_audit_is_the_auditors(db):
     client.force_authenticate(auditor)
     assert client.get("/api/tool-calls/").status_code == 200
     assert client_of("agents.view_agent").get("/api/tool-calls/").status_code == 403
+
+
+def test_batches_applied_together_share_one_transaction_and_keep_their_own_origin(resident, settings):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from agents.autonomy.execution import apply_batches
+
+    settings.CITY_ENERGY_DECAY = 0
+    alice, bob = resident("Alice", energy=50), resident("Bob", energy=10)
+    tick = AutonomyRound.objects.create(provider="rules")
+    first = validate_decisions([{"agent_id": alice.pk, "action": "rest"}], [alice.pk])
+    second = validate_decisions([], [bob.pk])  # the answer left Bob out: the tick's fallback rest
+    with CaptureQueriesContext(connection) as queries:
+        outcomes = apply_batches(
+            [(first, BatchOrigin(tick.pk, 0, "in-process")), (second, BatchOrigin(tick.pk, 1, "in-process", omitted=frozenset({bob.pk})))],
+            {alice.pk: alice, bob.pk: bob},
+        )
+
+    assert len(outcomes) == 2
+    logs = [q["sql"] for q in queries if q["sql"].startswith('INSERT INTO "agents_agentactionlog"')]
+    assert len(logs) == 1  # one insert of both batches' round-log rows
+    rows = dict(AgentActionLog.objects.values_list("agent_id", "batch"))
+    assert rows == {alice.pk: 0, bob.pk: 1}
+    assert list(AgentActionLog.objects.filter(fallback=True).values_list("agent_id", flat=True)) == [bob.pk]
+    assert ToolCall.objects.filter(round=tick).count() == 2

@@ -37,3 +37,11 @@ def test_a_tick_that_decided_prints_the_prompt_tokens_per_resident(scripted_open
     result = bench(scripted_openai.base_url)
     assert result.returncode == 0, result.stderr
     assert "per resident at batch 2" in result.stdout
+
+
+def test_the_floor_counts_the_waves_of_model_calls_the_ideal_does_not():
+    from bench.autonomy_tick import calls_floor, ideal_duration
+
+    assert ideal_duration(1000, 20, 8, 0.2) == pytest.approx(1.25)  # the yardstick: 6.25 waves
+    assert calls_floor(1000, 20, 8, 0.2) == pytest.approx(1.40)  # 50 calls at 8 at a time: 7 waves
+    assert calls_floor(960, 20, 8, 0.2) == pytest.approx(ideal_duration(960, 20, 8, 0.2))  # whole waves: the same

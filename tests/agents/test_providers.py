@@ -493,3 +493,25 @@ def test_whether_tools_reach_the_prompt_is_judged_once(settings, scripted_openai
     complete(provider, tools=MANY_TOOLS)
     complete(provider, tools=MANY_TOOLS)
     assert provider.tool_mode == "auto" and len(scripted_openai.requests) == 2
+
+
+def test_calls_inside_pooled_share_one_client_and_its_connections(scripted_openai, monkeypatch):
+    """A tick's batches: one client (and kept-alive connections) for all of its calls, not one each."""
+    import asyncio
+
+    provider = provider_for(scripted_openai)
+    made = []
+    make = provider._client
+    monkeypatch.setattr(provider, "_client", lambda: made.append(1) or make())
+    for _ in range(4):
+        scripted_openai.reply("ok")
+
+    async def tick() -> list[str]:
+        async with provider.pooled():
+            answers = await asyncio.gather(*(provider.complete(HELLO, []) for _ in range(3)))
+        return [a.content for a in answers]
+
+    assert async_to_sync(tick)() == ["ok"] * 3
+    assert len(made) == 1
+    complete(provider)  # outside the block: a client of its own again
+    assert len(made) == 2

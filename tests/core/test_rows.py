@@ -40,3 +40,21 @@ def test_read_all_converts_values_as_the_orm_does():
 def test_a_model_with_save_signal_receivers_is_refused():
     with pytest.raises(TypeError, match="receivers"):
         rows.create(Tool(name="x"))
+
+
+def test_insert_writes_plain_rows_with_the_fields_defaults(make_agent):
+    alice = make_agent("Alice")
+    rows.insert(ToolCall, [
+        {"agent_id": alice.pk, "tool_name": "rest", "arguments": {"a": [1, "二"]}, "status": "success", "source": "autonomy"},
+        {"agent_id": None, "tool_name": "eat", "status": "error", "error_code": "no_food", "source": "chat"},
+    ])
+
+    first, second = ToolCall.objects.order_by("id")
+    assert (first.agent_id, first.arguments, first.result, first.duration_ms, first.error_code) == (alice.pk, {"a": [1, "二"]}, {}, 0, "")
+    assert (second.agent_id, second.tool_name, second.error_code, second.arguments) == (None, "eat", "no_food", {})
+    assert first.created_at is not None and first.created_at == second.created_at  # one timestamp for the insert
+
+
+def test_insert_refuses_a_name_no_column_has():
+    with pytest.raises(TypeError, match="no column"):
+        rows.insert(ToolCall, [{"tool": "rest", "status": "success", "source": "autonomy"}])

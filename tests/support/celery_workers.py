@@ -56,27 +56,24 @@ class Process:
 
 def worker(name: str, database_url: str, env: dict[str, str], tmp_path: Path, *, concurrency: int = 2) -> Process:
     """A started Celery worker of the tick, ready to take batches."""
-    return workers([name], database_url, env, tmp_path, concurrency=concurrency)[0]
+    [process] = workers([name], database_url, env, tmp_path, concurrency=concurrency)
+    return process
 
 
 def workers(names: list[str], database_url: str, env: dict[str, str], tmp_path: Path, *, concurrency: int = 2) -> list[Process]:
-    """Started Celery workers of the tick, ready to take batches: all launched first, then each awaited,
-    so that N workers start in about the time of one (``bench.autonomy_tick --workers 16``)."""
-    processes = [
-        Process(
-            [
-                sys.executable, "-m", "celery", "-A", "config", "worker", "-n", f"{name}@%h", "-c", str(concurrency),
-                "-P", "prefork", "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO",
-            ],
-            database_url, env, tmp_path / f"{name}.log",
-        )
-        for name in names
-    ]
+    """Celery workers of the tick started together (they boot in parallel), each ready to take batches."""
+    started = []
+    for name in names:
+        args = [
+            sys.executable, "-m", "celery", "-A", "config", "worker", "-n", f"{name}@%h", "-c", str(concurrency), "-P", "prefork",
+            "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO",
+        ]
+        started.append(Process(args, database_url, env, tmp_path / f"{name}.log"))
     try:
-        for process in processes:
-            process.wait_for(r"ready\.", timeout=60)
+        for process in started:
+            process.wait_for(r"ready\.", timeout=120)
     except BaseException:
-        for process in processes:
-            process.kill()
+        for process in started:
+            process.stop()
         raise
-    return processes
+    return started
