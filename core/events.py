@@ -63,6 +63,7 @@ from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from . import rows
+from .database import prepared_cursor
 from .models import EventLog, EventOutbox
 
 logger = logging.getLogger(__name__)
@@ -339,7 +340,7 @@ def relay_events() -> int:
 
 def _relay() -> int:
     db, moved = connections[DEFAULT_DB_ALIAS], 0
-    with db.cursor() as cursor:  # one cursor for every statement of the relay
+    with prepared_cursor(db) as cursor:  # one cursor for every statement of the relay
         for _ in range(RELAY_ROUNDS):
             # One statement in autocommit, its own transaction: the try-lock, then the move (see RELAY_SQL).
             cursor.execute(RELAY_SQL, [EVENT_RELAY_LOCK_KEY, RELAY_BATCH])
@@ -431,7 +432,7 @@ def _insert_one(model: Any, event: str, data: dict, db: Any = None) -> Any:
     db = connections[DEFAULT_DB_ALIAS] if db is None else db
     now = timezone.now()
     values = [event, _DATA.get_db_prep_save(data, db), db.ops.adapt_datetimefield_value(now)]
-    with db.cursor() as cursor:
+    with prepared_cursor(db) as cursor:
         cursor.execute(_insert_one_sql(db, model), values)
         (key,) = cursor.fetchone()
     return model.from_db(db.alias, (model._meta.pk.attname, *_INSERTED), (key, event, data, now))
