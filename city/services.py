@@ -62,6 +62,9 @@ from .selectors import is_resident, order_not_found
 # Agent.credits and stock columns are 32-bit integers on PostgreSQL: keep amounts far from overflow.
 MAX_AMOUNT = 1_000_000
 MAX_NEED = 100
+# The ledgers' sources, as sets: ``Choices.values`` builds its list again at each call (bench.transfers).
+_TRANSFER_SOURCES = frozenset(ResourceTransfer.Source.values)
+_CREDIT_SOURCES = frozenset(CreditEntry.Source.values)
 REST_ENERGY_GAIN = 20
 WORK_ENERGY_COST = 15
 WORK_SATIETY_COST = 10
@@ -223,7 +226,7 @@ def transfer_resource(
     unknown_resource, insufficient_resource.
     """
     _check_quantity(quantity)
-    if source not in ResourceTransfer.Source.values:
+    if source not in _TRANSFER_SOURCES:
         raise ValueError(f"unknown ledger source {source!r}")  # a programming error, not user input
     # One statement locks both agents and reads the resource type, one moves the goods
     # (bench.transfers: each statement a transfer saves is a fifth of the way to the raw SQL).
@@ -339,7 +342,7 @@ def grant_credits(
     (the ledger's unique constraint), and this savepoint undoes the credits it moved.
     """
     amount, reason = validate_credit_grant(amount=amount, reason=reason)
-    if source not in CreditEntry.Source.values:
+    if source not in _CREDIT_SOURCES:
         raise ValueError(f"unknown ledger source {source!r}")  # a programming error, not user input
     _lock_agent(agent_id)
     if amount > 0:

@@ -110,3 +110,49 @@ def without_savepoints(using: str | None = None) -> Iterator[Unguarded]:
             yield guard
     finally:
         del connection._savepoint_allowed
+
+
+# ---------------------------------------------------------------------------- prepared statements
+
+
+def prepared_cursor(db: Any) -> Any:
+    """A cursor of ``db`` for the statements composed once and sent thousands of times (a transfer's,
+    the event relay's): on PostgreSQL each is bound on the server and prepared once per connection,
+    as psycopg does by default for the raw-SQL baseline of ``bench.transfers``; elsewhere, and
+    while queries are logged, ``db.cursor()``.
+
+    Django binds parameters on the client and prepares nothing (``prepare_threshold`` None), so
+    PostgreSQL parsed and planned every one of these statements again: 1.7-2.3 ms of server CPU
+    per transfer against 0.8-1.5 ms prepared (``bench.transfers``, 2026-11-25). The cursor is
+    Django's wrapper all the same: an error is Django's (``IntegrityError``, ``OperationalError``).
+    Prepared statements live in the server session, which a transaction-mode pooler in front of
+    PostgreSQL (pgbouncer before 1.21) does not keep: such a deployment must not use this (none
+    does here: ``DATABASE_POOL_SIZE`` is psycopg's own pool, one session per connection).
+    """
+    if db.vendor != "postgresql" or db.queries_logged:
+        # Logging wants the statement with its values, which psycopg keeps only for one it did not
+        # prepare: under DEBUG or CaptureQueriesContext the statements run unprepared, as before.
+        return db.cursor()
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    db.close_if_health_check_failed()
+    db.ensure_connection()
+    with db.wrap_database_errors:
+        connection = db.connection
+        # Django leaves psycopg's threshold at None, which prepares nothing, not even on request.
+        # Only server-binding cursors (these) read it: Django's own client-binding ones never prepare.
+        if connection.prepare_threshold is None:
+            connection.prepare_threshold = 0  # prepared on the first run
+        cursor = ServerBindingCursor(connection)
+        _match_time_zone(db, cursor)
+        return db._prepare_cursor(cursor)  # Django's own wrapping of a cursor it created (``BaseDatabaseWrapper._cursor``)
+
+
+def _match_time_zone(db: Any, cursor: Any) -> None:
+    """Read times in the connection's zone, as ``DatabaseWrapper.create_cursor`` does for its own cursors."""
+    from django.db.backends.postgresql.base import TIMESTAMPTZ_OID
+    from django.db.backends.postgresql.psycopg_any import register_tzloader
+    from psycopg.pq import Format
+
+    if db.timezone != db.connection.adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT).timezone:
+        register_tzloader(db.timezone, cursor)

@@ -57,12 +57,13 @@ from channels import DEFAULT_CHANNEL_LAYER
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connection, connections, transaction
 from django.db.models import Max
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from . import rows
+from .database import prepared_cursor
 from .models import EventLog, EventOutbox
 
 logger = logging.getLogger(__name__)
@@ -140,12 +141,13 @@ def broadcast(event: str, **data: Any) -> None:
     if clash:
         raise ValueError(f"event data must not use the reserved keys {sorted(clash)}")
     item = (event, _jsonable(data))
-    if not connection.in_atomic_block:
+    db = connections[DEFAULT_DB_ALIAS]  # ``connection``, looked up once (a transfer's CPU, bench.transfers)
+    if not db.in_atomic_block:
         _write_and_publish(*item)  # autocommit: the change has committed already
-    elif _open_batch(transaction.get_connection()) is not None:
-        transaction.on_commit(partial(_write_and_publish, *item), robust=True)  # the batch's seal() writes it
+    elif _open_batch(db) is not None:
+        db.on_commit(partial(_write_and_publish, *item), robust=True)  # the batch's seal() writes it
     else:
-        transaction.on_commit(partial(_publish, _write([item])), robust=True)
+        db.on_commit(partial(_publish, _write([item], db)), robust=True)
 
 
 def send_ui_action(user: Any, action: str, **data: Any) -> None:
@@ -162,7 +164,11 @@ _SYSTEM_EVENT = '{"type": "system_event", "data": '
 
 def event_text(row: EventLog) -> str:
     """The WebSocket frame of a stored event (DESIGN §10), encoded once for every client."""
-    data = {"event": row.event, "timestamp": row.created_at.isoformat(), "seq": row.seq, **row.data}
+    return _frame(row.seq, row.event, row.data, row.created_at)
+
+
+def _frame(seq: int, event: str, data: dict, created_at: Any) -> str:
+    data = {"event": event, "timestamp": created_at.isoformat(), "seq": seq, **data}
     return _SYSTEM_EVENT + json.dumps(data, ensure_ascii=False) + "}"
 
 
@@ -280,19 +286,20 @@ def events_are_relayed() -> bool:
     return _relayed(connection)
 
 
-def _write(items: list[tuple[str, dict]]) -> list[EventLog] | list[EventOutbox]:
+def _write(items: list[tuple[str, dict]], db: Any = None) -> list[EventLog] | list[EventOutbox]:
     """Write events where this database keeps them: the log (SQLite) or the outbox (PostgreSQL)."""
-    relayed = _relayed(connection)
+    db = connections[DEFAULT_DB_ALIAS] if db is None else db
+    relayed = _relayed(db)
     model = EventOutbox if relayed else EventLog
     if len(items) == 1:
-        return [_insert_one(model, *items[0])]
+        return [_insert_one(model, *items[0], db=db)]
     # The log's rows need their seq to be sent; the relay numbers the outbox's.
     return rows.bulk_create([model(event=event, data=data) for event, data in items], returning=not relayed)
 
 
 def _publish(rows: list) -> None:
     """After the commit: send what the log holds (SQLite), or relay the outbox (PostgreSQL)."""
-    if _relayed(connection):
+    if _relayed(connections[DEFAULT_DB_ALIAS]):
         try:
             relay_events()
         except Exception:
@@ -318,41 +325,42 @@ def relay_events() -> int:
     one also moves what this caller committed (see the module docstring). A connection lost
     since the commit is replaced once; should that fail too, the rows wait for the next relay.
     """
-    if not _relayed(connection):
+    db = connections[DEFAULT_DB_ALIAS]
+    if not _relayed(db):
         return 0
-    if connection.in_atomic_block:
-        transaction.on_commit(relay_events, robust=True)  # the lock must end with the relay's own commit
+    if db.in_atomic_block:
+        db.on_commit(relay_events, robust=True)  # the lock must end with the relay's own commit
         return 0
     try:
         return _relay()
     except (OperationalError, InterfaceError):
-        connection.close()
+        db.close()
         return _relay()
 
 
 def _relay() -> int:
-    moved = 0
-    for _ in range(RELAY_ROUNDS):
-        # One statement in autocommit, its own transaction: the try-lock, then the move (see RELAY_SQL).
-        with connection.cursor() as cursor:
+    db, moved = connections[DEFAULT_DB_ALIAS], 0
+    with prepared_cursor(db) as cursor:  # one cursor for every statement of the relay
+        for _ in range(RELAY_ROUNDS):
+            # One statement in autocommit, its own transaction: the try-lock, then the move (see RELAY_SQL).
             cursor.execute(RELAY_SQL, [EVENT_RELAY_LOCK_KEY, RELAY_BATCH])
             result = cursor.fetchall()
-        if not result[0][0]:
-            return moved  # the holder looks again after its commit, which comes after ours
-        rows = [_log_row(*values) for _got, *values in result if values[0] is not None]
-        rows.sort(key=lambda row: row.seq)
-        _send(rows)
-        moved += len(rows)
-        # After our commit (and unlock): a writer that found the lock taken committed before this.
-        with connection.cursor() as cursor:
+            if not result[0][0]:
+                return moved  # the holder looks again after its commit, which comes after ours
+            # Each moved row as the hubs get it, (seq, event, frame): no model instance per event.
+            logged = [
+                (seq, event, _frame(seq, event, _DATA.from_db_value(data, None, db), created_at))
+                for _got, seq, event, data, created_at in result
+                if seq is not None
+            ]
+            logged.sort(key=lambda item: item[0])
+            _send_stored(logged)
+            moved += len(logged)
+            # After our commit (and unlock): a writer that found the lock taken committed before this.
             cursor.execute(RELAY_WAITING_SQL)
             if cursor.fetchone() is None:
                 return moved
     return moved
-
-
-def _log_row(seq: int, event: str, data: Any, created_at: Any) -> EventLog:
-    return EventLog.from_db(connection.alias, ("seq", *_INSERTED), (seq, event, _DATA.from_db_value(data, None, connection), created_at))
 
 
 # The relay's statements on PostgreSQL (bench.transfers' raw baseline runs them too). The seqs
@@ -390,8 +398,13 @@ def events_layer() -> Any:
 
 
 def _send(rows: list[EventLog]) -> None:
-    for start in range(0, len(rows), LAYER_MESSAGE_EVENTS):
-        _group_send(EVENTS_GROUP, stored_message(rows[start : start + LAYER_MESSAGE_EVENTS]))
+    _send_stored([(row.seq, row.event, event_text(row)) for row in rows])
+
+
+def _send_stored(events: list[tuple[int, str, str]]) -> None:
+    """Send ``(seq, event, frame)`` of stored events to the hubs, ``LAYER_MESSAGE_EVENTS`` a message."""
+    for start in range(0, len(events), LAYER_MESSAGE_EVENTS):
+        _group_send(EVENTS_GROUP, {"type": "events.stored", "events": events[start : start + LAYER_MESSAGE_EVENTS]})
 
 
 def stored_message(rows: list[EventLog]) -> dict:
@@ -399,18 +412,30 @@ def stored_message(rows: list[EventLog]) -> dict:
     return {"type": "events.stored", "events": [(row.seq, row.event, event_text(row)) for row in rows]}
 
 
-def _insert_one(model: Any, event: str, data: dict) -> Any:
+# The INSERT of one event row, by (database vendor, model): composed once.
+_INSERT_ONE: dict[tuple[str, Any], str] = {}
+
+
+def _insert_one_sql(db: Any, model: Any) -> str:
+    sql = _INSERT_ONE.get((db.vendor, model))
+    if sql is None:
+        quote = db.ops.quote_name
+        columns = ", ".join(quote(model._meta.get_field(name).column) for name in _INSERTED)
+        sql = f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES (%s, %s, %s) RETURNING {quote(model._meta.pk.column)}"
+        _INSERT_ONE[db.vendor, model] = sql
+    return sql
+
+
+def _insert_one(model: Any, event: str, data: dict, db: Any = None) -> Any:
     """One event row in one statement: the common case (a service's single event), where the
     ORM's insert cost more than the database's work."""
+    db = connections[DEFAULT_DB_ALIAS] if db is None else db
     now = timezone.now()
-    quote = connection.ops.quote_name
-    pk = quote(model._meta.pk.column)
-    columns = ", ".join(quote(model._meta.get_field(name).column) for name in _INSERTED)
-    values = [event, _DATA.get_db_prep_save(data, connection), connection.ops.adapt_datetimefield_value(now)]
-    with connection.cursor() as cursor:
-        cursor.execute(f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES (%s, %s, %s) RETURNING {pk}", values)
+    values = [event, _DATA.get_db_prep_save(data, db), db.ops.adapt_datetimefield_value(now)]
+    with prepared_cursor(db) as cursor:
+        cursor.execute(_insert_one_sql(db, model), values)
         (key,) = cursor.fetchone()
-    return model.from_db(connection.alias, (model._meta.pk.attname, *_INSERTED), (key, event, data, now))
+    return model.from_db(db.alias, (model._meta.pk.attname, *_INSERTED), (key, event, data, now))
 
 
 def _has_listeners(layer, group: str) -> bool:

@@ -15,7 +15,7 @@ from core.api.schema import ERROR_RESPONSES as ERRORS
 from core.api.schema import ErrorSerializer, error_codes
 from core.params import MAX_ID
 
-from .serializers import AgentIdSerializer, BountyCreateSerializer, BountyDraftSerializer, BountySerializer
+from .serializers import AgentIdSerializer, BountyCreateSerializer, BountyDraftSerializer, BountySerializer, bounty_cards
 
 AGENT_ID_PARAMETER = OpenApiParameter(
     "agent_id", {"type": "integer", "minimum": 1, "maximum": MAX_ID}, OpenApiParameter.QUERY, required=False,
@@ -47,9 +47,8 @@ class BountyListCreate(GenericAPIView):
     )
     @error_codes({400: ("invalid_status",)})
     def get(self, request: Request) -> Response:
-        bounties = selectors.bounty_list(status=request.query_params.get("status"))  # "" is no status: 400
-        page = self.paginate_queryset(bounties)
-        return self.get_paginated_response(BountySerializer(page, many=True).data)
+        bounties = selectors.bounty_rows(status=request.query_params.get("status"))  # "" is no status: 400
+        return self.get_paginated_response(bounty_cards(self.paginate_queryset(bounties)))
 
     @extend_schema(request=BountyDraftSerializer, responses={201: BountySerializer, 400: ErrorSerializer})
     @error_codes({400: ("title_required", "title_too_long", "description_too_long", "invalid_reward", "invalid_text")})

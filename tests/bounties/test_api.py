@@ -1,9 +1,15 @@
 """Bounty API (DESIGN §11): codes in the body, 400/404/409, never a 500."""
 
+from datetime import timedelta
+
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from agents.models import Agent
+from bounties.api.serializers import BountySerializer
 from bounties.models import Bounty
 
 pytestmark = pytest.mark.django_db
@@ -67,6 +73,42 @@ def test_list_with_an_unknown_status_is_400(api_client):
     response = api_client.get("/api/bounties/?status=lost")
     assert response.status_code == 400
     assert response.json()["code"] == "invalid_status"
+
+
+def test_bounty_list_payload_is_the_serializers(api_client, alice, bob, make_bounty):
+    """The list is built from plain values (``bounty_cards``): key by key, in order, what
+    ``BountySerializer`` shows of each bounty, in every status, with and without a claimer."""
+    now = timezone.now().replace(microsecond=123456)
+    make_bounty("开放", description="说明")
+    make_bounty("已接", status="claimed", claimed_by=alice, claimed_at=now)
+    make_bounty("完成", reward=7, status="completed", claimed_by=bob, claimed_at=now, completed_at=now + timedelta(hours=1))
+    make_bounty("取消", status="cancelled", cancelled_at=now - timedelta(days=400))
+    for query in ("", "?status=open", "?status=claimed", "?status=completed", "?status=cancelled"):
+        body = api_client.get(f"/api/bounties/{query}").json()
+        expected = Bounty.objects.order_by("-created_at", "-id")
+        if query:
+            expected = expected.filter(status=query.removeprefix("?status="))
+        expected = BountySerializer(expected, many=True).data
+        assert [list(row.items()) for row in body["results"]] == [list(row.items()) for row in expected]
+        assert body["count"] == len(expected) >= 1
+    claimed = api_client.get("/api/bounties/?status=claimed").json()["results"][0]
+    assert (claimed["claimed_by"], claimed["claimed_by_name"]) == (alice.pk, "Alice")
+
+
+def test_bounty_list_costs_the_same_queries_for_2_and_20_bounties(api_client, make_agent, make_bounty):
+    def claimed(title):  # one claimed bounty per agent: each its own claimer, its name on the card
+        make_bounty(title, status="claimed", claimed_by=make_agent(title), claimed_at=timezone.now())
+
+    for number in range(2):
+        claimed(f"悬赏{number}")
+    api_client.get("/api/bounties/")  # the caller's permissions are read once, on the first request
+    with CaptureQueriesContext(connection) as few:
+        assert len(api_client.get("/api/bounties/").json()["results"]) == 2
+    for number in range(18):
+        claimed(f"更多{number}")
+    with CaptureQueriesContext(connection) as many:
+        assert len(api_client.get("/api/bounties/").json()["results"]) == 20
+    assert len(many) == len(few) == 2  # count, page
 
 
 def test_detail_returns_one_bounty(api_client, make_bounty):
