@@ -214,13 +214,55 @@ def follow_up(turn: Turn) -> Step | None:
     if (pick := ordinal(turn.said)) is not None:
         merged = _pick_rival(earlier, pick)
         if merged is None:
-            return _pick_listed(turn)
+            return _pick_row(turn, pick) or _pick_listed(turn)
     else:
         said = CORRECTION.match(turn.said)["rest"] if CORRECTION.match(turn.said) else turn.said
         merged = _merge(earlier, read(said), answer=is_bare(turn.said))
     turn.continues = f"{turn.earlier}\n{turn.said}"
     step = read_frames(replace(earlier_turn, continues=turn.continues), merged)
     return None if step is DECLINE else step
+
+
+# What names a row of a list a tool returned, in the order tried: a fund, a bounty, a shop item or a
+# building by its name; a market order by its seller and what it sells.
+ROW_NAMES = (("fund_name",), ("title",), ("name",), ("seller_name", "resource_type"))
+
+
+def listed_rows(turn: Turn) -> list[dict]:
+    """The rows the last turn's last list showed, in the order shown ([] when it listed nothing)."""
+    for outcome in reversed(turn.earlier_outcomes):
+        if outcome.name.startswith("list_") and outcome.ok and isinstance(outcome.data, dict):
+            rows = next((v for v in outcome.data.values() if isinstance(v, list) and v and isinstance(v[0], dict)), [])
+            if rows:
+                return rows
+    return []
+
+
+def row_name(row: dict) -> str:
+    for keys in ROW_NAMES:
+        if all(row.get(key) for key in keys):
+            return " ".join(str(row[key]) for key in keys)
+    return ""
+
+
+def _pick_row(turn: Turn, index: int) -> Step | None:
+    """"第三个停用掉", "I'll take the second one" after a list: the n-th row shown, named as the list named
+    it, read with this message's verb (or, with none, the last message's). The name stands for the
+    earlier message: the gate and the provenance read it with this one."""
+    rows = listed_rows(turn)
+    if not rows or not -len(rows) <= index < len(rows) or not (name := row_name(rows[index])):
+        return None
+    for said in (f"{name}\n{turn.said}", f"{name}\n{turn.said}\n{turn.earlier}"):
+        carrying = replace(turn, said=said, earlier=name, continues=name)
+        step = read_frames(carrying, read(said))
+        if step is None and turn.outcomes:
+            from .rules import summarize
+
+            step = Step.say(summarize(turn))
+        if step is not DECLINE and step is not None and (acts(step) or turn.outcomes):
+            turn.earlier = turn.continues = name
+            return step
+    return None
 
 
 def _pick_listed(turn: Turn) -> Step | None:

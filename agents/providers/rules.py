@@ -72,6 +72,8 @@ class Turn:
     # The user's message before this one, and the calls its turn made: what a follow-up continues.
     earlier: str = ""
     earlier_calls: list[tuple[str, dict]] = field(default_factory=list)
+    # Those calls with their results: the rows a list showed ("the second one" picks among them).
+    earlier_outcomes: list[Outcome] = field(default_factory=list)
     # Set while a follow-up is read: the earlier message whose frame it continues.
     continues: str = ""
     # The user said "yes" to what the earlier message proposed.
@@ -255,9 +257,23 @@ def read_turn(messages: list[dict], offered: set[str]) -> Turn:
     last_user = users[-1] if users else -1
     text = str(messages[last_user].get("content") or "") if last_user >= 0 else ""
     system = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
-    results = {m.get("tool_call_id"): m for m in messages[last_user + 1 :] if m.get("role") == "tool"}
+    outcomes = _outcomes_in(messages[last_user + 1 :])
+    earlier, earlier_calls, earlier_outcomes = "", [], []
+    if len(users) > 1:
+        earlier = str(messages[users[-2]].get("content") or "")
+        earlier_calls = _calls_in(messages[users[-2] + 1 : last_user])
+        earlier_outcomes = _outcomes_in(messages[users[-2] + 1 : last_user])
+    return Turn(
+        text=text, offered=offered, outcomes=outcomes, system=system, said=text, earlier=earlier, earlier_calls=earlier_calls,
+        earlier_outcomes=earlier_outcomes,
+    )
+
+
+def _outcomes_in(messages: list[dict]) -> list[Outcome]:
+    """Each tool call in ``messages`` with the result that answered it."""
+    results = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool"}
     outcomes = []
-    for message in messages[last_user + 1 :]:
+    for message in messages:
         for call in message.get("tool_calls") or []:
             function = call.get("function", {})
             answer = results.get(call.get("id"))
@@ -267,13 +283,7 @@ def read_turn(messages: list[dict], offered: set[str]) -> Turn:
             except (json.JSONDecodeError, TypeError):
                 arguments, result = {}, {}
             outcomes.append(Outcome(function.get("name", ""), arguments, result))
-    earlier, earlier_calls = "", []
-    if len(users) > 1:
-        earlier = str(messages[users[-2]].get("content") or "")
-        earlier_calls = _calls_in(messages[users[-2] + 1 : last_user])
-    return Turn(
-        text=text, offered=offered, outcomes=outcomes, system=system, said=text, earlier=earlier, earlier_calls=earlier_calls
-    )
+    return outcomes
 
 
 class RulesChatPolicy:
