@@ -111,6 +111,7 @@ def points_back(turn: Turn) -> Step | None:
     spans = [(s, turn.earlier[s.start : s.end]) for s in earlier.spans if s.kind != "quoted"]
     spans += [(inner, s.value) for s in earlier.of("quoted") for inner in read(s.value).spans if inner.end - inner.start == len(s.value)]
     carried = [(s, text) for s, text in spans if s.kind in CARRIED_KINDS and s.kind not in named and (s.exact or _sure_alone(s))]
+    carried = [(s, text) for i, (s, text) in enumerate(carried) if all((o.kind, o.value) != (s.kind, s.value) for o, _t in carried[:i])]
     if asking and not complete and not POINTS_BACK.search(turn.said):
         carried = [(s, text) for s, text in carried if s.kind in ASKED_KINDS]  # never a resident unnamed
     if not carried or len({s.kind for s, _text in carried}) != len(carried):

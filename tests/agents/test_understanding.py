@@ -360,8 +360,37 @@ def test_a_phrase_that_caught_no_name_leaves_the_fund_to_the_frames(demo, staff_
 @pytest.mark.parametrize(
     "message",
     [
-        "我刚收了一筐苹果，送三个给Eve吧",  # gave Eve 1 (一筐) before: a write with a count nobody asked for
+        "我刚收了一筐苹果，送三个给Eve吧",  # gave Eve 1 (一筐) once, then asked back: the count is its clause's
         "I picked 1 basket of apples today, send 3 to Eve",
+        "摘了两筐苹果，然后送3个给Eve",
+    ],
+)
+def test_a_writes_count_comes_from_its_own_clause(demo, staff_user, message):
+    result = run_chat(agent=Agent.objects.get(name="Bob"), message=message, user=staff_user)
+    transfers = [call["arguments"] for call in result.tool_calls if call["name"] == "transfer_resource"]
+    assert [(t["resource_type"], t["quantity"]) for t in transfers] == [("apple", 3)]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I sold 3 wood yesterday, now give Eve 2 bread",
+        "昨天卖了三块木头，现在给Eve两个面包",
+    ],
+)
+def test_a_clause_that_reports_a_sale_neither_rules_out_the_gift_nor_gives_its_words(demo, staff_user, message):
+    result = run_chat(agent=Agent.objects.get(name="Bob"), message=message, user=staff_user)
+    transfers = [call["arguments"] for call in result.tool_calls if call["name"] == "transfer_resource"]
+    assert [(t["resource_type"], t["quantity"]) for t in transfers] == [("bread", 2)]
+    assert not [call for call in result.tool_calls if call["name"] == "create_market_order"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "我刚收了十个苹果，送给Eve吧",  # the only count is what was received: how many to give is asked
+        "send Eve 3 or 4 apples",  # two counts in the giving clause itself
+        "给Eve转三个还是四个苹果",
     ],
 )
 def test_two_different_counts_for_one_count_ask_back_and_move_nothing(demo, staff_user, message):
