@@ -137,7 +137,7 @@ def city_words() -> dict[str, str]:
 
 
 @intent(
-    r"把\s*(?!我|自己)(?P<owner>[^\s的，。,]{1,20})\s*的",
+    r"把\s*(?!我|自己|所有|全部|这些|那些|剩下|剩余|多余)(?P<owner>[^\s的，。,]{1,20})\s*的",
     r"让\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:把|给|转|送)",
     r"从\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:那里|那儿|那|手里|手上|处)?\s*(?:拿|取|转|要|抢)",
     r"\b(?:move|transfer|get|grab)\b.*?\bfrom\s+(?!me\b|my\b|the\b|shop\b|market\b)(?P<owner>[A-Za-z][\w-]*)\b",
@@ -600,6 +600,7 @@ def _resource_word(filled: Filled) -> str:
         "quantity": gettext_lazy("要给多少？请说一个数量。"),
     },
     priority=3,
+    whole="quantity",
 )
 def give_frame(turn: Turn, filled: Filled) -> Step:
     if _eating_beside_giving(filled.reading.said):
@@ -607,9 +608,17 @@ def give_frame(turn: Turn, filled: Filled) -> Step:
     name = filled.slots["to_agent_id"].name
     if name == agent_name(turn.system):
         return Step.say(_("请告诉我要转给哪位居民（名字）。"))
-    return _resident_then(
-        turn, name, "transfer_resource", resource_type=filled.value("resource_type"), quantity=filled.value("quantity")
-    )
+    quantity = filled.value("quantity")
+    if filled.whole:
+        # "give Eve all my apples": as many as the stock holds, read first; none at all is said, not sent.
+        stock = turn.last("get_my_resources")
+        if stock is None:
+            return _once(turn, "get_my_resources")
+        held = (stock.data or {}).get("resources", {}) if stock.ok else {}
+        quantity = int(held.get(filled.value("resource_type"), 0) or 0) if isinstance(held, dict) else 0
+        if quantity <= 0:
+            return Step.say(_("你现在没有%(res)s，没有可以转给 %(name)s 的。") % {"res": _resource_word(filled), "name": name})
+    return _resident_then(turn, name, "transfer_resource", resource_type=filled.value("resource_type"), quantity=quantity)
 
 
 def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:

@@ -63,6 +63,8 @@ class Filled:
     missing: list[str] = field(default_factory=list)
     # (slot, span) whose words fit several entities, or a fuzzy one not sure enough.
     unsure: list[tuple[str, Span]] = field(default_factory=list)
+    # The count slot the words fill with "all of it" ("give Eve all my apples"): the handler looks it up.
+    whole: str = ""
 
     def value(self, slot: str, default: Any = None) -> Any:
         span = self.slots.get(slot)
@@ -85,6 +87,8 @@ class Frame:
     not_with: tuple[str, ...] = ()
     # The question for each required slot a message leaves out (gettext_lazy strings).
     asks: dict = field(default_factory=dict)
+    # A count slot that "all of it" may fill ("把我的面包全给Bob"): the handler reads the stock for it.
+    whole: str = ""
 
     @property
     def words(self) -> list[str]:
@@ -210,6 +214,7 @@ def frame(
     priority: int = 0,
     not_with: tuple[str, ...] = (),
     asks: dict | None = None,
+    whole: str = "",
 ) -> Callable[[Handler], Handler]:
     """Register a frame for ``tool``: its slots come from the tool's schema unless given."""
 
@@ -221,7 +226,7 @@ def frame(
         kinds.update(slots or {})
         needed = tuple(schema.get("required", ())) if required is None else required
         _frames[:] = [f for f in _frames if f.name != name]
-        _frames.append(Frame(name, tool, tuple(triggers), handler, kinds, needed, priority, tuple(not_with), asks or {}))
+        _frames.append(Frame(name, tool, tuple(triggers), handler, kinds, needed, priority, tuple(not_with), asks or {}, whole))
         _frames.sort(key=lambda f: -f.priority)
         return handler
 
@@ -262,7 +267,9 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
         # A count the words leave open ("几个", "a few") has no value: the slot stays missing.
         span = next((s for s in ranked(kind) if all(s is not u for u in used) and s.value is not None), None)
         if span is None:
-            if slot in frame_.required:
+            if slot == frame_.whole and WHOLE.search(reading.folded):
+                filled.whole = slot  # "all my apples": as many as there are
+            elif slot in frame_.required:
                 filled.missing.append(slot)
             continue
         used.append(span)
@@ -270,6 +277,14 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
         if kind not in ("number", "order") and (span.rivals or span.score < SURE):
             filled.unsure.append((slot, span))
     return filled
+
+
+# "all my apples", "全部的面包", "everything I have": a count that is the whole stock.
+WHOLE = re.compile(
+    r"\ball\s+(?:of\s+)?(?:my|the|your|our)\b|\ball\s+(?:the\s+)?[a-z]+\s+(?:i|we)\s+(?:have|got)\b|\bevery\s+(?:last\s+)?(?:one|bit)\b"
+    r"|\beverything\s+(?:i|we)\s+(?:have|got)\b|\bwhatever\s+(?:i|we)\s+have\b"
+    r"|全部|全都|统统|通通|所有的?|全(?=给|送|转|交|拿|卖)|都(?=给|送|转)"
+)
 
 
 def _numbers_taken(tool: str) -> int:
@@ -333,7 +348,10 @@ BARE_COUNT = re.compile(
 )
 
 
-BARE_ORDER = re.compile(r"^\s*(?:订单|order)?\s*#?\s*[A-Za-z]{2}\d{8,}\s*[.。]?\s*$", re.IGNORECASE)
+BARE_ORDER = re.compile(
+    r"^\s*(?:(?:the\s+)?(?:订单号?|订单编号|单号|order(?:\s+(?:no\.?|number|#))?|booking)\s*(?:是|is)?\s*[:：]?)?\s*#?\s*[A-Za-z]{2}\d{8,}\s*[.。]?\s*$",
+    re.IGNORECASE,
+)
 
 
 def is_bare(text: str) -> bool:

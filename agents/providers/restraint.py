@@ -59,7 +59,7 @@ POLITE = re.compile(
     r"|[,，]\s*(?:ok|okay|would\s+you|will\s+you|could\s+you|can\s+you|please|yeah|alright)\s*[?？]"
     r"|\bwould\s+you\s+mind\b"
     # "ask the supplier whether …", "问问供应商能不能…": a question put to a third party is a request.
-    r"|^\s*(?:ask|问问|问一下|去问)\b"
+    r"|(?:^|[,，。.!！;；]\s*)(?:ask|问问|问一下|去问)\b"
     # "hey, when you get a chance could you give Bob three flour?": the request mid-sentence.
     r"|\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|kindly\s+)?(?:give|send|transfer|hand|pass|gift|bring|get|grab|buy|sell|eat|claim|take|put|list|"
     r"cancel|check|clock|tell|let|ask|create|make|enable|disable|rename|set|update|refund|process|build|apply|post|look\s+up)\b"
