@@ -248,6 +248,8 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
     # A write's count comes from its own clause ("我刚收了一筐苹果，送三个给Eve吧" gives three); two
     # different counts there can't say which is meant: it asks, as for a count that is missing.
     numbers = _counts_for(frame_, reading) if one_count else reading.of("number")
+    if frame_.whole and (whole := WHOLE.search(reading.folded)):
+        numbers = [s for s in numbers if not (whole.start() <= s.start < whole.end())]  # "every last one" counts no one
     unclear_count = one_count and len({s.value for s in numbers if s.value is not None}) > 1
     action = action_clause(frame_, reading)
 

@@ -192,6 +192,8 @@ def follow_up(turn: Turn) -> Step | None:
     if not turn.earlier:
         return None
     current = read(turn.said)
+    if (pick := ordinal(turn.said)) is not None and _pick_rival(read(turn.earlier), pick) is None and (step := _pick_row(turn, pick)):
+        return step  # "buy the first one" after the market's list: its first row, not a look at the shop
     if not (YES.match(turn.said) or NO.match(turn.said) or is_bare(turn.said)) and _complete_alone(turn, current):
         return None  # "接第二个悬赏" says everything itself
     earlier_turn = replace(turn, said=turn.earlier, continues=turn.earlier)

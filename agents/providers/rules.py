@@ -469,6 +469,21 @@ def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set
 NO_LONGER = re.compile(r"不再|不[\u4e00-\u9fff]{1,2}了|\bno\s+longer\b|\bnot\s+any\s*more\b", re.IGNORECASE)
 
 
+def outside_negation(turn: Turn) -> Step:
+    """The frames on the message less its negated clauses (blanked, so the offsets stay): "先别睡觉了，帮我签个到"
+    checks in, and no phrase of the negated clause (睡觉) gets a say."""
+    from . import restraint
+    from .framing import read_frames
+    from .frames import clauses
+    from .understanding import read
+
+    kept = list(turn.said)
+    for a, b in clauses(turn.said):
+        if restraint.DEFERRAL.search(turn.said[a:b]):
+            kept[a:b] = " " * (b - a)
+    return read_frames(turn, read("".join(kept)))
+
+
 def negation_is_elsewhere(turn: Turn) -> bool:
     """"不用休息了，先帮我上班打卡": the negation opens a clause about another tool, and another clause asks
     for something: the frames read the message, and the gate holds back only what is negated."""
