@@ -54,8 +54,10 @@ def _once(turn: Turn, tool_name: str, **arguments) -> Step | None:
     rf"(?:接取|领取|认领|接下|接受|抢|接|领)\s*(?:了)?\s*(?:{BOUNTY}[\s「」“”\"']*)+{ID}",
     rf"{BOUNTY}\s*{ID}\s*(?:我来接|我接了|我要了|给我)",
     rf"把\s*{BOUNTY}\s*{ID}\s*(?:接|领|认领)(?:了|取|下|走)?",
-    rf"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?(?:bounty\s+)*(?:悬赏\s*)?{ID}",
-    rf"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?(?:bounty\s+)*{ID}",
+    # A number alone after "take"/"pick up" is no bounty ("pick up 2 apples"): the bounty word or a "#" says it is.
+    rf"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?(?:bounty\s+)+(?:悬赏\s*)?{ID}",
+    rf"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?(?:bounty\s+)*(?:悬赏\s*)(?:number\s+|no\.?\s*|编号\s*)?#?\s*(?P<id>\d+)",
+    r"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?#\s*(?P<id>\d+)(?!\s*[A-Za-z\u4e00-\u9fff])",
     priority=2,
     tool="claim_bounty",
     example=gettext_lazy("接取悬赏 #1"),

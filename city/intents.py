@@ -631,10 +631,14 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
 
 @frame(
     "purchase",
-    triggers=(*BUY_WORDS, "from the shop", "from the store", "从商店", "商店里的"),
+    triggers=(
+        *BUY_WORDS, "from the shop", "from the store", "at the shop", "at the store", "in the shop", "从商店", "商店里的", "在商店",
+        "去商店", "get me", "pick up", "grab me", "grab", "order",
+    ),
     slots={"item_id": "item", "resource_type": "resource", "quantity": "number"},
     required=(),
-    not_with=MARKET_WORDS,
+    # "pick up the wheat bounty", "grab Dave's listing": not the shop.
+    not_with=(*MARKET_WORDS, "bounty", "悬赏", "任务"),
     priority=2,
 )
 def buy_frame(turn: Turn, filled: Filled) -> Step:

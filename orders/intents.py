@@ -174,7 +174,7 @@ SAYING_VERB = re.compile(
 )
 ASKING = re.compile(r"问问|问一下|询问|问|\bask\b")
 # A verb of asking right after the one asked ("跟供应商确认一下…", "with the supplier whether …").
-ASKED_AFTER = re.compile(r"\s*(?:确认一下|确认|核实一下|核实|问一下|问问|问|询问一下|询问|(?=\bwhether\b|\bif\b))\s*", re.IGNORECASE)
+ASKED_AFTER = re.compile(r"\s*(?:确认一下|确认|核实一下|核实|问一下|问问|问|询问一下|询问|\bwhether\b|\bif\b)\s*", re.IGNORECASE)
 # The desk itself is told ("tell me who …", "告诉我…"): no third party is addressed.
 TOLD_ME = re.compile(r"\btell\s+me\b|\blet\s+me\s+know\b|\bshow\s+me\b|告诉我|跟我说|给我说|给我看")
 GUEST_WORDS = ("guest", "customer", "downstream", "客人", "顾客", "客户", "下游")

@@ -322,9 +322,7 @@ def _pick_rival(earlier: Reading, index: int) -> Reading | None:
 # Where the words to pass on begin: after a colon, a quote, or a verb of saying.
 SAYING = re.compile(
     r"[:：]\s*|(?:说一声|说一下|说|告诉他们?|告诉她|转告|通知(?:一下)?|留言)\s*[，,：:]?\s*"
-    r"|\b(?:know|tell(?:ing)?|say(?:ing)?|that|message|note)\b\s*[,:]?\s*"
-    # "ask the supplier whether …": the question keeps its "whether", or it would read as a statement.
-    r"|(?=\b(?:whether|if)\b)",
+    r"|\b(?:know|tell(?:ing)?|say(?:ing)?|that|message|note|whether|if)\b\s*[,:]?\s*",
     re.IGNORECASE,
 )
 COLON = re.compile(r"(?<!\d)[:：](?!\d)\s*")  # a time's colon ("10:30") starts nothing

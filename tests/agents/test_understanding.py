@@ -523,3 +523,19 @@ def test_a_fund_switched_off_before_is_no_order_to_switch_it_off(demo, staff_use
     result = run_chat(agent=Agent.objects.get(name="基金助理"), message="把停用的货币市场旧份额重新启用", user=staff_user)
     assert not _calls(result, "disable_fund")
     assert _calls(result, "enable_fund") == [{"fund_id": Fund.objects.get(fund_name="货币市场旧份额").pk}]
+
+
+@pytest.mark.parametrize(
+    ("message", "item", "count"),
+    [
+        ("pick up two apples at the store for me, please", "苹果", 2),  # once claimed bounty #2: "pick up 2" read as an id
+        ("grab me a bag of flour at the shop", "一袋面粉", 1),
+        ("get me 3 apples", "苹果", 3),
+    ],
+)
+def test_picking_up_or_getting_goods_buys_them_and_claims_no_bounty(demo, staff_user, message, item, count):
+    from city.models import ShopItem
+
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message=message, user=staff_user)
+    assert not _calls(result, "claim_bounty")
+    assert _calls(result, "purchase") == [{"item_id": ShopItem.objects.get(name=item).pk, "quantity": count}]
