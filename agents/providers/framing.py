@@ -143,7 +143,12 @@ def answers_question(turn: Turn) -> Step | None:
     if any(is_write(name) for name, _arguments in turn.earlier_calls):
         return None
     alone = read_frames(replace(turn, outcomes=[]), read(turn.said))
-    if alone is not DECLINE and (alone is None or acts(alone)):
+    # "4 of them, 24 credits total" after "how much stone?": a look-up its words trigger alone ("credits")
+    # is no answer of its own; a write alone is.
+    reads_alone = alone is not DECLINE and alone is not None and acts(alone) and not any(
+        is_write(name) for name, _a in (*alone.calls, *alone.proposed)
+    ) and not is_write(alone.toward)
+    if alone is not DECLINE and (alone is None or acts(alone)) and not reads_alone:
         return None
     asked = read_frames(replace(turn, said=turn.earlier, outcomes=[]), read(turn.earlier))
     if asked is DECLINE or asked is None or any(is_write(name) for name, _a in (*asked.calls, *asked.proposed)):
@@ -156,6 +161,8 @@ def answers_question(turn: Turn) -> Step | None:
     first = read_frames(replace(both, outcomes=[]), read(said))
     if first is DECLINE or first is None or not acts(first) or (asked.toward and first.toward != asked.toward):
         return None
+    if reads_alone and not (is_write(first.toward) and is_write(asked.toward)):
+        return None  # the look-up stands: only an answer that completes the write asked about replaces it
     step = read_frames(both, read(said))
     if step is DECLINE:
         return None

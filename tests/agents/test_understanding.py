@@ -539,3 +539,18 @@ def test_picking_up_or_getting_goods_buys_them_and_claims_no_bounty(demo, staff_
     result = run_chat(agent=Agent.objects.get(name="Alice"), message=message, user=staff_user)
     assert not _calls(result, "claim_bounty")
     assert _calls(result, "purchase") == [{"item_id": ShopItem.objects.get(name=item).pk, "quantity": count}]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "resource", "count", "price"),
+    [
+        ("I want to put some flour up for sale on the market", "5 of them, 20 credits in all", "flour", 5, 20),
+        ("我想在市场上卖点面粉", "4个，一共16信用点", "flour", 4, 16),
+    ],
+)
+def test_an_answer_with_a_count_and_a_price_completes_the_sale_it_was_asked_for(demo, staff_user, first, second, resource, count, price):
+    agent = Agent.objects.get(name="Alice")
+    asked = run_chat(agent=agent, message=first, user=staff_user)
+    result = run_chat(agent=agent, message=second, user=staff_user, conversation_id=asked.conversation.pk)
+    assert _calls(result, "create_market_order") == [{"resource_type": resource, "quantity": count, "price": price}]
+    assert not _calls(result, "get_my_status")
