@@ -5,7 +5,7 @@ what was done, how-to questions (a wrong action is worse than none)."""
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from .providers.rules import GUARD, Step, Turn, intent, suggestions
+from .providers.rules import DECLINE, GUARD, Step, Turn, intent, negation_is_elsewhere, outside_negation, suggestions
 
 
 @intent(
@@ -18,6 +18,8 @@ from .providers.rules import GUARD, Step, Turn, intent, suggestions
     priority=GUARD,
 )
 def negation(turn: Turn, match) -> Step:
+    if negation_is_elsewhere(turn) and (step := outside_negation(turn)) is not DECLINE:
+        return step  # "不用休息了，先帮我上班打卡": no to resting, yes to checking in
     return Step.say(_("好的，我不会执行任何操作。"))
 
 

@@ -54,8 +54,10 @@ def _once(turn: Turn, tool_name: str, **arguments) -> Step | None:
     rf"(?:接取|领取|认领|接下|接受|抢|接|领)\s*(?:了)?\s*(?:{BOUNTY}[\s「」“”\"']*)+{ID}",
     rf"{BOUNTY}\s*{ID}\s*(?:我来接|我接了|我要了|给我)",
     rf"把\s*{BOUNTY}\s*{ID}\s*(?:接|领|认领)(?:了|取|下|走)?",
-    rf"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?(?:bounty\s+)*(?:悬赏\s*)?{ID}",
-    rf"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?(?:bounty\s+)*{ID}",
+    # A number alone after "take"/"pick up" is no bounty ("pick up 2 apples"): the bounty word or a "#" says it is.
+    rf"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?(?:bounty\s+)+(?:悬赏\s*)?{ID}",
+    rf"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?(?:bounty\s+)*(?:悬赏\s*)(?:number\s+|no\.?\s*|编号\s*)?#?\s*(?P<id>\d+)",
+    r"\b(?:claim|take|grab|accept|pick up|take on)\s+(?:the\s+)?#\s*(?P<id>\d+)(?!\s*[A-Za-z\u4e00-\u9fff])",
     priority=2,
     tool="claim_bounty",
     example=gettext_lazy("接取悬赏 #1"),
@@ -159,14 +161,28 @@ def board_arguments(said: str, status: str) -> dict:
 from agents.providers.frames import Filled, frame, ordinal  # noqa: E402
 from agents.providers.understanding import Entity, entities  # noqa: E402
 
-CLAIM_WORDS = ("claim", "take", "grab", "accept", "pick up", "pick", "choose", "go with", "接", "领", "认领", "抢", "我要", "要这个", "选")
+CLAIM_WORDS = (
+    "claim", "take", "grab", "accept", "pick up", "pick", "choose", "go with", "sign me up", "sign up", "put me down", "i'll do",
+    "接", "领", "认领", "抢", "我要", "要这个", "选", "报名", "我来做", "我来干",
+)
 BOUNTY_WORDS = ("bounty", "bounties", "job", "task", "悬赏", "任务")
 
 
 @entities
 def bounty_entities() -> list[Entity]:
     """Bounty titles; part of one ("城墙" for 修缮城墙) may stand for it."""
-    return [Entity("bounty", title, pk, title, partial=True) for pk, title in Bounty.objects.values_list("pk", "title")]
+    found = []
+    for pk, title in Bounty.objects.values_list("pk", "title"):
+        found.append(Entity("bounty", title, pk, title, partial=True))
+        # "3号悬赏", "悬赏#3", "bounty 3", "bounty no. 3": the id with its label, exact.
+        found += [
+            Entity("bounty", surface, pk, title)
+            for surface in (
+                f"{pk}号悬赏", f"{pk}号任务", f"悬赏{pk}", f"悬赏 {pk}", f"悬赏#{pk}", f"悬赏 #{pk}", f"bounty {pk}", f"bounty #{pk}",
+                f"bounty no. {pk}", f"bounty number {pk}", f"#{pk} bounty", f"bounty no {pk}",
+            )
+        ]
+    return found
 
 
 def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
@@ -180,6 +196,22 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
         # Completing: only the speaker's own claims are candidates (a model knows no ids; the tool does).
         return Step.call("list_bounties", status=status, mine=True) if status == "claimed" else Step.call("list_bounties", status=status)
     rows = listed.data.get("bounties", []) if listed.ok else []
+    said = filled.reading.said.split("\n", 1)[0]
+    described = described_bounties(said, rows)
+    if not described and about_bounties_before(turn) and POINTING.search(said):
+        described = described_bounties(turn.earlier, rows)  # "yes, claim it" after "is the wall repair bounty open?"
+    if len(described) == 1:
+        return Step.call(tool, bounty_id=described[0]["bounty_id"])
+    if len(described) > 1:
+        names = _("还是").join(f"「#{row['bounty_id']} {row['title']}」" for row in described[:4])
+        return Step.say(_("是哪一个悬赏？%(names)s") % {"names": names})
+    if status == "claimed" and (elsewhere := described_bounties(said, _all_bounties())):
+        # "mark the flour delivery done" when it is not among my claims: the board that holds it, then the tool says why not.
+        if len(outcomes := [o for o in turn.outcomes if o.name == "list_bounties"]) < 2:
+            return Step.call("list_bounties", status=elsewhere[0]["status"])
+        rows = [row for row in (outcomes[-1].data or {}).get("bounties", []) if row["bounty_id"] == elsewhere[0]["bounty_id"]]
+        if len(elsewhere) == 1 and rows:
+            return Step.call(tool, bounty_id=rows[0]["bounty_id"])
     if not rows:
         return Step.say(_("目前没有可以操作的悬赏。"))
     index = ordinal(filled.reading.said)
@@ -192,9 +224,89 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
     return Step.say(_("是哪一个悬赏？%(names)s") % {"names": names})
 
 
+# English words for the work a bounty's (Chinese) title names: "the wall repair bounty" is 修缮城墙. Resources and
+# kinds of building need none: the lexicon knows both names ("flour" is 面粉, "mill" 磨坊).
+WORK_WORDS = {
+    "repair": "修", "fix": "修", "mend": "修", "restore": "修", "wall": "墙", "road": "路", "bridge": "桥", "well": "井",
+    "collect": "收集", "gather": "收集", "harvest": "收集", "deliver": "送", "delivery": "送", "bring": "送", "carry": "送",
+    "build": "建", "construct": "建", "building": "建", "clean": "清", "guard": "守", "plant": "种", "farm": "种",
+}
+# Words that say nothing about which bounty: the bounty itself, pointers, verbs of taking one.
+FUNCTION_CHARS = set("的了我你他她它来给为把在是和与个那这一接领要帮吧呢吗也就都还去")
+NOT_DESCRIBING = {"悬赏", "任务", "那个", "这个", "一下", "帮我", "我来", "领了", "接了", "完成", "提交", "已经", "好了"}
+
+
+def _concepts(text: str) -> dict[str, float]:
+    """What a text is about, as comparable pieces with a weight: the resources and kinds of building it
+    names (in either language), its Chinese words, and the English work words glossed."""
+    from agents.providers.understanding import exact_names, fold, lemma, lexicon, numbers, tokens
+
+    folded = fold(text)
+    # A title is read for what it names, never as the bounty it is.
+    spans = exact_names(folded, [e for e in lexicon() if e.kind in ("resource", "building_kind")]) + numbers(folded)
+    found: dict[str, float] = {}
+    taken = []
+    for span in spans:
+        if span.kind in ("resource", "building_kind"):
+            found[f"{span.kind}:{span.value}"] = 2.0
+            taken.append((span.start, span.end))
+        elif span.kind == "number" and span.value is not None and re.fullmatch(r"\d+", span.text):
+            found[f"n:{span.value}"] = 1.0
+    for token in tokens(folded):
+        if any(a <= token.start < b for a, b in taken):
+            continue
+        word = token.text
+        if re.fullmatch(r"[\u4e00-\u9fff]+", word):
+            if word not in NOT_DESCRIBING:
+                for char in set(word) - FUNCTION_CHARS:  # 修缮城墙 and 修城墙 share 修 and 墙
+                    found[f"c:{char}"] = max(found.get(f"c:{char}", 0.0), 0.5)
+        elif gloss := WORK_WORDS.get(lemma(word)):
+            for char in gloss:
+                found[f"c:{char}"] = max(found.get(f"c:{char}", 0.0), 0.5)
+    return found
+
+
+def described_bounties(said: str, rows: list[dict]) -> list[dict]:
+    """The rows whose title the words describe best ("收集小麦的悬赏", "the bounty for building the mill"):
+    one, several tied (to ask about), or none when the words describe nothing."""
+    if not rows:
+        return []
+    wanted = _concepts(said)
+    scores = []
+    for row in rows:
+        title = _concepts(row["title"])
+        scores.append((sum(min(weight, title[key]) for key, weight in wanted.items() if key in title), row))
+    best = max(score for score, _row in scores)
+    if best < 1.0:
+        return []
+    return [row for score, row in scores if score >= best - 0.25]
+
+
+def _all_bounties() -> list[dict]:
+    return [
+        {"bounty_id": pk, "title": title, "status": status}
+        for pk, title, status in Bounty.objects.exclude(status__in=("completed", "cancelled")).values_list("pk", "title", "status")
+    ]
+
+
+BOUNTY_TOOLS = {"list_bounties", "claim_bounty", "complete_bounty"}
+# "claim it", "就这个": a word pointing back at what the last turn was about.
+POINTING = re.compile(r"\b(?:it|that\s+one|this\s+one|that|this)\b|这个|那个|它|这一个|那一个", re.IGNORECASE)
+
+
+def about_bounties_before(turn: Turn) -> bool:
+    """The last turn was about bounties ("Is the wall repair bounty still open?", "接修缮城墙的悬赏")."""
+    earlier = turn.earlier if turn.earlier != turn.said else ""
+    return bool(re.search(r"悬赏|任务|\bbount(?:y|ies)\b", earlier, re.IGNORECASE)) or any(
+        name in BOUNTY_TOOLS for name, _arguments in turn.earlier_calls
+    )
+
+
 @frame("claim_bounty", triggers=CLAIM_WORDS, required=(), not_with=("complete", "finish", "完成", "做完"), priority=2)
 def claim_frame(turn: Turn, filled: Filled) -> Step | None:
-    if not filled.reading.has(*BOUNTY_WORDS) and "bounty_id" not in filled.slots:
+    said = filled.reading.said.split("\n", 1)[0]
+    pointing = about_bounties_before(turn) and POINTING.search(said)
+    if not filled.reading.has(*BOUNTY_WORDS) and "bounty_id" not in filled.slots and not pointing:
         return DECLINE
     if asks_for_list(turn):
         return list_frame(turn, filled)  # "which bounties has someone claimed?": the board, not a claim
@@ -213,8 +325,8 @@ claim_frame.asks_itself = True
 def complete_frame(turn: Turn, filled: Filled) -> Step | None:
     if filled.reading.has("已完成的", "list", "show", "看看", "查看", "有哪些", "which", "what") or asks_for_list(turn):
         return DECLINE  # the board of completed bounties, not a completion
-    if not filled.reading.has(*BOUNTY_WORDS) and "bounty_id" not in filled.slots:
-        return DECLINE
+    if not filled.reading.has(*BOUNTY_WORDS) and "bounty_id" not in filled.slots and not about_bounties_before(turn):
+        return DECLINE  # "搞定了，提交吧" right after claiming one: a resident holds one claim, that one
     return _pick(turn, filled, "complete_bounty", "claimed")
 
 

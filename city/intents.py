@@ -137,7 +137,7 @@ def city_words() -> dict[str, str]:
 
 
 @intent(
-    r"把\s*(?!我|自己)(?P<owner>[^\s的，。,]{1,20})\s*的",
+    r"把\s*(?!我|自己|所有|全部|这些|那些|剩下|剩余|多余)(?P<owner>[^\s的，。,]{1,20})\s*的",
     r"让\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:把|给|转|送)",
     r"从\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:那里|那儿|那|手里|手上|处)?\s*(?:拿|取|转|要|抢)",
     r"\b(?:move|transfer|get|grab)\b.*?\bfrom\s+(?!me\b|my\b|the\b|shop\b|market\b)(?P<owner>[A-Za-z][\w-]*)\b",
@@ -175,11 +175,13 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
 )
 def give(turn: Turn, match: re.Match) -> Step:
     name = match["name"]
+    # "送给Dave好吗": the resident's name the words hold, less what follows it.
+    inside = [s.name for s in read(turn.said).of("resident") if s.exact and s.text in name.lower() and s.text != name.lower()]
+    if len(inside) == 1 and name.lower().startswith(inside[0].lower()):
+        name = inside[0]
     if name.isascii() and name.islower() and name not in SELF_WORDS and not Agent.objects.filter(name__iexact=name).exists():
         return DECLINE  # "hand over 4 flour to Bob" names no resident where the phrase looked: the frames read it
-    return _resident_then(
-        turn, match["name"], "transfer_resource", resource_type=match["res"].lower(), quantity=int(match["qty"])
-    )
+    return _resident_then(turn, name, "transfer_resource", resource_type=match["res"].lower(), quantity=int(match["qty"]))
 
 
 @intent(
@@ -370,6 +372,11 @@ COST_ASKED = re.compile(
 )
 
 
+def _about_a_bounty(said: str) -> bool:
+    """"claim the bounty for building the mill", "把建造磨坊这个悬赏提交": building is the bounty's work, not asked of me."""
+    return bool(re.search(r"悬赏|任务|\bbount(?:y|ies)\b", said, re.IGNORECASE))
+
+
 def building_costs(turn: Turn) -> Step | None:
     """The buildings' list, a look-up toward nothing: a question about a cost builds nothing."""
     if "list_buildings" not in turn.offered:
@@ -385,6 +392,9 @@ def building_costs(turn: Turn) -> Step | None:
     example=gettext_lazy("建造 mill 叫 西市磨坊"),
 )
 def construct(turn: Turn, match: re.Match) -> Step:
+    if _about_a_bounty(turn.said) or match["kind"].lower() not in set(BuildingKind.objects.values_list("slug", flat=True)):
+        # "build something", "把建造磨坊这个悬赏提交": no kind of building named, or a bounty's title: the frames read it
+        return DECLINE
     # The new name as typed: a kind's name inside it ("新农田") is not the kind.
     named = named_phrase(turn.said)
     if named is None and COST_ASKED.search(turn.said):
@@ -530,6 +540,8 @@ GIVE_WORDS = ("give", "send", "transfer", "hand", "pass", "gift", "toss", "给",
 SHOP_WORDS = ("shop", "store", "商店", "店里", "小卖部")
 MARKET_WORDS = ("market", "listing", "市场", "挂单", "挂的")
 BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
+# Taking another's listing without the word "buy": "拍下", "拿下", "snap up", "I'll take it".
+TAKE_WORDS = ("accept", "take", "want", "snap up", "grab", "接受", "接", "要", "拍下", "拍了", "拿下", "入手")
 SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "挂市场", "挂单卖", "挂")
 EACH = re.compile(
     r"\beach\b|\bapiece\b|\ba\s+piece\b|\bper\s+(?:unit|piece|loaf|one|item|bag)\b|每(?:个|份|块|袋|斤|单位)|单价"
@@ -545,6 +557,8 @@ COUNTED = re.compile(r"\s*(?:个|份|块(?!钱)|袋|捆|斤|只|件|units?\b|pie
 CLAUSE_END = re.compile(r"[,，。.;；!！?？、\n]")
 # Questions about who sells what: the market's listings, never a sale of mine.
 SELLING_WORDS = ("who is selling", "who's selling", "anyone selling", "anybody selling", "someone selling", "谁在卖", "有人在卖", "有人卖", "谁卖")
+# A price asked, not given ("卖多少钱", "how much"): a question, never a sale.
+COST_ASKED_HOW = re.compile(r"多少钱|几块钱|什么价|\bhow\s+much\b|\bwhat\s+price\b", re.IGNORECASE)
 # Questions about a price: the shop's list answers them.
 PRICE_WORDS = ("多少钱", "价格", "价钱", "几块钱", "售价", "how much is", "how much are", "how much does", "how much do", "cost", "price")
 # What a lot of the shop is called ("三捆木材", "two carts of stone"): a count of these is a count of lots.
@@ -586,6 +600,7 @@ def _resource_word(filled: Filled) -> str:
         "quantity": gettext_lazy("要给多少？请说一个数量。"),
     },
     priority=3,
+    whole="quantity",
 )
 def give_frame(turn: Turn, filled: Filled) -> Step:
     if _eating_beside_giving(filled.reading.said):
@@ -593,9 +608,17 @@ def give_frame(turn: Turn, filled: Filled) -> Step:
     name = filled.slots["to_agent_id"].name
     if name == agent_name(turn.system):
         return Step.say(_("请告诉我要转给哪位居民（名字）。"))
-    return _resident_then(
-        turn, name, "transfer_resource", resource_type=filled.value("resource_type"), quantity=filled.value("quantity")
-    )
+    quantity = filled.value("quantity")
+    if filled.whole:
+        # "give Eve all my apples": as many as the stock holds, read first; none at all is said, not sent.
+        stock = turn.last("get_my_resources")
+        if stock is None:
+            return _once(turn, "get_my_resources")
+        held = (stock.data or {}).get("resources", {}) if stock.ok else {}
+        quantity = int(held.get(filled.value("resource_type"), 0) or 0) if isinstance(held, dict) else 0
+        if quantity <= 0:
+            return Step.say(_("你现在没有%(res)s，没有可以转给 %(name)s 的。") % {"res": _resource_word(filled), "name": name})
+    return _resident_then(turn, name, "transfer_resource", resource_type=filled.value("resource_type"), quantity=quantity)
 
 
 def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
@@ -608,10 +631,14 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
 
 @frame(
     "purchase",
-    triggers=(*BUY_WORDS, "from the shop", "from the store", "从商店", "商店里的"),
+    triggers=(
+        *BUY_WORDS, "from the shop", "from the store", "at the shop", "at the store", "in the shop", "从商店", "商店里的", "在商店",
+        "去商店", "get me", "pick up", "grab me", "grab", "order",
+    ),
     slots={"item_id": "item", "resource_type": "resource", "quantity": "number"},
     required=(),
-    not_with=MARKET_WORDS,
+    # "pick up the wheat bounty", "grab Dave's listing": not the shop.
+    not_with=(*MARKET_WORDS, "bounty", "悬赏", "任务"),
     priority=2,
 )
 def buy_frame(turn: Turn, filled: Filled) -> Step:
@@ -685,13 +712,13 @@ def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
     priority=2,
 )
 def sell_frame(turn: Turn, filled: Filled) -> Step:
-    if filled.reading.has(*SELLING_WORDS, *PRICE_WORDS):
-        return DECLINE  # "who is selling wheat?", "面包卖多少钱": a question the listings answer
+    quantity, price = _numbers_around(filled)
+    if filled.reading.has(*SELLING_WORDS) or (filled.reading.has(*PRICE_WORDS) and (price is None or COST_ASKED_HOW.search(filled.reading.folded))):
+        return DECLINE  # "who is selling wheat?", "面包卖多少钱": a question the listings answer ("total price 20" is no question)
     if not filled.reading.has(*(word for word in SELL_WORDS if word != "挂"), "市场"):
         return DECLINE  # "挂" alone is no sale: "挂3个面粉到市场" is
     if any(s.value != agent_name(turn.system) for s in filled.reading.of("resident")):
         return DECLINE  # "the wood Dave is selling": Dave's order, not a sale of mine
-    quantity, price = _numbers_around(filled)
     res = _resource_word(filled)
     if quantity is None:
         return Step.say(_("要卖多少%(res)s？") % {"res": res})
@@ -745,16 +772,19 @@ def cancel_frame(turn: Turn, filled: Filled) -> Step:
     priority=2,
 )
 def accept_frame(turn: Turn, filled: Filled) -> Step:
-    if not filled.reading.has(*BUY_WORDS, "accept", "take", "want", "接受", "接", "要"):
+    if not filled.reading.has(*BUY_WORDS, *TAKE_WORDS):
         return DECLINE
-    if filled.value("resident") == agent_name(turn.system):
+    me = agent_name(turn.system)
+    # "Alice，Dave挂的木材你买下来": the agent addressed is no seller; the other resident is.
+    sellers = [s for s in filled.reading.of("resident") if s.name != me]
+    if filled.reading.of("resident") and not sellers:
         return DECLINE
     if turn.last("accept_market_order") is not None:
         return Step.say(_result(turn.last("accept_market_order")))
     listed = turn.last("list_market_orders")
     if listed is None:
         return _once(turn, "list_market_orders")
-    seller, res = filled.value("resident"), filled.value("resource_type")
+    seller, res = (sellers[0].value if sellers else None), filled.value("resource_type")
     rows = [
         o for o in (listed.data.get("orders", []) if listed.ok else [])
         if (seller is None or o.get("seller_name") == seller) and (res is None or o.get("resource_type") == res)
@@ -919,7 +949,7 @@ def construct_frame(turn: Turn, filled: Filled) -> Step:
     """"建个农田，名字叫西郊农田": the kind named outside the new name, the name whole."""
     named = named_phrase(filled.reading.said)
     kinds = [s for s in filled.reading.of("building_kind") if named is None or not s.overlaps(named)]
-    if not kinds:
+    if not kinds or _about_a_bounty(filled.reading.said):
         return DECLINE
     if named is None and COST_ASKED.search(filled.reading.said):
         return building_costs(turn)

@@ -44,8 +44,12 @@ def fund_words() -> dict[str, str]:
     return {name: name for name in Fund.objects.values_list("fund_name", flat=True)}
 
 
+# "稳健增长那只", "那只平衡型的": pointers and a trailing 的 around a name are not part of it.
+_POINTERS = re.compile(r"^(?:那只|这只|那个|这个|那支|这支|那一只|这一只|的)+|(?:那只|这只|那个|这个|那支|这支|的)+$")
+
+
 def _clean(name: str) -> str:
-    return _LEADING_VERBS.sub("", name.strip().strip("「」“”\"'《》")).strip()
+    return _POINTERS.sub("", _LEADING_VERBS.sub("", name.strip().strip("「」“”\"'《》")).strip()).strip()
 
 
 def _named(match: re.Match) -> str:
@@ -120,7 +124,7 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
     r"(?:有哪些|有什么|列出|查看|显示|看看|看一下|查询|所有)(?:所有的?|全部的?)?(?P<active>启用的?|在用的?|可用的?|生效的?|正常的?)?基金(?:列表)?\s*[?？。.!！]?\s*$",
     r"(?P<active>启用的?|在用的?)?基金列表",
     r"(?P<active>启用|在用)的基金有哪些",
-    r"\b(?:list|show|see|display|get)(?: me)?(?: all)?(?: of)?(?: the)?(?: our)?(?P<active> active| enabled)? funds\b",
+    r"\b(?:list|show|see|display|get)(?: me)?(?: only| just)?(?: all)?(?: of)?(?: the)?(?: our)?(?P<active> active| enabled| live| running)? funds\b",
     r"\b(?:which|what) funds\b(?: are)?(?: there)?(?P<active> active| enabled)?",
     r"\ball(?: the)?(?P<active> active| enabled)? funds\b",
     priority=2,
@@ -253,8 +257,8 @@ def as_typed(turn: Turn, fragment: str) -> str:
 
 @intent(
     r"(?:启用|激活|恢复|重新启用)\s*基金\s*#?(?P<id>\d+)",
-    r"(?:启用|激活|重新启用)\s*" + NAME + r"\s*基金",
-    r"(?:启用|激活|重新启用)\s*(?:基金)?\s*" + NAME + TEXT_END,
+    r"(?:启用|激活|重新启用)(?![的了过中])\s*" + NAME + r"\s*基金",
+    r"(?:启用|激活|重新启用)(?![的了过中])\s*(?:基金)?\s*" + NAME + TEXT_END,
     r"\b(?:enable|activate|re-?enable|reactivate) (?:the )?fund #?(?P<id>\d+)\b",
     r"\b(?:enable|activate|re-?enable|reactivate) (?:the )?(?:fund )?" + EN_NAME + r"(?: fund)?\s*[.!]?\s*$",
     priority=1,
@@ -268,8 +272,8 @@ def enable_fund_intent(turn: Turn, match: re.Match) -> Step:
 
 @intent(
     r"(?:停用|禁用|下线|关闭|暂停)\s*基金\s*#?(?P<id>\d+)",
-    r"(?:停用|禁用|下线|关闭|暂停)\s*" + NAME + r"\s*基金",
-    r"(?:停用|禁用|下线)\s*(?:基金)?\s*" + NAME + TEXT_END,
+    r"(?:停用|禁用|下线|关闭|暂停)(?![的了过中])\s*" + NAME + r"\s*基金",
+    r"(?:停用|禁用|下线)(?![的了过中])\s*(?:基金)?\s*" + NAME + TEXT_END,
     r"\b(?:disable|deactivate|suspend) (?:the )?fund #?(?P<id>\d+)\b",
     r"\b(?:disable|deactivate|suspend) (?:the )?(?:fund )?" + EN_NAME + r"(?: fund)?\s*[.!]?\s*$",
     priority=1,
@@ -327,7 +331,13 @@ def update_any_order(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
     if groups.get("new"):
         return _on_known_fund(turn, "update_fund", fund_name=_clean(groups["new"]))
-    return _on_known_fund(turn, "update_fund", remarks=as_typed(turn, groups["remarks"]))
+    remarks = as_typed(turn, groups["remarks"])
+    # "add a remark to fund 2: long term": the fund named before the colon is not part of the remarks.
+    if (head := re.match(r"^\s*(?:(?:the\s+)?fund\s*#?\s*\d+|基金\s*#?\s*\d+|[^:：]{1,30}?)\s*[:：]\s*(?=\S)", remarks, re.IGNORECASE)) and (
+        FUND_ID.match(head.group().strip()) or _names_a_fund(head.group().rstrip(":： "))
+    ):
+        remarks = remarks[head.end() :]
+    return _on_known_fund(turn, "update_fund", remarks=remarks)
 
 
 # ---------------------------------------------------------------------------- frames
@@ -378,15 +388,19 @@ MISSED_NAME = (
     re.compile(r"\b(?:fund\s+(?:called|named)|fund)\s+((?:[A-Z0-9][\w-]*)(?:\s+[A-Z0-9][\w-]*){0,3})"),
     re.compile(r"\b(?:the|a|an)\s+((?:[A-Z0-9][\w-]*)(?:\s+[A-Z0-9][\w-]*){0,3})\s+fund\b"),
 )
-NOT_A_NAME = {"所有", "全部", "哪些", "哪个", "几个", "一个", "这个", "那个", "列表", "详情", "状态", "信息", "启用", "停用", "新建", "创建"}
+NOT_A_NAME = {
+    "所有", "全部", "哪些", "哪个", "几个", "一个", "这个", "那个", "列表", "详情", "状态", "信息", "启用", "停用", "新建", "创建",
+    "一只", "那只", "这只", "某个", "某只", "一支", "那支", "这支",
+}
 
 
 def missed_fund_name(said: str) -> str:
     """The name a message gives a fund, when no fund has it (entity resolution found none): or ""."""
     for pattern in MISSED_NAME:
         found = pattern.search(said)
-        if found and found[1].strip() and found[1].strip() not in NOT_A_NAME and not found[1].strip().isdigit():
-            return found[1].strip()
+        name = _clean(found[1]) if found else ""
+        if name and name not in NOT_A_NAME and not name.isdigit() and not re.fullmatch(r"(?:启用|停用|禁用|在用)的?\S{0,2}", name):
+            return name
     return ""
 
 
@@ -398,7 +412,7 @@ def fund_missed(filled: Filled) -> str | None:
     if not name:
         return None
     names = join_items(_("「%(name)s」") % {"name": n} for n in Fund.objects.order_by("pk").values_list("fund_name", flat=True))
-    return _("没有找到名为「%(name)s」的基金。现有的基金：%(funds)s。") % {"name": name, "funds": names}
+    return _("没有找到名为「%(name)s」的基金。现有的基金：%(funds)s。是哪一个？") % {"name": name, "funds": names}
 
 
 @entities
@@ -443,6 +457,8 @@ def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Ste
         "how many", "多少", "几个", "几只", "list", "which", "all", "哪些", "有什么", "列表", "active ones", "enabled ones",
         "count", "number of", "统计", "数一下", "数数", "列一下", "in the name", "名字里", "名字带", "名称里", "名称带", "有没有",
         "the funds", "our funds", "every fund", "启用的", "在用的", "所有", "各个基金", "每个基金", "基金们",
+        "active funds", "enabled funds", "live funds", "running funds", "funds that are", "funds which are",
+        "启用状态", "启用中", "在运行的", "正常的基金", "生效的",
     ),
     slots={},
     required=(),
@@ -518,7 +534,11 @@ disable_frame.names_the_miss = fund_missed
 
 
 NAMED = re.compile(
-    r"\b(?:called|named|name\s*(?:is|:)?|call\s+it)\s+|\bfund\s*[:：]\s*|(?:叫做|名叫|名为|叫|名字是|名称是?为?)\s*|基金\s*[:：]\s*", re.IGNORECASE
+    r"\b(?:called|named|name\s*(?:is|:)?|call\s+it)\s+|\bfund\s*[:：]\s*|(?:叫做|名叫|名为|叫|名字是|名称是?为?)\s*|基金\s*[:：]\s*"
+    # "新建基金 红利精选", "add fund Quant Hedge": the name right after the new fund, set apart by a space.
+    r"|(?:新建|创建|新增|添加|加)(?:一[个只支])?(?:新的?)?基金[ \t]+(?!名|叫|备注|类型)(?=[\u4e00-\u9fffA-Za-z0-9「“\"'])"
+    r"|\b(?:add|create|new|open|start|set\s+up)[ \t]+(?:a[ \t]+)?(?:new[ \t]+)?fund[ \t]+(?!(?i:called|named|name|with|for)\b)(?=(?-i:[A-Z0-9])|[\"'“「])",
+    re.IGNORECASE,
 )
 # "备注：…", "备注写“…”", "remarks say '…'": the label, then the remarks as typed (their quotes aside).
 REMARKS_KEY = re.compile(
@@ -564,7 +584,7 @@ def new_fund(said: str) -> tuple[str, list[str]]:
 
 @frame(
     "create_fund",
-    triggers=("create", "new fund", "add", "make", "set up", "open", "start", "新建", "创建", "建", "开", "新增", "添加"),
+    triggers=("create", "new fund", "add", "make", "set up", "open", "start", "新建", "创建", "建", "开", "新增", "添加", "新基金", "加一", "加个"),
     required=(),
     priority=2,
 )
@@ -598,6 +618,23 @@ def kept_in_remarks(remarks: str) -> str:
     return _("基金没有类型、风险等字段，这些我原样写进了备注：「%(remarks)s」。") % {"remarks": remarks}
 
 
+RENAMED_TO = re.compile(r"\bto\b|\bas\b|改名为|改名成|改为|改成|更名为|重命名为|改叫|叫做?|[:：]", re.IGNORECASE)
+
+
+@frame(
+    "update_fund",
+    triggers=("rename", "改名", "重命名", "更名", "换个名字", "换名字"),
+    required=("fund_id",),
+    asks={"fund_id": gettext_lazy("要给哪个基金改名？请说出名称或 ID。")},
+    priority=3,
+)
+def rename_frame(turn: Turn, filled: Filled) -> Step:
+    """"rename Beta Balanced": the new name is asked; "rename X to Y" is the phrases'."""
+    if RENAMED_TO.search(filled.reading.said, filled.slots["fund_id"].end):
+        return DECLINE
+    return Step.say(_("要改成什么名字？"))
+
+
 # "what are the remarks on …?", "备注写的是什么": a question about the remarks, not new ones.
 REMARKS_CHANGED = re.compile(r"改|更新|设为|设置|换成|加上|写上|\b(?:change|update|set|make|replace|edit)\b", re.IGNORECASE)
 REMARKS_ASKED = re.compile(r"\bwhat\b|\bshow\b|\bread\b|是什么|是啥|什么内容|写的(?:是)?(?:什么|啥)|看看|查看|[?？]", re.IGNORECASE)
@@ -616,7 +653,7 @@ def remarks_frame(turn: Turn, filled: Filled) -> Step:
     after = max(span.end, filled.reading.folded.find("备注") + 2, filled.reading.folded.find("remark") + 6)
     if REMARKS_ASKED.search(filled.reading.said) and not REMARKS_CHANGED.search(filled.reading.said):
         return DECLINE  # "what are the remarks on …?", "备注写的是什么": its detail answers, nothing is written
-    marker = re.compile(r"(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|写上|写|填上|填成|为|[:：]|\bto\b)\s*", re.IGNORECASE)
+    marker = re.compile(r"(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|写上|写|填上|填成|为|[:：]|->|=>|→|\bto\b)\s*", re.IGNORECASE)
     found = marker.search(filled.reading.said, after)
     quote = next((q for q in filled.reading.of("quoted") if q.start >= after), None)
     if not found and quote is None:

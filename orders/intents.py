@@ -163,12 +163,20 @@ SUPPLIER_WORDS = ("supplier", "upstream", "hotel", "上游", "供应商", "酒�
 # "the guest says …", "客人说…": what a third party said, which is no message to them.
 HEARD = re.compile(r"\s*(?:说|讲|反映|抱怨|投诉|想|要|希望|says|said|wants|wanted|complains|complained|asks|asked|is\s+asking)")
 # Words that turn to a third party: "告诉客人…", "ask the supplier …".
-ADDRESSED = re.compile(r"告诉|通知|转告|提醒|跟|和|同|对|给|问|\b(?:tell|let|inform|notify|message|ask|write\s+to|send|remind|email|text)\b")
+ADDRESSED = re.compile(
+    r"告诉|通知|转告|提醒|跟|和|同|对|给|问|回复|答复|联系"
+    r"|\b(?:tell|let|inform|notify|message|ask|write\s+to|send|remind|email|text|reply\s+to|respond\s+to|write\s+back\s+to|ping|contact|check\s+with|confirm\s+with)\b"
+)
 # A verb of passing words on: with it, a message that addresses a guest or supplier is words to send.
 SAYING_VERB = re.compile(
-    r"说|讲|告诉|通知|转告|提醒|问|发(?:个|条|一条)?消息|留言|\b(?:tell|let\b.*\bknow|inform|notify|message|ask|say|send|remind|email|text)\b"
+    r"说|讲|告诉|通知|转告|提醒|问|发(?:个|条|一条)?消息|留言|回复|答复|确认一下|核实一下"
+    r"|\b(?:tell|let\b.*\bknow|inform|notify|message|ask|say|send|remind|email|text|reply|respond|ping|contact|check\s+with|confirm\s+with)\b"
 )
 ASKING = re.compile(r"问问|问一下|询问|问|\bask\b")
+# A verb of asking right after the one asked ("跟供应商确认一下…", "with the supplier whether …").
+ASKED_AFTER = re.compile(r"\s*(?:确认一下|确认|核实一下|核实|问一下|问问|问|询问一下|询问|\bwhether\b|\bif\b)\s*", re.IGNORECASE)
+# The desk itself is told ("tell me who …", "告诉我…"): no third party is addressed.
+TOLD_ME = re.compile(r"\btell\s+me\b|\blet\s+me\s+know\b|\bshow\s+me\b|告诉我|跟我说|给我说|给我看")
 GUEST_WORDS = ("guest", "customer", "downstream", "客人", "顾客", "客户", "下游")
 ORDER_ASK = gettext_lazy("是哪个订单？请给我订单号，例如 HT20260301001。")
 
@@ -210,7 +218,7 @@ REFUND_ASKED = re.compile(
 
 @frame(
     "refund",
-    triggers=("refund", "money back", "退款", "退钱", "退费", "钱退", "退掉", "退单", "退订"),
+    triggers=("refund", "money back", "退款", "退钱", "退费", "钱退", "退掉", "退单", "退订", "给退", "退了吧", "退一下", "办退款", "退回"),
     not_with=("tell", "let", "know", "inform", "notify", "message", "告诉", "通知", "转告", "说一声", "跟客人说", "跟供应商说", "消息"),
     asks={"order_no": ORDER_ASK},
     priority=4,
@@ -277,7 +285,7 @@ def _head_of(filled: Filled) -> str:
 # What stands between the recipient and the words told: its order, a comma ("of HT…, …", "，…").
 RECIPIENT_TAIL = re.compile(r"^\s*(?:(?:of|on|for|about|with)\s+)?(?:(?:the\s+)?order\s*)?(?:#?[A-Za-z]{2}\d{8,})?\s*[,，:：;；]?\s*", re.IGNORECASE)
 # What may follow the recipient when the words to pass on came before it.
-LAST_CLAUSE_ONLY = re.compile(r"\s*(?:一下|一声|下)?\s*(?:吧|哈|啊)?\s*(?:\bknow\b)?\s*(?:,?\s*(?:please|thanks|thank\s+you))?\s*[.。!！]?\s*", re.IGNORECASE)
+LAST_CLAUSE_ONLY = re.compile(r"\s*(?:说|讲|讲讲|通知|告诉|联系|反映|确认)?\s*(?:一下|一声|下)?\s*(?:吧|哈|啊)?\s*(?:\bknow\b)?\s*(?:,?\s*(?:please|thanks|thank\s+you))?\s*[.。!！]?\s*", re.IGNORECASE)
 # A message has words: two letters or one CJK character that is no particle.
 WORDY = re.compile(r"[A-Za-z0-9]{2}|[\u4e00-\u9fff](?<![吗呢吧啊呀哦么])")
 
@@ -295,13 +303,20 @@ def _words_before(said: str, folded: str, after: int) -> Span | None:
     "message_send",
     triggers=(
         "tell", "let", "know", "inform", "notify", "message", "write to", "ask", "send", "remind",
-        "告诉", "通知", "转告", "提醒", "跟", "对", "给", "说", "问",
+        "reply to", "respond to", "write back", "ping", "contact", "check with", "confirm with",
+        "告诉", "通知", "转告", "提醒", "跟", "对", "给", "说", "问", "回复", "答复", "联系",
     ),
     required=(),
-    not_with=("reply", "replied", "回复", "回了", "怎么说", "说了什么", "read", "读", "看看", "查看"),
+    # "did the supplier reply?", "供应商回复了吗": the channel's messages, not words to send ("reply to the guest: …" sends).
+    not_with=(
+        "replied", "reply yet", "any reply", "a reply", "the reply", "their reply", "回复了", "有回复", "的回复", "回复吗", "回复没",
+        "回了", "怎么说", "说了什么", "read", "读", "看看", "查看",
+    ),
     priority=3,
 )
 def send_frame(turn: Turn, filled: Filled) -> Step | None:
+    if TOLD_ME.search(_head_of(filled)):
+        return DECLINE  # "can you tell me who the guest of HT… is": the desk is asked, nobody is told
     found = _addressed(filled)
     if found is None:
         return DECLINE  # "HT…的客人说房间太吵", "客人会收到通知吗": no words to send them
@@ -314,6 +329,10 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
         # "问问供应商HT…能不能加一张床": the question follows the one it is put to.
         rest = said[after:].lstrip(" ,，:：")
         text = Span("text", rest.strip(), after, len(said), rest.strip()) if rest.strip() else None
+    if text is None and (asked := ASKED_AFTER.match(filled.reading.folded, after)):
+        # "跟供应商确认一下HT…的套房是否含早餐": the question follows the verb after the one it is put to.
+        rest = said[asked.end() :].strip(" ,，:：")
+        text = Span("text", rest, said.index(rest, asked.end()), said.index(rest, asked.end()) + len(rest), rest) if WORDY.search(rest) else None
     if text is None and SAYING_VERB.search(filled.reading.folded, 0, after) and not HEARD.match(filled.reading.folded, after):
         # "告诉HT…的客人，可以提前入住": after the one told, the words told.
         rest = RECIPIENT_TAIL.sub("", said[after:])

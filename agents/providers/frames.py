@@ -63,6 +63,8 @@ class Filled:
     missing: list[str] = field(default_factory=list)
     # (slot, span) whose words fit several entities, or a fuzzy one not sure enough.
     unsure: list[tuple[str, Span]] = field(default_factory=list)
+    # The count slot the words fill with "all of it" ("give Eve all my apples"): the handler looks it up.
+    whole: str = ""
 
     def value(self, slot: str, default: Any = None) -> Any:
         span = self.slots.get(slot)
@@ -85,16 +87,101 @@ class Frame:
     not_with: tuple[str, ...] = ()
     # The question for each required slot a message leaves out (gettext_lazy strings).
     asks: dict = field(default_factory=dict)
+    # A count slot that "all of it" may fill ("把我的面包全给Bob"): the handler reads the stock for it.
+    whole: str = ""
+
+    @property
+    def words(self) -> list[str]:
+        return [t for t in self.triggers if not t.startswith("@")]
 
     def triggered(self, reading: Reading) -> bool:
-        """A trigger word in the message ("@order": a span of that kind), and no word that rules it out."""
-        words = [t for t in self.triggers if not t.startswith("@")]
+        """A trigger word in the message ("@order": a span of that kind), and no word that rules it out
+        (a clause that only reports what was done, "sold 3 wood yesterday, now give Eve 2 bread", rules nothing out)."""
+        words = self.words
         spans = any(reading.of(t[1:]) for t in self.triggers if t.startswith("@"))
         head = _head(reading)
         # "message the supplier: can we refund …?": after a verb of saying and a colon, the words
         # are the message, and no trigger of another tool.
         said = head if head is not reading and SAYING_HEAD.search(head.folded) else reading
-        return (spans or said.has(*words)) and not (self.not_with and head.has(*self.not_with))
+        if not (spans or said.has(*words)):
+            return False
+        if not self.not_with:
+            return True
+        if not head.has(*self.not_with):
+            return True
+        reports = [(a, b) for a, b in clauses(head.said) if _reports(head.said[a:b]) and not sub_reading(head, a, b).has(*words)]
+        if not reports or len(reports) == len(clauses(head.said)):
+            return False
+        kept = "".join(" " if any(a <= i < b for a, b in reports) else char for i, char in enumerate(head.said))
+        return not sub_reading(head, 0, len(kept), kept).has(*self.not_with) and sub_reading(head, 0, len(kept), kept).has(*words)
+
+
+# Where one clause of a message ends: punctuation, or a word that starts another ("…, so transfer",
+# "…所以给他"). A write's count is read in its own clause.
+CLAUSE_MARK = re.compile(
+    r"[,，。;；!！?？\n]|(?<!\d)\.(?!\d)|\s(?:so|then|now|but|and\s+then)\s|所以|然后|但是|不过|现在",
+    re.IGNORECASE,
+)
+# A clause that tells what was done ("我刚收了一筐苹果", "sold 3 wood yesterday"), not what to do.
+REPORTED = re.compile(
+    r"[了过](?![吧吗])|昨天|前天|刚才|刚刚|上次|之前|已经"
+    r"|\b(?:yesterday|earlier|already|last\s+(?:week|night|time)|ago)\b"
+    r"|\b(?:i|we|he|she|they)\s+(?:just\s+)?(?:sold|bought|got|made|gave|took|ate|sent|paid|received|picked|collected|harvested|earned|had)\b"
+    r"|^\s*(?:just\s+)?(?:sold|bought|got|made|gave|took|ate|sent|paid|received|picked|collected|harvested|earned)\b",
+    re.IGNORECASE,
+)
+# A clause that asks for something is no report, whatever its tense ("给他转了吧" is rare; "帮我" is not).
+ASKING = re.compile(r"帮我|请|麻烦|吧|\b(?:please|can\s+you|could\s+you|would\s+you)\b", re.IGNORECASE)
+
+
+def clauses(said: str) -> list[tuple[int, int]]:
+    """(start, end) of each clause of ``said``."""
+    out, start = [], 0
+    for mark in CLAUSE_MARK.finditer(said):
+        if mark.start() > start:
+            out.append((start, mark.start()))
+        start = mark.end()
+    if start < len(said):
+        out.append((start, len(said)))
+    return [(a, b) for a, b in out if said[a:b].strip()]
+
+
+def _reports(clause: str) -> bool:
+    return bool(REPORTED.search(clause)) and not ASKING.search(clause)
+
+
+def sub_reading(reading: Reading, start: int, end: int, text: str | None = None) -> Reading:
+    """The words of ``reading`` from ``start`` to ``end`` (or ``text`` in their place), for a word test only."""
+    from .understanding import tokens
+
+    piece = text if text is not None else reading.said[start:end]
+    return Reading(piece, fold(piece), tokens(fold(piece)))
+
+
+def action_clause(frame_: Frame, reading: Reading) -> tuple[int, int] | None:
+    """The clause that asks for ``frame_``'s tool: the last one holding one of its trigger words; None
+    when the message is one clause or no clause alone holds a trigger."""
+    bounds = clauses(reading.said)
+    if len(bounds) < 2:
+        return None
+    words = frame_.words
+    holding = [(a, b) for a, b in bounds if sub_reading(reading, a, b).has(*words)]
+    return holding[-1] if holding else None
+
+
+def _counts_for(frame_: Frame, reading: Reading) -> list[Span]:
+    """The counts a write may take: those of its own clause when it has one; otherwise every count
+    outside the clauses that report what was done ("我刚收了一筐苹果，送给Eve吧" names no count)."""
+    numbers = [s for s in reading.of("number")]
+    action = action_clause(frame_, reading)
+    if action is None:
+        return numbers
+    a, b = action
+    inside = [s for s in numbers if a <= s.start and s.end <= b and s.value is not None]
+    if inside:
+        return inside
+    reported = [(x, y) for x, y in clauses(reading.said) if (x, y) != action and _reports(reading.said[x:y])]
+    return [s for s in numbers if not any(x <= s.start < y for x, y in reported)]
 
 
 SAYING_HEAD = re.compile(
@@ -127,6 +214,7 @@ def frame(
     priority: int = 0,
     not_with: tuple[str, ...] = (),
     asks: dict | None = None,
+    whole: str = "",
 ) -> Callable[[Handler], Handler]:
     """Register a frame for ``tool``: its slots come from the tool's schema unless given."""
 
@@ -138,7 +226,7 @@ def frame(
         kinds.update(slots or {})
         needed = tuple(schema.get("required", ())) if required is None else required
         _frames[:] = [f for f in _frames if f.name != name]
-        _frames.append(Frame(name, tool, tuple(triggers), handler, kinds, needed, priority, tuple(not_with), asks or {}))
+        _frames.append(Frame(name, tool, tuple(triggers), handler, kinds, needed, priority, tuple(not_with), asks or {}, whole))
         _frames.sort(key=lambda f: -f.priority)
         return handler
 
@@ -153,13 +241,25 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
     """Each slot from the first span of its kind; entity slots note a tie or an unsure guess."""
     filled = Filled(frame_, reading)
     used: list[Span] = []
-    # A write with more different counts than it has count slots can't know which is meant
-    # ("收了一筐苹果，送三个给Eve" gave Eve one): it asks, as for a count that is missing.
-    counts = {s.value for s in reading.of("number") if s.value is not None}
     count_slots = [slot for slot, kind in frame_.slots.items() if kind == "number"]
     # Only for a write taking one count (a transfer, a purchase): a listing's count and price, or a
     # number that picks a thing ("the one for 15"), are read by their frames.
-    unclear_count = len(count_slots) == 1 and _numbers_taken(frame_.tool) == 1 and is_write(frame_.tool) and len(counts) > 1
+    one_count = len(count_slots) == 1 and _numbers_taken(frame_.tool) == 1 and is_write(frame_.tool)
+    # A write's count comes from its own clause ("我刚收了一筐苹果，送三个给Eve吧" gives three); two
+    # different counts there can't say which is meant: it asks, as for a count that is missing.
+    numbers = _counts_for(frame_, reading) if one_count else reading.of("number")
+    if frame_.whole and (whole := WHOLE.search(reading.folded)):
+        numbers = [s for s in numbers if not (whole.start() <= s.start < whole.end())]  # "every last one" counts no one
+    unclear_count = one_count and len({s.value for s in numbers if s.value is not None}) > 1
+    action = action_clause(frame_, reading)
+
+    def ranked(kind: str) -> list[Span]:
+        spans = numbers if kind == "number" else reading.of(kind)
+        if action is None or kind == "number":
+            return spans
+        a, b = action  # the action's own clause first ("sold wood yesterday, now give Eve bread": bread)
+        return sorted(spans, key=lambda s: not (a <= s.start and s.end <= b))
+
     for slot, kind in frame_.slots.items():
         if kind == "text":
             continue  # free text is the handler's: where it starts depends on the frame's words
@@ -167,9 +267,11 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
             filled.missing.append(slot)
             continue
         # A count the words leave open ("几个", "a few") has no value: the slot stays missing.
-        span = next((s for s in reading.of(kind) if all(s is not u for u in used) and s.value is not None), None)
+        span = next((s for s in ranked(kind) if all(s is not u for u in used) and s.value is not None), None)
         if span is None:
-            if slot in frame_.required:
+            if slot == frame_.whole and WHOLE.search(reading.folded):
+                filled.whole = slot  # "all my apples": as many as there are
+            elif slot in frame_.required:
                 filled.missing.append(slot)
             continue
         used.append(span)
@@ -177,6 +279,14 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
         if kind not in ("number", "order") and (span.rivals or span.score < SURE):
             filled.unsure.append((slot, span))
     return filled
+
+
+# "all my apples", "全部的面包", "everything I have": a count that is the whole stock.
+WHOLE = re.compile(
+    r"\ball\s+(?:of\s+)?(?:my|the|your|our)\b|\ball\s+(?:the\s+)?[a-z]+\s+(?:i|we)\s+(?:have|got)\b|\bevery\s+(?:last\s+)?(?:one|bit)\b"
+    r"|\beverything\s+(?:i|we)\s+(?:have|got)\b|\bwhatever\s+(?:i|we)\s+have\b"
+    r"|全部|全都|统统|通通|所有的?|全(?=给|送|转|交|拿|卖)|都(?=给|送|转)"
+)
 
 
 def _numbers_taken(tool: str) -> int:
@@ -240,7 +350,10 @@ BARE_COUNT = re.compile(
 )
 
 
-BARE_ORDER = re.compile(r"^\s*(?:订单|order)?\s*#?\s*[A-Za-z]{2}\d{8,}\s*[.。]?\s*$", re.IGNORECASE)
+BARE_ORDER = re.compile(
+    r"^\s*(?:(?:the\s+)?(?:订单号?|订单编号|单号|order(?:\s+(?:no\.?|number|#))?|booking)\s*(?:是|is)?\s*[:：]?)?\s*#?\s*[A-Za-z]{2}\d{8,}\s*[.。]?\s*$",
+    re.IGNORECASE,
+)
 
 
 def is_bare(text: str) -> bool:

@@ -111,6 +111,7 @@ def points_back(turn: Turn) -> Step | None:
     spans = [(s, turn.earlier[s.start : s.end]) for s in earlier.spans if s.kind != "quoted"]
     spans += [(inner, s.value) for s in earlier.of("quoted") for inner in read(s.value).spans if inner.end - inner.start == len(s.value)]
     carried = [(s, text) for s, text in spans if s.kind in CARRIED_KINDS and s.kind not in named and (s.exact or _sure_alone(s))]
+    carried = [(s, text) for i, (s, text) in enumerate(carried) if all((o.kind, o.value) != (s.kind, s.value) for o, _t in carried[:i])]
     if asking and not complete and not POINTS_BACK.search(turn.said):
         carried = [(s, text) for s, text in carried if s.kind in ASKED_KINDS]  # never a resident unnamed
     if not carried or len({s.kind for s, _text in carried}) != len(carried):
@@ -142,7 +143,12 @@ def answers_question(turn: Turn) -> Step | None:
     if any(is_write(name) for name, _arguments in turn.earlier_calls):
         return None
     alone = read_frames(replace(turn, outcomes=[]), read(turn.said))
-    if alone is not DECLINE and (alone is None or acts(alone)):
+    # "4 of them, 24 credits total" after "how much stone?": a look-up its words trigger alone ("credits")
+    # is no answer of its own; a write alone is.
+    reads_alone = alone is not DECLINE and alone is not None and acts(alone) and not any(
+        is_write(name) for name, _a in (*alone.calls, *alone.proposed)
+    ) and not is_write(alone.toward)
+    if alone is not DECLINE and (alone is None or acts(alone)) and not reads_alone:
         return None
     asked = read_frames(replace(turn, said=turn.earlier, outcomes=[]), read(turn.earlier))
     if asked is DECLINE or asked is None or any(is_write(name) for name, _a in (*asked.calls, *asked.proposed)):
@@ -155,6 +161,8 @@ def answers_question(turn: Turn) -> Step | None:
     first = read_frames(replace(both, outcomes=[]), read(said))
     if first is DECLINE or first is None or not acts(first) or (asked.toward and first.toward != asked.toward):
         return None
+    if reads_alone and not (is_write(first.toward) and is_write(asked.toward)):
+        return None  # the look-up stands: only an answer that completes the write asked about replaces it
     step = read_frames(both, read(said))
     if step is DECLINE:
         return None
@@ -191,6 +199,8 @@ def follow_up(turn: Turn) -> Step | None:
     if not turn.earlier:
         return None
     current = read(turn.said)
+    if (pick := ordinal(turn.said)) is not None and _pick_rival(read(turn.earlier), pick) is None and (step := _pick_row(turn, pick)):
+        return step  # "buy the first one" after the market's list: its first row, not a look at the shop
     if not (YES.match(turn.said) or NO.match(turn.said) or is_bare(turn.said)) and _complete_alone(turn, current):
         return None  # "接第二个悬赏" says everything itself
     earlier_turn = replace(turn, said=turn.earlier, continues=turn.earlier)
@@ -214,13 +224,55 @@ def follow_up(turn: Turn) -> Step | None:
     if (pick := ordinal(turn.said)) is not None:
         merged = _pick_rival(earlier, pick)
         if merged is None:
-            return _pick_listed(turn)
+            return _pick_row(turn, pick) or _pick_listed(turn)
     else:
         said = CORRECTION.match(turn.said)["rest"] if CORRECTION.match(turn.said) else turn.said
         merged = _merge(earlier, read(said), answer=is_bare(turn.said))
     turn.continues = f"{turn.earlier}\n{turn.said}"
     step = read_frames(replace(earlier_turn, continues=turn.continues), merged)
     return None if step is DECLINE else step
+
+
+# What names a row of a list a tool returned, in the order tried: a fund, a bounty, a shop item or a
+# building by its name; a market order by its seller and what it sells.
+ROW_NAMES = (("fund_name",), ("title",), ("name",), ("seller_name", "resource_type"))
+
+
+def listed_rows(turn: Turn) -> list[dict]:
+    """The rows the last turn's last list showed, in the order shown ([] when it listed nothing)."""
+    for outcome in reversed(turn.earlier_outcomes):
+        if outcome.name.startswith("list_") and outcome.ok and isinstance(outcome.data, dict):
+            rows = next((v for v in outcome.data.values() if isinstance(v, list) and v and isinstance(v[0], dict)), [])
+            if rows:
+                return rows
+    return []
+
+
+def row_name(row: dict) -> str:
+    for keys in ROW_NAMES:
+        if all(row.get(key) for key in keys):
+            return " ".join(str(row[key]) for key in keys)
+    return ""
+
+
+def _pick_row(turn: Turn, index: int) -> Step | None:
+    """"第三个停用掉", "I'll take the second one" after a list: the n-th row shown, named as the list named
+    it, read with this message's verb (or, with none, the last message's). The name stands for the
+    earlier message: the gate and the provenance read it with this one."""
+    rows = listed_rows(turn)
+    if not rows or not -len(rows) <= index < len(rows) or not (name := row_name(rows[index])):
+        return None
+    for said in (f"{name}\n{turn.said}", f"{name}\n{turn.said}\n{turn.earlier}"):
+        carrying = replace(turn, said=said, earlier=name, continues=name)
+        step = read_frames(carrying, read(said))
+        if step is None and turn.outcomes:
+            from .rules import summarize
+
+            step = Step.say(summarize(turn))
+        if step is not DECLINE and step is not None and (acts(step) or turn.outcomes):
+            turn.earlier = turn.continues = name
+            return step
+    return None
 
 
 def _pick_listed(turn: Turn) -> Step | None:
@@ -281,7 +333,7 @@ SAYING = re.compile(
     re.IGNORECASE,
 )
 COLON = re.compile(r"(?<!\d)[:：](?!\d)\s*")  # a time's colon ("10:30") starts nothing
-FILLER = re.compile(r"^(?:一声|一下|他们|她|他|客人|顾客|供应商|the guest|the supplier|them|him|her)\s*[，,:：]?\s*", re.IGNORECASE)
+FILLER = re.compile(r"^(?:一声|一下|他们|她|他|客人|顾客|供应商|the guest|the supplier|them|him|her|that(?=\s))\s*[，,:：]?\s*", re.IGNORECASE)
 
 
 def trailing_text(said: str, after: int = 0) -> Span | None:

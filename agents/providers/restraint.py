@@ -41,16 +41,25 @@ PUT_OFF = re.compile(
 QUESTION = re.compile(
     # "划算吗", "值不值得": a musing; "奖励120挺划算的" only says why.
     r"[?？]|吗|呢|多少|怎么|怎样|如何|为什么|为啥|该不该|要不要|是不是|是否|能不能挣|划不划算|值不值得|考虑|在想|想着"
-    r"|\b(?:what|how|why|whether|should\s+i|shall\s+i|do\s+you\s+think|would\s+i|will\s+i|am\s+i|is\s+it|"
+    # An English question word opens a clause or asks with its verb ("how much", "what do"): "buy the flour what
+    # Frank is selling" asks nothing.
+    r"|(?:^|[,.;!:]\s*|\b(?:and|but|so|then|or)\s+)(?:what|how|why|whether)\b"
+    r"|\b(?:what|how|why)\s+(?:do|does|did|is|are|was|were|am|can|could|should|would|will|much|many|long|about|if)\b"
+    r"|\b(?:whether|should\s+i|shall\s+i|do\s+you\s+think|would\s+i|will\s+i|am\s+i|is\s+it|"
     r"thinking\s+(?:about|of)|wondering|considering|maybe\s+i\s+should)\b",
     re.IGNORECASE,
 )
 # "能帮我…吗", "could you …?", "请…": a request dressed as a question.
 POLITE = re.compile(
-    r"^\s*(?:请|麻烦|劳驾|帮我|帮忙|能不能帮|能否帮|能帮我|可以帮|可不可以帮|你能|你可以|你能不能|能不能)"
-    r"|^\s*(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b"
+    # At the start of any clause: "您好，麻烦您帮我…", "hi, could you open a new fund …?".
+    r"(?:^|[,，。.!！;；~]\s*)(?:请|麻烦|劳驾|帮我|帮忙|能不能帮|能否帮|能帮我|可以帮|可不可以帮|你能|你可以|你能不能|能不能)"
+    r"|(?:^|[,，。.!！;；~]\s*)(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b"
+    # A tag that asks for agreement: "…送给Dave好吗？", "toss her an apple, would you?", "…to her, ok?".
+    r"|(?:好吗|好不好|可以吗|行吗|行不行|成吗|可不可以)\s*[?？]"
+    r"|[,，]\s*(?:ok|okay|would\s+you|will\s+you|could\s+you|can\s+you|please|yeah|alright)\s*[?？]"
+    r"|\bwould\s+you\s+mind\b"
     # "ask the supplier whether …", "问问供应商能不能…": a question put to a third party is a request.
-    r"|^\s*(?:ask|问问|问一下|去问)\b"
+    r"|(?:^|[,，。.!！;；]\s*)(?:ask|问问|问一下|去问)\b"
     # "hey, when you get a chance could you give Bob three flour?": the request mid-sentence.
     r"|\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|kindly\s+)?(?:give|send|transfer|hand|pass|gift|bring|get|grab|buy|sell|eat|claim|take|put|list|"
     r"cancel|check|clock|tell|let|ask|create|make|enable|disable|rename|set|update|refund|process|build|apply|post|look\s+up)\b"

@@ -72,6 +72,8 @@ class Turn:
     # The user's message before this one, and the calls its turn made: what a follow-up continues.
     earlier: str = ""
     earlier_calls: list[tuple[str, dict]] = field(default_factory=list)
+    # Those calls with their results: the rows a list showed ("the second one" picks among them).
+    earlier_outcomes: list[Outcome] = field(default_factory=list)
     # Set while a follow-up is read: the earlier message whose frame it continues.
     continues: str = ""
     # The user said "yes" to what the earlier message proposed.
@@ -255,9 +257,23 @@ def read_turn(messages: list[dict], offered: set[str]) -> Turn:
     last_user = users[-1] if users else -1
     text = str(messages[last_user].get("content") or "") if last_user >= 0 else ""
     system = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
-    results = {m.get("tool_call_id"): m for m in messages[last_user + 1 :] if m.get("role") == "tool"}
+    outcomes = _outcomes_in(messages[last_user + 1 :])
+    earlier, earlier_calls, earlier_outcomes = "", [], []
+    if len(users) > 1:
+        earlier = str(messages[users[-2]].get("content") or "")
+        earlier_calls = _calls_in(messages[users[-2] + 1 : last_user])
+        earlier_outcomes = _outcomes_in(messages[users[-2] + 1 : last_user])
+    return Turn(
+        text=text, offered=offered, outcomes=outcomes, system=system, said=text, earlier=earlier, earlier_calls=earlier_calls,
+        earlier_outcomes=earlier_outcomes,
+    )
+
+
+def _outcomes_in(messages: list[dict]) -> list[Outcome]:
+    """Each tool call in ``messages`` with the result that answered it."""
+    results = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool"}
     outcomes = []
-    for message in messages[last_user + 1 :]:
+    for message in messages:
         for call in message.get("tool_calls") or []:
             function = call.get("function", {})
             answer = results.get(call.get("id"))
@@ -267,13 +283,7 @@ def read_turn(messages: list[dict], offered: set[str]) -> Turn:
             except (json.JSONDecodeError, TypeError):
                 arguments, result = {}, {}
             outcomes.append(Outcome(function.get("name", ""), arguments, result))
-    earlier, earlier_calls = "", []
-    if len(users) > 1:
-        earlier = str(messages[users[-2]].get("content") or "")
-        earlier_calls = _calls_in(messages[users[-2] + 1 : last_user])
-    return Turn(
-        text=text, offered=offered, outcomes=outcomes, system=system, said=text, earlier=earlier, earlier_calls=earlier_calls
-    )
+    return outcomes
 
 
 class RulesChatPolicy:
@@ -366,9 +376,9 @@ class RulesChatPolicy:
         speaker = agent_name(turn.system)
         for message in messages:
             context = restraint.without(message, free)
-            if restraint.deferred(context, {name for name, _arguments in writes}):
+            if restraint.deferred(context, {name for name, _arguments in writes}) and not negated_elsewhere(context, writes, turn.offered):
                 return Step.say(_("好的，先不做：这句话里有否定或“先不”的意思，我没有执行任何操作。"))
-            if restraint.reported(context, {name for name, _arguments in writes}):
+            if restraint.reported(context, {name for name, _arguments in writes}) and not asked_anew(context, writes):
                 return Step.say(_("听起来这是已经做过的事，我没有再执行任何操作。要再做一次，请直接说。"))
             if restraint.asked(context):
                 if turn.outcomes:
@@ -412,6 +422,85 @@ class RulesChatPolicy:
         else:
             head = _("收到：「%(text)s」，但我没有理解。我可以帮你：") % {"text": turn.said}
         return "\n".join([head, *lines])
+
+
+def asked_anew(message: str, writes: list[tuple[str, dict]]) -> bool:
+    """A clause of its own asks for the write, beside the one that tells what was done ("I sold 3 wood
+    yesterday, now give Eve 2 bread"): the report holds nothing back."""
+    from . import restraint
+    from .frames import clauses, registered_frames, sub_reading
+    from .understanding import read
+
+    words = [w for f in registered_frames() if f.tool in {name for name, _a in writes} for w in f.words]
+    bounds = clauses(message)
+    if len(bounds) < 2 or not words:
+        return False
+    reading = read(message)
+    return any(
+        not restraint.DONE.search(message[a:b]) and sub_reading(reading, a, b).has(*words) for a, b in bounds
+    )
+
+
+def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set[str]) -> bool:
+    """The negation says no to another thing, in a clause of its own ("不用休息了，先帮我上班打卡" checks in):
+    each negated clause asks for another of this agent's tools, and a clause without one asks for the write."""
+    from . import restraint
+    from .frames import clauses, registered_frames, sub_reading
+    from .understanding import read
+
+    tools = {name for name, _a in writes}
+    mine = [w for f in registered_frames() if f.tool in tools for w in f.words]
+    others = [w for f in registered_frames() if f.tool in offered and f.tool not in tools for w in f.words]
+    bounds = clauses(message)
+    if len(bounds) < 2 or not mine:
+        return False
+    reading = read(message)
+    negated = [(a, b) for a, b in bounds if restraint.deferred(message[a:b], tools)]
+    if not negated or len(negated) == len(bounds):
+        return False
+    clean = [sub_reading(reading, a, b) for a, b in bounds if (a, b) not in negated]
+    return all(
+        not sub_reading(reading, a, b).has(*mine) and (sub_reading(reading, a, b).has(*others) or NO_LONGER.search(message[a:b]))
+        for a, b in negated
+    ) and any(c.has(*mine) for c in clean)
+
+
+# "这个产品暂时不卖了", "we no longer sell it": a state of things, given as the reason.
+NO_LONGER = re.compile(r"不再|不[\u4e00-\u9fff]{1,2}了|\bno\s+longer\b|\bnot\s+any\s*more\b", re.IGNORECASE)
+
+
+def outside_negation(turn: Turn) -> Step:
+    """The frames on the message less its negated clauses (blanked, so the offsets stay): "先别睡觉了，帮我签个到"
+    checks in, and no phrase of the negated clause (睡觉) gets a say."""
+    from . import restraint
+    from .framing import read_frames
+    from .frames import clauses
+    from .understanding import read
+
+    kept = list(turn.said)
+    for a, b in clauses(turn.said):
+        if restraint.DEFERRAL.search(turn.said[a:b]):
+            kept[a:b] = " " * (b - a)
+    return read_frames(turn, read("".join(kept)))
+
+
+def negation_is_elsewhere(turn: Turn) -> bool:
+    """"不用休息了，先帮我上班打卡": the negation opens a clause about another tool, and another clause asks
+    for something: the frames read the message, and the gate holds back only what is negated."""
+    from .frames import candidates, clauses, sub_reading
+    from .understanding import read
+
+    reading = read(turn.said)
+    bounds = clauses(turn.said)
+    if len(bounds) < 2:
+        return False
+    tools_in = [{f.tool for f in candidates(sub_reading(reading, a, b), turn.offered)} for a, b in bounds]
+    from . import restraint
+
+    negated = [i for i, (a, b) in enumerate(bounds) if restraint.DEFERRAL.search(turn.said[a:b])]
+    wanted = set().union(*(tools for i, tools in enumerate(tools_in) if i not in negated))
+    refused = set().union(*(tools for i, tools in enumerate(tools_in) if i in negated))
+    return bool(negated) and bool(wanted) and all(tools_in[i] for i in negated) and not (wanted & refused)
 
 
 def suggestions(offered: set[str], limit: int = SUGGESTIONS) -> list[tuple[str, str]]:

@@ -368,6 +368,9 @@ STOP_WORDS = {
 }
 
 
+HEAD_NOUN = re.compile(r"(?:基金|悬赏|任务|订单|挂单)$")
+
+
 def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[str]) -> list[Span]:
     """Names written in part or with a typo: "稳健增长" for 稳健增长一号, "Beta" for Beta Balanced, "Bbo" for Bob.
 
@@ -379,6 +382,11 @@ def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[
 
     words = [t for t in tokens(folded) if not any(s.start < t.end and t.start < s.end for s in taken)]
     pieces: set[tuple[int, int]] = set()
+    # "货币基金" is one word to jieba: the part before a head noun is the name's piece.
+    for t in words:
+        head = HEAD_NOUN.search(t.text)
+        if head and head.start() >= 2:
+            pieces.add((t.start, t.start + head.start()))
     for i in range(len(words)):
         for j in range(i, min(i + 4, len(words))):
             start, end = words[i].start, words[j].end
@@ -465,7 +473,13 @@ def read(said: str, kinds: set[str] | None = None) -> Reading:
     names = exact_names(folded, found)
     spans = [*names, *(o for o in order_numbers(said) if not any(o.overlaps(n) for n in names)), *quoted(said)]
     fuzzy_kinds = (kinds or {e.kind for e in found}) - {"order"}
-    spans += fuzzy_names(folded, [e for e in found if e.partial or e.surface.isascii()], spans, fuzzy_kinds)
+    guessable = [e for e in found if e.partial or e.surface.isascii()]
+    spans += fuzzy_names(folded, guessable, spans, fuzzy_kinds)
+    # A quoted part of a name ("基金“科技”的详情") is that name: the quotation read whole, never a piece of it.
+    for quote in [s for s in spans if s.kind == "quoted"]:
+        if not any(s.kind != "quoted" and s.overlaps(quote) for s in spans):
+            others = [s for s in spans if s is not quote]
+            spans += [f for f in fuzzy_names(folded, guessable, others, fuzzy_kinds) if (f.start, f.end) == (quote.start, quote.end)]
     taken = [s for s in spans if s.kind not in ("quoted",)]
     spans += [n for n in numbers(folded) if not any(n.overlaps(s) for s in taken)]
     return Reading(said, folded, tokens(folded), sorted(spans, key=lambda s: (s.start, -s.end)))

@@ -360,11 +360,197 @@ def test_a_phrase_that_caught_no_name_leaves_the_fund_to_the_frames(demo, staff_
 @pytest.mark.parametrize(
     "message",
     [
-        "我刚收了一筐苹果，送三个给Eve吧",  # gave Eve 1 (一筐) before: a write with a count nobody asked for
+        "我刚收了一筐苹果，送三个给Eve吧",  # gave Eve 1 (一筐) once, then asked back: the count is its clause's
         "I picked 1 basket of apples today, send 3 to Eve",
+        "摘了两筐苹果，然后送3个给Eve",
+    ],
+)
+def test_a_writes_count_comes_from_its_own_clause(demo, staff_user, message):
+    result = run_chat(agent=Agent.objects.get(name="Bob"), message=message, user=staff_user)
+    transfers = [call["arguments"] for call in result.tool_calls if call["name"] == "transfer_resource"]
+    assert [(t["resource_type"], t["quantity"]) for t in transfers] == [("apple", 3)]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I sold 3 wood yesterday, now give Eve 2 bread",
+        "昨天卖了三块木头，现在给Eve两个面包",
+    ],
+)
+def test_a_clause_that_reports_a_sale_neither_rules_out_the_gift_nor_gives_its_words(demo, staff_user, message):
+    result = run_chat(agent=Agent.objects.get(name="Bob"), message=message, user=staff_user)
+    transfers = [call["arguments"] for call in result.tool_calls if call["name"] == "transfer_resource"]
+    assert [(t["resource_type"], t["quantity"]) for t in transfers] == [("bread", 2)]
+    assert not [call for call in result.tool_calls if call["name"] == "create_market_order"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "我刚收了十个苹果，送给Eve吧",  # the only count is what was received: how many to give is asked
+        "send Eve 3 or 4 apples",  # two counts in the giving clause itself
+        "给Eve转三个还是四个苹果",
     ],
 )
 def test_two_different_counts_for_one_count_ask_back_and_move_nothing(demo, staff_user, message):
     result = run_chat(agent=Agent.objects.get(name="Bob"), message=message, user=staff_user)
     assert not [call for call in result.tool_calls if call["name"] == "transfer_resource"]
     assert "?" in result.reply or "？" in result.reply
+
+
+# ---------------------------------------------------------------------------- round 6 (issue 26): classes, not phrases
+
+
+def _calls(result, name):
+    return [call["arguments"] for call in result.tool_calls if call["name"] == name]
+
+
+@pytest.mark.parametrize(
+    ("message", "resource", "count"),
+    [
+        ("麻烦你把两块木材给Dave好吗？他要修房子", "wood", 2),  # an agreement tag asks, it does not wonder
+        ("pass Dave one apple, will you?", "apple", 1),
+        ("hello there, could you send Dave 3 bread? thanks", "bread", 3),
+    ],
+)
+def test_a_request_phrased_as_a_question_is_a_request(demo, staff_user, message, resource, count):
+    result = run_chat(agent=Agent.objects.get(name="Bob"), message=message, user=staff_user)
+    assert [(t["resource_type"], t["quantity"]) for t in _calls(result, "transfer_resource")] == [(resource, count)]
+
+
+@pytest.mark.parametrize("message", ["how would I send Dave 3 bread?", "要是我把三个面包给Dave会怎样？", "我该不该给Dave三个面包？"])
+def test_how_to_questions_and_hypotheticals_still_write_nothing(demo, staff_user, message):
+    result = run_chat(agent=Agent.objects.get(name="Bob"), message=message, user=staff_user)
+    assert not _calls(result, "transfer_resource")
+
+
+@pytest.mark.parametrize(("message", "resource"), [("hand Carol every last one of my flour", "flour"), ("把我所有的面粉都转给Carol", "flour")])
+def test_giving_all_of_a_resource_gives_the_stock_held(demo, staff_user, message, resource):
+    from agents.models import Agent as AgentModel
+    from city.models import AgentResource
+
+    alice = AgentModel.objects.get(name="Alice")
+    held = AgentResource.objects.get(agent=alice, resource_type__slug=resource).quantity
+    result = run_chat(agent=alice, message=message, user=staff_user)
+    assert [call["name"] for call in result.tool_calls][0] == "get_my_resources"
+    assert [(t["resource_type"], t["quantity"]) for t in _calls(result, "transfer_resource")] == [(resource, held)]
+
+
+def test_giving_all_of_what_one_has_none_of_moves_nothing_and_says_so(demo, staff_user):
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message="give Carol all my stone", user=staff_user)
+    assert not _calls(result, "transfer_resource")
+    assert "stone" in result.reply
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "tool", "fund"),
+    [
+        ("有哪些基金", "把第二个停掉", "disable_fund", "科技先锋"),
+        ("list all funds", "show me the details of the first one", "get_fund_detail", "稳健增长一号"),
+    ],
+)
+def test_an_ordinal_after_a_list_picks_that_row(demo, staff_user, first, second, tool, fund):
+    agent = Agent.objects.get(name="基金助理")
+    listed = run_chat(agent=agent, message=first, user=staff_user)
+    result = run_chat(agent=agent, message=second, user=staff_user, conversation_id=listed.conversation.pk)
+    assert _calls(result, tool) == [{"fund_id": Fund.objects.get(fund_name=fund).pk}]
+
+
+def test_an_ordinal_after_the_market_listing_buys_that_order(demo, staff_user):
+    from city.models import MarketOrder
+
+    agent = Agent.objects.get(name="Carol")
+    listed = run_chat(agent=agent, message="anything for sale on the market?", user=staff_user)
+    shown = [row for call in listed.tool_calls if call["name"] == "list_market_orders" for row in call["result"]["data"]["orders"]]
+    result = run_chat(agent=agent, message="buy the first one", user=staff_user, conversation_id=listed.conversation.pk)
+    assert _calls(result, "accept_market_order") == [{"order_id": shown[0]["order_id"]}]
+    assert MarketOrder.objects.filter(pk=shown[0]["order_id"]).exists()
+
+
+@pytest.mark.parametrize(
+    ("message", "title"),
+    [
+        ("I'll do the wheat collecting bounty", "收集100小麦"),
+        ("接那个把面粉送到面包坊的悬赏", "为面包坊送面粉"),
+        ("put me down for the mill construction bounty", "建造磨坊"),
+        ("领2号悬赏", "建造磨坊"),
+    ],
+)
+def test_a_bounty_is_claimed_by_what_its_title_describes(demo, staff_user, message, title):
+    from bounties.models import Bounty
+
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message=message, user=staff_user)
+    assert _calls(result, "claim_bounty") == [{"bounty_id": Bounty.objects.get(title=title).pk}]
+
+
+def test_a_negation_about_another_thing_leaves_the_request_beside_it(demo, staff_user):
+    result = run_chat(agent=Agent.objects.get(name="Bob"), message="先别睡觉了，帮我签个到", user=staff_user)
+    assert [call["name"] for call in result.tool_calls] == ["checkin"]
+    held = run_chat(agent=Agent.objects.get(name="Bob"), message="签个到吧，算了先不要", user=staff_user)
+    assert not held.tool_calls
+
+
+@pytest.mark.parametrize(
+    ("message", "channel", "text"),
+    [
+        ("ping the supplier on HT20260301002: is late checkout possible?", "upstream", "is late checkout possible?"),
+        ("回复HT20260301001的客人：可以免费停车", "downstream", "可以免费停车"),
+        ("跟供应商核实一下HT20260301002是否含早", "upstream", "HT20260301002是否含早"),
+    ],
+)
+def test_replies_pings_and_checks_with_a_party_are_proposed_verbatim(demo, staff_user, message, channel, text):
+    result = run_chat(agent=Agent.objects.get(name="前台助理"), message=message, user=staff_user)
+    sent = _calls(result, "message_send")
+    assert [(s["channel"], s["content"]) for s in sent] == [(channel, text)]
+    assert result.tool_calls[-1]["result"]["status"] == "pending_confirmation"
+
+
+def test_tell_me_asks_the_desk_and_tells_nobody(demo, staff_user):
+    result = run_chat(agent=Agent.objects.get(name="前台助理"), message="could you tell me which hotel HT20260301002 is at", user=staff_user)
+    assert not _calls(result, "message_send")
+    assert _calls(result, "order_query") == [{"order_no": "HT20260301002"}]
+
+
+@pytest.mark.parametrize("message", ["停用其中一只基金", "把那只基金启用"])
+def test_a_fund_pointed_at_but_not_named_is_asked_for(demo, staff_user, message):
+    result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
+    assert not result.tool_calls
+    assert "？" in result.reply or "?" in result.reply
+
+
+def test_a_fund_switched_off_before_is_no_order_to_switch_it_off(demo, staff_user):
+    result = run_chat(agent=Agent.objects.get(name="基金助理"), message="把停用的货币市场旧份额重新启用", user=staff_user)
+    assert not _calls(result, "disable_fund")
+    assert _calls(result, "enable_fund") == [{"fund_id": Fund.objects.get(fund_name="货币市场旧份额").pk}]
+
+
+@pytest.mark.parametrize(
+    ("message", "item", "count"),
+    [
+        ("pick up two apples at the store for me, please", "苹果", 2),  # once claimed bounty #2: "pick up 2" read as an id
+        ("grab me a bag of flour at the shop", "一袋面粉", 1),
+        ("get me 3 apples", "苹果", 3),
+    ],
+)
+def test_picking_up_or_getting_goods_buys_them_and_claims_no_bounty(demo, staff_user, message, item, count):
+    from city.models import ShopItem
+
+    result = run_chat(agent=Agent.objects.get(name="Alice"), message=message, user=staff_user)
+    assert not _calls(result, "claim_bounty")
+    assert _calls(result, "purchase") == [{"item_id": ShopItem.objects.get(name=item).pk, "quantity": count}]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "resource", "count", "price"),
+    [
+        ("I want to put some flour up for sale on the market", "5 of them, 20 credits in all", "flour", 5, 20),
+        ("我想在市场上卖点面粉", "4个，一共16信用点", "flour", 4, 16),
+    ],
+)
+def test_an_answer_with_a_count_and_a_price_completes_the_sale_it_was_asked_for(demo, staff_user, first, second, resource, count, price):
+    agent = Agent.objects.get(name="Alice")
+    asked = run_chat(agent=agent, message=first, user=staff_user)
+    result = run_chat(agent=agent, message=second, user=staff_user, conversation_id=asked.conversation.pk)
+    assert _calls(result, "create_market_order") == [{"resource_type": resource, "quantity": count, "price": price}]
+    assert not _calls(result, "get_my_status")
