@@ -8,7 +8,7 @@ batch's prompt to the configured provider; the rules policy comes from the world
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,13 +34,15 @@ class ModelPolicy:
     uses_prompt = True
 
     def __init__(
-        self, provider: ModelProvider, model: str | None = None, *, system_prompt: str, actions: Iterable[str] = ()
+        self, provider: ModelProvider, model: str | None = None, *, system_prompt: str, actions: Iterable[str] = (),
+        choices: Callable[[Any, list[int]], Mapping[str, Mapping[str, list]]] | None = None,
     ) -> None:
         self.provider = provider
         self.model = model
         self.name = provider.name
         self._system = system_prompt
         self._actions = list(actions)
+        self._choices = choices  # the world source's: what a batch's snapshot offers each parameter
 
     def session(self) -> AbstractAsyncContextManager[Any]:
         """What a tick's calls share: the provider's pooled client where it keeps one."""
@@ -49,8 +51,10 @@ class ModelPolicy:
 
     async def answer(self, world: Any, batch: list[int], prompt: str) -> Answer:
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
-        # Where the endpoint decodes by a schema, the answer cannot be prose or name an unknown action.
-        schema = decisions_schema(self._actions, batch) if self._actions else None
+        # Where the endpoint decodes by a schema, the answer cannot be prose, name an unknown action,
+        # or (given the world) an item, building or resource the snapshot does not name.
+        choices = self._choices(world, batch) if self._choices is not None and world is not None else None
+        schema = decisions_schema(self._actions, batch, choices) if self._actions else None
         completion = await self.provider.complete(
             messages, [], model=self.model, max_tokens=decisions_tokens(len(batch)), json_schema=schema,
         )
@@ -67,4 +71,6 @@ def session(policy: Any) -> AbstractAsyncContextManager[Any]:
 def policy_from_settings(source: WorldSource, seed: int = 0) -> Policy:
     if settings.AGENT_PROVIDER == "rules":
         return source.rules_policy(seed)
-    return ModelPolicy(get_provider(), model_for(None), system_prompt=source.system_prompt(), actions=source.actions)
+    return ModelPolicy(
+        get_provider(), model_for(None), system_prompt=source.system_prompt(), actions=source.actions, choices=source.choices,
+    )

@@ -7,7 +7,7 @@ The prompt text is the model contract and stays Chinese (it is not a catalogue s
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from agents.registry import localized_schema, registry
@@ -43,18 +43,42 @@ def _bare(node: Any) -> Any:
     return node
 
 
-def decisions_schema(actions: Iterable[str], batch: list[int]) -> dict:
+def _narrowed(params: dict, choices: Mapping[str, Sequence]) -> dict | None:
+    """``params`` with each chosen property limited to its values; None when a required one has none."""
+    properties = dict(params.get("properties", {}))
+    required = set(params.get("required", []))
+    for name, values in choices.items():
+        if name not in properties:
+            continue
+        if values:
+            properties[name] = {**properties[name], "enum": list(values)}
+        elif name in required:
+            return None
+        else:
+            del properties[name]
+    return {**params, "properties": properties}
+
+
+def decisions_schema(
+    actions: Iterable[str], batch: list[int], choices: Mapping[str, Mapping[str, Sequence]] | None = None,
+) -> dict:
     """The JSON schema of a batch's answer, for constrained decoding (``response_format``).
 
     An object holding the array (OpenAI's structured outputs want an object at the top), one
     item per resident: ``agent_id`` one of the batch's ids, then one shape per action with
     that action's parameters as its tool declares them, so the decoder cannot produce an
     unknown action, a stranger's id, or params the executor would refuse by their form.
+    ``choices`` (the world's, action → parameter → values) limits a parameter to what the
+    snapshot names, and leaves out an action with nothing to act on: a grammar bounds no
+    integer (llama-cpp-python ignores ``maximum``), an enum it keeps.
     """
     shapes = []
     for action in actions:
         spec = registry.get(action)
         params = _bare(localized_schema(spec.input_schema)) if spec is not None else {"type": "object"}
+        params = _narrowed(params, (choices or {}).get(action, {}))
+        if params is None:
+            continue
         shapes.append({
             "type": "object",
             "properties": {

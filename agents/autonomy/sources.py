@@ -43,6 +43,10 @@ class WorldSource(Protocol):
     def snapshot(self, world: Any, batch: list[int]) -> str:
         """The model's view of one batch (the model contract: its text must stay stable)."""
 
+    def choices(self, world: Any, batch: list[int]) -> Mapping[str, Mapping[str, list]]:
+        """What the batch's snapshot offers: action → parameter → the values it names (an empty
+        list: the action has nothing to act on). The decoding schema allows only those."""
+
     def system_prompt(self) -> str: ...
 
     def rules_policy(self, seed: int) -> Policy:

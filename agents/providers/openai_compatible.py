@@ -29,7 +29,10 @@ Ollama, llama.cpp server) through the official SDK's async client.
   request. ``AGENT_MODEL_TIMEOUT`` then bounds the wait for each piece, not the whole answer
   (``max_tokens`` bounds that). The JSON-in-text and constrained protocols read their answer whole (their text is
   not for people), then hand it over as one piece. Usage is asked for with
-  ``stream_options.include_usage``, dropped for good by an endpoint that refuses it.
+  ``stream_options.include_usage``, dropped for good by an endpoint that refuses it. A stream
+  offered tools that ends cleanly before its first chunk is asked again whole: llama-cpp-python's
+  chatml-function-calling cannot stream a tool call, and answers a 200 with keep-alives only
+  (said once in the log; its text replies still stream).
 - How tools travel is ``AGENT_TOOL_MODE``. ``native``: the ``tools`` parameter. ``text``: a
   JSON-in-text protocol (tools described in the system prompt, the model answers
   ``{"tool_calls": [...]}`` or plain text). ``constrained``: two answers decoded under a schema,
@@ -185,6 +188,10 @@ class Stopped(Exception):
     """The listener stopped the answer; the request has been closed."""
 
 
+class NothingStreamed(Exception):
+    """A stream whose body ended cleanly before its first chunk."""
+
+
 async def unless_stopped(awaitable: Awaitable, listener: ReplyListener) -> Any:
     """``awaitable``'s result, or ``Stopped`` as soon as the listener stops it (the awaitable is cancelled)."""
     task = asyncio.ensure_future(awaitable)
@@ -289,6 +296,7 @@ class OpenAICompatibleProvider:
         self._ssl: ssl.SSLContext | None = None
         self._text_ids = itertools.count(1)
         self.stream_usage = True  # ask a stream for its token usage until the endpoint refuses
+        self._silent_calls_logged = False
 
     def _client(self) -> AsyncOpenAI:
         """A client for one call. An async HTTP pool belongs to one event loop and sync callers
@@ -366,6 +374,16 @@ class OpenAICompatibleProvider:
         offered = {"tools": tools, "tool_choice": "auto"} if tools else {}
         try:
             completion = await self._stream(listener, model=model, messages=messages, **offered, **self._cap())
+        except NothingStreamed:
+            if not tools:
+                raise broken_off(None, partial="", usage={}) from None
+            if not self._silent_calls_logged:
+                self._silent_calls_logged = True
+                logger.warning(
+                    "model endpoint %s ended a streamed answer with tools before its first chunk (it cannot stream a "
+                    "tool call: llama-cpp-python); such an answer is asked again whole", self.endpoint,
+                )
+            return await self._whole(messages, tools, model, listener)
         except openai.APIStatusError as exc:
             if not (tools and refuses_tools(exc)):
                 raise self._failure(exc) from exc
@@ -408,6 +426,7 @@ class OpenAICompatibleProvider:
             calls: dict[int, dict] = {}
             usage: dict = {}
             finished = False  # the answer's last chunk (its finish_reason) came
+            received = 0
             chunks = response.__aiter__()
             try:
                 while True:
@@ -415,6 +434,7 @@ class OpenAICompatibleProvider:
                         chunk = await unless_stopped(chunks.__anext__(), listener)
                     except StopAsyncIteration:
                         break
+                    received += 1
                     if getattr(chunk, "usage", None) is not None:
                         usage = self._usage(chunk)
                     for choice in (chunk.choices or [])[:1]:
@@ -427,6 +447,8 @@ class OpenAICompatibleProvider:
             finally:
                 with suppress(Exception):
                     await response.close()  # closes the connection: the server stops generating
+        if not received:
+            raise NothingStreamed
         if not finished:  # a body that simply ended (a dropped close-delimited response): its calls may be cut
             raise broken_off(None, partial="".join(pieces), usage=usage)
         return Completion(content="".join(pieces), tool_calls=self._assembled(calls), usage=usage)

@@ -14,7 +14,7 @@ from ..services import record_city_sample
 from ..tick_lookups import batch_lookups
 from .policy import RulesPolicy
 from .prompt import ACTIONS, system_prompt
-from .world import World, bounty_board, build_world, render_snapshot
+from .world import World, bounty_board, build_world, decision_choices, render_snapshot
 
 
 class CityWorld:
@@ -25,6 +25,9 @@ class CityWorld:
 
     def snapshot(self, world: World, batch: list[int]) -> str:
         return render_snapshot(world, batch)
+
+    def choices(self, world: World, batch: list[int]) -> dict[str, dict[str, list]]:
+        return decision_choices(world, batch)
 
     def system_prompt(self) -> str:
         return system_prompt()

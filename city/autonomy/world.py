@@ -360,6 +360,30 @@ def bounty_line(bounty: BountyInfo) -> str:
     return f"- 悬赏#{bounty.id}: {bounty.title} | 奖励={bounty.reward} | 进行中(接取者ID={bounty.claimed_by})"
 
 
+def decision_choices(world: World, batch: list[int]) -> dict[str, dict[str, list]]:
+    """The values a batch's snapshot offers each action's parameters: action → parameter → values.
+
+    The tick decodes under them where the endpoint decodes by a schema, so a small model picks a
+    shop item, building, resource, order or bounty the snapshot names instead of making one up
+    (Gemma 3 270M bought item #2000000000000000 and ate "food"). An empty list: nothing to pick,
+    the action is left out. Whether one can afford it stays the tool's to refuse.
+    """
+    residents = [world.residents[agent_id] for agent_id in batch if agent_id in world.residents]
+    resources = sorted(world.resources)
+    own_orders = sorted({o.id for r in residents for o in r.open_orders[:5]})
+    return {
+        "purchase": {"item_id": [i.id for i in world.shop]},
+        "assign_building": {"building_id": [b.id for b in world.buildings[:MAX_BUILDINGS] if b.vacancies]},
+        "eat": {"resource_type": [k.slug for k in world.resources.values() if k.edible]},
+        "transfer_resource": {"to_agent_id": sorted(world.residents), "resource_type": resources},
+        "create_market_order": {"resource_type": resources},
+        "accept_market_order": {"order_id": [o.id for o in world.market]},
+        "cancel_market_order": {"order_id": own_orders},
+        "construct_building": {"kind": [k.slug for k in world.blueprints]},
+        "claim_bounty": {"bounty_id": [b.id for b in world.open_bounties]},
+    }
+
+
 def render_snapshot(world: World, batch: list[int]) -> str:
     """The snapshot text of one batch: shared world sections and only these residents."""
     residents = [world.residents[agent_id] for agent_id in batch if agent_id in world.residents]

@@ -195,6 +195,21 @@ def test_an_endpoint_that_refuses_tools_is_streamed_through_the_text_protocol_in
     assert listener.pieces == ["加了 3 个。"]  # the JSON of the call never reached the page as text
 
 
+def test_a_tool_call_the_endpoint_cannot_stream_is_asked_again_whole_and_runs(endpoint, alice, staff_user):
+    """llama-cpp-python 0.3.36 ends a streamed answer that would be a tool call before its first
+    chunk (seen on the real server: a 200 with keep-alives only); that was a model error, every time."""
+    endpoint.cannot_stream_tool_calls()
+    endpoint.tool_calls([("add_my_credits", {"amount": 5})]).reply(["加好了", "。"])
+    listener = Recorder()
+    result = run_chat(agent=alice, message="给我加 5 个信用点", user=staff_user, listener=listener)
+
+    alice.refresh_from_db()
+    assert alice.credits == 105 and ToolCall.objects.count() == 1
+    assert result.reply == "加好了。" and not result.failure
+    assert listener.pieces == ["加好了", "。"]  # the reply after the call still streams
+    assert [bool(request.get("stream")) for request in endpoint.requests] == [True, False, True]
+
+
 def test_an_endpoint_that_refuses_stream_options_streams_without_them(endpoint, alice, staff_user):
     endpoint.error(400, {"error": {"message": "Unrecognized request argument: stream_options", "param": "stream_options"}})
     endpoint.reply(["好", "的"])

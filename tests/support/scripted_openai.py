@@ -19,6 +19,8 @@ chunks; a client that goes away mid-answer is noticed between chunks (``aborted_
 ``cut="drop"`` closes the connection mid-body (chunked framing, as uvicorn and llama.cpp send,
 so the client sees a broken body), ``"end"`` ends the body cleanly but without the last chunk
 and ``[DONE]``, ``"error"`` sends an error event (OpenAI's ``{"error": ...}``) and ends.
+``cannot_stream_tool_calls()`` answers as llama-cpp-python 0.3.36 does when its model picks a
+tool in a streamed request: a 200 event stream with a keep-alive comment and no chunk at all.
 """
 
 from __future__ import annotations
@@ -87,6 +89,7 @@ class _Entry:
     chunk_delay: float = 0.0
     cut_after: int | None = None  # a streamed answer breaks after this many pieces, the way ``cut`` says
     cut: str = "drop"
+    silent: bool = False  # a stream with no chunk at all (cannot_stream_tool_calls)
 
 
 def _pieces(text: str, size: int = 4) -> list[str]:
@@ -125,6 +128,7 @@ class ScriptedOpenAI:
         self._script: deque[_Entry] = deque()
         self._requests: list[JSON] = []
         self._reject_tools = False
+        self._cannot_stream_calls = False
         # What GET answers, by path (llama.cpp's /props, /v1/models): a 404 for anything else.
         self.get_answers: dict[str, JSON] = {}
         self._rejected_formats: frozenset[str] = frozenset()
@@ -209,6 +213,13 @@ class ScriptedOpenAI:
         self._reject_tools = reject
         return self
 
+    def cannot_stream_tool_calls(self, cannot: bool = True) -> ScriptedOpenAI:
+        """Answer a streamed request whose answer is a tool call with a silent stream, as
+        llama-cpp-python 0.3.36 does (its chatml-function-calling raises "Automatic streaming tool
+        choice is not supported" inside the stream): a scripted entry stays for the next request."""
+        self._cannot_stream_calls = cannot
+        return self
+
     def reject_response_format(self, *types: str, status: int = 422) -> ScriptedOpenAI:
         """Refuse a ``response_format`` of these types: a 422 naming it (FastAPI's validation), or with
         ``status=500`` as llama-cpp-python 0.3.36's server really does (its validation error as a 500)."""
@@ -243,9 +254,12 @@ class ScriptedOpenAI:
                     return _Entry(500, openai_error(message, "internal_server_error"), 0.0)
                 detail = [{"loc": ["body", "response_format", "type"], "msg": f"unsupported type {shape}"}]
                 return _Entry(422, {"detail": detail}, 0.0)
+            silent = self._cannot_stream_calls and bool(request.get("stream") and request.get("tools"))
             if responder is None:
                 if not self._script:
                     return _Entry(500, openai_error("ScriptedOpenAI: script exhausted", "server_error"), 0.0)
+                if silent and isinstance(self._script[0].body, dict) and self._script[0].body.get("tool_calls"):
+                    return _Entry(200, {}, 0.0, silent=True)
                 return self._script.popleft()
         try:
             answer = responder(request)
@@ -253,6 +267,8 @@ class ScriptedOpenAI:
             # A clear 500 instead of a dropped connection, so the failing test says why.
             return _Entry(500, openai_error(f"ScriptedOpenAI responder raised {exc!r}", "server_error"), 0.0)
         message = assistant_message(answer.get("content"), answer.get("tool_calls") or ())
+        if silent and message.get("tool_calls"):
+            return _Entry(200, {}, 0.0, silent=True)
         return _Entry(200, message, responder_delay, answer.get("usage"))
 
     def _completion(self, request: JSON, entry: _Entry) -> JSON:
@@ -311,6 +327,8 @@ class ScriptedOpenAI:
         entry = self._answer(request)
         if entry.status != 200:
             return entry.status, entry.body, entry.delay, None, 0.0, None
+        if entry.silent:
+            return 200, {}, entry.delay, [], 0.0, "silent"
         body = self._completion(request, entry)
         if not request.get("stream"):
             return 200, body, entry.delay, None, 0.0, None
@@ -402,6 +420,7 @@ class ScriptedOpenAI:
                     self.wfile.flush()
 
                 events: list[JSON | None] = [*chunks, None] if cut is None else list(chunks)
+                comments = [b": ping\n\n"] if cut == "silent" else []  # sse-starlette's keep-alive, then nothing
                 if cut == "error":
                     events.append(openai_error("scripted failure mid-answer", "server_error"))
                 try:
@@ -411,6 +430,8 @@ class ScriptedOpenAI:
                     if framed:
                         self.send_header("Transfer-Encoding", "chunked")
                     self.end_headers()
+                    for comment in comments:
+                        write(comment)
                     for position, chunk in enumerate(events):
                         if position and (owner._client_gone(self.connection, spacing) or owner._stopping.is_set()):
                             owner._abandoned()
