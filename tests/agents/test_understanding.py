@@ -554,3 +554,38 @@ def test_an_answer_with_a_count_and_a_price_completes_the_sale_it_was_asked_for(
     result = run_chat(agent=agent, message=second, user=staff_user, conversation_id=asked.conversation.pk)
     assert _calls(result, "create_market_order") == [{"resource_type": resource, "quantity": count, "price": price}]
     assert not _calls(result, "get_my_status")
+
+
+WRITES = {"create_fund", "update_fund", "enable_fund", "disable_fund", "purchase", "transfer_resource", "rest", "unassign_building", "build"}
+
+
+def _wrote(result):
+    return [call["name"] for call in result.tool_calls if call["name"] in WRITES]
+
+
+@pytest.mark.parametrize(
+    ("message", "name"),
+    [
+        ('Hello, I\'d love to open a fund named "Arctic Growth". It\'s a growth fund, medium risk.', "Arctic Growth"),
+        ("we'd like a new fund called 'Bob's Pick', low risk", "Bob's Pick"),  # the apostrophe is the name's, Bob owns nothing
+    ],
+)
+def test_an_apostrophe_inside_a_word_is_no_quote_mark(demo, staff_user, message, name):
+    result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
+    assert [call["fund_name"] for call in _calls(result, "create_fund")] == [name]
+
+
+@pytest.mark.parametrize(
+    ("message", "name", "remarks"),
+    [
+        ("新建一个基金，名字叫长盈通吧，备注写中短债", "长盈通", "中短债"),
+        ("新建基金 名称：恒瑞宝啦 备注：测试用", "恒瑞宝", "测试用"),
+        ("新建一个基金叫“好吧”", "好吧", None),  # quoted, the particle is the name's
+    ],
+)
+def test_a_sentence_final_particle_ends_the_sentence_not_the_name(demo, staff_user, message, name, remarks):
+    result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
+    [call] = _calls(result, "create_fund")
+    assert call["fund_name"] == name
+    assert (remarks is None and "remarks" not in call) or remarks in call["remarks"]
+
