@@ -589,3 +589,38 @@ def test_a_sentence_final_particle_ends_the_sentence_not_the_name(demo, staff_us
     assert call["fund_name"] == name
     assert (remarks is None and "remarks" not in call) or remarks in call["remarks"]
 
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("基金助理", "上个月我早就把Beta Balanced启用过了"),
+        ("基金助理", "前几天已经停用了Beta Balanced"),
+        ("基金助理", "I already switched off Beta Balanced last week"),
+        ("Bob", "我刚刚在城东农田签过到了"),
+    ],
+)
+def test_a_report_of_any_write_done_before_acts_on_nothing(demo, staff_user, agent, message):
+    result = run_chat(agent=Agent.objects.get(name=agent), message=message, user=staff_user)
+    assert not _wrote(result)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "改天有时间的话，说不定会去买个苹果",
+        "等有空了或许买两个面包",
+        "perhaps one day I'll buy an apple",
+        "if I get a chance I'll grab some bread",
+        "someday I might pick up a loaf of bread",
+    ],
+)
+def test_a_plan_for_some_other_time_or_a_supposition_acts_on_nothing(demo, staff_user, message):
+    result = run_chat(agent=Agent.objects.get(name="Frank"), message=message, user=staff_user)
+    assert not _wrote(result)
+
+
+@pytest.mark.parametrize("message", ["可以的话帮我买个面包", "这样的话，帮我买个面包"])
+def test_if_you_can_is_a_polite_request_not_a_supposition(demo, staff_user, message):
+    result = run_chat(agent=Agent.objects.get(name="Frank"), message=message, user=staff_user)
+    assert _wrote(result) == ["purchase"]
+
