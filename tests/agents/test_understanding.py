@@ -624,3 +624,17 @@ def test_if_you_can_is_a_polite_request_not_a_supposition(demo, staff_user, mess
     result = run_chat(agent=Agent.objects.get(name="Frank"), message=message, user=staff_user)
     assert _wrote(result) == ["purchase"]
 
+
+@pytest.mark.parametrize(
+    ("message", "tool"),
+    [
+        ("在农田干活真是太累了，我要辞了", "unassign_building"),
+        ("I'm so tired of the farm work, I quit", "unassign_building"),
+        ("好累啊，辞掉这份活算了", "unassign_building"),
+        ("今天太累了", "rest"),
+        ("累死了，想休息一下", "rest"),
+    ],
+)
+def test_tiredness_given_as_the_reason_leaves_the_request_beside_it(demo, staff_user, message, tool):
+    result = run_chat(agent=Agent.objects.get(name="Bob"), message=message, user=staff_user)
+    assert _wrote(result) == [tool]
