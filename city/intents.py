@@ -305,7 +305,8 @@ def take_rest(turn: Turn, match: re.Match) -> Step:
 
 
 @intent(
-    r"离职|辞职|不干了",
+    # "辞了吧", "辞掉算了": 辞 with 了/掉 quits the job (告辞 is a goodbye, 辞退 dismisses someone else).
+    r"离职|辞职|不干了|(?<!告)辞(?:了|掉)",
     r"\bquit\s+(?:my\s+|the\s+|this\s+)?job\b",
     r"\bleave\s+my\s+job\b",
     r"\bresign\b",
@@ -505,7 +506,7 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 # slots filled from typed spans (see agents/providers/frames.py).
 
 from agents.providers.framing import COLON, trailing_text  # noqa: E402
-from agents.providers.frames import Filled, frame  # noqa: E402
+from agents.providers.frames import Filled, asked_in_another_clause, frame  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402
 from agents.providers.understanding import Entity, entities, named_phrase, read  # noqa: E402
 
@@ -821,8 +822,15 @@ def eat_frame(turn: Turn, filled: Filled) -> Step:
 HAVE_SOME = re.compile(r"(?:^|[,，.;!]\s*|\b(?:please|go|just|you\s+should|why\s+not)\s+)have\s+(?:a|an|some|one|a\s+bit\s+of)\b")
 
 
-@frame("rest", triggers=("rest", "sleep", "nap", "tired", "exhausted", "lie down", "take a break", "休息", "睡", "歇", "累", "躺"))
+# How the resident feels, not what they ask for: "太累了" may be the reason for another request.
+WEARY = ("tired", "exhausted", "累")
+
+
+@frame("rest", triggers=("rest", "sleep", "nap", *WEARY, "lie down", "take a break", "休息", "睡", "歇", "躺"))
 def rest_frame(turn: Turn, filled: Filled) -> Step:
+    asked = filled.reading.has("rest", "sleep", "nap", "lie down", "take a break", "休息", "睡", "歇", "躺")
+    if not asked and asked_in_another_clause(filled.reading, turn.offered, "rest", WEARY):
+        return DECLINE  # "农田的活太累了，辞了吧": quitting is asked, the tiredness is why
     return _once(turn, "rest")
 
 
@@ -899,7 +907,7 @@ def stock_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "unassign_building",
-    triggers=("quit", "resign", "leave my job", "辞职", "离职", "不干了", "不想干", "不想在", "不想做了"),
+    triggers=("quit", "resign", "leave my job", "辞职", "离职", "辞了", "辞掉", "不干了", "不想干", "不想在", "不想做了"),
     not_with=("bounty", "悬赏", "任务"),
 )
 def quit_frame(turn: Turn, filled: Filled) -> Step:

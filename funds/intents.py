@@ -20,7 +20,8 @@ from .models import Fund
 
 # A fund name as people type it: quoted (spaces allowed), or one word without sentence punctuation.
 NAME = (
-    r"(?:[「“\"'《](?P<quoted>[^「」“”\"'《》]+)[」”\"'》]"
+    # An apostrophe inside a word ("Bob's") neither opens nor closes a quotation.
+    r"(?:(?:[「“\"《]|(?<![A-Za-z0-9])')(?P<quoted>(?:[^「」“”\"'《》]|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9]))+)(?:[」”\"》]|'(?![A-Za-z0-9]))"
     r"|(?P<name>[A-Za-z0-9][A-Za-z0-9 ._-]*[A-Za-z0-9]|[^\s「」“”\"'《》，,。？?！!]+?))"
 )
 EN_NAME = r"[\"'“]?(?P<name>[^\"'“”?!,]+?)[\"'”]?"
@@ -177,7 +178,8 @@ def _fields(text: str) -> tuple[str, str, list[tuple[str, str]]]:
         key, value = (found["key"] or found["ekey"]).strip(), found["value"].strip()
         lowered = re.sub(r"^(?:the|with|and)\s+", "", key.lower())
         if lowered in NAME_KEYS:
-            name = value
+            quoted = text[found.start("value") - 1 : found.start("value")] in "「“\"'"
+            name = value if quoted else without_particle(value)  # "名称：稳盈宝吧" is 稳盈宝
         elif lowered in REMARK_KEYS:
             remarks = value
         else:
@@ -343,7 +345,7 @@ def update_any_order(turn: Turn, match: re.Match) -> Step:
 # ---------------------------------------------------------------------------- frames
 
 from agents.providers.frames import Filled, frame  # noqa: E402
-from agents.providers.understanding import Entity, entities  # noqa: E402
+from agents.providers.understanding import QUOTED, Entity, entities, without_particle  # noqa: E402
 
 FUND_WORDS = ("fund", "基金")
 ACTIVE_WORDS = ("active", "enabled", "live", "running", "open", "运行", "运作", "开着", "启用", "在用", "生效", "正常")
@@ -561,7 +563,7 @@ COURTESY = re.compile(
 
 def new_fund(said: str) -> tuple[str, list[str]]:
     """(name, the other pieces) of "create a fund called Harbor Income, bond type, low risk": each as typed."""
-    quote = re.search(r"[「“\"'《]([^「」“”\"'《》]{1,100})[」”\"'》]", said)
+    quote = QUOTED.search(said)  # an apostrophe inside a word ("I'd") is no quote mark
     named = NAMED.search(said)
     if quote and named and quote.start() > named.end() + 2:
         quote = None  # "named Orchard Income, with the note 'dividends first'": the quote is the remarks
@@ -576,7 +578,7 @@ def new_fund(said: str) -> tuple[str, list[str]]:
             tail = tail[again.end() :]
         tail = tail.lstrip(":： ")  # "名称：短久期"
         head = PIECES.split(tail, maxsplit=1)
-        name = re.sub(r"\s*(?:的)?基金\s*$|\s+fund\s*$", "", head[0]).strip(" ?？!！.。")
+        name = without_particle(re.sub(r"\s*(?:的)?基金\s*$|\s+fund\s*$", "", head[0]).strip(" ?？!！.。"))
         rest = head[1] if len(head) > 1 else ""
     pieces = [p.strip(" ?？!！.。") for p in PIECES.split(rest)]
     return name, [p for p in pieces if p and not COURTESY.match(p)]

@@ -146,6 +146,17 @@ def clauses(said: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in out if said[a:b].strip()]
 
 
+def asked_in_another_clause(reading: Reading, offered: set[str], tool: str, reason: tuple[str, ...]) -> bool:
+    """Another clause, free of the ``reason`` words, asks for another of the offered writes
+    ("农田的活太累了，辞了吧": the tiredness is why, quitting is what is asked): the reason
+    triggers nothing of its own."""
+    others = [w for f in _frames if f.tool in offered and f.tool != tool and is_write(f.tool) for w in f.words]
+    bounds = clauses(reading.said)
+    return len(bounds) > 1 and any(
+        not sub_reading(reading, a, b).has(*reason) and sub_reading(reading, a, b).has(*others) for a, b in bounds
+    )
+
+
 def _reports(clause: str) -> bool:
     return bool(REPORTED.search(clause)) and not ASKING.search(clause)
 

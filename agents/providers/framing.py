@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from .frames import CORRECTION, NO, YES, ask_for, candidates, fill, is_bare, is_follow_up, ordinal
 from .rules import DECLINE, Step, Turn
-from .understanding import Reading, Span, read
+from .understanding import Reading, Span, quotation, read
 
 
 def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: bool = False, reads_only: bool = False) -> Step:
@@ -336,10 +336,13 @@ COLON = re.compile(r"(?<!\d)[:：](?!\d)\s*")  # a time's colon ("10:30") starts
 FILLER = re.compile(r"^(?:一声|一下|他们|她|他|客人|顾客|供应商|the guest|the supplier|them|him|her|that(?=\s))\s*[，,:：]?\s*", re.IGNORECASE)
 
 
+LONG_QUOTE = quotation(500)
+
+
 def trailing_text(said: str, after: int = 0) -> Span | None:
     """The free text a message ends with, exactly as typed: a quotation, or what follows the
     first colon or verb of saying after ``after``; None when there is none."""
-    quote = re.search(r"[「“\"']([^「」“”\"']{1,500})[」”\"']", said[after:])
+    quote = LONG_QUOTE.search(said[after:])
     if quote:
         start = after + quote.start(1)
         return Span("text", quote.group(1), start, start + len(quote.group(1)), quote.group(1))

@@ -9,6 +9,7 @@ arguments, so "备注：不要追高" is no negation) say:
 * **a question or musing** about the action ("去农田工作能挣多少？", "I was thinking about
   quitting, what do you think?", "how am I doing? hungry?"); a polite request ("能帮我…吗",
   "could you …?") is no question;
+* **some other time or a supposition**: "哪天有空的话，也许会去买点面包吧", "maybe someday I'll …";
 * **someone else's things**: a possessive naming another resident ("cancel Dave's listing",
   "Dave的挂单") on anything but buying their listing.
 
@@ -84,18 +85,43 @@ ON_OTHERS = {"accept_market_order"}
 
 
 # "我昨天已经给过Bob三个面包了", "I already gave dave 4 stone yesterday": what the speaker did, told.
+# Every write's verb, not only the goods-moving ones: "上周我已经把Beta Balanced停用过了" reports a
+# switch-off as surely as "给过Bob面包了" reports a gift.
+DONE_VERB = (
+    r"给|转|送|吃|买|卖|接|领|交|付|挂|停用|启用|关|开|建|盖|签到|打卡|辞|退|取消|撤|下架|上架|发|改|创建|新建|认领|完成|处理"
+)
+DONE_EN = (
+    r"gave|given|sent|transferred|handed|ate|eaten|bought|sold|paid|claimed|listed|disabled|enabled|deactivated|"
+    r"activated|switched|turned|created|renamed|built|cancell?ed|refunded|checked|clocked"
+)
 DONE = re.compile(
-    r"(?:已经|早就|昨天|前天|刚才|刚刚|上次|之前)[^，,。.!！?？]{0,12}?(?:给|转|送|吃|买|卖|接|领|交|付|挂)(?:过|了)"
-    r"|(?:给|转|送|吃|买|卖|交|付)过"
+    r"(?:已经|早就|早已|昨天|前天|刚才|刚刚|上次|之前|上周|上个?(?:星期|礼拜|月)|前几天|去年)"
+    rf"[^，,。.!！?？]{{0,16}}?(?:{DONE_VERB})(?:过|了)"
+    rf"|(?:{DONE_VERB})过"
     r"|\b(?:i|we)\s+(?:already\s+|just\s+|have\s+already\s+|already\s+have\s+|had\s+)?"
-    r"(?:gave|given|sent|transferred|handed|ate|eaten|bought|sold|paid|claimed|listed)\b"
-    r"|\balready\s+(?:gave|given|sent|transferred|handed|ate|eaten|bought|sold|paid|claimed|listed)\b",
+    rf"(?:{DONE_EN})\b"
+    rf"|\balready\s+(?:{DONE_EN})\b",
+    re.IGNORECASE,
+)
+# "哪天有空的话，也许会去买点面包吧", "maybe someday I'll buy some bread": a plan for some other time, or a
+# supposition, asks for nothing now. "可以的话/方便的话" ("if you can") is a polite request, no supposition.
+HYPOTHETICAL = re.compile(
+    r"也许|或许|说不定|兴许|可能会|哪天|有朝一日|将来|有空(?:的话|时|了|再)|有时间(?:的话|时|了|再)|等有空|等有时间"
+    r"|(?<!可以)(?<!方便)(?<!可能)(?<!需要)(?<!不介意)(?<!行)(?<!这样)(?<!那样)(?<!那么)(?<!是)的话"
+    r"|\b(?:maybe|perhaps)\s+(?:someday|some\s+day|one\s+day|i'?ll|i\s+will|i\s+might|i\s+could|later|next)\b"
+    r"|\b(?:someday|some\s+day|one\s+of\s+these\s+days|i\s+might|i\s+may)\b"
+    r"|\b(?:if|when(?:ever)?)\s+i\s+(?:have|get|find)\s+(?:the\s+|some\s+)?(?:time|a\s+(?:chance|moment|minute))\b",
     re.IGNORECASE,
 )
 # A request beside the report ("…，再给他两个吧", "…, please send two more"): the report holds nothing back.
 STILL_WANTED = re.compile(r"帮我|请|麻烦|再|吧|\b(?:please|can\s+you|could\s+you|would\s+you|again|more|another)\b", re.IGNORECASE)
 # Writes whose request is a report by nature ("悬赏完成了", "I delivered it, mark it done").
 REPORTING = {"complete_bounty"}
+
+
+def supposed(text: str) -> bool:
+    """The message muses about some other time or a supposition ("哪天有空的话…", "maybe someday I'll…")."""
+    return bool(HYPOTHETICAL.search(text))
 
 
 def reported(text: str, tools: set[str]) -> bool:

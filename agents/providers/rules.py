@@ -378,6 +378,8 @@ class RulesChatPolicy:
             context = restraint.without(message, free)
             if restraint.deferred(context, {name for name, _arguments in writes}) and not negated_elsewhere(context, writes, turn.offered):
                 return Step.say(_("好的，先不做：这句话里有否定或“先不”的意思，我没有执行任何操作。"))
+            if restraint.supposed(context):
+                return Step.say(_("听起来这是以后的打算或一种假设，我现在没有执行任何操作。需要时请直接说。"))
             if restraint.reported(context, {name for name, _arguments in writes}) and not asked_anew(context, writes):
                 return Step.say(_("听起来这是已经做过的事，我没有再执行任何操作。要再做一次，请直接说。"))
             if restraint.asked(context):
@@ -386,9 +388,10 @@ class RulesChatPolicy:
                 if "get_my_status" in turn.offered and restraint.about_me(context):
                     return Step(calls=(("get_my_status", {}),), reply=_("这是一个问题，我不会因此执行操作；先看看你的状态。"))
                 return Step.say(_("这是一个问题，我不会因此执行操作；想让我做什么请直接说。"))
-            residents = [(s.start, s.end, s.name, s.value) for s in read(message).of("resident")]
+            # The write's own free text names no owner: "a fund called 'Bob's Pick'" is no Bob's thing.
+            residents = [(s.start, s.end, s.name, s.value) for s in read(context).of("resident")]
             values = {v for _name, arguments in writes for v in arguments.values()}
-            if any(restraint.others(message, name, speaker, residents, values) for name, _arguments in writes):
+            if any(restraint.others(context, name, speaker, residents, values) for name, _arguments in writes):
                 return Step.say(_("这是别人的东西，我只能处理自己的物品和挂单，没有执行任何操作。"))
         return None
 

@@ -306,7 +306,20 @@ def numbers(folded: str) -> list[Span]:
 
 # ---------------------------------------------------------------------------- quoted and order numbers
 
-QUOTED = re.compile(r"[「“\"'《『]([^「」“”\"'《》『』]{1,200})[」”\"'》』]")
+# A quotation. An apostrophe inside a word ("I'd", "it's", "don't", "Bob's") is no quote mark: a
+# single quote opens only where no letter or digit stands before it and closes only where none
+# follows, and within the quotation an apostrophe between letters is text.
+QUOTE_OPEN = r"(?:[「“\"《『]|(?<![A-Za-z0-9])')"
+QUOTE_CLOSE = r"(?:[」”\"》』]|'(?![A-Za-z0-9]))"
+QUOTE_BODY = r"(?:[^「」“”\"'《》『』]|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9]))"
+
+
+def quotation(longest: int) -> re.Pattern:
+    """A quotation of 1 to ``longest`` characters, its words as group 1."""
+    return re.compile(f"{QUOTE_OPEN}({QUOTE_BODY}{{1,{longest}}}){QUOTE_CLOSE}")
+
+
+QUOTED = quotation(200)
 ORDER_NO = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2}\d{8,})(?![0-9])")
 
 
@@ -491,6 +504,15 @@ NAMING = re.compile(
     r"(?:名字叫做?|名字是|名称为|名称是|名为|名叫|叫做|取名为?|起名为?|命名为|叫|\bcalled\b|\bnamed\b|\b(?:name|call)\s+it\b)\s*[:：]?\s*",
     re.IGNORECASE,
 )
+# "名字就叫稳盈宝吧": a sentence-final particle closing an unquoted name is the sentence's, not the
+# name's (a name that really ends in one is typed in quotes).
+FINAL_PARTICLE = re.compile(r"(?<=[\u4e00-\u9fffA-Za-z0-9])[吧呢啊呀嘛哈啦]+$")
+
+
+def without_particle(name: str) -> str:
+    return FINAL_PARTICLE.sub("", name.strip()).strip()
+
+
 # Where a name ends: a clause boundary, or English words that start another clause.
 NAME_END = re.compile(r"\s*(?:[,，。;；!！?？\n]|\s(?:and|with|for|please|thanks)\b|$)", re.IGNORECASE)
 
@@ -506,7 +528,7 @@ def named_phrase(said: str) -> Span | None:
     if quote:
         return Span("text", quote.group(1).strip(), quote.start(1), quote.end(1), quote.group(1))
     end = NAME_END.search(said, start).start()
-    name = said[start:end].strip()
+    name = without_particle(said[start:end])
     if not name:
         return None
     start = said.index(name, start)

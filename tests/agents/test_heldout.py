@@ -52,7 +52,7 @@ WRONG_WRITES = 0  # "acted wrongly" outcomes allowed over all cases
 # A file without an entry is scored against TARGET in the printout only.
 UNDERSTOOD_FLOOR = {
     "cases_2026_11.json": 0.96, "cases_2026_11_b.json": 0.95, "cases_2026_11_c.json": 0.92, "cases_2026_11_d.json": 0.95,
-    "cases_2026_11_e.json": 0.98,
+    "cases_2026_11_e.json": 0.98, "cases_2026_11_f.json": 0.92,
 }
 TARGET = 0.90
 # Cases whose frozen expectation the demo data or a documented behaviour contradicts; still scored

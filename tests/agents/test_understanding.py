@@ -554,3 +554,87 @@ def test_an_answer_with_a_count_and_a_price_completes_the_sale_it_was_asked_for(
     result = run_chat(agent=agent, message=second, user=staff_user, conversation_id=asked.conversation.pk)
     assert _calls(result, "create_market_order") == [{"resource_type": resource, "quantity": count, "price": price}]
     assert not _calls(result, "get_my_status")
+
+
+WRITES = {"create_fund", "update_fund", "enable_fund", "disable_fund", "purchase", "transfer_resource", "rest", "unassign_building", "build"}
+
+
+def _wrote(result):
+    return [call["name"] for call in result.tool_calls if call["name"] in WRITES]
+
+
+@pytest.mark.parametrize(
+    ("message", "name"),
+    [
+        ('Hello, I\'d love to open a fund named "Arctic Growth". It\'s a growth fund, medium risk.', "Arctic Growth"),
+        ("we'd like a new fund called 'Bob's Pick', low risk", "Bob's Pick"),  # the apostrophe is the name's, Bob owns nothing
+    ],
+)
+def test_an_apostrophe_inside_a_word_is_no_quote_mark(demo, staff_user, message, name):
+    result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
+    assert [call["fund_name"] for call in _calls(result, "create_fund")] == [name]
+
+
+@pytest.mark.parametrize(
+    ("message", "name", "remarks"),
+    [
+        ("新建一个基金，名字叫长盈通吧，备注写中短债", "长盈通", "中短债"),
+        ("新建基金 名称：恒瑞宝啦 备注：测试用", "恒瑞宝", "测试用"),
+        ("新建一个基金叫“好吧”", "好吧", None),  # quoted, the particle is the name's
+    ],
+)
+def test_a_sentence_final_particle_ends_the_sentence_not_the_name(demo, staff_user, message, name, remarks):
+    result = run_chat(agent=Agent.objects.get(name="基金助理"), message=message, user=staff_user)
+    [call] = _calls(result, "create_fund")
+    assert call["fund_name"] == name
+    assert (remarks is None and "remarks" not in call) or remarks in call["remarks"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("基金助理", "上个月我早就把Beta Balanced启用过了"),
+        ("基金助理", "前几天已经停用了Beta Balanced"),
+        ("基金助理", "I already switched off Beta Balanced last week"),
+        ("Bob", "我刚刚在城东农田签过到了"),
+    ],
+)
+def test_a_report_of_any_write_done_before_acts_on_nothing(demo, staff_user, agent, message):
+    result = run_chat(agent=Agent.objects.get(name=agent), message=message, user=staff_user)
+    assert not _wrote(result)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "改天有时间的话，说不定会去买个苹果",
+        "等有空了或许买两个面包",
+        "perhaps one day I'll buy an apple",
+        "if I get a chance I'll grab some bread",
+        "someday I might pick up a loaf of bread",
+    ],
+)
+def test_a_plan_for_some_other_time_or_a_supposition_acts_on_nothing(demo, staff_user, message):
+    result = run_chat(agent=Agent.objects.get(name="Frank"), message=message, user=staff_user)
+    assert not _wrote(result)
+
+
+@pytest.mark.parametrize("message", ["可以的话帮我买个面包", "这样的话，帮我买个面包"])
+def test_if_you_can_is_a_polite_request_not_a_supposition(demo, staff_user, message):
+    result = run_chat(agent=Agent.objects.get(name="Frank"), message=message, user=staff_user)
+    assert _wrote(result) == ["purchase"]
+
+
+@pytest.mark.parametrize(
+    ("message", "tool"),
+    [
+        ("在农田干活真是太累了，我要辞了", "unassign_building"),
+        ("I'm so tired of the farm work, I quit", "unassign_building"),
+        ("好累啊，辞掉这份活算了", "unassign_building"),
+        ("今天太累了", "rest"),
+        ("累死了，想休息一下", "rest"),
+    ],
+)
+def test_tiredness_given_as_the_reason_leaves_the_request_beside_it(demo, staff_user, message, tool):
+    result = run_chat(agent=Agent.objects.get(name="Bob"), message=message, user=staff_user)
+    assert _wrote(result) == [tool]
