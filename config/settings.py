@@ -370,9 +370,12 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL) or None
 # A batch whose worker died is redelivered once its model call (retried once) could no longer be
 # running: after 2 × AGENT_MODEL_TIMEOUT + 30 s, not Celery's default hour.
-# Every worker sweeps for such batches every 5 s (kombu's default sweep is ~100 s).
+# Every worker sweeps for such batches every 5 s (kombu's default sweep is ~100 s). A sweep holds a
+# Redis mutex for milliseconds; kombu lets it expire after 300 s, so a worker killed while holding
+# it stopped every redelivery for five minutes: it expires after 10 s here.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(2 * AGENT_MODEL_TIMEOUT + 30), "unacked_restore_interval": 5, "unacked_restore_throttle": 1,
+    "unacked_mutex_expire": 10,
 }
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

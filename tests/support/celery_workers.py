@@ -35,6 +35,14 @@ class Process:
                 raise AssertionError(f"no {pattern!r} in the output of {self.popen.args}:\n{self.output()[-3000:]}")
             time.sleep(0.1)
 
+    def exit_code(self, timeout: float) -> int:
+        """The process's exit status once it ends; a test failure showing its output if it runs past ``timeout``."""
+        try:
+            return self.popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.stop(signal.SIGKILL)
+            raise AssertionError(f"{self.popen.args} still running after {timeout:.0f} s:\n{self.output()[-3000:]}") from None
+
     def kill(self) -> None:
         """SIGKILL the whole process group: the worker and its pool, with no chance to hand anything back."""
         if self.popen.poll() is None:
