@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy
 from agents.providers.rules import DECLINE, Step, Turn, intent, summarize
 from agents.providers.vocabulary import vocabulary
 
+from . import selectors
 from .models import Bounty
 
 STATUS_WORDS = {
@@ -205,7 +206,7 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
     if len(described) > 1:
         names = _("还是").join(f"「#{row['bounty_id']} {row['title']}」" for row in described[:4])
         return Step.say(_("是哪一个悬赏？%(names)s") % {"names": names})
-    if status == "claimed" and (elsewhere := described_bounties(said, _all_bounties())):
+    if status == "claimed" and (elsewhere := described_bounties(said, selectors.unfinished_bounties())):
         # "mark the flour delivery done" when it is not among my claims: the board that holds it, then the tool says why not.
         if len(outcomes := [o for o in turn.outcomes if o.name == "list_bounties"]) < 2:
             return Step.call("list_bounties", status=elsewhere[0]["status"])
@@ -280,13 +281,6 @@ def described_bounties(said: str, rows: list[dict]) -> list[dict]:
     if best < 1.0:
         return []
     return [row for score, row in scores if score >= best - 0.25]
-
-
-def _all_bounties() -> list[dict]:
-    return [
-        {"bounty_id": pk, "title": title, "status": status}
-        for pk, title, status in Bounty.objects.exclude(status__in=("completed", "cancelled")).values_list("pk", "title", "status")
-    ]
 
 
 BOUNTY_TOOLS = {"list_bounties", "claim_bounty", "complete_bounty"}

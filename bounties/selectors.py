@@ -42,6 +42,16 @@ def bounty_rows(*, status: str | None = None) -> QuerySet:
     return bounty_list(status=status).values(*BOUNTY_ROW_FIELDS, claimed_by_name=F("claimed_by__name"))
 
 
+def unfinished_bounties() -> list[dict]:
+    """Every bounty still open or claimed, as ``bounty_id``, ``title`` and ``status``: the board the offline
+    chat looks through for a bounty described in words."""
+    finished = (Bounty.Status.COMPLETED, Bounty.Status.CANCELLED)
+    return [
+        {"bounty_id": pk, "title": title, "status": status}
+        for pk, title, status in Bounty.objects.exclude(status__in=finished).values_list("pk", "title", "status")
+    ]
+
+
 def bounty_not_found() -> NotFound:
     return NotFound("bounty_not_found", _("悬赏不存在"))
 
