@@ -5,8 +5,9 @@ planned the batches and opened the round. Here it sends a group of batch tasks a
 the chord callback that closes the round log:
 
 - a batch task (``agents.tasks.autonomy_batch``, ``acks_late`` and rejected when its worker is
-  lost) asks the model for its residents (a model policy) or takes the answer the coordinator
-  computed (the offline rules policy, which needs the whole world), then executes the decisions
+  lost) asks the model for its residents (a model policy, under the decoding schema of what the
+  coordinator's snapshot offers them: a worker does not read the world) or takes the answer the
+  coordinator computed (the offline rules policy, which needs the whole world), then executes the decisions
   through ``execution.apply_batch``. A batch redelivered after its worker died finds its
   residents recorded under their ``(tick, resident)`` key and applies nothing twice; it does
   not ask the model again either.
@@ -54,7 +55,9 @@ def run(
     for index, (batch, prompt) in enumerate(batches):
         # The rules policy reads the whole world, which only the coordinator holds: it answers here.
         answer = None if policy.uses_prompt else async_to_sync(policy.answer)(world, batch, "").text
-        header.append(autonomy_batch.s(round_.pk, index, batch, prompt, answer))
+        offered = getattr(policy, "choices", None)
+        choices = offered(world, batch) if offered is not None else None
+        header.append(autonomy_batch.s(round_.pk, index, batch, prompt, answer, choices))
     elapsed = time.monotonic() - started
     closing = chord(header)(autonomy_close.s(round_.pk, stats, time.time() - elapsed))
     # Each batch is bounded by its model call (and a redelivery by the broker's visibility timeout).
@@ -63,7 +66,10 @@ def run(
     return payload["stats"], payload["errors"]
 
 
-def run_batch(round_id: int, index: int, agent_ids: list[int], prompt: str, answer: str | None, worker: str) -> dict:
+def run_batch(
+    round_id: int, index: int, agent_ids: list[int], prompt: str, answer: str | None, worker: str,
+    choices: dict | None = None,
+) -> dict:
     """One batch task: decide (unless already done) and execute. Never asks the model for a recorded batch."""
     from .policy import policy_from_settings
     from .tick import Asked, ask_policy
@@ -76,7 +82,7 @@ def run_batch(round_id: int, index: int, agent_ids: list[int], prompt: str, answ
     if answer is not None:
         asked = Asked(validate_decisions(parse_decisions(answer), agent_ids, source.actions))
     else:
-        asked = async_to_sync(ask_policy)(policy_from_settings(source), None, agent_ids, prompt, source.actions)
+        asked = async_to_sync(ask_policy)(policy_from_settings(source), None, agent_ids, prompt, source.actions, choices)
     decided_at = time.monotonic()
     agents = Agent.objects.in_bulk(agent_ids)
     apply_batch(asked.decided, agents, BatchOrigin(round_id, index, worker, fallback=bool(asked.error), omitted=frozenset(asked.decided.omitted)))

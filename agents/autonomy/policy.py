@@ -49,11 +49,19 @@ class ModelPolicy:
         pooled = getattr(self.provider, "pooled", None)
         return pooled() if pooled is not None else nullcontext()
 
-    async def answer(self, world: Any, batch: list[int], prompt: str) -> Answer:
+    def choices(self, world: Any, batch: list[int]) -> Mapping[str, Mapping[str, list]] | None:
+        """What the batch's snapshot offers each action's parameters; None without the world."""
+        return self._choices(world, batch) if self._choices is not None and world is not None else None
+
+    async def answer(
+        self, world: Any, batch: list[int], prompt: str, *, choices: Mapping[str, Mapping[str, list]] | None = None,
+    ) -> Answer:
+        """``choices`` come with the batch where the world is not at hand: a Celery worker's batch,
+        a replayed one (the coordinator or the recording read them from the snapshot)."""
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": prompt}]
         # Where the endpoint decodes by a schema, the answer cannot be prose, name an unknown action,
         # or (given the world) an item, building or resource the snapshot does not name.
-        choices = self._choices(world, batch) if self._choices is not None and world is not None else None
+        choices = choices if choices is not None else self.choices(world, batch)
         schema = decisions_schema(self._actions, batch, choices) if self._actions else None
         completion = await self.provider.complete(
             messages, [], model=self.model, max_tokens=decisions_tokens(len(batch)), json_schema=schema,

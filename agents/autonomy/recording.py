@@ -1,9 +1,9 @@
 """Record a tick's batches, and replay them against another model (``autonomy_tick --record``,
 ``manage.py replay_tick``).
 
-``RecordingPolicy`` wraps the tick's policy: every batch's system prompt, prompt, answer and
-the decisions read from it go to one JSON file, ``DIR/tick-NNNN/batch-NNN.json``. ``replay``
-sends the recorded prompts to another endpoint, reads its answers the same way, and returns
+``RecordingPolicy`` wraps the tick's policy: every batch's system prompt, prompt, the choices its
+decoding schema offered, the answer and the decisions read from it go to one JSON file,
+``DIR/tick-NNNN/batch-NNN.json``. ``replay`` sends the recorded prompts to another endpoint, reads its answers the same way, and returns
 the decisions that differ from the recorded ones.
 """
 
@@ -47,13 +47,15 @@ class RecordingPolicy:
         return session(self.policy)
 
     async def answer(self, world: Any, batch: list[int], prompt: str) -> Answer:
-        answer = await self.policy.answer(world, batch, prompt)
+        offered = getattr(self.policy, "choices", None)
+        choices = offered(world, batch) if offered is not None else None
+        answer = await self.policy.answer(world, batch, prompt, **({"choices": choices} if choices is not None else {}))
         decisions, error = read_decisions(answer.text, batch, self.actions)
         with self._lock:
             self._count += 1
             path = self.directory / f"batch-{self._count:03d}.json"
         record = {
-            "agent_ids": batch, "system": self.system_prompt, "prompt": prompt, "answer": answer.text,
+            "agent_ids": batch, "system": self.system_prompt, "prompt": prompt, "choices": choices, "answer": answer.text,
             "usage": answer.usage, "decisions": decisions, "error": error, "provider": self.name, "model": self.model,
         }
         path.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -76,7 +78,8 @@ def replay(directory: Path, provider: Any, model: str | None, actions: Any) -> t
         record = json.loads(path.read_text(encoding="utf-8"))
         batch = [int(i) for i in record["agent_ids"]]
         policy = ModelPolicy(provider, model, system_prompt=record["system"], actions=actions)
-        answer = async_to_sync(policy.answer)(None, batch, record["prompt"])
+        # Under the recorded batch's own schema: the snapshot's ids, not the tools' bare types.
+        answer = async_to_sync(policy.answer)(None, batch, record["prompt"], choices=record.get("choices"))
         replayed, error = read_decisions(answer.text, batch, actions)
         if error:
             unreadable.append(f"{path.relative_to(directory)}: {error}")

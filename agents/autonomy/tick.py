@@ -237,14 +237,18 @@ class Asked:
     code: str = "model_error"  # the model error code of a failed batch (model_unavailable, model_timeout, ...)
 
 
-async def ask_policy(policy: Policy, world: World | None, batch: list[int], prompt: str, actions) -> Asked:
+async def ask_policy(
+    policy: Policy, world: World | None, batch: list[int], prompt: str, actions, choices: dict | None = None,
+) -> Asked:
     """Ask the policy for one batch. Never raises: a model that fails, times out, or answers
-    garbage makes the batch's residents rest, and ``error`` says why (the tick's ``fallback``)."""
+    garbage makes the batch's residents rest, and ``error`` says why (the tick's ``fallback``).
+    ``choices``: what the batch's decoding schema offers, where ``world`` is not at hand (a worker)."""
     timeout = settings.AGENT_MODEL_TIMEOUT * 2 + 5  # the provider retries once
     tokens = prompt_tokens = 0
     code = "model_error"
     try:
-        answer = await asyncio.wait_for(policy.answer(world, batch, prompt), timeout)
+        offered = {"choices": choices} if choices is not None else {}
+        answer = await asyncio.wait_for(policy.answer(world, batch, prompt, **offered), timeout)
         tokens = int(answer.usage.get("total_tokens", 0) or 0)
         prompt_tokens = int(answer.usage.get("prompt_tokens", 0) or 0)
         decided = validate_decisions(parse_decisions(answer.text), batch, actions)
