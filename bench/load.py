@@ -469,9 +469,8 @@ class Load:
 
     async def call(self, op: str, method: str, path: str, body: Any = None) -> Any:
         """One request; None when no answer came back (the outcome is unknown)."""
-        import httpx2 as httpx
+        from bench import http
 
-        headers = {"Authorization": f"Token {self.world['token']}"}
         for _ in range(len(self.backends.urls)):
             try:
                 index, base = self.backends.pick()
@@ -479,11 +478,11 @@ class Load:
                 break
             began = time.perf_counter()
             try:
-                response = await self.http.request(method, base + path, json=body, headers=headers)
-            except httpx.ConnectError:
+                response = await self.http.request(method, base + path, json=body)
+            except http.ConnectError:
                 self.backends.down.add(index)  # never reached the server: safe to send elsewhere
                 continue
-            except httpx.TransportError as exc:
+            except http.TransportError as exc:
                 self._record(op, began, f"lost {type(exc).__name__}")
                 return None
             self._record(op, began, classify(response))
@@ -579,16 +578,16 @@ async def _user(load: Load, seed: int, deadline: float, think: float) -> None:
 
 async def drive(load: Load, users: int, duration: float, think: float, faults: list[tuple[float, Any]], first_user: int = 0) -> None:
     """``users`` virtual users for ``duration`` s; each fault ``(at, callable)`` runs in a thread at ``at`` s."""
-    import httpx2 as httpx
+    from bench.http import Client
 
-    limits = httpx.Limits(max_connections=users + 10, max_keepalive_connections=users + 10)
-    async with httpx.AsyncClient(timeout=httpx.Timeout(30.0), limits=limits) as http:
+    # Kept-alive connections, one request at a time each (at most one per user and server), as httpx's
+    # pool did; a lean client: httpx's CPU per request was the servers' CPU on a small machine (bench.http).
+    async with Client(timeout=30.0, headers={"Authorization": f"Token {load.world['token']}"}) as http:
         load.http = http
         # Untimed: each process's first requests load code and open connections.
-        headers = {"Authorization": f"Token {load.world['token']}"}
         for base in load.backends.urls:
             for path in READS.values():
-                await http.get(base + path, headers=headers)
+                await http.get(base + path)
         load.started = time.perf_counter()
         deadline = time.monotonic() + duration
         tasks = [asyncio.create_task(_user(load, 1000 + first_user + i, deadline, think)) for i in range(users)]
@@ -821,6 +820,7 @@ def run_level(
     all_latencies = [ms for op, values in load.latencies.items() for ms in values]
     requests = sum(outcomes.values())
     daphne_cpu = sum(seconds for part, seconds in resources["cpu_seconds"].items() if part.startswith("daphne"))
+    generator_cpu = sum(seconds for part, seconds in resources["cpu_seconds"].items() if part.startswith("generator"))
     ticks = [line for line in tick_output.splitlines() if line.startswith("tick #")]
     return {
         "users": users,
@@ -841,6 +841,8 @@ def run_level(
         "cpu_ms_per_request_alone": alone,
         # Everything the Daphnes did (requests, the tick's events to every page) over the requests served.
         "daphne_cpu_ms_per_request_under_load": round(daphne_cpu * 1000 / requests, 2) if requests else None,
+        # What the load itself cost (the HTTP client and the samplers): CPU the servers did not get.
+        "generator_cpu_ms_per_request": round(generator_cpu * 1000 / requests, 2) if requests else None,
         "ticks": {"count": len(ticks), "durations_s": [_tick_seconds(line) for line in ticks], "failed": tick_output.count("tick failed")},
         "resources": resources,
         "anomalies": anomalies,
@@ -944,7 +946,7 @@ def print_report(report: dict[str, Any]) -> None:
             f"{name} {figures['cpu_ms']} ms ({figures['x_bare']}x bare)" for name, figures in alone.items()
         ))
     print(f"   Daphne CPU per request under the load (requests, the tick's events to every page): "
-          f"{report.get('daphne_cpu_ms_per_request_under_load')} ms")
+          f"{report.get('daphne_cpu_ms_per_request_under_load')} ms; the load generator's: {report.get('generator_cpu_ms_per_request')} ms")
     print(f"   resources: {verdict(report)}")
     print(f"   reconciliation anomalies: {len(report['anomalies'])}" + "".join(f"\n     - {a}" for a in report["anomalies"][:20]))
     for line in report["server_errors"][:5]:
