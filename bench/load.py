@@ -16,8 +16,10 @@ in the set-up. Beside them, ``--clients`` WebSocket clients listen on ``/ws/even
 process, so parsing events never delays the HTTP timings) and ``manage.py autonomy_tick --loop``
 ticks ``--residents`` residents with the rules policy every ``--tick-interval`` s.
 
-The header prints every setting. ``--generators N`` splits the users over N processes (one asyncio
-loop caps near 200-250 requests/s); WebSocket clients ask for coalesced frames as pages do
+The header prints every setting. The servers pool their PostgreSQL connections (``--pool``, default
+8 per process, as the README deploys them; ``--pool 0``: a new connection per request).
+``--generators N`` splits the users over N processes (one asyncio loop caps near 200-250
+requests/s; the lean client of ``bench.http`` costs a tenth of httpx's CPU); WebSocket clients ask for coalesced frames as pages do
 (``--frames single``: one frame per event). Before the load, each endpoint alone gets
 ``--cpu-probe`` requests in a row on the first Daphne: its CPU ms per request, beside a bare
 authenticated DRF view (``bench.asgi``) measured the same way.
@@ -51,6 +53,11 @@ START_CREDITS = 100
 FUNDS = 5
 LOAD_BOUNTIES = 1000
 P95_TARGET_MS = 200
+# The servers' connection pool unless --pool says otherwise: the README's deployment. Without one,
+# each request opens a PostgreSQL backend (a fork and a cold catalog cache) and its prepared
+# statements die with it: at 50 users that was PostgreSQL's largest cost (42 % of a core, against
+# 14 % pooled, at twice the requests; 2026-11-26, 2 cores).
+DEFAULT_POOL = 8
 # Codes the API documents for a request the state refuses (DESIGN §7, §8, §11).
 DOCUMENTED_4XX = frozenset(
     {
@@ -966,7 +973,10 @@ def main(argv: list[str] | None = None) -> int:
         "--conn-max-age", type=int, default=0, help="DATABASE_CONN_MAX_AGE of the servers, s (default 0: a connection per request)"
     )
     parser.add_argument("--daphnes", type=int, default=None, help="Daphne processes (default 2 on PostgreSQL, 1 on SQLite)")
-    parser.add_argument("--pool", type=int, default=0, help="DATABASE_POOL_SIZE of each server (default 0: no pool)")
+    parser.add_argument(
+        "--pool", type=int, default=None,
+        help=f"DATABASE_POOL_SIZE of each server (default {DEFAULT_POOL} on PostgreSQL, as the README deploys; 0: a connection per request)",
+    )
     parser.add_argument("--generators", type=int, default=1, help="load generator processes (default 1; one caps near 200 req/s)")
     parser.add_argument(
         "--frames", choices=sorted(FRAMES_QUERY), default="batch", help="WebSocket frames: batch (as pages ask, default) or single"
@@ -976,6 +986,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.pool and args.conn_max_age:
         parser.error("--pool and --conn-max-age exclude each other")
+    if args.pool is None:
+        args.pool = DEFAULT_POOL if args.database == "postgres" and not args.conn_max_age else 0
 
     from contextlib import ExitStack
 
