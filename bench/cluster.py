@@ -35,14 +35,16 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 BENCH_ENV = {"LOG_LEVEL": "WARNING", "API_THROTTLE_USER": "1000000/minute"}
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of one process and of its children that ended (0 once it is gone):
-    PostgreSQL forks a backend per connection, and the postmaster collects their time."""
+def cpu_seconds(pid: int, *, children: bool = True) -> float:
+    """User + system CPU seconds of one process and, with ``children``, of its children that ended
+    (0 once it is gone): PostgreSQL forks a backend per connection, and the postmaster collects
+    their time. The bench's own process must not count its children: it reaps the tick when it
+    stops it, and the tick's whole CPU would show twice, as the tick's and as the generator's."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except (FileNotFoundError, ProcessLookupError, IndexError):
         return 0.0
-    return sum(int(value) for value in fields[11:15]) / CLOCK_TICKS
+    return sum(int(value) for value in fields[11 : 15 if children else 13]) / CLOCK_TICKS
 
 
 def children_of(parent: int) -> list[int]:
@@ -312,7 +314,7 @@ class CpuMeter:
         for part, pids in self.cluster.processes().items():
             known = self.seen.setdefault(part.split("-")[0] if part.startswith("manage") else part, {})
             for pid in pids:
-                used = cpu_seconds(pid)
+                used = cpu_seconds(pid, children=part == "postgres")
                 first = known.get(pid, (used, used))[0]
                 known[pid] = (first, max(used, known.get(pid, (used, used))[1]))
         self.sample_waits()

@@ -16,8 +16,10 @@ in the set-up. Beside them, ``--clients`` WebSocket clients listen on ``/ws/even
 process, so parsing events never delays the HTTP timings) and ``manage.py autonomy_tick --loop``
 ticks ``--residents`` residents with the rules policy every ``--tick-interval`` s.
 
-The header prints every setting. ``--generators N`` splits the users over N processes (one asyncio
-loop caps near 200-250 requests/s); WebSocket clients ask for coalesced frames as pages do
+The header prints every setting. The servers pool their PostgreSQL connections (``--pool``, default
+8 per process, as the README deploys them; ``--pool 0``: a new connection per request).
+``--generators N`` splits the users over N processes (one asyncio loop caps near 200-250
+requests/s; the lean client of ``bench.http`` costs a tenth of httpx's CPU); WebSocket clients ask for coalesced frames as pages do
 (``--frames single``: one frame per event). Before the load, each endpoint alone gets
 ``--cpu-probe`` requests in a row on the first Daphne: its CPU ms per request, beside a bare
 authenticated DRF view (``bench.asgi``) measured the same way.
@@ -51,6 +53,11 @@ START_CREDITS = 100
 FUNDS = 5
 LOAD_BOUNTIES = 1000
 P95_TARGET_MS = 200
+# The servers' connection pool unless --pool says otherwise: the README's deployment. Without one,
+# each request opens a PostgreSQL backend (a fork and a cold catalog cache) and its prepared
+# statements die with it: at 50 users that was PostgreSQL's largest cost (42 % of a core, against
+# 14 % pooled, at twice the requests; 2026-11-26, 2 cores).
+DEFAULT_POOL = 8
 # Codes the API documents for a request the state refuses (DESIGN §7, §8, §11).
 DOCUMENTED_4XX = frozenset(
     {
@@ -469,9 +476,8 @@ class Load:
 
     async def call(self, op: str, method: str, path: str, body: Any = None) -> Any:
         """One request; None when no answer came back (the outcome is unknown)."""
-        import httpx2 as httpx
+        from bench import http
 
-        headers = {"Authorization": f"Token {self.world['token']}"}
         for _ in range(len(self.backends.urls)):
             try:
                 index, base = self.backends.pick()
@@ -479,11 +485,11 @@ class Load:
                 break
             began = time.perf_counter()
             try:
-                response = await self.http.request(method, base + path, json=body, headers=headers)
-            except httpx.ConnectError:
+                response = await self.http.request(method, base + path, json=body)
+            except http.ConnectError:
                 self.backends.down.add(index)  # never reached the server: safe to send elsewhere
                 continue
-            except httpx.TransportError as exc:
+            except http.TransportError as exc:
                 self._record(op, began, f"lost {type(exc).__name__}")
                 return None
             self._record(op, began, classify(response))
@@ -579,16 +585,16 @@ async def _user(load: Load, seed: int, deadline: float, think: float) -> None:
 
 async def drive(load: Load, users: int, duration: float, think: float, faults: list[tuple[float, Any]], first_user: int = 0) -> None:
     """``users`` virtual users for ``duration`` s; each fault ``(at, callable)`` runs in a thread at ``at`` s."""
-    import httpx2 as httpx
+    from bench.http import Client
 
-    limits = httpx.Limits(max_connections=users + 10, max_keepalive_connections=users + 10)
-    async with httpx.AsyncClient(timeout=httpx.Timeout(30.0), limits=limits) as http:
+    # Kept-alive connections, one request at a time each (at most one per user and server), as httpx's
+    # pool did; a lean client: httpx's CPU per request was the servers' CPU on a small machine (bench.http).
+    async with Client(timeout=30.0, headers={"Authorization": f"Token {load.world['token']}"}) as http:
         load.http = http
         # Untimed: each process's first requests load code and open connections.
-        headers = {"Authorization": f"Token {load.world['token']}"}
         for base in load.backends.urls:
             for path in READS.values():
-                await http.get(base + path, headers=headers)
+                await http.get(base + path)
         load.started = time.perf_counter()
         deadline = time.monotonic() + duration
         tasks = [asyncio.create_task(_user(load, 1000 + first_user + i, deadline, think)) for i in range(users)]
@@ -821,6 +827,7 @@ def run_level(
     all_latencies = [ms for op, values in load.latencies.items() for ms in values]
     requests = sum(outcomes.values())
     daphne_cpu = sum(seconds for part, seconds in resources["cpu_seconds"].items() if part.startswith("daphne"))
+    generator_cpu = sum(seconds for part, seconds in resources["cpu_seconds"].items() if part.startswith("generator"))
     ticks = [line for line in tick_output.splitlines() if line.startswith("tick #")]
     return {
         "users": users,
@@ -841,6 +848,8 @@ def run_level(
         "cpu_ms_per_request_alone": alone,
         # Everything the Daphnes did (requests, the tick's events to every page) over the requests served.
         "daphne_cpu_ms_per_request_under_load": round(daphne_cpu * 1000 / requests, 2) if requests else None,
+        # What the load itself cost (the HTTP client and the samplers): CPU the servers did not get.
+        "generator_cpu_ms_per_request": round(generator_cpu * 1000 / requests, 2) if requests else None,
         "ticks": {"count": len(ticks), "durations_s": [_tick_seconds(line) for line in ticks], "failed": tick_output.count("tick failed")},
         "resources": resources,
         "anomalies": anomalies,
@@ -944,7 +953,7 @@ def print_report(report: dict[str, Any]) -> None:
             f"{name} {figures['cpu_ms']} ms ({figures['x_bare']}x bare)" for name, figures in alone.items()
         ))
     print(f"   Daphne CPU per request under the load (requests, the tick's events to every page): "
-          f"{report.get('daphne_cpu_ms_per_request_under_load')} ms")
+          f"{report.get('daphne_cpu_ms_per_request_under_load')} ms; the load generator's: {report.get('generator_cpu_ms_per_request')} ms")
     print(f"   resources: {verdict(report)}")
     print(f"   reconciliation anomalies: {len(report['anomalies'])}" + "".join(f"\n     - {a}" for a in report["anomalies"][:20]))
     for line in report["server_errors"][:5]:
@@ -964,7 +973,10 @@ def main(argv: list[str] | None = None) -> int:
         "--conn-max-age", type=int, default=0, help="DATABASE_CONN_MAX_AGE of the servers, s (default 0: a connection per request)"
     )
     parser.add_argument("--daphnes", type=int, default=None, help="Daphne processes (default 2 on PostgreSQL, 1 on SQLite)")
-    parser.add_argument("--pool", type=int, default=0, help="DATABASE_POOL_SIZE of each server (default 0: no pool)")
+    parser.add_argument(
+        "--pool", type=int, default=None,
+        help=f"DATABASE_POOL_SIZE of each server (default {DEFAULT_POOL} on PostgreSQL, as the README deploys; 0: a connection per request)",
+    )
     parser.add_argument("--generators", type=int, default=1, help="load generator processes (default 1; one caps near 200 req/s)")
     parser.add_argument(
         "--frames", choices=sorted(FRAMES_QUERY), default="batch", help="WebSocket frames: batch (as pages ask, default) or single"
@@ -974,6 +986,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.pool and args.conn_max_age:
         parser.error("--pool and --conn-max-age exclude each other")
+    if args.pool is None:
+        args.pool = DEFAULT_POOL if args.database == "postgres" and not args.conn_max_age else 0
 
     from contextlib import ExitStack
 
