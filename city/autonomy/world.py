@@ -29,6 +29,7 @@ from agents.autonomy.sources import tick_agents
 from agents.models import Agent, AgentActionLog
 from agents.providers.tokens import estimate_tokens
 from city.models import AgentResource, Building, BuildingKind, CheckIn, Employment, MarketOrder, ResourceType, ShopItem
+from core import rows
 
 from .prompt import ACTIONS
 
@@ -186,7 +187,7 @@ class Actors(Mapping[int, Agent]):
     def __getitem__(self, agent_id: int) -> Agent:
         agent = self._made.get(agent_id)
         if agent is None:
-            agent = self._made[agent_id] = Agent.from_db(self._alias, ("id", "name"), (agent_id, self._names[agent_id]))
+            agent = self._made[agent_id] = rows.from_db(Agent, self._alias, ("id", "name"), (agent_id, self._names[agent_id]))
         return agent
 
     def __iter__(self) -> Iterator[int]:
