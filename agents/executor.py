@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from functools import cache
 from typing import Any
@@ -165,7 +165,7 @@ def _resolve(name: str, agent: Agent | None, batch: ExecutionBatch | None) -> tu
         raise ApplicationError("unknown_tool", _("未知工具：%(name)s") % {"name": name})
     if agent is None:
         grant = None
-    elif batch is not None and agent.pk in batch.grants:
+    elif batch is not None and batch.holds(agent.pk, name):
         grant = batch.grants[agent.pk].get(name)
     else:
         grant = agent.tools.filter(name=name).values_list("is_active", "requires_confirmation").first()
@@ -274,7 +274,9 @@ class ExecutionBatch:
     - grants: these agents' grants (and their tools' state) are read once, here. On SQLite
       the transaction holds the write lock, so no grant can change while it runs; on
       PostgreSQL a grant staff change meanwhile (a batch lasts milliseconds) applies from
-      the next batch. An agent outside the batch is looked up as usual.
+      the next batch. An agent outside the batch is looked up as usual. With ``calls`` (agent
+      id → the one tool it will call: a tick's decisions) only those grants are read, not
+      every tool of every agent; a call of another tool is looked up as usual.
     - audit rows: ``close()`` writes them in one insert, so they commit, or roll back,
       with the calls.
     - events: every event broadcast meanwhile, by the tools' services too, is written in
@@ -288,16 +290,23 @@ class ExecutionBatch:
       caller must then roll the transaction back.
     """
 
-    def __init__(self, agent_ids: Iterable[int], *, round_id: int | None = None, world: Any = None) -> None:
+    def __init__(
+        self, agent_ids: Iterable[int], *, round_id: int | None = None, world: Any = None, calls: Mapping[int, str] | None = None,
+    ) -> None:
         # Calls run without a savepoint while ``optimistic``; ``broken`` says one of them failed
         # having written something, and only rolling the transaction back undoes it.
         self.optimistic = False
         self.broken = False
         self.events = EventBatch()
-        self.grants = _read_grants(list(agent_ids))
+        self.calls = dict(calls) if calls is not None else None
+        self.grants = _read_grants(list(agent_ids), self.calls)
         self.audit_rows: list[dict[str, Any]] = []  # ToolCall rows as their column values
         self.round_id = round_id
         self.world = world
+
+    def holds(self, agent_id: int, name: str) -> bool:
+        """Whether the batch read this agent's grant of this tool (every grant, or its one call's)."""
+        return agent_id in self.grants and (self.calls is None or self.calls.get(agent_id) == name)
 
     def begin_call(self) -> None:
         if self.world is not None:
@@ -325,29 +334,40 @@ class ExecutionBatch:
         self.events.seal()
 
 
-def _read_grants(ids: list[int]) -> dict[int, dict[str, tuple[bool, bool]]]:
+def _read_grants(ids: list[int], calls: Mapping[int, str] | None = None) -> dict[int, dict[str, tuple[bool, bool]]]:
     """The agents' grants with their tools' state, in one statement composed once (a tick reads
-    them for every batch; the ORM's two queries cost more than the batch's own reads)."""
+    them for every batch; the ORM's two queries cost more than the batch's own reads). With
+    ``calls``, only the grant of each agent's one tool: a statement per tool, for its agents (a
+    tick's batch read eight grants a resident to use one)."""
     grants: dict[int, dict[str, tuple[bool, bool]]] = {agent_id: {} for agent_id in ids}
     if not ids:
         return grants
     alias = router.db_for_read(Tool)
+    if calls is None:
+        reads = [(_grants_statement(alias), ids, [])]
+    else:
+        by_tool: dict[str, list[int]] = {}
+        for agent_id in ids:
+            if agent_id in calls:
+                by_tool.setdefault(calls[agent_id], []).append(agent_id)
+        reads = [(_grants_statement(alias, one_tool=True), agents, [name]) for name, agents in by_tool.items()]
     with connections[alias].cursor() as cursor:
-        cursor.execute(_grants_statement(alias).format(ids=", ".join(["%s"] * len(ids))), ids)
-        for agent_id, name, is_active, requires_confirmation in cursor.fetchall():
-            grants[agent_id][name] = (bool(is_active), bool(requires_confirmation))
+        for statement, agents, more in reads:
+            cursor.execute(statement.format(ids=", ".join(["%s"] * len(agents))), [*agents, *more])
+            for agent_id, name, is_active, requires_confirmation in cursor.fetchall():
+                grants[agent_id][name] = (bool(is_active), bool(requires_confirmation))
     return grants
 
 
 @cache
-def _grants_statement(alias: str) -> str:
+def _grants_statement(alias: str, *, one_tool: bool = False) -> str:
     quote, through = connections[alias].ops.quote_name, Agent.tools.through._meta
     tools, grant = quote(Tool._meta.db_table), quote(through.db_table)
     agent, tool = (quote(through.get_field(name).column) for name in ("agent", "tool"))
     columns = ", ".join(f"{tools}.{quote(Tool._meta.get_field(name).column)}" for name in ("name", "is_active", "requires_confirmation"))
     return (
         f"SELECT {grant}.{agent}, {columns} FROM {grant} INNER JOIN {tools} ON {tools}.{quote(Tool._meta.pk.column)} = {grant}.{tool} "
-        f"WHERE {grant}.{agent} IN ({{ids}})"
+        f"WHERE {grant}.{agent} IN ({{ids}})" + (f" AND {tools}.{quote(Tool._meta.get_field('name').column)} = %s" if one_tool else "")
     )
 
 

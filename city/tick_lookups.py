@@ -42,6 +42,7 @@ from core import rows
 from .models import Building, CheckIn, Employment, ResourceType, ShopItem
 
 AGENT_FIELDS = ("name", "credits", "satiety", "energy")  # what the services read of an agent (``_lock_agent``)
+_LOCKED_FIELDS = ("id", *AGENT_FIELDS)
 UNKNOWN = object()  # not held here: ask the database
 
 _current: ContextVar[BatchLookups | None] = ContextVar("city_batch_lookups", default=None)
@@ -206,7 +207,7 @@ def _lock_agents(ids: list[int]) -> dict[int, Agent]:
     alias = router.db_for_write(Agent)
     with connections[alias].cursor() as cursor:
         cursor.execute(_lock_statement(alias).format(ids=", ".join(["%s"] * len(ids))), ids)
-        return {row[0]: Agent.from_db(alias, ("id", *AGENT_FIELDS), row) for row in cursor.fetchall()}
+        return {row[0]: rows.from_db(Agent, alias, _LOCKED_FIELDS, row) for row in cursor.fetchall()}
 
 
 @cache

@@ -146,7 +146,8 @@ def _apply(items: list[Item], agents: Mapping[int, Agent], *, isolated_from: int
         if not todo:
             return []
         with world_source().open_batch([d for _, d, _ in todo]) as world:
-            batch = ExecutionBatch([d.agent_id for _, d, _ in todo], round_id=round_id, world=world)
+            calls = {d.agent_id: d.action for _, d, _ in todo}  # one call each: only its grant is read
+            batch = ExecutionBatch(list(calls), round_id=round_id, world=world, calls=calls)
             outcomes: list[Outcome] = []
             unguarded: list[dict] = []
             for position, decision, origin in todo:

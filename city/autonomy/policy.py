@@ -21,7 +21,7 @@ from agents.autonomy.policy import Answer
 from city.services import WORK_ENERGY_COST
 
 from .prompt import HUNGRY, TIRED
-from .world import Resident, World
+from .world import BuildingInfo, Resident, World
 
 SURPLUS_FOOD = 6  # food units a resident keeps before sharing
 SURPLUS_GOODS = 10  # units of a non-food resource worth selling
@@ -47,6 +47,16 @@ class _Claims:
     orders: set[int] = field(default_factory=set)
     helped: set[int] = field(default_factory=set)
     jobs: Counter = field(default_factory=Counter)
+    _vacancy: tuple[int, BuildingInfo | None] | None = None  # (jobs taken when found, the building)
+
+    def vacancy(self, world: World) -> BuildingInfo | None:
+        """The best-paid building (then the oldest) with a job left after this tick's claims. Looked
+        for again only once a resident took a job: every jobless resident scanned every building."""
+        taken = self.jobs.total()
+        if self._vacancy is None or self._vacancy[0] != taken:
+            free = [b for b in world.buildings if b.vacancies - self.jobs[b.id] > 0]
+            self._vacancy = (taken, max(free, key=lambda b: (b.wage, -b.id)) if free else None)
+        return self._vacancy[1]
 
 
 class RulesPolicy:
@@ -137,9 +147,8 @@ class RulesPolicy:
         if r.job is not None and not r.checked_in_today and r.energy >= WORK_ENERGY_COST:
             offer(70, "checkin", {}, f"去{r.job.name}上班打卡，领工资")
         if r.job is None:
-            free = [b for b in world.buildings if b.vacancies - claims.jobs[b.id] > 0]
-            if free:
-                building = max(free, key=lambda b: (b.wage, -b.id))
+            building = claims.vacancy(world)
+            if building is not None:
                 offer(60, "assign_building", {"building_id": building.id},
                       f"没有工作，去{building.name}应聘（日薪 {building.wage}）", ("jobs", building.id))
         for blueprint in world.blueprints:

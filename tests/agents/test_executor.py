@@ -212,6 +212,26 @@ def test_a_batch_reads_the_grants_once_for_every_call(agent, tools, make_agent):
     assert len(grant_reads) == 1
 
 
+def test_a_batch_told_each_agents_call_reads_only_those_grants(agent, tools, make_agent):
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    from agents.executor import ExecutionBatch
+
+    bob = make_agent("Bob", tools=("get_my_status",))
+    with transaction.atomic():
+        batch = ExecutionBatch([agent.pk, bob.pk], calls={agent.pk: "add_numbers", bob.pk: "add_numbers"})
+        assert batch.grants == {agent.pk: {"add_numbers": (True, False)}, bob.pk: {}}
+        with CaptureQueriesContext(connection) as queries:
+            assert run(agent, "add_numbers", {"a": 1}, batch=batch)["status"] == "success"
+            assert run(bob, "add_numbers", {"a": 1}, batch=batch)["error"]["code"] == "tool_not_allowed"
+        assert not [q for q in queries if '"agents_agent_tools"' in q["sql"]]  # both answered from the batch
+        with CaptureQueriesContext(connection) as queries:
+            assert run(bob, "get_my_status", {}, batch=batch)["status"] == "success"  # not its call: looked up
+        assert [q for q in queries if '"agents_agent_tools"' in q["sql"]]
+        batch.close()
+
+
 def test_an_agent_outside_the_batch_is_looked_up_as_usual(agent, tools, make_agent):
     from django.db import transaction
 

@@ -58,3 +58,37 @@ def test_insert_writes_plain_rows_with_the_fields_defaults(make_agent):
 def test_insert_refuses_a_name_no_column_has():
     with pytest.raises(TypeError, match="no column"):
         rows.insert(ToolCall, [{"tool": "rest", "status": "success", "source": "autonomy"}])
+
+
+def test_from_db_makes_the_instance_the_orm_makes(make_agent):
+    from agents.models import Agent
+
+    alice = make_agent("Alice")
+    made = rows.from_db(Agent, "default", ("id", "name", "credits"), (alice.pk, "Alice", 7))
+    expected = Agent.from_db("default", ("id", "name", "credits"), (alice.pk, "Alice", 7))
+
+    assert (made.pk, made.name, made.credits) == (expected.pk, expected.name, expected.credits) == (alice.pk, "Alice", 7)
+    assert (made._state.adding, made._state.db) == (expected._state.adding, expected._state.db) == (False, "default")
+    assert made.get_deferred_fields() == expected.get_deferred_fields()
+    assert made.energy == alice.energy  # a deferred field loads on first access
+    made.credits = 9
+    made.save(update_fields=["credits"])
+    assert Agent.objects.get(pk=alice.pk).credits == 9
+
+
+def test_from_db_goes_through_the_models_own_from_db_when_init_has_receivers(make_agent):
+    from django.db.models.signals import post_init
+
+    from agents.models import Agent
+
+    seen = []
+
+    def receiver(sender, instance, **kwargs):
+        seen.append(instance.pk)
+
+    post_init.connect(receiver, sender=Agent)
+    try:
+        rows.from_db(Agent, "default", ("id", "name"), (41, "Bob"))
+    finally:
+        post_init.disconnect(receiver, sender=Agent)
+    assert seen == [41]
