@@ -295,7 +295,8 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
 
 
 # A share of something rather than a count: "一半", "三分之一", "half", "a third of", "some of".
-SHARE = re.compile(r"一半|半数|[一二三四五六七八九十]分之[一二三四五六七八九十]|一部分|\bhalf\b|\ba\s+(?:third|quarter)\b|\b(?:part|some|most)\s+of\b")
+# ("some of my stone" is a count left open, which an answer fills; "half a dozen" is six.)
+SHARE = re.compile(r"一半|半数|一部分|[一二三四五六七八九十]分之[一二三四五六七八九十]|\bhalf\b(?!\s+(?:a\s+)?dozen)|\ba\s+(?:third|quarter)\s+of\b")
 # "all my apples", "全部的面包", "everything I have": a count that is the whole stock.
 WHOLE = re.compile(
     r"\ball\s+(?:of\s+)?(?:my|the|your|our)\b|\ball\s+(?:the\s+)?[a-z]+\s+(?:i|we)\s+(?:have|got)\b|\bevery\s+(?:last\s+)?(?:one|bit)\b"
