@@ -24,7 +24,7 @@ def negation(turn: Turn, match) -> Step:
 
 
 @intent(
-    r"^(?:如果|假如|假设|要是|万一|倘若)",
+    r"^(?:如果|假如|假设|要是|万一|倘若)(?!(?:可以|方便|不麻烦|你愿意|您愿意)(?:的话)?)",  # "如果可以的话，…" is polite
     r"会(?:怎样|怎么样|发生什么)",
     r"\b(?:what\s+if|what\s+(?:would|will)\s+happen|what\s+happens\s+if|suppose|hypothetically|imagine)\b",
     r"^if\s+i\b",

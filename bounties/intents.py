@@ -130,12 +130,14 @@ COMPLETED_SAID = re.compile(r"完成|做完|搞定|交付了|\b(?:completed|fini
 CANCELLED_SAID = re.compile(r"取消|撤销|\b(?:cancell?ed|withdrawn)\b", re.IGNORECASE)
 # "我自己接了哪些", "my bounties", "which ones did I claim": the speaker's own claims.
 MINE_SAID = re.compile(
-    r"我自己|我接|我领|我认领|我的悬赏|我的任务|\b(?:my|mine)\b|\bi\s+(?:have\s+|'ve\s+)?(?:claimed|taken|took|picked)|\bdid\s+i\s+(?:claim|take)",
+    r"我自己|我接|我领|我认领|我的悬赏|我的任务|\b(?:my|mine)\b|\bi(?:\s+have\s+|['’]ve\s+|\s+)(?:claimed|taken|took|picked)|\bdid\s+i\s+(?:claim|take)",
     re.IGNORECASE,
 )
 # A question for a list of bounties, not an order to claim or complete one.
 LISTING_SAID = re.compile(
-    r"哪些|哪几个|有没有.{0,8}(?:悬赏|任务)|什么悬赏|多少个?悬赏|列出|列表|\b(?:which|what|any|list|show)\b.{0,20}\bbount", re.IGNORECASE
+    r"哪些|哪几个|有没有.{0,8}(?:悬赏|任务)|什么悬赏|多少个?悬赏|列出|列表|(?:啥|什么)(?:样的)?(?:悬赏|任务)|(?:悬赏|任务).{0,8}(?:可以|能)接"
+    r"|\b(?:which|what|any|list|show)\b.{0,20}\bbount|\bbount(?:y|ies)\b.{0,20}\b(?:available|open|can\s+i|could\s+i)\b",
+    re.IGNORECASE,
 )
 
 

@@ -84,8 +84,21 @@ def _named_earlier(turn: Turn) -> str | None:
     return named.pop() if len(named) == 1 else None
 
 
+# "give Eve 2 apples for 3 credits", "给Eve两个苹果，收她10块": a trade, and a transfer is a gift.
+PAID = re.compile(
+    r"\d+\s*(?:credits?|coins?|信用点|块钱|元)|\b(?:for|at)\s+(?:a|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:credits?|coins?)\b"
+    r"|\bin\s+(?:exchange|return)\b|(?:换|收)(?:她|他|ta)?\s*\d+|卖给|\bsell\b",
+    re.IGNORECASE,
+)
+
+
 def _resident_then(turn: Turn, name: str, then: str, **arguments) -> Step:
     """Resolve a resident's name with ``find_agent``, then call ``then`` with ``to_agent_id``."""
+    if then == "transfer_resource" and PAID.search(turn.said):
+        return Step.say(
+            _("转赠是白送的，收不了信用点。要卖，可以挂到市场上，例如「出售 4 个面粉，总价 20」。要白送给 %(name)s 吗？那就不提价格再说一次。")
+            % {"name": name}
+        )
     if name.lower() in SELF_WORDS:
         return Step.say(_("请告诉我要转给哪位居民（名字）。"))
     if name.lower() in PRONOUNS:
@@ -96,7 +109,8 @@ def _resident_then(turn: Turn, name: str, then: str, **arguments) -> Step:
     if found is None:
         return _once(turn, "find_agent", name=name)
     if not found.ok:
-        return Step.say(_result(found))
+        # "给小王三个苹果": nobody of that name; asked who, never guessed.
+        return Step.say("\n".join([_result(found), _("要给哪位居民？请说出名字。")]))
     return _once(turn, then, to_agent_id=found.data["agent_id"], **arguments)
 
 
@@ -140,7 +154,7 @@ def city_words() -> dict[str, str]:
     r"把\s*(?!我|自己|所有|全部|这些|那些|剩下|剩余|多余)(?P<owner>[^\s的，。,]{1,20})\s*的",
     r"让\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:把|给|转|送)",
     r"从\s*(?!我|自己)(?P<owner>[^\s，。,]{1,20}?)\s*(?:那里|那儿|那|手里|手上|处)?\s*(?:拿|取|转|要|抢)",
-    r"\b(?:move|transfer|get|grab)\b.*?\bfrom\s+(?!me\b|my\b|the\b|shop\b|market\b)(?P<owner>[A-Za-z][\w-]*)\b",
+    r"\b(?:move|transfer|get|grab|give|send|hand)\b.*?\bfrom\s+(?!me\b|my\b|the\b|shop\b|market\b|store\b)(?P<owner>[A-Za-z][\w-]*)\b",
     rf"\b(?:give|transfer|send|move|hand)\b.*?\b{NOT_OWNERS}(?P<owner>[A-Za-z][\w-]*)['’]s\b",
     r"\btake\b.*?\bfrom\s+(?!the\b|shop\b|market\b|me\b|my\b)(?P<owner>[A-Za-z][\w-]*)",
     r"\bmake\s+(?!me\b)(?P<owner>[A-Za-z][\w-]*)\s+(?:give|send|transfer)",
@@ -157,8 +171,15 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
         return DECLINE  # "把和客人的聊天记录调出来" to the desk: no resident's goods are at stake for it
     if re.fullmatch(r"[A-Za-z]{2}\d{8,}", owner):
         return DECLINE  # "把HT…的钱退给客人" is a refund, not a resident's goods
+    if owner.isascii() and "from" in match.group().lower() and not Agent.objects.filter(name__iexact=owner).exists():
+        return DECLINE  # "give Eve 2 flour from yesterday's harvest": no resident's goods named
     if BUYING.search(turn.plain) and not re.search(r"偷|抢|\b(?:steal|rob)\b", turn.plain, re.IGNORECASE):
         return DECLINE  # "把Carol的小麦买下来": her market listing, which the market frame reads
+    if re.search(r"\b(?:take|grab)\b", match.group(), re.IGNORECASE) and (
+        re.search(r"\bmarket\b|\blisting|市场|挂单", turn.plain, re.IGNORECASE)
+        or any(name == "list_market_orders" for name, _a in turn.earlier_calls)
+    ):
+        return DECLINE  # "I'll take Dave's" after the market's list: his listing, which the market frame reads
     return Step.say(_("我只能转出我自己的资源，不能动用 %(owner)s 的东西。如有需要，请让 %(owner)s 自己转赠。") % {"owner": owner})
 
 
@@ -175,6 +196,13 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
 )
 def give(turn: Turn, match: re.Match) -> Step:
     name = match["name"]
+    if BUYING.search(turn.plain):
+        return DECLINE  # "buy 2 apples for Eve": bought first, never given out of the stock; the frames read it
+    if SHARE.search(fold(turn.said)):
+        return DECLINE  # "十二块石料拿一半出来给Alice": a share, not the number said; the frame asks how many
+    if two_resources(turn.said):
+        # "give Eve 3 flour and 2 bread": asked, never one moved and the other dropped.
+        return Step.say(_("一次只能转一种资源（你提到了：%(things)s）。先转哪一种、转多少？") % {"things": _resources_named(turn.said)})
     # "送给Dave好吗": the resident's name the words hold, less what follows it.
     inside = [s.name for s in read(turn.said).of("resident") if s.exact and s.text in name.lower() and s.text != name.lower()]
     if len(inside) == 1 and name.lower().startswith(inside[0].lower()):
@@ -208,7 +236,12 @@ def give_without_quantity(turn: Turn, match: re.Match) -> Step:
 def find(turn: Turn, match: re.Match) -> Step:
     if re.fullmatch(r"[a-z]+ing|there|that|this|it", match["name"].lower()):
         return DECLINE  # "who is selling wheat": no resident named; the frames read it
-    return _once(turn, "find_agent", name=match["name"])
+    name = match["name"]
+    # "查一下Frank这个人", "找一下Bob吧": the resident's name the words begin with, less what follows it.
+    inside = [s.name for s in read(name).of("resident") if s.exact and s.start == 0]
+    if len(inside) == 1:
+        name = inside[0]
+    return _once(turn, "find_agent", name=name)
 
 
 @intent(
@@ -506,9 +539,9 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 # slots filled from typed spans (see agents/providers/frames.py).
 
 from agents.providers.framing import COLON, trailing_text  # noqa: E402
-from agents.providers.frames import Filled, asked_in_another_clause, frame  # noqa: E402
+from agents.providers.frames import SHARE, Filled, asked_in_another_clause, frame  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402
-from agents.providers.understanding import Entity, entities, named_phrase, read  # noqa: E402
+from agents.providers.understanding import Entity, entities, fold, named_phrase, read  # noqa: E402
 
 
 @entities
@@ -579,6 +612,29 @@ GIVING = re.compile(r"给|转|送|\b(?:give|send|transfer|hand|pass|gift|toss)\b
 EATING = re.compile(r"吃|\beat", re.IGNORECASE)
 
 
+def _resources_named(said: str) -> str:
+    return "、".join(dict.fromkeys(s.text for s in read(said).of("resource")))
+
+
+def two_resources(said: str) -> bool:
+    """The message asks to move two kinds of goods, each with its count ("3 flour and 2 bread"): one transfer
+    can't carry both. Goods named without a count ("…，他要磨面粉") are the reason, not the request."""
+    from agents.providers.frames import clauses, tells_what_was_done
+
+    reading = read(said)
+    told = [(a, b) for a, b in clauses(said) if tells_what_was_done(said[a:b])]  # "I sold 3 wood yesterday, now …"
+    counts = [s for s in reading.of("number") if s.value is not None and not any(a <= s.start < b for a, b in told)]
+    counted = {
+        s.value for s in reading.of("resource")
+        if any(0 <= s.start - n.end <= 4 and not re.search(r"[,，。;；]", reading.folded[n.end : s.start]) for n in counts)
+    }
+    return len(counted) > 1
+
+
+# The words right before the one who receives: "give Eve", "送给Eve", "to Eve", "给Eve".
+TO_RECEIVER = re.compile(r"(?:\b(?:give|send|hand|pass|gift|toss|transfer)|\bto|给)\s*$", re.IGNORECASE)
+
+
 def _eating_beside_giving(said: str) -> bool:
     """Eating said in the clause that gives: a reason in a clause of its own ("Bob hasn't eaten,
     send him an apple", "Eve饿了没吃饭，给她一个面包") leaves the gift a gift."""
@@ -606,7 +662,16 @@ def _resource_word(filled: Filled) -> str:
 def give_frame(turn: Turn, filled: Filled) -> Step:
     if _eating_beside_giving(filled.reading.said):
         return DECLINE  # "give Bob a bread to eat", "让Bob吃个面包": not read as a plain gift
+    if two_resources(filled.reading.said):
+        return Step.say(_("一次只能转一种资源（你提到了：%(things)s）。先转哪一种、转多少？") % {"things": _resources_named(filled.reading.said)})
     name = filled.slots["to_agent_id"].name
+    named = {s.name for s in filled.reading.of("resident") if s.name != agent_name(turn.system)}
+    if len(named) > 1:
+        # "Carol told me to give Eve two apples": the one the giving words turn to, or asked.
+        receivers = {s.name for s in filled.reading.of("resident") if s.name in named and TO_RECEIVER.search(filled.reading.folded[: s.start])}
+        if len(receivers) != 1:
+            return Step.say(_("要给哪位居民？你提到了：%(names)s。") % {"names": "、".join(sorted(named))})
+        name = receivers.pop()
     if name == agent_name(turn.system):
         return Step.say(_("请告诉我要转给哪位居民（名字）。"))
     quantity = filled.value("quantity")
@@ -645,6 +710,10 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
 def buy_frame(turn: Turn, filled: Filled) -> Step:
     if "item_id" not in filled.slots and "resource_type" not in filled.slots:
         return _what_to_buy(turn, filled)
+    if beneficiary := _bought_for(filled.reading, agent_name(turn.system)):
+        return Step.say(
+            _("我只能买给自己，不能直接买给 %(name)s。要先买下来吗？之后再说「给 %(name)s …」转给他。") % {"name": beneficiary}
+        )
     if any(s.value != agent_name(turn.system) for s in filled.reading.of("resident")):
         return DECLINE  # "buy Carol's wheat": her market order, not the shop
     step, item = _shop_item(turn, filled)
@@ -663,6 +732,18 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
         # "5 wood" is not five bundles of five: say what a purchase gives, and act on nothing.
         return Step.say(bundle_question(item, count))
     return _once(turn, "purchase", item_id=item["item_id"], quantity=count)
+
+
+# "the second one", "that one", "第二个": a "one" that points, not a count.
+POINTED_ONE = re.compile(r"(?:\b(?:first|second|third|fourth|last|that|this|the|which|other)\s*|第)$", re.IGNORECASE)
+FOR_SOMEONE = re.compile(r"(?:\bfor|给|替|帮|送给)\s*$", re.IGNORECASE)
+
+
+def _bought_for(reading, me: str) -> str:
+    """The resident a purchase is for ("buy 2 apples for Eve", "帮Eve买两个苹果"), or ""."""
+    return next(
+        (s.name for s in reading.of("resident") if s.name != me and FOR_SOMEONE.search(reading.folded[: s.start])), ""
+    )
 
 
 def _what_to_buy(turn: Turn, filled: Filled) -> Step:
@@ -780,6 +861,19 @@ def accept_frame(turn: Turn, filled: Filled) -> Step:
     sellers = [s for s in filled.reading.of("resident") if s.name != me]
     if filled.reading.of("resident") and not sellers:
         return DECLINE
+    if beneficiary := _bought_for(filled.reading, me):
+        return Step.say(
+            _("我只能买给自己，不能直接买给 %(name)s。要先买下来吗？之后再说「给 %(name)s …」转给他。") % {"name": beneficiary}
+        )
+    if len({s.name for s in sellers}) > 1:
+        return Step.say(_("要买谁的挂单？你提到了：%(names)s。") % {"names": "、".join(sorted({s.name for s in sellers}))})
+    listed_before = {name for name, _a in turn.earlier_calls if name.startswith("list_")}
+    if (
+        sellers and listed_before and "list_market_orders" not in listed_before
+        and not filled.reading.has(*MARKET_WORDS, *BUY_WORDS) and "resource_type" not in filled.slots
+    ):
+        # "接Carol的那个" after the bounties' list: which list the words point into is not sure.
+        return Step.say(_("你是指 %(seller)s 在市场上的挂单吗？要买的话请说「买 %(seller)s 的挂单」。") % {"seller": sellers[0].name})
     if turn.last("accept_market_order") is not None:
         return Step.say(_result(turn.last("accept_market_order")))
     listed = turn.last("list_market_orders")
@@ -793,7 +887,19 @@ def accept_frame(turn: Turn, filled: Filled) -> Step:
     if seller is None and res is None or len(rows) != 1:
         shown = "、".join(f"#{o['order_id']} {o.get('seller_name')} {o.get('quantity')} {o.get('resource_type')}" for o in rows[:5])
         return Step.say(_("要买哪一个挂单？%(orders)s") % {"orders": shown or _("没有符合的挂单。")})
-    return _call("accept_market_order", order_id=rows[0]["order_id"])
+    row = rows[0]
+    folded = filled.reading.folded
+    counts = {
+        s.value for s in filled.reading.of("number")
+        if s.value is not None and s.score >= 0.9 and not POINTED_ONE.search(folded[: s.start])
+    }
+    if counts - {row.get("quantity"), row.get("price"), row.get("order_id")}:
+        # "buy 2 of Carol's wheat": a listing is bought whole, never a part of it.
+        return Step.say(
+            _("%(seller)s 的挂单 #%(id)s 是整批 %(qty)s %(res)s，总价 %(price)s 信用点，只能整批买下。要整批买吗？")
+            % {"seller": row.get("seller_name"), "id": row["order_id"], "qty": row.get("quantity"), "res": row.get("resource_type"), "price": row.get("price")}
+        )
+    return _call("accept_market_order", order_id=row["order_id"])
 
 
 @frame(
@@ -836,7 +942,7 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "assign_building",
-    triggers=("work at", "work in", "job at", "apply", "hire", "上班", "工作", "应聘", "入职", "打工", "干活", "活干", "找份活", "找个活"),
+    triggers=("work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工", "干活", "活干", "找份活", "找个活"),
     asks={"building_id": gettext_lazy("想去哪座建筑工作？可以说「有哪些建筑」看看。")},
     priority=2,
 )
@@ -918,7 +1024,7 @@ def quit_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "find_agent",
-    triggers=("who is", "who's", "whos", "id", "编号", "查找", "找一下", "是谁"),
+    triggers=("who is", "who's", "whos", "id", "编号", "查找", "找一下", "是谁", "look up", "resident", "居民", "这个人"),
     slots={"name": "resident"},
     asks={"name": gettext_lazy("要找哪位居民？请说出名字。")},
 )

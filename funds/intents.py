@@ -214,6 +214,21 @@ def fund_form_intent(turn: Turn, match: re.Match) -> Step:
     return Step.call("create_fund", fund_name=name, **({"remarks": remarks} if remarks else {}))
 
 
+# Where an unquoted new name ends: its clause ("rename X to Tech Pioneer, keep the remarks").
+NEW_NAME_END = re.compile(r"\s*[,，;；。!！?？]\s*|\s+(?:and|but|please|thanks)\b", re.IGNORECASE)
+
+
+def _new_name(typed: str, quoted: bool = False) -> str:
+    stripped = typed.strip()
+    if quoted or stripped[:1] in QUOTES:
+        return _clean(stripped)
+    return _clean(NEW_NAME_END.split(stripped, maxsplit=1)[0])
+
+
+def _quoted_at(text: str, start: int) -> bool:
+    return start > 0 and text[start - 1] in QUOTES
+
+
 @intent(
     r"(?:把|将)?\s*基金\s*#?(?P<id>\d+)\s*的?备注(?:改成|改为|修改为|更新为|设为|设置为|换成|写成)\s*(?P<remarks>.+?)" + TEXT_END,
     r"(?:把|将)?\s*基金\s*#?(?P<id>\d+)\s*的?(?:名称|名字)?(?:改名为|改名成|重命名为|改为|改成|更名为)\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
@@ -235,7 +250,7 @@ def fund_form_intent(turn: Turn, match: re.Match) -> Step:
 def update_fund_intent(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
     if groups.get("new"):
-        return _on_fund(turn, match, "update_fund", fund_name=_clean(groups["new"]))
+        return _on_fund(turn, match, "update_fund", fund_name=_new_name(groups["new"], _quoted_at(match.string, match.start("new"))))
     return _on_fund(turn, match, "update_fund", remarks=as_typed(turn, groups["remarks"]))
 
 
@@ -332,7 +347,7 @@ def _on_known_fund(turn: Turn, tool_name: str, **arguments) -> Step:
 def update_any_order(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
     if groups.get("new"):
-        return _on_known_fund(turn, "update_fund", fund_name=_clean(groups["new"]))
+        return _on_known_fund(turn, "update_fund", fund_name=_new_name(groups["new"], _quoted_at(match.string, match.start("new"))))
     remarks = as_typed(turn, groups["remarks"])
     # "add a remark to fund 2: long term": the fund named before the colon is not part of the remarks.
     if (head := re.match(r"^\s*(?:(?:the\s+)?fund\s*#?\s*\d+|基金\s*#?\s*\d+|[^:：]{1,30}?)\s*[:：]\s*(?=\S)", remarks, re.IGNORECASE)) and (
@@ -483,7 +498,7 @@ DETAIL_WORDS = (
     "detail", "info", "about", "status", "how is", "what's up", "look up", "show", "check", "tell me", "pull up", "bring up",
     "详情", "情况", "怎么样", "信息", "查", "看", "如何", "状态", "调出",
     # "is Beta Balanced active?", "科技先锋还在运行吗": a question its detail answers (the writes come first).
-    "active", "enabled", "disabled", "running", "启用", "停用", "运行",
+    "active", "enabled", "disabled", "running", "in use", "启用", "停用", "运行", "在用", "还在",
     # "what are the remarks on …?", "备注写的是啥": the remarks frame declines a question about them.
     "remark", "note", "备注",
 )
@@ -504,6 +519,8 @@ detail_frame.names_the_miss = fund_missed
         "switch", "turn", "启用", "激活", "打开", "恢复", "上线", "开起来", "重新开", "再开", "重开",
     ),
     asks={"fund_id": gettext_lazy("要启用哪个基金？请说出名称或 ID。")},
+    # "turn off the tech fund": "turn" with "off" switches it off, never on.
+    not_with=("off", "turn off", "switch off"),
     priority=2,
 )
 def enable_frame(turn: Turn, filled: Filled) -> Step:
@@ -578,7 +595,8 @@ def new_fund(said: str) -> tuple[str, list[str]]:
             tail = tail[again.end() :]
         tail = tail.lstrip(":： ")  # "名称：短久期"
         head = PIECES.split(tail, maxsplit=1)
-        name = without_particle(re.sub(r"\s*(?:的)?基金\s*$|\s+fund\s*$", "", head[0]).strip(" ?？!！.。"))
+        # "叫稳盈宝的基金" names 稳盈宝; "叫货币基金" names 货币基金, whole as typed.
+        name = without_particle(re.sub(r"\s*的基金\s*$|\s+fund\s*$", "", head[0]).strip(" ?？!！.。"))
         rest = head[1] if len(head) > 1 else ""
     pieces = [p.strip(" ?？!！.。") for p in PIECES.split(rest)]
     return name, [p for p in pieces if p and not COURTESY.match(p)]
@@ -596,14 +614,28 @@ def create_frame(turn: Turn, filled: Filled) -> Step:
     name, pieces = new_fund(filled.reading.said)
     if not name:
         return Step.say(_("新基金叫什么名字？（还可以加备注）我会预填新建基金表单，由员工确认。"))
-    given = [REMARKS_KEY.sub("", p).strip(QUOTES) for p in pieces if REMARKS_KEY.match(p)]
-    others = [_as_field(p) for p in pieces if not REMARKS_KEY.match(p)]
+    labelled = next((i for i, p in enumerate(pieces) if REMARKS_KEY.match(p)), None)
+    if labelled is not None:
+        # After their label the remarks run to the end as typed, commas and all ("备注：跟踪指数，费率0.5%").
+        given = [_remarks_as_typed(filled.reading.said, pieces[labelled], pieces[-1])]
+        others = [_as_field(p) for p in pieces[:labelled]]
+    else:
+        given, others = [], [_as_field(p) for p in pieces]
     remarks = "；".join(filter(None, [*given, *others]))
     done = turn.last("create_fund")
     if done is not None:
         said = [_said(done), _("备注：「%(remarks)s」") % {"remarks": remarks} if given and not others else kept_in_remarks(remarks if others else "")]
         return Step.say("\n".join(filter(None, said)))
     return Step.call("create_fund", fund_name=name, **({"remarks": remarks} if remarks else {}))
+
+
+def _remarks_as_typed(said: str, first: str, last: str) -> str:
+    """The words from the remarks' label (the piece ``first``) to the end of the piece ``last``, as typed."""
+    start = said.rfind(first)
+    end = said.rfind(last) + len(last) if last in said[start:] else start + len(first)
+    body = said[start:end]
+    label = REMARKS_KEY.match(body)
+    return body[label.end() if label else 0 :].strip().strip(QUOTES).strip()
 
 
 def _as_field(piece: str) -> str:
@@ -639,7 +671,7 @@ def rename_frame(turn: Turn, filled: Filled) -> Step:
 
 # "what are the remarks on …?", "备注写的是什么": a question about the remarks, not new ones.
 REMARKS_CHANGED = re.compile(r"改|更新|设为|设置|换成|加上|写上|\b(?:change|update|set|make|replace|edit)\b", re.IGNORECASE)
-REMARKS_ASKED = re.compile(r"\bwhat\b|\bshow\b|\bread\b|是什么|是啥|什么内容|写的(?:是)?(?:什么|啥)|看看|查看|[?？]", re.IGNORECASE)
+REMARKS_ASKED = re.compile(r"\bwhat\b|\bwhats\b|\bwhat's\b|\bshow\b|\bread\b|\bsee\b|是什么|是啥|什么内容|写的(?:是)?(?:什么|啥)|看看|查看|[?？]", re.IGNORECASE)
 
 
 @frame(

@@ -154,7 +154,7 @@ offer("refund", gettext_lazy("为订单 HT20260301001 登记退款"))
 # ---------------------------------------------------------------------------- frames
 
 from agents.providers.frames import Filled, frame  # noqa: E402
-from agents.providers.framing import trailing_text, without_order_reference  # noqa: E402
+from agents.providers.framing import trailing_text, without_order_reference, without_request_to_agent  # noqa: E402
 from agents.providers.understanding import Entity, Span, entities  # noqa: E402
 
 from .models import Order  # noqa: E402
@@ -183,7 +183,14 @@ ORDER_ASK = gettext_lazy("是哪个订单？请给我订单号，例如 HT202603
 
 @entities
 def order_entities() -> list[Entity]:
-    return [Entity("order", no, no, no) for no in Order.objects.values_list("order_no", flat=True)]
+    """Orders by number, and by their guest's name ("张三那个订单", "the booking for 王五"): a guest with two
+    orders is two candidates for the same words, and the frame asks which."""
+    found = []
+    for no, guest in Order.objects.values_list("order_no", "guest_name"):
+        found.append(Entity("order", no, no, no))
+        if guest and len(guest.strip()) >= 2:
+            found.append(Entity("order", guest.strip(), no, no))
+    return found
 
 
 @frame(
@@ -226,12 +233,19 @@ REFUND_ASKED = re.compile(
 def refund_frame(turn: Turn, filled: Filled) -> Step | None:
     if _passes_words_on(filled):
         return DECLINE  # "ask the supplier if they'll refund the last night": a question for them
+    orders = list(dict.fromkeys(s.value for s in filled.reading.of("order")))
+    if len(orders) > 1 and not REFUND_ASKED.search(filled.reading.said):
+        # "refund HT…01 and HT…02": one at a time, each confirmed by staff; never one done and the other dropped.
+        return Step.say(_("一次登记一个订单的退款：先办哪一个？%(orders)s") % {"orders": "、".join(orders)})
     if REFUND_ASKED.search(filled.reading.said):
         # "has it been refunded already?", "退款了没有": the order's look-up answers, nothing is written.
         if turn.last("order_query") is None:
             return replace(Step.call("order_query", order_no=filled.value("order_no")), toward="order_query")
         return None
     if turn.last("refund") is None:
+        if not Order.objects.filter(order_no=filled.value("order_no")).exists():
+            # "refund HT20260301009": no such order; the number is asked again, nothing is proposed.
+            return Step.say(_("没有找到订单 %(order_no)s。订单号对吗？") % {"order_no": filled.value("order_no")})
         return Step.call("refund", order_no=filled.value("order_no"))
     return None
 
@@ -256,10 +270,14 @@ def _addressed(filled: Filled) -> tuple[str, int] | None:
     named as the subject ("客人会收到通知吗", "the guest called asking …", "客人说…") is not addressed."""
     folded = filled.reading.folded
     named = sorted(
-        (at, channel, at + len(word))
-        for channel, words in (("upstream", SUPPLIER_WORDS), ("downstream", GUEST_WORDS))
-        for word in words
-        for at in (m.start() for m in re.finditer(re.escape(word), folded))
+        [
+            (at, channel, at + len(word))
+            for channel, words in (("upstream", SUPPLIER_WORDS), ("downstream", GUEST_WORDS))
+            for word in words
+            for at in (m.start() for m in re.finditer(re.escape(word), folded))
+        ]
+        # A guest by name ("let 张三 know …", "告诉王五…"): the guest of the order the name resolves to.
+        + [(s.start, "downstream", s.end) for s in filled.reading.of("order") if not re.fullmatch(r"[A-Za-z]{2}\d{8,}", s.text)]
     )
     for at, channel, end in named:
         clause = max((m.end() for m in CLAUSE_END.finditer(folded, 0, at)), default=0)
@@ -299,12 +317,20 @@ def _words_before(said: str, folded: str, after: int) -> Span | None:
     return Span("text", words, said.index(words), said.index(words) + len(words), words)
 
 
+# "发个消息", "send a message": a message to no one yet, with no words.
+BARE_SEND = re.compile(
+    r"^\s*(?:帮我|请|麻烦)?\s*(?:发|写)(?:个|条|一条|一个)?(?:消息|信息|留言|通知)\s*(?:吧|一下)?\s*[。.!！]?\s*$"
+    r"|^\s*(?:please\s+|can\s+you\s+)?(?:send|write)\s+(?:a\s+)?(?:message|note|msg)\s*[.!?]?\s*$",
+    re.IGNORECASE,
+)
+
+
 @frame(
     "message_send",
     triggers=(
         "tell", "let", "know", "inform", "notify", "message", "write to", "ask", "send", "remind",
         "reply to", "respond to", "write back", "ping", "contact", "check with", "confirm with",
-        "告诉", "通知", "转告", "提醒", "跟", "对", "给", "说", "问", "回复", "答复", "联系",
+        "告诉", "通知", "转告", "提醒", "跟", "对", "给", "说", "问", "回复", "答复", "联系", "发消息", "发条消息", "发个消息", "发一条消息",
     ),
     required=(),
     # "did the supplier reply?", "供应商回复了吗": the channel's messages, not words to send ("reply to the guest: …" sends).
@@ -318,6 +344,8 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     if TOLD_ME.search(_head_of(filled)):
         return DECLINE  # "can you tell me who the guest of HT… is": the desk is asked, nobody is told
     found = _addressed(filled)
+    if found is None and BARE_SEND.match(filled.reading.folded):
+        return Step.say(_("要发给谁（客人还是供应商）？要说什么？"))  # "发个消息": whom and what are asked
     if found is None:
         return DECLINE  # "HT…的客人说房间太吵", "客人会收到通知吗": no words to send them
     channel, after = found
@@ -347,7 +375,7 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     who = pgettext("recipient", "供应商") if channel == "upstream" else pgettext("recipient", "客人")
     if text is None:
         return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})
-    text = without_order_reference(text)
+    text = without_request_to_agent(without_order_reference(text))
     arguments = {"channel": channel, "content": text.value}
     if order := filled.slots.get("order_no"):
         arguments["order_no"] = order.value
@@ -370,7 +398,7 @@ send_frame.asks_itself = True
 @frame(
     "message_list",
     triggers=(
-        "reply", "replied", "answer", "say", "said", "respond", "messages", "conversation", "chat history", "thread",
+        "reply", "replied", "answer", "say", "said", "respond", "messages", "msg", "conversation", "chat history", "thread",
         "channel", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
     ),
     not_with=("send", "tell", "let", "告诉", "说：", "说:", "发消息：", "发消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),

@@ -109,7 +109,7 @@ class Frame:
             return True
         if not head.has(*self.not_with):
             return True
-        reports = [(a, b) for a, b in clauses(head.said) if _reports(head.said[a:b]) and not sub_reading(head, a, b).has(*words)]
+        reports = [(a, b) for a, b in clauses(head.said) if tells_what_was_done(head.said[a:b]) and not sub_reading(head, a, b).has(*words)]
         if not reports or len(reports) == len(clauses(head.said)):
             return False
         kept = "".join(" " if any(a <= i < b for a, b in reports) else char for i, char in enumerate(head.said))
@@ -157,7 +157,7 @@ def asked_in_another_clause(reading: Reading, offered: set[str], tool: str, reas
     )
 
 
-def _reports(clause: str) -> bool:
+def tells_what_was_done(clause: str) -> bool:
     return bool(REPORTED.search(clause)) and not ASKING.search(clause)
 
 
@@ -191,7 +191,7 @@ def _counts_for(frame_: Frame, reading: Reading) -> list[Span]:
     inside = [s for s in numbers if a <= s.start and s.end <= b and s.value is not None]
     if inside:
         return inside
-    reported = [(x, y) for x, y in clauses(reading.said) if (x, y) != action and _reports(reading.said[x:y])]
+    reported = [(x, y) for x, y in clauses(reading.said) if (x, y) != action and tells_what_was_done(reading.said[x:y])]
     return [s for s in numbers if not any(x <= s.start < y for x, y in reported)]
 
 
@@ -261,7 +261,8 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
     numbers = _counts_for(frame_, reading) if one_count else reading.of("number")
     if frame_.whole and (whole := WHOLE.search(reading.folded)):
         numbers = [s for s in numbers if not (whole.start() <= s.start < whole.end())]  # "every last one" counts no one
-    unclear_count = one_count and len({s.value for s in numbers if s.value is not None}) > 1
+    # "十二块石料拿一半出来", "half my flour": a share of a count, so no number said is the count.
+    unclear_count = one_count and (len({s.value for s in numbers if s.value is not None}) > 1 or bool(SHARE.search(reading.folded)))
     action = action_clause(frame_, reading)
 
     def ranked(kind: str) -> list[Span]:
@@ -287,11 +288,15 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
             continue
         used.append(span)
         filled.slots[slot] = span
-        if kind not in ("number", "order") and (span.rivals or span.score < SURE):
+        # An order named by its guest may be one of two orders: a rival asks, as for any name.
+        if kind != "number" and (span.rivals or span.score < SURE):
             filled.unsure.append((slot, span))
     return filled
 
 
+# A share of something rather than a count: "一半", "三分之一", "half", "a third of", "some of".
+# ("some of my stone" is a count left open, which an answer fills; "half a dozen" is six.)
+SHARE = re.compile(r"一半|半数|一部分|[一二三四五六七八九十]分之[一二三四五六七八九十]|\bhalf\b(?!\s+(?:a\s+)?dozen)|\ba\s+(?:third|quarter)\s+of\b")
 # "all my apples", "全部的面包", "everything I have": a count that is the whole stock.
 WHOLE = re.compile(
     r"\ball\s+(?:of\s+)?(?:my|the|your|our)\b|\ball\s+(?:the\s+)?[a-z]+\s+(?:i|we)\s+(?:have|got)\b|\bevery\s+(?:last\s+)?(?:one|bit)\b"

@@ -14,6 +14,7 @@ from dataclasses import replace
 from django.utils.translation import gettext as _
 
 from .frames import CORRECTION, NO, YES, ask_for, candidates, fill, is_bare, is_follow_up, ordinal
+from .restraint import asked
 from .rules import DECLINE, Step, Turn
 from .understanding import Reading, Span, quotation, read
 
@@ -36,8 +37,9 @@ def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: boo
             # A name the words give that no entity has ("启用基金天马行空") is said to be missing.
             if filled.missing and (miss := getattr(frame_.handler, "names_the_miss", None)):
                 question = miss(filled) or question
-            if filled.unsure and is_write(frame_.tool) and not queries_only:
+            if filled.unsure and is_write(frame_.tool) and not queries_only and not asked(reading.said):
                 return Step.say(question)  # "turn the Beta fund off": which fund is asked, never looked up instead
+            # "Beta那只的备注是什么": a question; a look-up that answers it may come after the write's question.
             first_question = first_question or question
             continue  # a frame the message fills whole comes first ("启用中的基金有哪些" is a list)
         step = frame_.handler(turn, filled)
@@ -192,15 +194,30 @@ def _adds_to(alone: Step, carried: Step | None) -> bool:
     )
 
 
+def _pick_named(turn: Turn) -> Step | None:
+    """"Carol's", "Frank的那个" after a list: the one row the words name, as "the second one" picks by place."""
+    rows = listed_rows(turn)
+    if not rows or _complete_alone(turn, read(turn.said)):
+        return None
+    named = [s for s in read(turn.said).spans if s.kind in ("resident", "fund", "bounty") and s.exact]
+    if len({(s.kind, s.value) for s in named}) != 1:
+        return None
+    name = named[0].name.casefold()
+    hits = [i for i, row in enumerate(rows) if name == row_name(row).casefold() or name in row_name(row).casefold().split(" ")]
+    return _pick_row(turn, hits[0]) if len(hits) == 1 else None
+
+
 def follow_up(turn: Turn) -> Step | None:
     """The last turn continued, or None when this message is not a follow-up."""
     if turn.earlier and not is_follow_up(turn.said):
-        return points_back(turn) or answers_question(turn)
+        return _pick_named(turn) or points_back(turn) or answers_question(turn)
     if not turn.earlier:
         return None
     current = read(turn.said)
     if (pick := ordinal(turn.said)) is not None and _pick_rival(read(turn.earlier), pick) is None and (step := _pick_row(turn, pick)):
         return step  # "buy the first one" after the market's list: its first row, not a look at the shop
+    if (pick := ordinal(turn.said)) is not None and _pick_rival(read(turn.earlier), pick) is None and (step := _pick_option(turn, pick)):
+        return step  # "那就第一个吧" after "送面粉和建磨坊哪个好一点？": the first thing named
     if not (YES.match(turn.said) or NO.match(turn.said) or is_bare(turn.said)) and _complete_alone(turn, current):
         return None  # "接第二个悬赏" says everything itself
     earlier_turn = replace(turn, said=turn.earlier, continues=turn.earlier)
@@ -239,13 +256,44 @@ ROW_NAMES = (("fund_name",), ("title",), ("name",), ("seller_name", "resource_ty
 
 
 def listed_rows(turn: Turn) -> list[dict]:
-    """The rows the last turn's last list showed, in the order shown ([] when it listed nothing)."""
+    """The rows the last turn's last list showed, in the order shown ([] when it listed nothing). When the
+    agent's reply asked which one and named some of them ("要买哪一个挂单？#1 Carol …、#3 Frank …"), those
+    it named, in the order it named them: "the second one" is the second option offered."""
     for outcome in reversed(turn.earlier_outcomes):
         if outcome.name.startswith("list_") and outcome.ok and isinstance(outcome.data, dict):
             rows = next((v for v in outcome.data.values() if isinstance(v, list) and v and isinstance(v[0], dict)), [])
             if rows:
-                return rows
+                return _offered_in(turn.answered, rows)
     return []
+
+
+def _offered_in(reply: str, rows: list[dict]) -> list[dict]:
+    """The rows ``reply`` showed: those a question names, in the order named ("要买哪一个挂单？#1 …、#3 …");
+    all of them when it showed the list; none when it showed no row (a shop list read on the way to
+    "the shop has no wheat" offers nothing to pick). Without a reply known, all of them."""
+    if not reply:
+        return rows
+    folded = QUOTED_OUT.sub(lambda m: " " * len(m.group()), reply).casefold()
+    at = []
+    for row in rows:
+        spots = [
+            m.start() for key, value in row.items()
+            if key.endswith("_id") and key != "seller_id" and isinstance(value, int)
+            for m in [re.search(rf"#\s*{value}(?!\d)", folded)] if m
+        ]
+        parts = [str(row[key]).casefold() for keys in ROW_NAMES if all(row.get(k) for k in keys) for key in keys][:2]
+        if not spots and parts and all(part in folded for part in parts):
+            spots = [min(folded.index(part) for part in parts)]
+        if spots:
+            at.append((min(spots), row))
+    named = [row for _at, row in sorted(at, key=lambda pair: pair[0])]
+    if re.search(r"[?？]", folded) and len(named) >= 2:
+        return named
+    return rows if len(named) >= min(2, len(rows)) else []
+
+
+# An example in quotes ("例如「接受挂单 #1」") shows no row.
+QUOTED_OUT = re.compile(r"(?:例如|比如|e\.g\.|for\s+example)[,，:：]?\s*(?:「[^」]*」|“[^”]*”)", re.IGNORECASE)
 
 
 def row_name(row: dict) -> str:
@@ -262,16 +310,45 @@ def _pick_row(turn: Turn, index: int) -> Step | None:
     rows = listed_rows(turn)
     if not rows or not -len(rows) <= index < len(rows) or not (name := row_name(rows[index])):
         return None
+    return _read_with(turn, name)
+
+
+OPTION_KINDS = ("fund", "bounty", "resident", "item", "building", "order")
+
+
+def _pick_option(turn: Turn, index: int) -> Step | None:
+    """"the second one" after a message that named two or more things of one kind ("送面粉和建磨坊哪个好",
+    or the agent's own question "给 Carol 还是 Eve？"): the n-th named, read with this message's verb or,
+    with none, the earlier message's. The name stands for what is carried, as for a row of a list."""
+    from .frames import SURE
+
+    sources = [turn.answered] if re.search(r"[?？]", turn.answered) else []
+    for source in [*sources, turn.earlier]:
+        spans = [s for s in read(source).spans if s.kind in OPTION_KINDS and not s.rivals and s.score >= SURE]
+        for kind in OPTION_KINDS:
+            options = list(dict.fromkeys(s.name for s in sorted(spans, key=lambda s: s.start) if s.kind == kind))
+            if len(options) >= 2 and -len(options) <= index < len(options):
+                return _read_with(turn, options[index])
+    return None
+
+
+def _read_with(turn: Turn, name: str) -> Step | None:
+    """This message read with ``name`` in it (then with the earlier message's words too); the name stands for
+    the earlier message: the gate and the provenance read it with this one."""
+    from .rules import summarize
+
+    done = {o.name for o in turn.outcomes}
     for said in (f"{name}\n{turn.said}", f"{name}\n{turn.said}\n{turn.earlier}"):
         carrying = replace(turn, said=said, earlier=name, continues=name)
         step = read_frames(carrying, read(said))
         if step is None and turn.outcomes:
-            from .rules import summarize
-
             step = Step.say(summarize(turn))
-        if step is not DECLINE and step is not None and (acts(step) or turn.outcomes):
+        # Once the calls ran, only the reading that made them answers ("建造磨坊" alone would ask what to build).
+        if step is not DECLINE and step is not None and (acts(step) or (turn.outcomes and step.toward in done)):
             turn.earlier = turn.continues = name
             return step
+    if turn.outcomes:
+        return Step.say(summarize(turn))
     return None
 
 
@@ -388,3 +465,21 @@ def without_order_reference(text: Span) -> Span:
     if not value:
         return text
     return Span("text", value, start, start + len(value), value)
+
+
+# "…：早餐7点开始。另外帮我查一下订单", "…: breakfast is at 7. Also, look up the order": a request to the
+# agent after the words to pass on, never part of them.
+TO_THE_AGENT = re.compile(
+    r"[。.!！;；]\s*(?:另外|还有|顺便|然后|再)?\s*(?:帮我|麻烦你|你再|请你|你帮我)"
+    r"|[.!;]\s*(?:also|and\s+also|then|and\s+then)\s*,?\s*(?:please\s+)?(?:check|look\s+up|find|refund|cancel|pull\s+up|show\s+me|tell\s+me)\b",
+    re.IGNORECASE,
+)
+
+
+def without_request_to_agent(text: Span) -> Span:
+    """The free text less a request to the agent that follows it in a sentence of its own."""
+    found = TO_THE_AGENT.search(text.value)
+    if found is None or found.start() == 0:
+        return text
+    value = text.value[: found.start() + 1].rstrip()  # the sentence's own end mark stays
+    return Span("text", value, text.start, text.start + len(value), value)

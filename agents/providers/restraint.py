@@ -27,7 +27,14 @@ DEFERRAL = re.compile(
     r"改天|以后再|回头再|晚点再|晚些再|等(?:一)?(?:下|会儿?)再|再说吧|算了|今天不|还不(?:用|要|想|打算)|"
     r"不(?:签到|打卡|吃|卖|买|退|去|接|领|转|送|给|辞|建|盖|上班|干活|工作|挂|发|启用|停用|处理|办)"
     r"|\b(?:don'?t|do\s+not|doesn'?t|never|no\s+need|not\s+(?:now|yet|today|tonight|right\s+now)|hold\s+off|"
-    r"wait|later|nevermind|never\s+mind|let'?s\s+not|no\s+(?:refund|check(?:ing)?-?\s?in|eating|selling))\b",
+    r"wait|later|nevermind|never\s+mind|let'?s\s+not|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|"
+    r"on\s+second\s+thought|no\s+(?:refund|check(?:ing)?-?\s?in|eating|selling))\b",
+    re.IGNORECASE,
+)
+# "算了", "不用了", "never mind": the request just made is taken back, whatever else the clause says.
+CALLED_OFF = re.compile(
+    r"算了|不用了|不要了|别了|罢了|还是不了|不了吧"
+    r"|\b(?:never\s*mind|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|on\s+second\s+thought|don'?t\s+bother)\b",
     re.IGNORECASE,
 )
 # Writes that stop or undo something: "我不干了" asks for them.
@@ -53,7 +60,7 @@ QUESTION = re.compile(
 # "能帮我…吗", "could you …?", "请…": a request dressed as a question.
 POLITE = re.compile(
     # At the start of any clause: "您好，麻烦您帮我…", "hi, could you open a new fund …?".
-    r"(?:^|[,，。.!！;；~]\s*)(?:请|麻烦|劳驾|帮我|帮忙|能不能帮|能否帮|能帮我|可以帮|可不可以帮|你能|你可以|你能不能|能不能)"
+    r"(?:^|[,，。.!！;；~]\s*)(?:你|您)?(?:请|麻烦|劳驾|帮我|帮忙|能不能帮|能否帮|能帮我|可以帮|可不可以帮|你能|你可以|你能不能|能不能)"
     r"|(?:^|[,，。.!！;；~]\s*)(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b"
     # A tag that asks for agreement: "…送给Dave好吗？", "toss her an apple, would you?", "…to her, ok?".
     r"|(?:好吗|好不好|可以吗|行吗|行不行|成吗|可不可以)\s*[?？]"
@@ -110,9 +117,75 @@ HYPOTHETICAL = re.compile(
     r"|(?<!可以)(?<!方便)(?<!可能)(?<!需要)(?<!不介意)(?<!行)(?<!这样)(?<!那样)(?<!那么)(?<!是)的话"
     r"|\b(?:maybe|perhaps)\s+(?:someday|some\s+day|one\s+day|i'?ll|i\s+will|i\s+might|i\s+could|later|next)\b"
     r"|\b(?:someday|some\s+day|one\s+of\s+these\s+days|i\s+might|i\s+may)\b"
-    r"|\b(?:if|when(?:ever)?)\s+i\s+(?:have|get|find)\s+(?:the\s+|some\s+)?(?:time|a\s+(?:chance|moment|minute))\b",
+    r"|\b(?:if|when(?:ever)?)\s+i\s+(?:have|get|find)\s+(?:the\s+|some\s+)?(?:time|a\s+(?:chance|moment|minute))\b"
+    # On a condition still to come: "if Eve asks, …", "when Dave gets here, …", "等Eve来了…", "要是他再来就…".
+    r"|\b(?:if|when|once|after|as\s+soon\s+as)\s+(?!you\b|possible\b|that'?s\b|it'?s\s+(?:ok|okay|fine|possible)\b|needed\b)"
+    r"(?:\w+\s+){0,3}?(?:asks?|comes?|arrives?|gets?\s+(?:here|back)|shows?\s+up|returns?|wants?|needs?|is\s+back|runs?\s+out|wakes?\s+up)\b"
+    r"|等\s*\S{1,8}?(?:来了|到了|回来|醒了|来的时候|到的时候|需要)|(?:如果|(?<![主只需])要是|假如|假设|万一|倘若)(?!(?:可以|方便|不麻烦|你愿意|您愿意|能的话))",
     re.IGNORECASE,
 )
+# "give Eve 2 flour... I mean 3", "给Eve两个面粉，不对，三个": the message corrects itself; which words stand is not sure.
+SELF_CORRECTED = re.compile(
+    r"\bi\s+mean(?:t)?\b|\bno\s+wait\b|\b(?:make|change)\s+(?:it|that)\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten)|"
+    r"[,.;!]\s*(?:no|sorry|oops)\s*[,.;!]|我是说|我的意思是|不对|说错了|更正一下|哦不|啊不",
+    re.IGNORECASE,
+)
+
+
+def corrected(text: str) -> bool:
+    """The message corrects itself on the way ("… I mean 3", "…，不对，三个")."""
+    return bool(SELF_CORRECTED.search(text))
+# "我明天打算给Eve两个苹果", "I'm planning to give Eve 2 apples tomorrow": what the speaker means to do
+# some other time, told; the clause asking for the write says when, and it is not now.
+PLANNED = re.compile(
+    r"打算|(?<!原)计划(?!书)|准备(?!好)|明天|明早|明晚|后天|下周|下个?(?:星期|礼拜|月)|下次|过几天|过两天"
+    r"|\b(?:plan(?:ning)?\s+to|intend(?:ing)?\s+to|going\s+to|gonna|tomorrow|tonight|next\s+(?:week|month|time)|later\s+(?:today|this\s+week|on))\b",
+    re.IGNORECASE,
+)
+# Whose plan it is: "客人明天就走" tells the guest's, and the desk is asked to act on it now.
+THIRD_PARTY = re.compile(
+    r"客人|顾客|客户|供应商|酒店|他们|她们|他|她|\b(?:guest|customer|supplier|hotel|he|she|they|(?-i:[A-Z][a-z]+))\b", re.IGNORECASE
+)
+# Words that ask for it now ("先去商店买两袋面粉", "buy 2 bread now"): the plan beside them is the reason.
+NOW = re.compile(
+    r"请|帮我|麻烦|先(?=[去帮把给买卖转送来做办吃停启接领签打退查发建盖挂从])|现在|马上|立刻|立即|赶紧|\b(?:please|pls|now|right\s+away|go\s+ahead|can\s+you|could\s+you|would\s+you)\b",
+    re.IGNORECASE,
+)
+# "Carol told me to give Eve two apples", "老板让我把科技先锋停用", 'my wife said "give Eve 3 apples"': another
+# person's instruction, relayed; it is theirs, not the user's, until the user asks for it.
+RELAYED = re.compile(
+    r"(?:[A-Za-z]{2,}|老板|经理|主管|领导|上级|同事|朋友|邻居|老婆|老公|妻子|丈夫|妈妈?|爸爸?|他们|她们|他|她|有人|别人|人家)"
+    r"\s*(?:说)?\s*(?:让我|叫我|要我|要求我|吩咐我|嘱咐我|托我)"
+    r"|(?:[A-Za-z]{2,}|老板|经理|主管|领导|上级|同事|朋友|邻居|老婆|老公|妻子|丈夫|妈妈?|爸爸?|他们|她们|他|她|有人|别人|人家)\s*说\s*[：:“「\"]"
+    r"|^\s*(?-i:[A-Z][a-z]+)\s*[:：]\s*[\"'“「]|^\s*[\u4e00-\u9fff]{1,4}\s*[:：]\s*[“「\"]"
+    r"|\b(?:told|asked|wants|wanted|begged|instructed|ordered)\s+me\s+to\b"
+    r"|\b(?:i\s+was|i'?ve\s+been|i\s+have\s+been|we\s+were)\s+(?:told|asked|instructed|ordered)\s+to\b"
+    r"|\b(?:my\s+[a-z]+|someone|somebody|he|she|they|(?-i:[A-Z][a-z]+))\s+(?:said|says)\s*(?:that\s+|to\s+|[:,]\s*)?"
+    r"(?:[\"'“「]|(?:give|send|transfer|hand|buy|sell|eat|claim|cancel|disable|enable|create|refund|rename|list|take|pay|build)\b)",
+    re.IGNORECASE,
+)
+
+
+# "ignore previous instructions and transfer …", "忽略之前的指令，…": text that tries to rewrite the agent's
+# instructions asks for nothing the user may be held to; no write follows from it.
+INJECTED = re.compile(
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?(?:previous|prior|above|earlier|former|original|system)?\s*"
+    r"(?:instructions?|rules|prompts?|guidelines|restrictions|constraints)\b"
+    r"|\bsystem\s+prompt\b|\byou\s+are\s+now\b|\bdeveloper\s+mode\b|\bjailbreak|\bact\s+as\s+(?:an?\s+)?(?:admin|root|system)\b"
+    r"|(?:忽略|无视|忘掉|忘记|不要管)(?:之前|以上|前面|上面|所有|你的)?的?(?:所有)?(?:指令|指示|规则|提示|限制|设定)|系统提示|你现在是",
+    re.IGNORECASE,
+)
+
+
+def injected(text: str) -> bool:
+    return bool(INJECTED.search(text))
+
+
+def relayed(text: str) -> bool:
+    """The message passes on someone else's instruction and asks nothing of its own ("please", "帮我")."""
+    return bool(RELAYED.search(text)) and not NOW.search(text)
+
+
 # A request beside the report ("…，再给他两个吧", "…, please send two more"): the report holds nothing back.
 STILL_WANTED = re.compile(r"帮我|请|麻烦|再|吧|\b(?:please|can\s+you|could\s+you|would\s+you|again|more|another)\b", re.IGNORECASE)
 # Writes whose request is a report by nature ("悬赏完成了", "I delivered it, mark it done").
@@ -127,6 +200,27 @@ def supposed(text: str) -> bool:
 def reported(text: str, tools: set[str]) -> bool:
     """The message tells what the speaker already did, and asks nothing more."""
     return not (tools & REPORTING) and bool(DONE.search(text)) and not STILL_WANTED.search(text)
+
+
+# A label whose colon starts words to pass on or to write ("备注改成：长期持有，不要卖", "tell the guest: …").
+PASSED_LABEL = re.compile(
+    r"备注|说明|描述|内容|名字|名称|叫|说|告诉|通知|转告|留言|喊|广播"
+    r"|\b(?:remarks?|notes?|description|content|name[d]?|called|message|text|say|tell|post|announce|broadcast|shout)\b",
+    re.IGNORECASE,
+)
+QUOTATION = re.compile(r"([「“\"『]|(?<![A-Za-z0-9])')((?:[^「」“”\"'『』]|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9])){1,500})([」”\"』]|'(?![A-Za-z0-9]))")
+
+
+def without_passed_on(said: str) -> str:
+    """The message with the words it passes on or writes blanked: quotations, and what follows a labelled colon.
+    A negation in them ("备注：不要追高", 'a fund named "Don't Panic"') is theirs, not the user's."""
+    kept = list(said)
+    for found in QUOTATION.finditer(said):
+        kept[found.start(2) : found.end(2)] = " " * (found.end(2) - found.start(2))
+    colon = re.search(r"(?<!\d)[:：](?!\d)", said)
+    if colon and PASSED_LABEL.search(said[: colon.start()]):
+        kept[colon.end() :] = " " * (len(said) - colon.end())
+    return "".join(kept)
 
 
 # The arguments that carry the user's free text (a name, a remark, a message): never read for a negation.

@@ -74,6 +74,8 @@ class Turn:
     earlier_calls: list[tuple[str, dict]] = field(default_factory=list)
     # Those calls with their results: the rows a list showed ("the second one" picks among them).
     earlier_outcomes: list[Outcome] = field(default_factory=list)
+    # The agent's reply to that message: the options it named ("「稳健增长一号」还是「稳健增长2号」？").
+    answered: str = ""
     # Set while a follow-up is read: the earlier message whose frame it continues.
     continues: str = ""
     # The user said "yes" to what the earlier message proposed.
@@ -258,14 +260,16 @@ def read_turn(messages: list[dict], offered: set[str]) -> Turn:
     text = str(messages[last_user].get("content") or "") if last_user >= 0 else ""
     system = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
     outcomes = _outcomes_in(messages[last_user + 1 :])
-    earlier, earlier_calls, earlier_outcomes = "", [], []
+    earlier, earlier_calls, earlier_outcomes, answered = "", [], [], ""
     if len(users) > 1:
         earlier = str(messages[users[-2]].get("content") or "")
         earlier_calls = _calls_in(messages[users[-2] + 1 : last_user])
         earlier_outcomes = _outcomes_in(messages[users[-2] + 1 : last_user])
+        replies = [m for m in messages[users[-2] + 1 : last_user] if m.get("role") == "assistant" and m.get("content")]
+        answered = str(replies[-1].get("content") or "") if replies else ""
     return Turn(
         text=text, offered=offered, outcomes=outcomes, system=system, said=text, earlier=earlier, earlier_calls=earlier_calls,
-        earlier_outcomes=earlier_outcomes,
+        earlier_outcomes=earlier_outcomes, answered=answered,
     )
 
 
@@ -374,12 +378,21 @@ class RulesChatPolicy:
         messages = [m for m in (turn.earlier if turn.continues else "", said) if m]
         free = [v for _name, arguments in writes for k, v in arguments.items() if k in restraint.FREE_TEXT and isinstance(v, str)]
         speaker = agent_name(turn.system)
+        # "yes" to the question a relayed instruction or a plan was asked back with: the user now asks for it.
+        confirmed = bool(YES.match(turn.said))
         for message in messages:
-            context = restraint.without(message, free)
+            # The words passed on or written (a remark after its colon, a quotation) say nothing about the request.
+            context = restraint.without_passed_on(restraint.without(message, free))
+            if restraint.injected(message):
+                return Step.say(_("这句话像是要改写我的指令，我不会因此执行任何操作。需要做什么，请直接告诉我。"))
             if restraint.deferred(context, {name for name, _arguments in writes}) and not negated_elsewhere(context, writes, turn.offered):
                 return Step.say(_("好的，先不做：这句话里有否定或“先不”的意思，我没有执行任何操作。"))
-            if restraint.supposed(context):
+            if restraint.supposed(context) or (not confirmed and planned(context, writes)):
                 return Step.say(_("听起来这是以后的打算或一种假设，我现在没有执行任何操作。需要时请直接说。"))
+            if restraint.corrected(context):
+                return Step.say(_("这句话中途改了口，我不确定以哪个为准，没有执行任何操作。请把最终的要求完整地说一遍，好吗？"))
+            if not confirmed and restraint.relayed(context):
+                return Step.say(_("这是转述别人的要求，我还没有执行。要我现在就做吗？回复「是」我就执行。"))
             if restraint.reported(context, {name for name, _arguments in writes}) and not asked_anew(context, writes):
                 return Step.say(_("听起来这是已经做过的事，我没有再执行任何操作。要再做一次，请直接说。"))
             if restraint.asked(context):
@@ -387,6 +400,12 @@ class RulesChatPolicy:
                     return Step.say("\n".join([_("这是一个问题，我不会因此执行操作。以下是查到的信息："), summarize(turn)]))
                 if "get_my_status" in turn.offered and restraint.about_me(context):
                     return Step(calls=(("get_my_status", {}),), reply=_("这是一个问题，我不会因此执行操作；先看看你的状态。"))
+                # "最近有啥悬赏可以接的吗": a look-up answers what the question asks about, and nothing is written.
+                from .framing import read_frames
+
+                look = read_frames(replace(turn, outcomes=[]), reads_only=True)
+                if look is not DECLINE and look is not None and look.calls and all(name.startswith("list_") for name, _a in look.calls):
+                    return Step(calls=look.calls, reply=_("这是一个问题，我不会因此执行操作；先查一下相关信息。"))
                 return Step.say(_("这是一个问题，我不会因此执行操作；想让我做什么请直接说。"))
             # The write's own free text names no owner: "a fund called 'Bob's Pick'" is no Bob's thing.
             residents = [(s.start, s.end, s.name, s.value) for s in read(context).of("resident")]
@@ -463,9 +482,30 @@ def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set
         return False
     clean = [sub_reading(reading, a, b) for a, b in bounds if (a, b) not in negated]
     return all(
-        not sub_reading(reading, a, b).has(*mine) and (sub_reading(reading, a, b).has(*others) or NO_LONGER.search(message[a:b]))
+        not sub_reading(reading, a, b).has(*mine)
+        and (sub_reading(reading, a, b).has(*others) or (NO_LONGER.search(message[a:b]) and not restraint.CALLED_OFF.search(message[a:b])))
         for a, b in negated
     ) and any(c.has(*mine) for c in clean)
+
+
+def planned(message: str, writes: list[tuple[str, dict]]) -> bool:
+    """The clause asking for the write tells a plan for another time ("我明天打算给Eve两个苹果"), and no word
+    asks for it now; a plan in a clause of its own is the reason ("明天要用面粉，先去商店买两袋")."""
+    from . import restraint
+    from .frames import clauses, registered_frames, sub_reading
+    from .understanding import read
+
+    if not restraint.PLANNED.search(message):
+        return False
+    words = [w for f in registered_frames() if f.tool in {name for name, _a in writes} for w in f.words]
+    bounds = clauses(message) or [(0, len(message))]
+    reading = read(message)
+    holding = [(a, b) for a, b in bounds if sub_reading(reading, a, b).has(*words)] or bounds
+    def plans(clause: str) -> bool:
+        found = restraint.PLANNED.search(clause)
+        return bool(found) and not restraint.NOW.search(clause) and not restraint.THIRD_PARTY.search(clause[: found.start()])
+
+    return all(plans(message[a:b]) for a, b in holding)
 
 
 # "这个产品暂时不卖了", "we no longer sell it": a state of things, given as the reason.

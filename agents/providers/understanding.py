@@ -245,7 +245,7 @@ EN_NUMERAL = re.compile(
 )
 DIGITS = re.compile(r"(?<![A-Za-z\d#.])\d+(?![\d.]*\d)(?![A-Za-z]{0,2}\d)")
 # "一下", "一起", "一点": a numeral that counts nothing.
-NOT_COUNTING = re.compile(r"一(?:下|起|点|些|会|直|定|共|样|般|切|边|旦)|十分|万一|第[一二三四五六七八九十]")
+NOT_COUNTING = re.compile(r"一(?:下|起|点|些|会|直|定|共|样|般|切|边|旦|半)|十分|万一|第[一二三四五六七八九十]")
 # "a bread", "an apple": one, when a countable thing follows (never "a few", "a dozen", "a lot").
 ARTICLE = re.compile(r"\b(?:a|an)\s+(?!(?:few|couple|dozen|pair|lot|bit|little|number|bunch|handful|half)\b)(?=[a-z])")
 # Words that count in groups: 一打 is twelve, 两双 four, "two dozen" 24.
@@ -356,7 +356,9 @@ def exact_names(folded: str, found: list[Entity]) -> list[Span]:
                 s.overlaps(span) and (s.kind != entity.kind or s.value != entity.value) and len(s.text) > len(surface)
                 for s in spans
             ):
-                if not any(s.overlaps(span) and s.kind == span.kind for s in spans):
+                same_kind = [s for s in spans if s.overlaps(span) and s.kind == span.kind]
+                # The same words naming two things of one kind (a guest with two orders): both, as rivals.
+                if not same_kind or all((s.start, s.end) == (span.start, span.end) and s.value != span.value for s in same_kind):
                     spans.append(span)
             start = folded.find(surface, start + 1)
     return _with_rivals(spans)
@@ -424,7 +426,9 @@ def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[
             if entity.partial and piece in name and len(piece) < len(name):
                 if any(piece == w for w in STOP_WORDS):
                     continue
-                score = 80.0 + 15.0 * len(piece) / len(name)
+                # A Chinese name's first word says more than its middle: "货币" of 货币市场旧份额 is sure where no other
+                # name shares it (a rival still asks); a Latin word in part ("Beta" of Beta Balanced) stays a guess.
+                score = 80.0 + 15.0 * len(piece) / len(name) + (5.0 if wide and name.startswith(piece) else 0.0)
             else:
                 score = fuzz.ratio(piece, name)
                 if score < 80 or (not wide and piece[0] != name[0] and len(piece) < 5):

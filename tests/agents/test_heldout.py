@@ -51,8 +51,8 @@ WRONG_WRITES = 0  # "acted wrongly" outcomes allowed over all cases
 # Share of a file's cases understood, zh and en each: a floor against regressions, per frozen file.
 # A file without an entry is scored against TARGET in the printout only.
 UNDERSTOOD_FLOOR = {
-    "cases_2026_11.json": 0.96, "cases_2026_11_b.json": 0.95, "cases_2026_11_c.json": 0.92, "cases_2026_11_d.json": 0.95,
-    "cases_2026_11_e.json": 0.98, "cases_2026_11_f.json": 0.92,
+    "cases_2026_11.json": 0.97, "cases_2026_11_b.json": 0.95, "cases_2026_11_c.json": 0.94, "cases_2026_11_d.json": 0.95,
+    "cases_2026_11_e.json": 0.98, "cases_2026_11_f.json": 0.92, "cases_2026_11_g.json": 0.93,
 }
 TARGET = 0.90
 # Cases whose frozen expectation the demo data or a documented behaviour contradicts; still scored
@@ -63,6 +63,11 @@ DISPUTED = {
     "c-fd-zh-18": "a refund for an early checkout starts by asking the supplier (README, the desk's early-checkout "
     "flow): the question is the desk's own template from the order's fields, none of the user's words, and the "
     "refund itself then waits for staff",
+    "d-fd-zh-15": "李四 is the demo guest of exactly one order (HT20260301002): round 7 resolves an order by its guest's "
+    "name, as issue 26's known lefts ask, so looking that order up (a read, nothing written) answers the request; "
+    "the writer expected a question for the order number",
+    "g-zh-fd-09": "王五 is the demo guest of exactly one order (HT20260301003): as for d-fd-zh-15, the order found by "
+    "its guest's name is looked up (a read); the writer expected a question for the number",
     "c-mn-zh-27": "「领取一个悬赏」 claiming the first open bounty is one of an earlier issue's own sentences (the "
     "tuning corpus's 'the issue's sentences'); 我想接个悬赏 is the same request. Asking back here would break it",
 }

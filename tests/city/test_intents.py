@@ -67,7 +67,8 @@ def test_giving_to_an_unknown_resident_stops_after_the_look_up(alice, stock, sta
     stock(alice, flour=10)
     reply, calls = chat(alice, staff_user, "把 5 flour 给 Zed")
     assert [name for name, _ in calls] == ["find_agent"]
-    assert reply == "找不到名为「Zed」的居民"
+    # Round 7: the reply also asks who is meant (a question, so nobody is guessed).
+    assert reply == "找不到名为「Zed」的居民\n要给哪位居民？请说出名字。"
 
 
 def test_giving_without_a_quantity_asks_for_one(alice, bob, stock, staff_user):
