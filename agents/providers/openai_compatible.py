@@ -60,6 +60,7 @@ from django.utils.translation import gettext as _
 from openai import AsyncOpenAI
 
 from .base import GROUNDED, Completion, ContextOverflow, ModelError, ModelTimeout, ModelUnavailable, ReplyListener, ToolCallRequest, sendable
+from .frames import SLOT_KINDS
 from .lenient_json import NoJSON, find_json
 
 logger = logging.getLogger(__name__)
@@ -221,9 +222,11 @@ def called_this_turn(messages: list[dict[str, Any]]) -> set[str]:
 
 
 def outside_schema(arguments: str | dict, schema: dict) -> str:
-    """The first argument that a grounded schema does not allow (one it left out, or a value not in
-    its enum), as ``name=value``; "" when all are allowed. Arguments that are no JSON object are
-    left to the executor."""
+    """The first entity or count that a grounded schema does not allow (a value not in its enum), as
+    ``name=value``; "" when all are allowed. Free text (a message a model composed, a remark it
+    tidied) and optional arguments the message left open are the model's to word: a proposal shows
+    them before anything is sent, so they never switch the protocol. Arguments that are no JSON
+    object are left to the executor."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments or "{}")
@@ -234,7 +237,10 @@ def outside_schema(arguments: str | dict, schema: dict) -> str:
     properties = schema.get("properties") or {}
     for key, value in arguments.items():
         spec = properties.get(key)
-        if spec is None or ("enum" in spec and _folded(value) not in {_folded(option) for option in spec["enum"]}):
+        free_text = SLOT_KINDS.get(key) == "text" or (key not in SLOT_KINDS and spec is not None and spec.get("type") == "string")
+        if spec is None or free_text or "enum" not in spec:
+            continue
+        if _folded(value) not in {_folded(option) for option in spec["enum"]}:
             return f"{key}={value!r}"[:80]
     return ""
 

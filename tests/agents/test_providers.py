@@ -582,3 +582,19 @@ def test_auto_keeps_a_native_call_whose_arguments_the_words_give(settings, scrip
     completion = complete(provider, tools=grounded_tools(narrowed))
     assert [c.name for c in completion.tool_calls] == ["tool_0"] and provider.tool_mode == "auto"
     assert len(scripted_openai.requests) == 1
+
+
+def test_auto_keeps_a_capable_models_own_wording_of_free_text(settings, scripted_openai):
+    """A model that words the guest's message itself (a proposal shows it before it is sent) or adds
+    an optional argument the message left open is not a model that invents ids: no switch."""
+    settings.AGENT_TOOL_MODE = "auto"
+    scripted_openai.tool_calls([("tool_0", {"content": "Dear guest, your refund is on its way.", "extra": 2, "n": 4})])
+    narrowed = {
+        "type": "object",
+        "properties": {"content": {"type": "string", "enum": ["the refund is on its way"]}, "n": {"type": "integer", "enum": [4]}},
+        "required": ["content", "n"],
+    }
+    provider = endpoint_provider(settings, scripted_openai)
+    completion = complete(provider, tools=grounded_tools(narrowed))
+    assert [json.loads(c.arguments)["content"] for c in completion.tool_calls] == ["Dear guest, your refund is on its way."]
+    assert provider.tool_mode == "auto" and len(scripted_openai.requests) == 1
