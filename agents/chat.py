@@ -51,6 +51,7 @@ from .providers.base import ReplyListener, model_failure, stream_reply
 from .providers.vocabulary import language_of
 from .providers.tokens import messages_tokens, tools_tokens
 from .registry import ToolContext
+from .grounding import grounded
 from .mentions import annotated, mentions
 from .tool_relevance import relevant_tools
 from .results import arguments_line, parse, result_view
@@ -258,12 +259,14 @@ def converse(
         else:
             offered = tools
         system, turns = {"role": "system", "content": system_prompt(agent)}, annotated(history(conversation), named)
+        # Each argument a write may take, read from the message (used where arguments are schema-decoded).
+        sent = grounded(offered, said or "", made) if ranked else offered
         try:
             try:
-                completion = ask(provider, fit_context(system, turns, offered, context), offered, model, listener)
+                completion = ask(provider, fit_context(system, turns, offered, context), sent, model, listener)
             except ContextOverflow:  # the estimate was too kind to this server: once more with half the room
                 logger.info("chat with %s: context overflow, retrying with a shorter history", agent.name)
-                completion = ask(provider, fit_context(system, turns, offered, context // 2), offered, model, listener)
+                completion = ask(provider, fit_context(system, turns, offered, context // 2), sent, model, listener)
         except ModelError as exc:
             logger.warning("chat with %s: model failed: %s", agent.name, exc)
             if exc.partial.strip():  # a streamed answer broke off: the person has read this much, keep it

@@ -8,6 +8,17 @@ from typing import Any, Protocol
 from core.errors import ApplicationError, BadGateway, GatewayTimeout, ServiceUnavailable
 
 
+# The key of an offered tool (OpenAI format) holding its arguments' schema grounded in the user's
+# words (``agents.grounding``), or False for a write those words cannot fill. Providers that
+# decode arguments under a schema use it; it never travels to an endpoint (``sendable``).
+GROUNDED = "grounded"
+
+
+def sendable(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``tools`` as an endpoint takes them: without the grounded schemas."""
+    return [{key: value for key, value in tool.items() if key != GROUNDED} for tool in tools]
+
+
 @dataclass(frozen=True)
 class ToolCallRequest:
     id: str

@@ -413,6 +413,8 @@ def provenance(said: str, tool: str, arguments: dict, looked_up: list[Any], earl
             ok = str(value).lower() in entity_values or value in looked
         elif isinstance(value, int):
             ok = value in counts or value in products or value in looked or str(value) in entity_values
+            # A resident's id resolved from the name the message gives ("give 5 flour to Bob": Bob's id).
+            ok = ok or (kind == "resident" and value in _resident_ids(reading))
         else:
             word = str(value).strip()
             # Free text composed of the user's pieces ("类型：债券型；风险等级：R2"): each piece is theirs.
@@ -424,6 +426,13 @@ def provenance(said: str, tool: str, arguments: dict, looked_up: list[Any], earl
         if not ok:
             problems.append(f"{tool}.{key}={value!r}")
     return problems
+
+
+def _resident_ids(reading: Reading) -> set[int]:
+    from ..models import Agent
+
+    names = {span.value for span in reading.of("resident")}
+    return set(Agent.objects.filter(name__in=names).values_list("pk", flat=True)) if names else set()
 
 
 def _is_span(words: str, text: str) -> bool:

@@ -59,7 +59,8 @@ import openai
 from django.utils.translation import gettext as _
 from openai import AsyncOpenAI
 
-from .base import Completion, ContextOverflow, ModelError, ModelTimeout, ModelUnavailable, ReplyListener, ToolCallRequest
+from .base import GROUNDED, Completion, ContextOverflow, ModelError, ModelTimeout, ModelUnavailable, ReplyListener, ToolCallRequest, sendable
+from .frames import SLOT_KINDS
 from .lenient_json import NoJSON, find_json
 
 logger = logging.getLogger(__name__)
@@ -220,6 +221,46 @@ def called_this_turn(messages: list[dict[str, Any]]) -> set[str]:
     return called
 
 
+def outside_schema(arguments: str | dict, schema: dict) -> str:
+    """The first entity or count that a grounded schema does not allow (a value not in its enum), as
+    ``name=value``; "" when all are allowed. Free text (a message a model composed, a remark it
+    tidied) and optional arguments the message left open are the model's to word: a proposal shows
+    them before anything is sent, so they never switch the protocol. Arguments that are no JSON
+    object are left to the executor."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments or "{}")
+        except ValueError:
+            return ""
+    if not isinstance(arguments, dict):
+        return ""
+    properties = schema.get("properties") or {}
+    for key, value in arguments.items():
+        spec = properties.get(key)
+        free_text = SLOT_KINDS.get(key) == "text" or (key not in SLOT_KINDS and spec is not None and spec.get("type") == "string")
+        if spec is None or free_text or "enum" not in spec:
+            continue
+        if _folded(value) not in {_folded(option) for option in spec["enum"]}:
+            return f"{key}={value!r}"[:80]
+    return ""
+
+
+def _folded(value: Any) -> str:
+    """5 and "5", "Flour" and "flour" are one value (the executor takes either)."""
+    return str(value).strip().casefold()
+
+
+def only_value(schema: dict) -> dict | None:
+    """The one object ``schema`` allows, when every property is required and has one value (an enum of
+    one); None when there is a choice to make."""
+    properties = schema.get("properties") or {}
+    if set(schema.get("required") or ()) != set(properties):
+        return None
+    if not all(len(spec.get("enum") or ()) == 1 for spec in properties.values()):
+        return None
+    return {key: spec["enum"][0] for key, spec in properties.items()}
+
+
 def response_format(shape: str, schema: dict, name: str = "decisions") -> dict:
     if shape == "json_schema":
         return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
@@ -338,16 +379,19 @@ class OpenAICompatibleProvider:
         if tools and self.tool_mode in (AUTO, NATIVE):
             try:
                 completion = self._read(
-                    await self._create(model=model, messages=messages, tools=tools, tool_choice="auto", **cap)
+                    await self._create(model=model, messages=messages, tools=sendable(tools), tool_choice="auto", **cap)
                 )
             except openai.APIStatusError as exc:
                 if not refuses_tools(exc):
                     raise self._failure(exc) from exc
                 self._switch(TEXT, f"refused `tools` ({str(exc.message)[:200]})")
             else:
-                if not self._ignores_tools(messages, tools, completion):
+                if (invented := self._invents(tools, completion)):
+                    self._switch(CONSTRAINED, f"called a tool with arguments the user's words do not give ({invented})")
+                elif not self._ignores_tools(messages, tools, completion):
                     return completion
-                self._switch(CONSTRAINED, "ignores `tools` (they never reached the prompt, or it answered nothing)")
+                else:
+                    self._switch(CONSTRAINED, "ignores `tools` (they never reached the prompt, or it answered nothing)")
         if tools and self.tool_mode == CONSTRAINED:
             return await self._constrained(model, messages, tools, cap)
         if tools:
@@ -371,7 +415,7 @@ class OpenAICompatibleProvider:
         if tools and not self.native_tools:
             return await self._whole(messages, tools, model, listener)
         model = model or self.model
-        offered = {"tools": tools, "tool_choice": "auto"} if tools else {}
+        offered = {"tools": sendable(tools), "tool_choice": "auto"} if tools else {}
         try:
             completion = await self._stream(listener, model=model, messages=messages, **offered, **self._cap())
         except NothingStreamed:
@@ -388,6 +432,10 @@ class OpenAICompatibleProvider:
             if not (tools and refuses_tools(exc)):
                 raise self._failure(exc) from exc
             self._switch(TEXT, f"refused `tools` ({str(exc.message)[:200]})")
+            return await self._whole(messages, tools, model, listener)
+        if tools and not completion.stopped and (invented := self._invents(tools, completion)):
+            # Its calls are not run: the answer is asked again under the grounded schemas.
+            self._switch(CONSTRAINED, f"called a tool with arguments the user's words do not give ({invented})")
             return await self._whole(messages, tools, model, listener)
         if tools and not completion.stopped and self._ignores_tools(messages, tools, completion):
             # From now on the constrained protocol; an empty answer is asked again in it, a said one is on the page already.
@@ -485,10 +533,25 @@ class OpenAICompatibleProvider:
         if not completion.content.strip():  # offered tools, it said nothing at all: it cannot work them
             self._tools_judged = True
             return True
-        verdict = ignored_tools(messages, tools, completion.usage)
+        verdict = ignored_tools(messages, sendable(tools), completion.usage)
         if verdict is not None:
             self._tools_judged = True
         return bool(verdict)
+
+    def _invents(self, tools: list[dict], completion: Completion) -> str:
+        """Under ``auto``, the first call of ``completion`` whose arguments leave its grounded schema
+        (``GROUNDED``: what the user's words give), as ``tool.argument=value``; "" when none does or
+        nothing says (no grounded schema, or a write the words cannot fill: a look-up may)."""
+        if self.tool_mode != AUTO:
+            return ""
+        schemas = {tool["function"]["name"]: tool.get(GROUNDED) for tool in tools}
+        for call in completion.tool_calls:
+            schema = schemas.get(call.name)
+            if not isinstance(schema, dict):
+                continue
+            if (outside := outside_schema(call.arguments, schema)):
+                return f"{call.name}.{outside}"
+        return ""
 
     def _switch(self, mode: str, why: str) -> None:
         """From now on, tools travel in ``mode``; said once (concurrent calls may all find out)."""
@@ -522,7 +585,8 @@ class OpenAICompatibleProvider:
         # Each tool once a turn under this protocol: a small model otherwise calls the tool it just
         # called until the round cap (Gemma 3 270M rested four times for one "rest").
         called = called_this_turn(messages)
-        tools = [tool for tool in tools if tool["function"]["name"] not in called]
+        # A write whose arguments the user's words cannot fill (``GROUNDED`` False) is not offered either.
+        tools = [tool for tool in tools if tool["function"]["name"] not in called and tool.get(GROUNDED) is not False]
         if not tools:
             return self._read(await self._create_or_fail(model=model, messages=self._as_text_protocol(messages, []), **cap))
         names = [tool["function"]["name"] for tool in tools]
@@ -546,9 +610,14 @@ class OpenAICompatibleProvider:
             reply = self._read(await self._create_or_fail(model=model, messages=self._as_text_protocol(messages, []), **cap))
             return Completion(content=reply.content, usage=_added(usage, reply.usage))
         tool = tools[names.index(picked)]["function"]
+        # The arguments' schema grounded in the user's words where the caller gave one (``agents.grounding``).
+        schema = tools[names.index(picked)].get(GROUNDED) or tool.get("parameters") or {"type": "object"}
+        if (only := only_value(schema)) is not None:  # the schema leaves one answer: no need to ask for it
+            call = ToolCallRequest(id=f"call_constrained_{next(self._text_ids)}", name=picked, arguments=json.dumps(only, ensure_ascii=False))
+            return Completion(tool_calls=[call], usage=usage)
         said = next((m.get("content") or "" for m in reversed(messages) if m.get("role") == "user"), "")
         ask = [*conversation, {"role": "user", "content": FILL_ARGUMENTS.format(tool=picked, said=said)}]
-        filled = await self._complete_json(model, ask, tool.get("parameters") or {"type": "object"}, cap)
+        filled = await self._complete_json(model, ask, schema, cap)
         arguments = filled.content if filled is not None else "{}"
         call = ToolCallRequest(id=f"call_constrained_{next(self._text_ids)}", name=picked, arguments=arguments or "{}")
         return Completion(tool_calls=[call], usage=_added(usage, filled.usage if filled else {}))

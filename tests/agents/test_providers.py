@@ -515,3 +515,86 @@ def test_calls_inside_pooled_share_one_client_and_its_connections(scripted_opena
     assert len(made) == 1
     complete(provider)  # outside the block: a client of its own again
     assert len(made) == 2
+
+
+def grounded_tools(*schemas):
+    """MANY_TOOLS[:len(schemas)], each with its grounded schema (``False``: a write the words cannot fill)."""
+    from agents.providers.base import GROUNDED
+
+    return [{**tool, GROUNDED: schema} for tool, schema in zip(MANY_TOOLS, schemas)]
+
+
+def test_constrained_mode_fills_arguments_under_the_grounded_schema_and_never_offers_an_unfillable_write(settings, scripted_openai):
+    # Gemma 3 270M filled its own id and counts of millions under the tools' own schemas.
+    settings.AGENT_TOOL_MODE = "constrained"
+    scripted_openai.respond_with(chooser("tool_1", {"n": 4}), delay=0)
+    narrowed = {"type": "object", "properties": {"n": {"type": "integer", "enum": [4, 5]}}, "required": ["n"]}
+    tools = grounded_tools(False, narrowed, narrowed)
+    complete(endpoint_provider(settings, scripted_openai), tools=tools)
+    pick, fill = scripted_openai.requests
+    assert pick["response_format"]["json_schema"]["schema"]["properties"]["tool"]["enum"] == ["tool_1", "tool_2", "none"]
+    assert fill["response_format"]["json_schema"]["schema"] == narrowed
+
+
+def test_constrained_mode_asks_for_no_arguments_that_the_grounded_schema_leaves_one_way(settings, scripted_openai):
+    settings.AGENT_TOOL_MODE = "constrained"
+    scripted_openai.respond_with(chooser("tool_0", {"n": 99}), delay=0)
+    only = {"type": "object", "properties": {"n": {"type": "integer", "enum": [4]}}, "required": ["n"]}
+    completion = complete(endpoint_provider(settings, scripted_openai), tools=grounded_tools(only))
+    assert [(c.name, json.loads(c.arguments)) for c in completion.tool_calls] == [("tool_0", {"n": 4})]
+    assert len(scripted_openai.requests) == 1  # the pick only
+
+
+def test_native_requests_never_carry_the_grounded_schemas(settings, scripted_openai):
+    settings.AGENT_TOOL_MODE = "native"
+    scripted_openai.tool_calls([("tool_0", {"n": 1})])
+    only = {"type": "object", "properties": {"n": {"type": "integer", "enum": [4]}}, "required": ["n"]}
+    completion = complete(endpoint_provider(settings, scripted_openai), tools=grounded_tools(only, False))
+    assert [c.name for c in completion.tool_calls] == ["tool_0"]  # native: the model's call as it made it
+    assert scripted_openai.requests[0]["tools"] == MANY_TOOLS[:2]
+
+
+def test_auto_switches_to_constrained_when_a_native_call_invents_an_argument(settings, scripted_openai, caplog):
+    # Gemma 3 270M behind chatml-function-calling: the right tool, its own id and a made-up count.
+    settings.AGENT_TOOL_MODE = "auto"
+    schema_decoded = chooser("tool_0", {"n": 4})
+
+    def answer(request):
+        if request.get("tools"):
+            return {"tool_calls": [("tool_0", {"n": 5000000})]}
+        return schema_decoded(request)
+
+    scripted_openai.respond_with(answer, delay=0)
+    narrowed = {"type": "object", "properties": {"n": {"type": "integer", "enum": [4, 5]}}, "required": ["n"]}
+    provider = endpoint_provider(settings, scripted_openai)
+    with caplog.at_level(logging.WARNING):
+        first = complete(provider, tools=grounded_tools(narrowed))
+    assert [(c.name, json.loads(c.arguments)) for c in first.tool_calls] == [("tool_0", {"n": 4})]
+    assert provider.tool_mode == "constrained"
+    assert sum("do not give (tool_0.n=5000000)" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_auto_keeps_a_native_call_whose_arguments_the_words_give(settings, scripted_openai):
+    settings.AGENT_TOOL_MODE = "auto"
+    scripted_openai.tool_calls([("tool_0", {"n": "5"})])  # "5" for 5: the same value
+    narrowed = {"type": "object", "properties": {"n": {"type": "integer", "enum": [4, 5]}}, "required": ["n"]}
+    provider = endpoint_provider(settings, scripted_openai)
+    completion = complete(provider, tools=grounded_tools(narrowed))
+    assert [c.name for c in completion.tool_calls] == ["tool_0"] and provider.tool_mode == "auto"
+    assert len(scripted_openai.requests) == 1
+
+
+def test_auto_keeps_a_capable_models_own_wording_of_free_text(settings, scripted_openai):
+    """A model that words the guest's message itself (a proposal shows it before it is sent) or adds
+    an optional argument the message left open is not a model that invents ids: no switch."""
+    settings.AGENT_TOOL_MODE = "auto"
+    scripted_openai.tool_calls([("tool_0", {"content": "Dear guest, your refund is on its way.", "extra": 2, "n": 4})])
+    narrowed = {
+        "type": "object",
+        "properties": {"content": {"type": "string", "enum": ["the refund is on its way"]}, "n": {"type": "integer", "enum": [4]}},
+        "required": ["content", "n"],
+    }
+    provider = endpoint_provider(settings, scripted_openai)
+    completion = complete(provider, tools=grounded_tools(narrowed))
+    assert [json.loads(c.arguments)["content"] for c in completion.tool_calls] == ["Dear guest, your refund is on its way."]
+    assert provider.tool_mode == "auto" and len(scripted_openai.requests) == 1
