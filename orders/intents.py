@@ -325,6 +325,15 @@ BARE_SEND = re.compile(
 )
 
 
+# "send the guest a message", "给客人发一条消息": a noun for a message, no words of the user's own to send.
+GENERIC_BODY = re.compile(
+    r"\s*(?:(?:a|an|the|some|one|another|quick|short|little|new)\s+)*"
+    r"(?:message|msg|note|text|line|word|reply|notification|something|anything|dm)s?(?:\s+(?:to\s+)?(?:them|him|her))?\s*[.!。！]?\s*"
+    r"|\s*(?:一|个|条|一条|一个|些|一些|点|一点)?(?:消息|信息|留言|通知|短信|话|东西|内容)\s*(?:吧|一下)?\s*[。.!！]?\s*",
+    re.IGNORECASE,
+)
+
+
 @frame(
     "message_send",
     triggers=(
@@ -370,8 +379,8 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     if text is None and LAST_CLAUSE_ONLY.fullmatch(said[after:]):
         # "客人想提前一天退房，帮我通知一下供应商", "…, please let the supplier know": the words come first.
         text = _words_before(said, filled.reading.folded, after)
-    if text is not None and not WORDY.search(text.value):
-        text = None
+    if text is not None and (not WORDY.search(text.value) or GENERIC_BODY.fullmatch(text.value)):
+        text = None  # "send the guest a message": the words to send are asked, never made up
     who = pgettext("recipient", "供应商") if channel == "upstream" else pgettext("recipient", "客人")
     if text is None:
         return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})

@@ -931,3 +931,60 @@ def test_a_message_to_no_one_with_no_words_asks_whom_and_what(demo, talker, mess
 def test_a_share_of_a_count_is_asked_never_the_count_itself(demo, talker, message):
     result = talker("Frank", message)
     assert _writes(result) == [] and _asks(result.reply)
+
+
+# ---------------------------------------------------------------- round 8: classes of misreading
+# Sentences written for these tests (none from a held-out file): each class in zh and en.
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "if no one else wants it, maybe give Eve 2 flour then",
+        "unless Dave pays first, hand Eve 2 flour",
+        "give Eve 2 flour by sunday if nobody else asks",
+        "周五前没人要的话就给Eve两个面粉",
+        "等周末再把两个面粉给Eve",
+        "到时候给Eve两个面粉",
+    ],
+)
+def test_a_write_on_a_deadline_or_a_condition_on_others_acts_on_nothing(demo, talker, message):
+    assert _writes(talker("Frank", message)) == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("前台助理", "HT20260301001 的退款上周已经处理好了"),
+        ("前台助理", "the refund for HT20260301002 was already processed"),
+        ("前台助理", "HT20260301001的客人我昨天已经通知过了，说早餐含在房费里"),
+        ("前台助理", "I already told the guest of HT20260301001 that breakfast is included"),
+        ("基金助理", "Beta Balanced was disabled last week"),
+        ("Frank", "Eve的两个面粉前天已经转好了"),
+        ("Frank", "the 2 flour for Eve were sent yesterday"),
+    ],
+)
+def test_a_report_of_an_errand_already_done_acts_on_nothing(demo, talker, agent, message):
+    assert _writes(talker(agent, message)) == []
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "message the supplier of HT20260301001 something",
+        "send the guest of HT20260301002 a quick note",
+        "给HT20260301001的客人发一条消息",
+        "跟HT20260301002的供应商说点东西",
+    ],
+)
+def test_a_noun_for_a_message_is_no_message_and_the_words_are_asked(demo, talker, message):
+    result = talker("前台助理", message)
+    assert _writes(result) == [] and _asks(result.reply)
+
+
+@pytest.mark.parametrize(
+    ("message", "content"),
+    [("tell the guest of HT20260301001: a note from the manager is waiting at reception", "a note from the manager is waiting at reception")],
+)
+def test_words_after_a_colon_are_sent_even_when_they_start_with_a_noun_for_a_message(demo, talker, message, content):
+    assert [c["content"] for c in _calls(talker("前台助理", message), "message_send")] == [content]
