@@ -165,12 +165,12 @@ HEARD = re.compile(r"\s*(?:说|讲|反映|抱怨|投诉|想|要|希望|says|said
 # Words that turn to a third party: "告诉客人…", "ask the supplier …".
 ADDRESSED = re.compile(
     r"告诉|通知|转告|提醒|跟|和|同|对|给|问|回复|答复|联系"
-    r"|\b(?:tell|let|inform|notify|message|ask|write\s+to|send|remind|email|text|reply\s+to|respond\s+to|write\s+back\s+to|ping|contact|check\s+with|confirm\s+with)\b"
+    r"|\b(?:tell|let|inform|notify|message|msg|dm|ask|write\s+to|send|remind|email|text|reply\s+to|respond\s+to|write\s+back\s+to|ping|contact|check\s+with|confirm\s+with)\b"
 )
 # A verb of passing words on: with it, a message that addresses a guest or supplier is words to send.
 SAYING_VERB = re.compile(
     r"说|讲|告诉|通知|转告|提醒|问|发(?:个|条|一条)?消息|留言|回复|答复|确认一下|核实一下"
-    r"|\b(?:tell|let\b.*\bknow|inform|notify|message|ask|say|send|remind|email|text|reply|respond|ping|contact|check\s+with|confirm\s+with)\b"
+    r"|\b(?:tell|let\b.*\bknow|inform|notify|message|msg|dm|ask|say|send|remind|email|text|reply|respond|ping|contact|check\s+with|confirm\s+with)\b"
 )
 ASKING = re.compile(r"问问|问一下|询问|问|\bask\b")
 # A verb of asking right after the one asked ("跟供应商确认一下…", "with the supplier whether …").
@@ -337,7 +337,7 @@ GENERIC_BODY = re.compile(
 @frame(
     "message_send",
     triggers=(
-        "tell", "let", "know", "inform", "notify", "message", "write to", "ask", "send", "remind",
+        "tell", "let", "know", "inform", "notify", "message", "msg", "write to", "ask", "send", "remind",
         "reply to", "respond to", "write back", "ping", "contact", "check with", "confirm with",
         "告诉", "通知", "转告", "提醒", "跟", "对", "给", "说", "问", "回复", "答复", "联系", "发消息", "发条消息", "发个消息", "发一条消息",
     ),
@@ -407,10 +407,10 @@ send_frame.asks_itself = True
 @frame(
     "message_list",
     triggers=(
-        "reply", "replied", "answer", "say", "said", "respond", "messages", "msg", "conversation", "chat history", "thread",
+        "reply", "replied", "answer", "say", "said", "respond", "messages", "msg", "conversation", "chat", "thread", "unread", "未读",
         "channel", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
     ),
-    not_with=("send", "tell", "let", "告诉", "说：", "说:", "发消息：", "发消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),
+    not_with=("send", "tell", "let", "msg guest", "msg the", "msg supplier", "告诉", "说：", "说:", "发消息：", "发消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),
     required=(),
     priority=4,
 )

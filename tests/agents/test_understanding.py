@@ -988,3 +988,36 @@ def test_a_noun_for_a_message_is_no_message_and_the_words_are_asked(demo, talker
 )
 def test_words_after_a_colon_are_sent_even_when_they_start_with_a_noun_for_a_message(demo, talker, message, content):
     assert [c["content"] for c in _calls(talker("前台助理", message), "message_send")] == [content]
+
+
+@pytest.mark.parametrize(("message", "count"), [("hand Eve a couple apples", 2), ("give Eve a couple flour", 2)])
+def test_a_couple_without_of_is_two(demo, talker, message, count):
+    assert [c["quantity"] for c in _calls(talker("Frank", message), "transfer_resource")] == [count]
+
+
+@pytest.mark.parametrize(
+    ("message", "content"),
+    [("post to the channel: 'fresh bread at noon'", "fresh bread at noon"), ("in the channel say: market closes early today", "market closes early today")],
+)
+def test_words_for_the_channel_after_a_colon_are_said_in_the_city_chat(demo, talker, message, content):
+    assert [c["content"] for c in _calls(talker("Frank", message), "chat")] == [content]
+
+
+@pytest.mark.parametrize(
+    ("message", "arguments"),
+    [
+        ("anything unread from the supplier?", {"channel": "upstream", "unread_only": True}),
+        ("guest chat on HT20260301002", {"channel": "downstream", "order_no": "HT20260301002"}),
+        ("供应商那边有未读的吗", {"channel": "upstream", "unread_only": True}),
+    ],
+)
+def test_unread_and_chat_name_a_channel_to_read(demo, talker, message, arguments):
+    assert _calls(talker("前台助理", message), "message_list") == [arguments]
+
+
+@pytest.mark.parametrize(
+    ("message", "content"),
+    [("msg the supplier on HT20260301001: 'please hold the room until 9pm'", "please hold the room until 9pm")],
+)
+def test_msg_with_words_after_a_colon_proposes_them(demo, talker, message, content):
+    assert [c["content"] for c in _calls(talker("前台助理", message), "message_send")] == [content]
