@@ -277,3 +277,35 @@ def others(said: str, tool: str, speaker: str, residents: Iterable[tuple], value
         if POSSESSIVE.match(said[end:]) and not re.search(r"(?:给|to)\s*$", said[:start], re.IGNORECASE):
             return True
     return False
+
+
+# "买一袋面粉……哦不对，两袋", "give Eve 2 flour, no wait, 3": the correction is a bare count and nothing else.
+RECOUNTED = re.compile(
+    r"^(?P<head>.*?[^\s,，.。…;；!！~])[\s,，.。…;；!！~]*"
+    r"(?:(?:哦|啊|呃|噢)?\s*(?:不对|不是|说错了|我是说|更正一下)|\b(?:no\s+wait|i\s+mean(?:t)?|sorry|oops|make\s+it)\b)"
+    r"[\s,，:：]*(?:make\s+it\s+)?"
+    r"(?P<count>\d+|[一二两三四五六七八九十俩仨]+|one|two|three|four|five|six|seven|eight|nine|ten)"
+    r"\s*(?P<unit>[个份块张袋捆斤只件瓶杯箱包颗条根堆])?\s*[。.!！]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def recounted(text: str) -> str:
+    """The message with its self-correction applied, when the correction is a bare count that
+    replaces the one count the words before it carry ("买一袋面粉……哦不对，两袋" → "买两袋面粉");
+    otherwise the message as typed, and the gate asks which words stand."""
+    from .understanding import numbers
+
+    found = RECOUNTED.match(text)
+    if not found:
+        return text
+    head = found["head"]
+    if corrected(head):
+        return text  # corrected twice: which count stands is not sure
+    counts = [s for s in numbers(head) if s.score >= 0.9]
+    if len(counts) != 1:
+        return text
+    [count] = counts
+    if found["unit"] and not head[count.end :].lstrip().startswith(found["unit"]):
+        return text  # "一袋面粉……不对，两个": another measure may be another thing
+    return head[: count.start] + found["count"] + head[count.end :]

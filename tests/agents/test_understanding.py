@@ -836,7 +836,8 @@ def test_a_question_about_what_could_be_done_is_answered_by_a_look_up(demo, talk
 
 @pytest.mark.parametrize(
     "message",
-    ["give Eve 2 flour... I mean 3", "给Eve两个面粉，不对，三个", "list my 6 stone for 30, I mean 25", "把6个石料挂出去卖30，我是说25"],
+    # Round 8: a bare count replacing the one count before it is no longer asked back (see below).
+    ["list my 6 stone for 30, I mean 25", "把6个石料挂出去卖30，我是说25", "给Eve两个面粉，不对，三个苹果", "给Eve两袋面粉，不对，三个"],
 )
 def test_a_message_that_corrects_itself_asks_and_acts_on_nothing(demo, talker, message):
     result = talker("Frank", message)
@@ -1021,3 +1022,11 @@ def test_unread_and_chat_name_a_channel_to_read(demo, talker, message, arguments
 )
 def test_msg_with_words_after_a_colon_proposes_them(demo, talker, message, content):
     assert [c["content"] for c in _calls(talker("前台助理", message), "message_send")] == [content]
+
+
+@pytest.mark.parametrize(
+    ("message", "count"),
+    [("give Eve 2 flour... I mean 3", 3), ("给Eve两个面粉，不对，三个", 3), ("hand Eve four flour, sorry, make it 2", 2), ("给Eve一个面粉，啊不对，两个", 2)],
+)
+def test_a_bare_count_correcting_the_one_count_before_it_replaces_it(demo, talker, message, count):
+    assert [c["quantity"] for c in _calls(talker("Frank", message), "transfer_resource")] == [count]
