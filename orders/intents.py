@@ -164,7 +164,7 @@ SUPPLIER_WORDS = ("supplier", "upstream", "hotel", "上游", "供应商", "酒�
 HEARD = re.compile(r"\s*(?:说|讲|反映|抱怨|投诉|想|要|希望|says|said|wants|wanted|complains|complained|asks|asked|is\s+asking)")
 # Words that turn to a third party: "告诉客人…", "ask the supplier …".
 ADDRESSED = re.compile(
-    r"告诉|通知|转告|提醒|跟|和|同|对|给|问|回复|答复|联系"
+    r"告诉|通知|转告|提醒|跟|和|同|对(?!应|于|比|照)|给|问|回复|答复|联系"
     r"|\b(?:tell|let|inform|notify|message|msg|dm|ask|write\s+to|send|remind|email|text|reply\s+to|respond\s+to|write\s+back\s+to|ping|contact|check\s+with|confirm\s+with)\b"
 )
 # A verb of passing words on: with it, a message that addresses a guest or supplier is words to send.

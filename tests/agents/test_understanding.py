@@ -1030,3 +1030,9 @@ def test_msg_with_words_after_a_colon_proposes_them(demo, talker, message, conte
 )
 def test_a_bare_count_correcting_the_one_count_before_it_replaces_it(demo, talker, message, count):
     assert [c["quantity"] for c in _calls(talker("Frank", message), "transfer_resource")] == [count]
+
+
+@pytest.mark.parametrize("message", ["HT20260301003对应的供应商是哪家？", "订单HT20260301001对应哪个酒店"])
+def test_corresponding_to_is_no_word_to_the_supplier(demo, talker, message):
+    result = talker("前台助理", message)
+    assert _writes(result) == [] and [c["name"] for c in result.tool_calls] == ["order_query"]
