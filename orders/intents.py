@@ -164,13 +164,13 @@ SUPPLIER_WORDS = ("supplier", "upstream", "hotel", "上游", "供应商", "酒�
 HEARD = re.compile(r"\s*(?:说|讲|反映|抱怨|投诉|想|要|希望|says|said|wants|wanted|complains|complained|asks|asked|is\s+asking)")
 # Words that turn to a third party: "告诉客人…", "ask the supplier …".
 ADDRESSED = re.compile(
-    r"告诉|通知|转告|提醒|跟|和|同|对|给|问|回复|答复|联系"
-    r"|\b(?:tell|let|inform|notify|message|ask|write\s+to|send|remind|email|text|reply\s+to|respond\s+to|write\s+back\s+to|ping|contact|check\s+with|confirm\s+with)\b"
+    r"告诉|通知|转告|提醒|跟|和|同|对(?!应|于|比|照)|给|问|回复|答复|联系"
+    r"|\b(?:tell|let|inform|notify|message|msg|dm|ask|write\s+to|send|remind|email|text|reply\s+to|respond\s+to|write\s+back\s+to|ping|contact|check\s+with|confirm\s+with)\b"
 )
 # A verb of passing words on: with it, a message that addresses a guest or supplier is words to send.
 SAYING_VERB = re.compile(
     r"说|讲|告诉|通知|转告|提醒|问|发(?:个|条|一条)?消息|留言|回复|答复|确认一下|核实一下"
-    r"|\b(?:tell|let\b.*\bknow|inform|notify|message|ask|say|send|remind|email|text|reply|respond|ping|contact|check\s+with|confirm\s+with)\b"
+    r"|\b(?:tell|let\b.*\bknow|inform|notify|message|msg|dm|ask|say|send|remind|email|text|reply|respond|ping|contact|check\s+with|confirm\s+with)\b"
 )
 ASKING = re.compile(r"问问|问一下|询问|问|\bask\b")
 # A verb of asking right after the one asked ("跟供应商确认一下…", "with the supplier whether …").
@@ -325,10 +325,19 @@ BARE_SEND = re.compile(
 )
 
 
+# "send the guest a message", "给客人发一条消息": a noun for a message, no words of the user's own to send.
+GENERIC_BODY = re.compile(
+    r"\s*(?:(?:a|an|the|some|one|another|quick|short|little|new)\s+)*"
+    r"(?:message|msg|note|text|line|word|reply|notification|something|anything|dm)s?(?:\s+(?:to\s+)?(?:them|him|her))?\s*[.!。！]?\s*"
+    r"|\s*(?:一|个|条|一条|一个|些|一些|点|一点)?(?:消息|信息|留言|通知|短信|话|东西|内容)\s*(?:吧|一下)?\s*[。.!！]?\s*",
+    re.IGNORECASE,
+)
+
+
 @frame(
     "message_send",
     triggers=(
-        "tell", "let", "know", "inform", "notify", "message", "write to", "ask", "send", "remind",
+        "tell", "let", "know", "inform", "notify", "message", "msg", "write to", "ask", "send", "remind",
         "reply to", "respond to", "write back", "ping", "contact", "check with", "confirm with",
         "告诉", "通知", "转告", "提醒", "跟", "对", "给", "说", "问", "回复", "答复", "联系", "发消息", "发条消息", "发个消息", "发一条消息",
     ),
@@ -370,8 +379,8 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     if text is None and LAST_CLAUSE_ONLY.fullmatch(said[after:]):
         # "客人想提前一天退房，帮我通知一下供应商", "…, please let the supplier know": the words come first.
         text = _words_before(said, filled.reading.folded, after)
-    if text is not None and not WORDY.search(text.value):
-        text = None
+    if text is not None and (not WORDY.search(text.value) or GENERIC_BODY.fullmatch(text.value)):
+        text = None  # "send the guest a message": the words to send are asked, never made up
     who = pgettext("recipient", "供应商") if channel == "upstream" else pgettext("recipient", "客人")
     if text is None:
         return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})
@@ -398,10 +407,10 @@ send_frame.asks_itself = True
 @frame(
     "message_list",
     triggers=(
-        "reply", "replied", "answer", "say", "said", "respond", "messages", "msg", "conversation", "chat history", "thread",
+        "reply", "replied", "answer", "say", "said", "respond", "messages", "msg", "conversation", "chat", "thread", "unread", "未读",
         "channel", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
     ),
-    not_with=("send", "tell", "let", "告诉", "说：", "说:", "发消息：", "发消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),
+    not_with=("send", "tell", "let", "msg guest", "msg the", "msg supplier", "告诉", "说：", "说:", "发消息：", "发消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),
     required=(),
     priority=4,
 )

@@ -96,18 +96,24 @@ ON_OTHERS = {"accept_market_order"}
 # switch-off as surely as "给过Bob面包了" reports a gift.
 DONE_VERB = (
     r"给|转|送|吃|买|卖|接|领|交|付|挂|停用|启用|关|开|建|盖|签到|打卡|辞|退|取消|撤|下架|上架|发|改|创建|新建|认领|完成|处理"
+    # "退款昨天已经办过了", "消息已经发送了": the errand itself, done, whatever its noun.
+    r"|办|办理|弄|搞|做|退款|发送|转账|付款|通知|告诉|联系|回复|登记"
 )
 DONE_EN = (
     r"gave|given|sent|transferred|handed|ate|eaten|bought|sold|paid|claimed|listed|disabled|enabled|deactivated|"
-    r"activated|switched|turned|created|renamed|built|cancell?ed|refunded|checked|clocked"
+    r"activated|switched|turned|created|renamed|built|cancell?ed|refunded|checked|clocked|"
+    r"told|messaged|notified|informed|contacted|replied|wrote|emailed|texted"
 )
 DONE = re.compile(
     r"(?:已经|早就|早已|昨天|前天|刚才|刚刚|上次|之前|上周|上个?(?:星期|礼拜|月)|前几天|去年)"
-    rf"[^，,。.!！?？]{{0,16}}?(?:{DONE_VERB})(?:过|了)"
-    rf"|(?:{DONE_VERB})过"
+    rf"[^，,。.!！?？]{{0,16}}?(?:{DONE_VERB})(?:好|完|掉|妥)?(?:过|了)"
+    rf"|(?:{DONE_VERB}|说|讲)过"
     r"|\b(?:i|we)\s+(?:already\s+|just\s+|have\s+already\s+|already\s+have\s+|had\s+)?"
     rf"(?:{DONE_EN})\b"
-    rf"|\balready\s+(?:{DONE_EN})\b",
+    rf"|\balready\s+(?:{DONE_EN})\b"
+    # "the refund for HT… was already processed", "it's been done": the thing, done, in the passive.
+    r"|\b(?:was|were|has\s+been|have\s+been|had\s+been|'s\s+been|got)\s+(?:already\s+)?"
+    rf"(?:{DONE_EN}|done|processed|handled|issued|taken\s+care\s+of|sorted(?:\s+out)?)\b",
     re.IGNORECASE,
 )
 # "哪天有空的话，也许会去买点面包吧", "maybe someday I'll buy some bread": a plan for some other time, or a
@@ -121,6 +127,12 @@ HYPOTHETICAL = re.compile(
     # On a condition still to come: "if Eve asks, …", "when Dave gets here, …", "等Eve来了…", "要是他再来就…".
     r"|\b(?:if|when|once|after|as\s+soon\s+as)\s+(?!you\b|possible\b|that'?s\b|it'?s\s+(?:ok|okay|fine|possible)\b|needed\b)"
     r"(?:\w+\s+){0,3}?(?:asks?|comes?|arrives?|gets?\s+(?:here|back)|shows?\s+up|returns?|wants?|needs?|is\s+back|runs?\s+out|wakes?\s+up)\b"
+    # A condition on what others do, or a deadline still to come: "if nobody buys my wheat by friday, …",
+    # "unless Eve pays, …", "maybe … then", "到时候再…", "等周五再说", "除非…", "周五前没人买就…".
+    r"|\bif\s+(?:nobody|no\s*one|no-one|anybody|anyone|somebody|someone|nothing|none|they|he|she|the\s+\w+\s+(?:is|are|does|do|doesn'?t|don'?t|isn'?t|aren'?t))\b"
+    r"|\bunless\b|\bin\s+case\b|\bmaybe\b[^.?!]{0,60}\bthen\b"
+    r"|\bby\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the\s+weekend|end\s+of|tomorrow|tonight|next)\b"
+    r"|到时候|到时|除非|万一|以防|等[^，,。.!！?？]{1,12}?再|(?:周|星期|礼拜)[一二三四五六日天末](?:之?前|以前)|没人[^，,。]{0,6}(?:就|的话)"
     r"|等\s*\S{1,8}?(?:来了|到了|回来|醒了|来的时候|到的时候|需要)|(?:如果|(?<![主只需])要是|假如|假设|万一|倘若)(?!(?:可以|方便|不麻烦|你愿意|您愿意|能的话))",
     re.IGNORECASE,
 )
@@ -265,3 +277,35 @@ def others(said: str, tool: str, speaker: str, residents: Iterable[tuple], value
         if POSSESSIVE.match(said[end:]) and not re.search(r"(?:给|to)\s*$", said[:start], re.IGNORECASE):
             return True
     return False
+
+
+# "买一袋面粉……哦不对，两袋", "give Eve 2 flour, no wait, 3": the correction is a bare count and nothing else.
+RECOUNTED = re.compile(
+    r"^(?P<head>.*?[^\s,，.。…;；!！~])[\s,，.。…;；!！~]*"
+    r"(?:(?:哦|啊|呃|噢)?\s*(?:不对|不是|说错了|我是说|更正一下)|\b(?:no\s+wait|i\s+mean(?:t)?|sorry|oops|make\s+it)\b)"
+    r"[\s,，:：]*(?:make\s+it\s+)?"
+    r"(?P<count>\d+|[一二两三四五六七八九十俩仨]+|one|two|three|four|five|six|seven|eight|nine|ten)"
+    r"\s*(?P<unit>[个份块张袋捆斤只件瓶杯箱包颗条根堆])?\s*[。.!！]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def recounted(text: str) -> str:
+    """The message with its self-correction applied, when the correction is a bare count that
+    replaces the one count the words before it carry ("买一袋面粉……哦不对，两袋" → "买两袋面粉");
+    otherwise the message as typed, and the gate asks which words stand."""
+    from .understanding import numbers
+
+    found = RECOUNTED.match(text)
+    if not found:
+        return text
+    head = found["head"]
+    if corrected(head):
+        return text  # corrected twice: which count stands is not sure
+    counts = [s for s in numbers(head) if s.score >= 0.9]
+    if len(counts) != 1:
+        return text
+    [count] = counts
+    if found["unit"] and not head[count.end :].lstrip().startswith(found["unit"]):
+        return text  # "一袋面粉……不对，两个": another measure may be another thing
+    return head[: count.start] + found["count"] + head[count.end :]

@@ -255,14 +255,17 @@ def _calls_in(messages: list[dict]) -> list[tuple[str, dict]]:
 def read_turn(messages: list[dict], offered: set[str]) -> Turn:
     """Rebuild the current turn from OpenAI-format messages: the last user message, the tool
     calls (with their results) that followed it, and the user's message before it."""
+    from . import restraint
+
     users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
     last_user = users[-1] if users else -1
-    text = str(messages[last_user].get("content") or "") if last_user >= 0 else ""
+    # "买一袋面粉……哦不对，两袋": a bare count correcting the one count before it is read as meant.
+    text = restraint.recounted(str(messages[last_user].get("content") or "") if last_user >= 0 else "")
     system = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
     outcomes = _outcomes_in(messages[last_user + 1 :])
     earlier, earlier_calls, earlier_outcomes, answered = "", [], [], ""
     if len(users) > 1:
-        earlier = str(messages[users[-2]].get("content") or "")
+        earlier = restraint.recounted(str(messages[users[-2]].get("content") or ""))
         earlier_calls = _calls_in(messages[users[-2] + 1 : last_user])
         earlier_outcomes = _outcomes_in(messages[users[-2] + 1 : last_user])
         replies = [m for m in messages[users[-2] + 1 : last_user] if m.get("role") == "assistant" and m.get("content")]

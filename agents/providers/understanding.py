@@ -241,7 +241,7 @@ EN_NUMBERS = {
 EN_NUMBERS.update({"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "dozen": 12, "couple": 2, "pair": 2})
 ZH_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百千]+|[俩仨]")
 EN_NUMERAL = re.compile(
-    r"\b(?:a\s+couple\s+of|a\s+pair\s+of|a\s+dozen|" + "|".join(sorted(EN_NUMBERS, key=len, reverse=True)) + r")\b"
+    r"\b(?:a\s+couple(?:\s+of)?(?=\s+[a-z])|a\s+pair\s+of|a\s+dozen|" + "|".join(sorted(EN_NUMBERS, key=len, reverse=True)) + r")\b"
 )
 DIGITS = re.compile(r"(?<![A-Za-z\d#.])\d+(?![\d.]*\d)(?![A-Za-z]{0,2}\d)")
 # "一下", "一起", "一点": a numeral that counts nothing.
@@ -256,7 +256,7 @@ EN_GROUP = re.compile(r"\s+(?:dozen|pairs?)\b(?:\s+of\b)?")
 # that needs the count asks for it instead of reading a "一" or an "a" nearby as one.
 VAGUE = re.compile(
     r"几(?=\s*[个份块张袋捆斤只件瓶杯箱包颗条根堆]|十|百)|好些|若干|一些|一堆|很多|不少|"
-    r"\b(?:a\s+few|a\s+couple(?!\s+of)|several|a\s+bunch\s+of|a\s+handful\s+of|a\s+lot\s+of|lots\s+of|some|a\s+bit\s+of)\b"
+    r"\b(?:a\s+few|several|a\s+bunch\s+of|a\s+handful\s+of|a\s+lot\s+of|lots\s+of|some|a\s+bit\s+of)\b"
 )
 
 

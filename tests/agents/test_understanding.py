@@ -836,7 +836,8 @@ def test_a_question_about_what_could_be_done_is_answered_by_a_look_up(demo, talk
 
 @pytest.mark.parametrize(
     "message",
-    ["give Eve 2 flour... I mean 3", "给Eve两个面粉，不对，三个", "list my 6 stone for 30, I mean 25", "把6个石料挂出去卖30，我是说25"],
+    # Round 8: a bare count replacing the one count before it is no longer asked back (see below).
+    ["list my 6 stone for 30, I mean 25", "把6个石料挂出去卖30，我是说25", "给Eve两个面粉，不对，三个苹果", "给Eve两袋面粉，不对，三个"],
 )
 def test_a_message_that_corrects_itself_asks_and_acts_on_nothing(demo, talker, message):
     result = talker("Frank", message)
@@ -931,3 +932,107 @@ def test_a_message_to_no_one_with_no_words_asks_whom_and_what(demo, talker, mess
 def test_a_share_of_a_count_is_asked_never_the_count_itself(demo, talker, message):
     result = talker("Frank", message)
     assert _writes(result) == [] and _asks(result.reply)
+
+
+# ---------------------------------------------------------------- round 8: classes of misreading
+# Sentences written for these tests (none from a held-out file): each class in zh and en.
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "if no one else wants it, maybe give Eve 2 flour then",
+        "unless Dave pays first, hand Eve 2 flour",
+        "give Eve 2 flour by sunday if nobody else asks",
+        "周五前没人要的话就给Eve两个面粉",
+        "等周末再把两个面粉给Eve",
+        "到时候给Eve两个面粉",
+    ],
+)
+def test_a_write_on_a_deadline_or_a_condition_on_others_acts_on_nothing(demo, talker, message):
+    assert _writes(talker("Frank", message)) == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("前台助理", "HT20260301001 的退款上周已经处理好了"),
+        ("前台助理", "the refund for HT20260301002 was already processed"),
+        ("前台助理", "HT20260301001的客人我昨天已经通知过了，说早餐含在房费里"),
+        ("前台助理", "I already told the guest of HT20260301001 that breakfast is included"),
+        ("基金助理", "Beta Balanced was disabled last week"),
+        ("Frank", "Eve的两个面粉前天已经转好了"),
+        ("Frank", "the 2 flour for Eve were sent yesterday"),
+    ],
+)
+def test_a_report_of_an_errand_already_done_acts_on_nothing(demo, talker, agent, message):
+    assert _writes(talker(agent, message)) == []
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "message the supplier of HT20260301001 something",
+        "send the guest of HT20260301002 a quick note",
+        "给HT20260301001的客人发一条消息",
+        "跟HT20260301002的供应商说点东西",
+    ],
+)
+def test_a_noun_for_a_message_is_no_message_and_the_words_are_asked(demo, talker, message):
+    result = talker("前台助理", message)
+    assert _writes(result) == [] and _asks(result.reply)
+
+
+@pytest.mark.parametrize(
+    ("message", "content"),
+    [("tell the guest of HT20260301001: a note from the manager is waiting at reception", "a note from the manager is waiting at reception")],
+)
+def test_words_after_a_colon_are_sent_even_when_they_start_with_a_noun_for_a_message(demo, talker, message, content):
+    assert [c["content"] for c in _calls(talker("前台助理", message), "message_send")] == [content]
+
+
+@pytest.mark.parametrize(("message", "count"), [("hand Eve a couple apples", 2), ("give Eve a couple flour", 2)])
+def test_a_couple_without_of_is_two(demo, talker, message, count):
+    assert [c["quantity"] for c in _calls(talker("Frank", message), "transfer_resource")] == [count]
+
+
+@pytest.mark.parametrize(
+    ("message", "content"),
+    [("post to the channel: 'fresh bread at noon'", "fresh bread at noon"), ("in the channel say: market closes early today", "market closes early today")],
+)
+def test_words_for_the_channel_after_a_colon_are_said_in_the_city_chat(demo, talker, message, content):
+    assert [c["content"] for c in _calls(talker("Frank", message), "chat")] == [content]
+
+
+@pytest.mark.parametrize(
+    ("message", "arguments"),
+    [
+        ("anything unread from the supplier?", {"channel": "upstream", "unread_only": True}),
+        ("guest chat on HT20260301002", {"channel": "downstream", "order_no": "HT20260301002"}),
+        ("供应商那边有未读的吗", {"channel": "upstream", "unread_only": True}),
+    ],
+)
+def test_unread_and_chat_name_a_channel_to_read(demo, talker, message, arguments):
+    assert _calls(talker("前台助理", message), "message_list") == [arguments]
+
+
+@pytest.mark.parametrize(
+    ("message", "content"),
+    [("msg the supplier on HT20260301001: 'please hold the room until 9pm'", "please hold the room until 9pm")],
+)
+def test_msg_with_words_after_a_colon_proposes_them(demo, talker, message, content):
+    assert [c["content"] for c in _calls(talker("前台助理", message), "message_send")] == [content]
+
+
+@pytest.mark.parametrize(
+    ("message", "count"),
+    [("give Eve 2 flour... I mean 3", 3), ("给Eve两个面粉，不对，三个", 3), ("hand Eve four flour, sorry, make it 2", 2), ("给Eve一个面粉，啊不对，两个", 2)],
+)
+def test_a_bare_count_correcting_the_one_count_before_it_replaces_it(demo, talker, message, count):
+    assert [c["quantity"] for c in _calls(talker("Frank", message), "transfer_resource")] == [count]
+
+
+@pytest.mark.parametrize("message", ["HT20260301003对应的供应商是哪家？", "订单HT20260301001对应哪个酒店"])
+def test_corresponding_to_is_no_word_to_the_supplier(demo, talker, message):
+    result = talker("前台助理", message)
+    assert _writes(result) == [] and [c["name"] for c in result.tool_calls] == ["order_query"]
