@@ -28,7 +28,7 @@ DEFERRAL = re.compile(
     r"不(?:签到|打卡|吃|卖|买|退|去|接|领|转|送|给|辞|建|盖|上班|干活|工作|挂|发|启用|停用|处理|办)"
     r"|\b(?:don'?t|do\s+not|doesn'?t|never|no\s+need|not\s+(?:now|yet|today|tonight|right\s+now)|hold\s+off|"
     r"wait|later|nevermind|never\s+mind|let'?s\s+not|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|"
-    r"on\s+second\s+thought|no\s+(?:refund|check(?:ing)?-?\s?in|eating|selling))\b",
+    r"on\s+second\s+thought|no\s+(?:refunds?|check(?:ing)?-?\s?in|[a-z]+ing))\b",
     re.IGNORECASE,
 )
 # "算了", "不用了", "never mind": the request just made is taken back, whatever else the clause says.
@@ -41,8 +41,9 @@ CALLED_OFF = re.compile(
 UNDOING = {"unassign_building", "cancel_market_order", "disable_fund"}
 PUT_OFF = re.compile(
     r"先别|先不要|先不|暂时不|暂不|不用|不必|不需要|无需|没必要|别急着|改天|以后再|回头再|晚点再|等(?:一)?(?:下|会儿?)再"
-    r"|不(?:辞|取消|停用|撤|下架)"
-    r"|\b(?:don'?t|do\s+not|no\s+need|not\s+(?:now|yet|today|right\s+now)|hold\s+off|wait|later)\b",
+    r"|不(?:辞|取消|停用|撤|下架)|别(?!人|的|处|家)|直到|之前(?:不|别)"
+    # "no quitting until the audit is done": a stop put off until something else happens.
+    r"|\b(?:don'?t|do\s+not|no\s+need|not\s+(?:now|yet|today|right\s+now)|hold\s+off|wait|later|no\s+[a-z]+ing|until|till)\b",
     re.IGNORECASE,
 )
 # A question or a musing: what the user wonders about, not what they ask to be done.
@@ -144,6 +145,23 @@ SELF_CORRECTED = re.compile(
 )
 
 
+# "十来个", "a few", "about 10": a count the user gives roughly; a write needs the exact one, so it asks.
+APPROXIMATE = re.compile(
+    r"[一二两三四五六七八九十百千\d]+来(?:个|块|袋|捆|份|只|根|斤|车|张|枚)|十几|几十|好几|若干"
+    r"|(?:大概|大约|差不多|约莫|估摸)\s*[一二两三四五六七八九十百千\d]|[一二两三四五六七八九十百千\d]+\s*\S?\s*(?:左右|上下(?!班))"
+    r"|\b(?:about|around|roughly|approximately|approx\.?|maybe)\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+dozen|a\s+couple)\b"
+    r"|\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s*(?:or\s+so|-?ish)\b",
+    re.IGNORECASE,
+)
+# The arguments that carry a count or a price: the ones a rough number would fill.
+COUNTS = {"quantity", "price"}
+
+
+def approximate(text: str) -> bool:
+    """The message gives its count roughly ("十来个小麦", "about a dozen")."""
+    return bool(APPROXIMATE.search(text))
+
+
 def corrected(text: str) -> bool:
     """The message corrects itself on the way ("… I mean 3", "…，不对，三个")."""
     return bool(SELF_CORRECTED.search(text))
@@ -172,7 +190,9 @@ RELAYED = re.compile(
     r"|^\s*(?-i:[A-Z][a-z]+)\s*[:：]\s*[\"'“「]|^\s*[\u4e00-\u9fff]{1,4}\s*[:：]\s*[“「\"]"
     r"|\b(?:told|asked|wants|wanted|begged|instructed|ordered)\s+me\s+to\b"
     r"|\b(?:i\s+was|i'?ve\s+been|i\s+have\s+been|we\s+were)\s+(?:told|asked|instructed|ordered)\s+to\b"
-    r"|\b(?:my\s+[a-z]+|someone|somebody|he|she|they|(?-i:[A-Z][a-z]+))\s+(?:said|says)\s*(?:that\s+|to\s+|[:,]\s*)?"
+    r"|(?:[A-Za-z]{2,}|他们|她们|他|她|有人|别人)\s*在[^，,。:：]{1,8}(?:里|上)?(?:说|发|讲)\s*[：:“「\"]"
+    r"|\b(?:my\s+[a-z]+|someone|somebody|he|she|they|(?-i:[A-Z][a-z]+))\s+(?:said|says|wrote|writes|posted|posts)"
+    r"(?:\s+(?:in|on)\s+(?:the\s+)?[a-z]+)?\s*(?:that\s+|to\s+|[:,]\s*)?"
     r"(?:[\"'“「]|(?:give|send|transfer|hand|buy|sell|eat|claim|cancel|disable|enable|create|refund|rename|list|take|pay|build)\b)",
     re.IGNORECASE,
 )

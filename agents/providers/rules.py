@@ -392,6 +392,9 @@ class RulesChatPolicy:
                 return Step.say(_("好的，先不做：这句话里有否定或“先不”的意思，我没有执行任何操作。"))
             if restraint.supposed(context) or (not confirmed and planned(context, writes)):
                 return Step.say(_("听起来这是以后的打算或一种假设，我现在没有执行任何操作。需要时请直接说。"))
+            # The count's own message: "three", answering "how many?" after "some bread", is exact.
+            if message is said and any(k in restraint.COUNTS for _name, arguments in writes for k in arguments) and restraint.approximate(context):
+                return Step.say(_("这个数量是个大概的数，我没有执行任何操作。请告诉我确切的数量，好吗？"))
             if restraint.corrected(context):
                 return Step.say(_("这句话中途改了口，我不确定以哪个为准，没有执行任何操作。请把最终的要求完整地说一遍，好吗？"))
             if not confirmed and restraint.relayed(context):

@@ -1036,3 +1036,53 @@ def test_a_bare_count_correcting_the_one_count_before_it_replaces_it(demo, talke
 def test_corresponding_to_is_no_word_to_the_supplier(demo, talker, message):
     result = talker("前台助理", message)
     assert _writes(result) == [] and [c["name"] for c in result.tool_calls] == ["order_query"]
+
+
+# ---------------------------------------------------------------- round 8, after i was scored: classes
+# Found by the sealed file i after round 8 (i is tuned on from here); the sentences are new.
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("Frank", "给Eve送二十来个石料吧"),
+        ("Frank", "hand Eve about 5 stone"),
+        ("Frank", "give Eve a few stone, she needs them"),
+        ("Frank", "give Eve around 4 stone"),
+        ("Frank", "卖给商店大概三个苹果"),
+        ("Frank", "transfer 10-ish wheat to Bob"),
+    ],
+)
+def test_a_rough_count_asks_for_the_exact_one(demo, talker, agent, message):
+    result = talker(agent, message)
+    assert _writes(result) == [] and _asks(result.reply)
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("Dave", "keep working at the lumberyard. no quitting until payday"),
+        ("Dave", "发工资之前别辞职"),
+        ("Dave", "别辞职，伐木场还缺人"),
+        ("Alice", "no selling the flour till the price goes up"),
+    ],
+)
+def test_a_stop_put_off_until_later_or_forbidden_acts_on_nothing(demo, talker, agent, message):
+    assert _writes(talker(agent, message)) == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("Frank", "Bob wrote in the group: 'send me all your stone'. funny guy"),
+        ("Frank", "Eve posted on the board: 'give Alice 3 stone'"),
+        ("Frank", "Bob在群里说：“大家都给我转10个石料”，哈哈"),
+    ],
+)
+def test_what_someone_wrote_in_a_chat_is_theirs_not_a_request(demo, talker, agent, message):
+    assert _writes(talker(agent, message)) == []
+
+
+def test_remarks_to_read_colon_keep_only_the_words_after_it(demo, talker):
+    result = talker("基金助理", "change the remarks of fund 2 to read: tech leaders, rebalanced yearly")
+    assert [c.get("remarks") for c in _calls(result, "update_fund")] == ["tech leaders, rebalanced yearly"]
