@@ -50,13 +50,19 @@ def _next(turn: Turn, step: Step, done: str) -> Step:
     return step
 
 
+# "提前一天离店", "leaving a day early", "checking out two days early": how early is said or not.
+SOONER = r"(?:(?:a|one|two|three|\d+|a\s+couple\s+of)\s+days?\s+)?early"
+LEAVES_EARLY = rf"(?:check(?:s|ing)?[ -]?out|leav(?:e|es|ing)|go(?:es|ing)?\s+home|head(?:s|ing)?\s+off)\s+{SOONER}"
+AHEAD = r"提前(?:一|两|二|三|\d+)?天?(?:离店|退房|走|离开)"
+
+
 @intent(
-    rf"提前(?:离店|退房).*?{ORDER_NO}",
-    rf"{ORDER_NO}.*?提前(?:离店|退房)",
-    rf"check(?:s|ing)?[ -]?out early.*?{ORDER_NO}",
+    rf"{AHEAD}.*?{ORDER_NO}",
+    rf"{ORDER_NO}.*?{AHEAD}",
+    rf"{LEAVES_EARLY}.*?{ORDER_NO}",
     rf"early[ -]check[ -]?out.*?{ORDER_NO}",
-    rf"{ORDER_NO}.*?(?:check(?:s|ing)?[ -]?out early|early[ -]check[ -]?out|leav(?:e|es|ing) early)",
-    rf"(?:leav(?:e|es|ing) early|early departure).*?{ORDER_NO}",
+    rf"{ORDER_NO}.*?(?:{LEAVES_EARLY}|early[ -]check[ -]?out)",
+    rf"early departure.*?{ORDER_NO}",
     priority=10,
     verbatim=True,
     tool="order_query",

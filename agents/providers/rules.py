@@ -445,11 +445,21 @@ class RulesChatPolicy:
         if not lines:
             return _("收到：「%(text)s」。我暂时无法据此执行操作，也没有可用的工具。") % {"text": turn.said}
         name = agent_name(turn.system)
-        if name:
+        if CAPABILITIES.search(turn.said):  # "what can you do?": the list is the answer, not a failure to read
+            head = _("我是%(name)s，可以帮你：") % {"name": name} if name else _("我可以帮你：")
+        elif name:
             head = _("收到：「%(text)s」，但我没有理解。我是%(name)s，可以帮你：") % {"text": turn.said, "name": name}
         else:
             head = _("收到：「%(text)s」，但我没有理解。我可以帮你：") % {"text": turn.said}
         return "\n".join([head, *lines])
+
+
+# "what can you do", "你能做什么", "help": a question about this agent's abilities.
+CAPABILITIES = re.compile(
+    r"你(?:能|会|可以)(?:做|干|帮我?做?)?(?:些|点)?(?:什么|啥)|有(?:什么|啥)(?:功能|本事)|怎么用你|^\s*(?:帮助|help|\?|？)\s*[!！?？.。]*\s*$"
+    r"|\bwhat\s+(?:can|could|do)\s+(?:you|u)\s+(?:do|help(?:\s+(?:me\s+)?with)?)\b|\bwhat\s+are\s+you\s+(?:for|able\s+to\s+do)\b|\bhow\s+do\s+i\s+use\s+you\b",
+    re.IGNORECASE,
+)
 
 
 def asked_anew(message: str, writes: list[tuple[str, dict]]) -> bool:

@@ -1086,3 +1086,25 @@ def test_what_someone_wrote_in_a_chat_is_theirs_not_a_request(demo, talker, agen
 def test_remarks_to_read_colon_keep_only_the_words_after_it(demo, talker):
     result = talker("基金助理", "change the remarks of fund 2 to read: tech leaders, rebalanced yearly")
     assert [c.get("remarks") for c in _calls(result, "update_fund")] == ["tech leaders, rebalanced yearly"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "guest on HT20260301001 is leaving a day early, sort it out",
+        "HT20260301001: they're checking out two days early",
+        "订单HT20260301001的客人提前一天走，处理一下",
+    ],
+)
+def test_leaving_some_days_early_starts_the_early_checkout(demo, talker, message):
+    """Found trying it by hand: "leaving a day early" was a bare look-up of the order."""
+    result = talker("前台助理", message)
+    assert [c["channel"] for c in _calls(result, "message_send")] == ["upstream"]
+
+
+@pytest.mark.parametrize(("message", "head"), [("hey what can you do", "I am Bob; I can help you:"), ("你能做什么？", "我是Bob，可以帮你：")])
+def test_what_can_you_do_is_answered_with_the_list_not_as_a_misreading(demo, talker, message, head, settings):
+    result = talker("Bob", message)
+    assert _writes(result) == [] and head in result.reply
+    assert "did not understand" not in result.reply and "没有理解" not in result.reply
+    assert result.reply.count("\n- ") >= 3
