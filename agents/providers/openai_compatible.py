@@ -222,11 +222,11 @@ def called_this_turn(messages: list[dict[str, Any]]) -> set[str]:
 
 
 def outside_schema(arguments: str | dict, schema: dict) -> str:
-    """The first entity or count that a grounded schema does not allow (a value not in its enum), as
+    """The first entity that a grounded schema does not allow (a value not in its enum), as
     ``name=value``; "" when all are allowed. Free text (a message a model composed, a remark it
-    tidied) and optional arguments the message left open are the model's to word: a proposal shows
-    them before anything is sent, so they never switch the protocol. Arguments that are no JSON
-    object are left to the executor."""
+    tidied), counts it worked out and optional arguments the message left open never switch the
+    protocol: a capable model words and reckons for itself, and a proposal shows the words before
+    anything is sent. Arguments that are no JSON object are left to the executor."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments or "{}")
@@ -237,8 +237,9 @@ def outside_schema(arguments: str | dict, schema: dict) -> str:
     properties = schema.get("properties") or {}
     for key, value in arguments.items():
         spec = properties.get(key)
-        free_text = SLOT_KINDS.get(key) == "text" or (key not in SLOT_KINDS and spec is not None and spec.get("type") == "string")
-        if spec is None or free_text or "enum" not in spec:
+        # Only an entity (a resident, fund, order, bounty, item, building, resource) the words do not
+        # name: a count is often the model's to work out ("加两次" is twice an amount of 1).
+        if spec is None or SLOT_KINDS.get(key) in (None, "text", "number") or "enum" not in spec:
             continue
         if _folded(value) not in {_folded(option) for option in spec["enum"]}:
             return f"{key}={value!r}"[:80]

@@ -555,29 +555,30 @@ def test_native_requests_never_carry_the_grounded_schemas(settings, scripted_ope
 
 
 def test_auto_switches_to_constrained_when_a_native_call_invents_an_argument(settings, scripted_openai, caplog):
-    # Gemma 3 270M behind chatml-function-calling: the right tool, its own id and a made-up count.
+    # Gemma 3 270M behind chatml-function-calling: the right tool, and its own id for the receiver.
     settings.AGENT_TOOL_MODE = "auto"
-    schema_decoded = chooser("tool_0", {"n": 4})
+
+    schema_decoded = chooser("tool_0", {"to_agent_id": 4})
 
     def answer(request):
         if request.get("tools"):
-            return {"tool_calls": [("tool_0", {"n": 5000000})]}
+            return {"tool_calls": [("tool_0", {"to_agent_id": 17})]}  # its own id, not the one named
         return schema_decoded(request)
 
     scripted_openai.respond_with(answer, delay=0)
-    narrowed = {"type": "object", "properties": {"n": {"type": "integer", "enum": [4, 5]}}, "required": ["n"]}
+    narrowed = {"type": "object", "properties": {"to_agent_id": {"type": "integer", "enum": [4, 5]}}, "required": ["to_agent_id"]}
     provider = endpoint_provider(settings, scripted_openai)
     with caplog.at_level(logging.WARNING):
         first = complete(provider, tools=grounded_tools(narrowed))
-    assert [(c.name, json.loads(c.arguments)) for c in first.tool_calls] == [("tool_0", {"n": 4})]
+    assert [(c.name, json.loads(c.arguments)) for c in first.tool_calls] == [("tool_0", {"to_agent_id": 4})]
     assert provider.tool_mode == "constrained"
-    assert sum("do not give (tool_0.n=5000000)" in r.getMessage() for r in caplog.records) == 1
+    assert sum("do not give (tool_0.to_agent_id=17)" in r.getMessage() for r in caplog.records) == 1
 
 
 def test_auto_keeps_a_native_call_whose_arguments_the_words_give(settings, scripted_openai):
     settings.AGENT_TOOL_MODE = "auto"
-    scripted_openai.tool_calls([("tool_0", {"n": "5"})])  # "5" for 5: the same value
-    narrowed = {"type": "object", "properties": {"n": {"type": "integer", "enum": [4, 5]}}, "required": ["n"]}
+    scripted_openai.tool_calls([("tool_0", {"to_agent_id": "5"})])  # "5" for 5: the same value
+    narrowed = {"type": "object", "properties": {"to_agent_id": {"type": "integer", "enum": [4, 5]}}, "required": ["to_agent_id"]}
     provider = endpoint_provider(settings, scripted_openai)
     completion = complete(provider, tools=grounded_tools(narrowed))
     assert [c.name for c in completion.tool_calls] == ["tool_0"] and provider.tool_mode == "auto"
