@@ -26,6 +26,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from .vocabulary import COMMON_WORDS, chinese_number
@@ -220,8 +221,10 @@ def tokens(text: str) -> list[Token]:
     return out
 
 
+@lru_cache(maxsize=8192)
 def fold(text: str) -> str:
-    """One character for one: full-width to half-width and lower case, so offsets stay the said text's."""
+    """One character for one: full-width to half-width and lower case, so offsets stay the said text's.
+    Cached: every read folds each name of the lexicon again (a fifth of a chat turn's CPU before)."""
     out = []
     for char in text:
         folded = unicodedata.normalize("NFKC", char).lower()
