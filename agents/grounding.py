@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .models import Agent
+from .selectors import residents
 from .providers.base import GROUNDED
 from .providers.frames import ENUMS, SLOT_KINDS, is_write
 from .providers.understanding import QUOTED, NAME_END, NAMING, Reading, read, without_particle
@@ -174,7 +174,7 @@ class Values:
 
     def _resident_ids(self, names: list) -> list[int]:
         if self._residents is None:
-            self._residents = dict(Agent.objects.filter(is_active=True).values_list("name", "pk"))
+            self._residents = dict(residents().filter(is_active=True).values_list("name", "pk"))
         return [self._residents[name] for name in names if name in self._residents]
 
 
