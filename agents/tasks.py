@@ -10,8 +10,3 @@ def autonomy_batch(
     self, round_id: int, index: int, agent_ids: list[int], prompt: str, answer: str | None, choices: dict | None = None,
 ) -> dict:
     return distributed.run_batch(round_id, index, agent_ids, prompt, answer, self.request.hostname or "celery", choices)
-
-
-@shared_task(name="agents.autonomy_close", acks_late=True, reject_on_worker_lost=True)
-def autonomy_close(results: list[dict], round_id: int, stats: dict, started_at: float) -> dict:
-    return distributed.close(results, round_id, stats, started_at)

@@ -377,6 +377,17 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(2 * AGENT_MODEL_TIMEOUT + 30), "unacked_restore_interval": 5, "unacked_restore_throttle": 1,
     "unacked_mutex_expire": 10,
 }
+# A batch the broker lost (kombu's Redis transport pops a message before it records it unacked: a
+# worker killed between the two loses it for good) is sent again by the tick's coordinator, when no
+# batch has reported for this long and no message is left in the queue: by then a batch held by a
+# dead worker was restored by a sweep (visibility timeout + sweep interval + the sweep mutex's
+# expiry) and run again (its model call, retried once), so one still unrecorded was lost.
+AUTONOMY_RESEND_AFTER = env_float(
+    "AUTONOMY_RESEND_AFTER",
+    sum(CELERY_BROKER_TRANSPORT_OPTIONS[key] for key in ("visibility_timeout", "unacked_restore_interval", "unacked_mutex_expire"))
+    + 2 * AGENT_MODEL_TIMEOUT + 5 + 10,  # the model call, retried once, and executing
+    minimum=1.0,
+)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # a worker holds one batch per process: a dead one strands few
