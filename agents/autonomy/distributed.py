@@ -62,7 +62,7 @@ class Broker:
 
     def reports(self, task_ids: list[str]) -> dict[str, dict]:
         """The reports of the tasks among ``task_ids`` that are done, in one read where the result
-        backend can (Redis: MGET); a task that raised raises here, as the chord's ``get`` did."""
+        backend can (Redis: MGET). A task that raised re-raises here: the tick fails, its round left open."""
         from celery.backends.base import BaseKeyValueStoreBackend
 
         backend = self.task.backend
