@@ -84,3 +84,14 @@ def test_the_tick_command_prepares_sending_before_its_first_tick(settings, monke
     monkeypatch.setattr(autonomy_tick, "run_tick", lambda **kwargs: (calls.append("tick"), real_run_tick(**kwargs))[1])
     call_command("autonomy_tick", "--count", "1", *args, stdout=StringIO(), stderr=StringIO())
     assert calls == ["prepared"] * prepared + ["tick"]
+
+
+def test_each_celery_worker_process_prepares_sending_at_its_start(monkeypatch):
+    from celery.signals import worker_process_init
+
+    import config.celery  # noqa: F401  (connects the receiver)
+
+    calls = []
+    monkeypatch.setattr(events, "prepare_sending", lambda: calls.append("prepared"))
+    worker_process_init.send(sender=None)
+    assert calls == ["prepared"]
