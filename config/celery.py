@@ -8,9 +8,19 @@ in-process.
 import os
 
 from celery import Celery
+from celery.signals import worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("agentdesk")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_process_init.connect
+def prepare_event_sending(**kwargs) -> None:
+    """Each worker process sets up the events layer before its first batch commits, as the tick
+    command does (``core.events.prepare_sending``): else that batch's events wait for it."""
+    from core.events import prepare_sending  # Django is set up by now, not when this module loads
+
+    prepare_sending()

@@ -16,6 +16,7 @@ from agents.autonomy.tick import run_tick
 from agents.confirmations import expire_pending_actions
 from agents.selectors import agents_by_keys
 from core.errors import ApplicationError
+from core.events import prepare_sending
 
 
 class ProgressBar:
@@ -90,6 +91,8 @@ class Command(BaseCommand):
                 agent_ids = [agent.pk for agent in agents_by_keys(agents.split(","))]
             except ApplicationError as exc:
                 raise CommandError(f"{exc.code}: {exc.message}") from exc
+        if not dry_run:
+            prepare_sending()  # the first tick's events must not wait, after its commit, for the layer's set-up
         stop = threading.Event()
         previous = self._catch_stop_signals(stop, quiet=quiet_stop)
         try:
