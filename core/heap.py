@@ -11,6 +11,11 @@ world), and the last block to end gives it all back (``gc.unfreeze``): it is col
 from then on. Nothing is freed any later than it would be by reference counting; only cyclic
 garbage made before a freeze waits for the end of the block.
 
+Inside, the young generation is collected every ``YOUNG_THRESHOLD`` allocations instead of
+Python's 700: a tick made 520 young and 47 middle collections (0.5-0.6 s at load 6), 20 and 1
+with this (0.2 s); a tick's rows live for one batch, so the collector mostly found them alive
+and walked them again. The thresholds are restored when the last block ends.
+
 Process-wide, as the collector is: concurrent blocks (two ticks in one server process) count,
 and only the last one to end unfreezes.
 """
@@ -22,15 +27,23 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+YOUNG_THRESHOLD = 10_000
+
 _lock = threading.Lock()
 _depth = 0  # blocks open in this process
+_thresholds: tuple[int, int, int] | None = None  # the collector's, while blocks are open
 
 
 @contextmanager
 def frozen_heap() -> Iterator[None]:
     """Run the block with the objects that exist now out of the collector's way (also a decorator)."""
-    global _depth
+    global _depth, _thresholds
     with _lock:
+        if not _depth:
+            _thresholds = gc.get_threshold()
+            young, *older = _thresholds
+            if young:  # 0: the collector is off, and stays so
+                gc.set_threshold(max(young, YOUNG_THRESHOLD), *older)
         _depth += 1
         gc.freeze()
     try:
@@ -40,6 +53,7 @@ def frozen_heap() -> Iterator[None]:
             _depth -= 1
             if not _depth:
                 gc.unfreeze()
+                gc.set_threshold(*_thresholds)
 
 
 def freeze_more() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from core.heap import freeze_more, frozen_heap
+from core.heap import YOUNG_THRESHOLD, freeze_more, frozen_heap
 
 
 def test_the_heap_is_frozen_inside_and_given_back_after():
@@ -53,3 +53,11 @@ def test_a_block_that_raises_still_unfreezes():
     except RuntimeError:
         pass
     assert gc.get_freeze_count() == 0
+
+
+def test_the_young_generation_is_collected_less_often_inside_and_as_before_after():
+    before = gc.get_threshold()
+    with frozen_heap():
+        assert gc.get_threshold()[0] == max(before[0], YOUNG_THRESHOLD)
+        assert gc.get_threshold()[1:] == before[1:]
+    assert gc.get_threshold() == before
