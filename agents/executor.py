@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 
 from core import rows
 from core.auth import has_permissions, signed_in
-from core.database import without_savepoints
+from core.database import statement_cursor, without_savepoints
 from core.errors import ApplicationError, Forbidden
 from core.events import EventBatch
 from core.untrusted import UntrustedJSONError, check_value, load_json
@@ -351,7 +351,7 @@ def _read_grants(ids: list[int], calls: Mapping[int, str] | None = None) -> dict
             if agent_id in calls:
                 by_tool.setdefault(calls[agent_id], []).append(agent_id)
         reads = [(_grants_statement(alias, one_tool=True), agents, [name]) for name, agents in by_tool.items()]
-    with connections[alias].cursor() as cursor:
+    with statement_cursor(connections[alias]) as cursor:
         for statement, agents, more in reads:
             cursor.execute(statement.format(ids=", ".join(["%s"] * len(agents))), [*agents, *more])
             for agent_id, name, is_active, requires_confirmation in cursor.fetchall():

@@ -38,6 +38,7 @@ from django.utils import timezone
 
 from agents.models import Agent
 from core import rows
+from core.database import statement_cursor
 
 from .models import Building, CheckIn, Employment, ResourceType, ShopItem
 
@@ -90,7 +91,7 @@ class BatchLookups:
         placeholders = ", ".join(["%s"] * len(ids))
         self._workplaces = dict.fromkeys(ids)
         self._checked_in = dict.fromkeys(ids, False)
-        with connection.cursor() as cursor:
+        with statement_cursor(connection) as cursor:
             cursor.execute(statements["workplaces"].format(ids=placeholders), ids)
             for agent_id, *values in cursor.fetchall():
                 building = Building.from_db(alias, _WORKPLACE_FIELDS, values)
@@ -153,7 +154,7 @@ class BatchLookups:
         """Write these fields of a locked agent's row: ``agent.save(update_fields=fields)``, in one
         statement composed once (the ORM spent longer building it than SQLite running it)."""
         alias = router.db_for_write(Agent)
-        with connections[alias].cursor() as cursor:
+        with statement_cursor(connections[alias]) as cursor:
             cursor.execute(_update_statement(alias, fields), [getattr(agent, field) for field in fields] + [agent.pk])
 
 
@@ -205,7 +206,7 @@ def _lock_agents(ids: list[int]) -> dict[int, Agent]:
     if not ids:
         return {}
     alias = router.db_for_write(Agent)
-    with connections[alias].cursor() as cursor:
+    with statement_cursor(connections[alias]) as cursor:
         cursor.execute(_lock_statement(alias).format(ids=", ".join(["%s"] * len(ids))), ids)
         return {row[0]: rows.from_db(Agent, alias, _LOCKED_FIELDS, row) for row in cursor.fetchall()}
 

@@ -28,6 +28,8 @@ from django.db.models.base import ModelState
 from django.db.models.signals import post_init, post_save, pre_init, pre_save
 from django.utils import timezone
 
+from core.database import statement_cursor
+
 M = TypeVar("M", bound=Model)
 
 
@@ -183,7 +185,7 @@ def _execute(alias: str, model: type[Model], rows: list[list], returning: bool) 
     limit = connection.features.max_query_params
     chunk = max(1, limit // len(rows[0])) if limit else len(rows)
     keys: list = []
-    with connection.cursor() as cursor:
+    with statement_cursor(connection) as cursor:
         for start in range(0, len(rows), chunk):
             part = rows[start : start + chunk]
             cursor.execute(_insert_sql(alias, model, len(part), returning), [value for row in part for value in row])

@@ -37,6 +37,7 @@ from agents.executor import ExecutionBatch, audit_call, error, execute
 from agents.models import Agent, AgentActionLog
 from agents.registry import ToolContext
 from core import rows
+from core.database import statement_cursor
 from core.events import broadcast
 
 from .decisions import BatchDecisions, Decision
@@ -75,7 +76,7 @@ def recorded(round_id: int, agent_ids: list[int]) -> set[int]:
     if not agent_ids:
         return set()
     alias = router.db_for_write(AgentActionLog)  # inside the batch's transaction
-    with connections[alias].cursor() as cursor:
+    with statement_cursor(connections[alias]) as cursor:
         cursor.execute(_recorded_statement(alias).format(ids=", ".join(["%s"] * len(agent_ids))), [round_id, *agent_ids])
         return {agent_id for (agent_id,) in cursor.fetchall()}
 

@@ -39,6 +39,7 @@ from django.utils.translation import gettext as _
 from agents.models import AutonomyRound
 from agents.providers import ModelError, context_tokens, get_provider
 from agents.providers.tokens import decisions_tokens, estimate_tokens
+from core.heap import freeze_more, frozen_heap
 
 from .decisions import BatchDecisions, Decision, DecisionFormatError, parse_decisions, resting, validate_decisions
 from . import distributed
@@ -285,6 +286,7 @@ def finish_round(round_: AutonomyRound, stats: dict, errors: list[dict]) -> dict
     return stats
 
 
+@frozen_heap()  # the process's objects and the world stay out of the cycle collector's walks while it runs
 def run_tick(
     *,
     agent_ids: list[int] | None = None,
@@ -304,6 +306,7 @@ def run_tick(
     if not dry_run:
         source.begin_tick(agent_ids)
     world = source.build(agent_ids)
+    freeze_more()  # kept to the end of the tick
     snapshot_s = time.monotonic() - started
     ids = list(world.residents)
     from_settings = policy is None  # only the configured policy can be rebuilt in a worker
