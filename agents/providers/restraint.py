@@ -24,9 +24,13 @@ from collections.abc import Iterable
 # "…, or not", "nah", "actually no", "想想还是留着吧", "不，等等": the request taken back in a later clause.
 RETRACTED = (
     r"\bor\s+(?:maybe\s+)?not\b|\b(?:nah|nope|naw)\b|\bactually,?\s+(?:no|nope|don'?t|not|never)\b|\bon\s+reflection\b"
+    r"|\b(?:hold\s+on|hang\s+on|wait\s+a\s+(?:sec|second|minute|moment|bit))\b"
+    r"|(?<![受少免忘离])不了(?:不了|吧|了)?(?=[，,。.!！…~\s]|$)"
     r"|(?:想想|想了想|转念一想|考虑了?一下)[，,]?(?:还是|算了|不)|还是(?:留着|自己留|先留|别|不)|留着(?:吧|自己用)|要不算了|算球|算逑|拉倒|作罢"
     r"|(?:^|[，,。.!！…~\s])(?:不|等等|等一下|等下|且慢|慢着)(?=[，,。.!！…~\s]|$)"
 )
+# "changed my mind", "改主意了": a request taken back, or (for a write that stops something) the reason for it.
+MIND_CHANGED = r"\b(?:changed?\s+(?:my|of)\s+mind|change\s+of\s+plans?)\b|改主意|反悔|变卦"
 # "I won't", "we shouldn't", "you can't": the speaker's (or the agent's) own no; "she can't make it" is a reason.
 MY_NO = (
     r"(?:\b(?:i|we|you|u)\s+(?:really\s+|just\s+|definitely\s+|probably\s+|simply\s+)?|^\s*)"
@@ -36,7 +40,9 @@ MY_NO = (
 COURTESY = re.compile(
     r"别忘了?|别忘记|不要忘了?|不要忘记|千万别忘|别客气|不客气|不用客气|不用谢|别担心|不用担心|没问题|不好意思|别着急|不着急|不急"
     r"|\b(?:don'?t|do\s+not|never)\s+(?:forget|hesitate|worry)\b|\bno\s+(?:worries|problem|prob|probs|biggie|rush|hurry)\b"
-    r"|\bnot\s+a\s+problem\b|\bcan'?t\s+(?:wait|stand|believe|help)\b|\bwithout\s+fail\b",
+    r"|\bnot\s+a\s+problem\b|\bcan'?t\s+(?:wait|stand|believe|help)\b|\bwithout\s+fail\b"
+    # "别让她等", "不用等了，现在就…", "right now, not later": a no to waiting asks for it now.
+    r"|\bnever\s+mind\s+(?:the|my|your|his|her)\s+(?!idea|request|order\b)\w+|别让\S{1,6}?(?:等|久等|失望|着急|饿)|不(?:用|要|必)等了?|别等了?|\bnot\s+later\b|\bdon'?t\s+(?:keep|make)\s+\w+\s+wait(?:ing)?\b",
     re.IGNORECASE,
 )
 
@@ -61,13 +67,14 @@ DEFERRAL = re.compile(
     # "I won't", "I shouldn't", "I refuse to", "no way", "I'd rather not", "I'm not …", "not necessary".
     r"|refuse[sd]?|refusing|no\s+way|rather\s+not|under\s+no\s+circumstances|by\s+no\s+means|avoid(?:ing)?|"
     r"not\s+(?:necessary|needed|required|going\s+to|gonna)|unnecessary|(?:i'?m|i\s+am|we'?re|we\s+are)\s+not|ain'?t)\b"
-    f"|{MY_NO}|{RETRACTED}",
+    f"|{MY_NO}|{RETRACTED}|{MIND_CHANGED}",
     re.IGNORECASE,
 )
 # "算了", "不用了", "never mind": the request just made is taken back, whatever else the clause says.
 CALLED_OFF = re.compile(
     r"算了|不用了|不要了|别了|罢了|还是不了|不了吧"
-    r"|\b(?:never\s*mind|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|on\s+second\s+thought|don'?t\s+bother)\b",
+    r"|\b(?:never\s*mind|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|on\s+second\s+thought|don'?t\s+bother)\b"
+    f"|{RETRACTED}|{MIND_CHANGED}",
     re.IGNORECASE,
 )
 # Writes that stop or undo something: "我不干了" asks for them.
@@ -92,7 +99,7 @@ QUESTION = re.compile(
     r"[?？]|吗|呢|多少|怎么|怎样|如何|为什么|为啥|该不该|要不要|是不是|是否|能不能挣|划不划算|值不值得|考虑|在想|想着"
     # An English question word opens a clause or asks with its verb ("how much", "what do"): "buy the flour what
     # Frank is selling" asks nothing.
-    r"|(?:^|[,.;!:]\s*|\b(?:and|but|so|then|or)\s+)(?:what|how|why|whether)\b"
+    r"|(?:^|[,.;!:]\s*|\b(?:and|but|so|then|or)\s+)(?:what|how|why|whether|which|where)\b|去哪|在哪|哪里|哪儿|哪个|哪些|哪家|还剩|剩多少|剩几"
     r"|\b(?:what|how|why)\s+(?:do|does|did|is|are|was|were|am|can|could|should|would|will|much|many|long|about|if)\b"
     r"|\b(?:whether|should\s+i|shall\s+i|do\s+you\s+think|would\s+i|will\s+i|am\s+i|is\s+it|"
     r"thinking\s+(?:about|of)|wondering|considering|maybe\s+i\s+should)\b"
@@ -158,7 +165,7 @@ DONE_EN = (
     r"told|messaged|notified|informed|contacted|replied|wrote|emailed|texted"
 )
 DONE = re.compile(
-    r"(?:已经|早就|早已|昨天|前天|刚才|刚刚|上次|之前|上周|上个?(?:星期|礼拜|月)|前几天|去年)"
+    r"(?:已经|早就|早已|昨天|前天|刚才|刚刚|(?<![刚才])刚(?!才|刚|好)|上次|之前|上周|上个?(?:星期|礼拜|月)|前几天|去年)"
     rf"[^，,。.!！?？]{{0,16}}?(?:{DONE_VERB})(?:好|完|掉|妥)?(?:过|了)"
     rf"|(?:{DONE_VERB}|说|讲)过"
     r"|\b(?:i|we)\s+(?:already\s+|just\s+|have\s+already\s+|already\s+have\s+|had\s+)?"
@@ -190,8 +197,10 @@ HYPOTHETICAL = re.compile(
     # A supposition or a wish, not a request: "in theory I could …", "I wish I could …", "imagine giving …",
     # "理论上我可以…", "早知道就…", "只要她开口就…".
     r"|\b(?:in\s+theory|theoretically|hypothetically|imagine|if\s+only|i\s+wish|we\s+wish|(?<!if\s)i\s+could(?!\s+use\b)|(?<!if\s)we\s+could|"
-    r"i\s+(?:would|could|should|might)\s+have|had\s+i)\b"
-    r"|理论上|按理说|假使|设想|想象一下|要是能|早知道|本来(?:应该|想|打算|可以)|当初|只要|一旦",
+    r"i\s+(?:would|could|should|might)\s+have|had\s+i|pretend|let'?s\s+say|say\s+i)\b"
+    # "…，我先问问经理", "let me check with the boss first": the speaker does something else first.
+    r"|我先(?:问问|问一下|问|确认|核实|商量|想想|看看|请示)|\blet\s+me\s+(?:first\s+)?(?:ask|check\s+with|think)\b"
+    r"|理论上|按理说|假使|假定|假若|如若|若是|设若|设想|想象一下|要是能|早知道|本来(?:应该|想|打算|可以)|当初|只要|一旦",
     re.IGNORECASE,
 )
 # "if" that puts a condition on the request ("if the guest complains again, refund them"); "if" after a verb of
@@ -236,6 +245,7 @@ APPROXIMATE = re.compile(
     r"close\s+to|a\s+max(?:imum)?\s+of|a\s+min(?:imum)?\s+of|upwards\s+of|just\s+under|just\s+over)\s+"
     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+dozen)\b"
     r"|\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+or\s+(?:more|less|fewer|so)\b"
+    r"|\b(?:give\s+or\s+take|more\s+or\s+less|roughly|approximately|somewhere\s+(?:around|between)|in\s+the\s+ballpark)\b"
     r"|(?:至少|最少|至多|最多|不超过|不少于|不多于|不到|将近|接近|超过|多于|少于|起码|顶多|最起码)\s*[一二两三四五六七八九十百千\d]"
     r"|[一二两三四五六七八九十百千\d]+\s*(?:个|块|袋|捆|份|只|根|斤|车|张|枚)?\s*(?:以上|以下|以内|出头)"
     r"|[十百千\d]多(?:个|块|袋|捆|份|只|根|斤|车|张|枚)|[大小]半|大部分|一部分|多半|大多数",
@@ -265,7 +275,11 @@ PLANNED = re.compile(
     r"|after\s+(?:lunch|dinner|breakfast|work|school|class|payday|(?:the|my|this)\s+(?:meeting|shift|audit|weekend|break))"
     r"|in\s+(?:an?|one|two|three|four|five|ten|a\s+few|a\s+couple(?:\s+of)?|\d+)\s+(?:hours?|minutes?|mins?|days?|weeks?|months?)"
     r"|this\s+(?:evening|afternoon|weekend|coming)|(?:at\s+)?the\s+end\s+of\s+(?:the\s+)?(?:day|week|month|year)"
-    r"|eventually|sometime|at\s+some\s+point|at\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|o'?clock))\b",
+    r"|eventually|sometime|at\s+some\s+point|at\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|o'?clock)"
+    r"|(?:on|this|next)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|in\s+a\s+(?:bit|while|moment|sec|second|minute)"
+    r"|before\s+(?:i|we)\s+(?:go|leave|head|log|sleep)|when\s+i\s+(?:get|come)\s+back)\b"
+    # "做完这个月就辞职", "忙完再…", "我先问问经理": something else first, then the request.
+    r"|(?:做|干|忙|弄|搞|开|吃|写)完[^，,。!！?？]{0,8}?(?:就|再|后|以后|之后)|(?:之后|以后)再",
     re.IGNORECASE,
 )
 # Whose plan it is: "客人明天就走" tells the guest's, and the desk is asked to act on it now.
@@ -283,7 +297,8 @@ RELAYED = re.compile(
     r"(?:[A-Za-z]{2,}|老板|经理|主管|领导|上级|同事|朋友|邻居|老婆|老公|妻子|丈夫|妈妈?|爸爸?|他们|她们|他|她|有人|别人|人家)"
     r"[^，,。:：]{0,8}?(?:说)?\s*(?:让我|叫我|要我|要求我|吩咐我|嘱咐我|托我|希望我|想让我|求我|催我)"
     r"|(?:[A-Za-z]{2,}|老板|经理|主管|领导|上级|同事|朋友|邻居|老婆|老公|妻子|丈夫|妈妈?|爸爸?|他们|她们|他|她|有人|别人|人家)\s*说\s*[：:“「\"]"
-    r"|托人|带话|捎话|传话"
+    r"|托人|带话|捎话|传话|按(?:照)?\S{1,8}?(?:的意思|的说法|说的)|据\S{1,6}?说|听\S{1,6}?说"
+    r"|\baccording\s+to\b|\bthreaten(?:s|ed|ing)?\s+to\b"
     r"|^\s*(?-i:[A-Z][a-z]+)\s*[:：]\s*[\"'“「]|^\s*[\u4e00-\u9fff]{1,4}\s*[:：]\s*[“「\"]"
     r"|\b(?:told|asked|wants|wanted|begged|instructed|ordered)\s+me\s+to\b"
     r"|\b(?:i\s+was|i'?ve\s+been|i\s+have\s+been|we\s+were)\s+(?:told|asked|instructed|ordered)\s+to\b"

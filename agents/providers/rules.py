@@ -405,6 +405,8 @@ class RulesChatPolicy:
                 return Step.say(_("这是转述别人的要求，我还没有执行。要我现在就做吗？回复「是」我就执行。"))
             if restraint.reported(context, {name for name, _arguments in writes}) and not asked_anew(context, writes):
                 return Step.say(_("听起来这是已经做过的事，我没有再执行任何操作。要再做一次，请直接说。"))
+            if about_the_deed(context, writes):
+                return Step.say(_("这听起来是在聊这件事，不是让我去做，我没有执行任何操作。需要时请直接说。"))
             if restraint.asked(context):
                 if turn.outcomes:
                     return Step.say("\n".join([_("这是一个问题，我不会因此执行操作。以下是查到的信息："), summarize(turn)]))
@@ -531,6 +533,24 @@ def _write_words(writes: list[tuple[str, dict]]) -> list[str]:
     return [w for f in registered_frames() if f.tool in {name for name, _a in writes} for w in f.words]
 
 
+def about_the_deed(message: str, writes: list[tuple[str, dict]]) -> bool:
+    """Every clause asking for the write opens with its verb as a noun ("buying bread every day adds up", "quitting
+    smoking is hard"): the deed talked about, not asked for."""
+    from .frames import clauses
+    from .understanding import tokens
+
+    words = {w for w in _write_words(writes) if w.isascii()}
+    holding = []
+    for a, b in clauses(message):
+        said = tokens(message[a:b])
+        if any(t.lemma in words or t.lemma + "e" in words for t in said):
+            holding.append(said)
+    return bool(holding) and all(
+        said[0].text.lower().endswith("ing") and said[0].lemma != said[0].text.lower()  # "ping" is no gerund
+        and (said[0].lemma in words or said[0].lemma + "e" in words) for said in holding
+    )
+
+
 def asked_of_me(message: str, writes: list[tuple[str, dict]]) -> bool:
     """Every clause asking for the write passes on someone's question to the speaker ("Eve问我能不能给她两个石料",
     "the guest asked if we could refund HT…"): theirs, not a request; a clause of the user's own asks anew."""
@@ -583,10 +603,24 @@ def planned(message: str, writes: list[tuple[str, dict]]) -> bool:
             return True
         found = restraint.PLANNED.search(clause)
         # Whose plan: "客人明天就走" the guest's; "I'll give Eve 3 stone after lunch" the speaker's, whoever else it names.
-        theirs = restraint.THIRD_PARTY.search(clause[: found.start()]) and not FIRST_PERSON.match(clause) if found else False
+        theirs = (
+            restraint.THIRD_PARTY.search(clause[: found.start()]) and not FIRST_PERSON.match(clause) and not bidding(clause, words)
+            if found else False
+        )
         return bool(found) and not restraint.NOW.search(clause) and not theirs
 
     return all(plans(bounds.index((a, b)) if (a, b) in bounds else -1, message[a:b]) for a, b in holding)
+
+
+def bidding(clause: str, words: list[str]) -> bool:
+    """The clause opens with the write's own verb ("give Eve 3 stone on monday", "给Eve…"): the speaker bids it."""
+    from .understanding import tokens
+
+    said = tokens(clause.strip())
+    if not said:
+        return False
+    first = said[0]
+    return first.lemma in words or first.lemma + "e" in words or any(first.text.startswith(w) for w in words if not w.isascii())
 
 
 # What a clause that only says when may hold besides its time word ("first thing tomorrow morning,").

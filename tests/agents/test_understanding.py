@@ -1111,8 +1111,8 @@ def test_what_can_you_do_is_answered_with_the_list_not_as_a_misreading(demo, tal
 
 
 # ---------------------------------------------------------------- round 9: classes of unsafe misreading
-# Sentences written for these tests by parser10 as a prober would (none from a held-out file); each class in zh
-# and en. Many acted before (see the commit); a class, never a phrase, holds each back.
+# Sentences written for these tests by parser10 as a prober would (none from a held-out file), in three batches,
+# each written before the fixes it then drove; each class in zh and en. A class, never a phrase, holds each back.
 
 
 def _acting(talker, cases) -> list[str]:
@@ -1129,7 +1129,7 @@ def _acting(talker, cases) -> list[str]:
 
 
 def test_a_no_in_any_of_its_forms_acts_on_nothing(demo, talker):
-    """Negations beyond "don't"/不要: won't, refuse, no way, I'm not, 才不, 没打算, 不会, 一个也不, 再议."""
+    """Negations beyond "don't"/不要: won't, refuse, no way, I'm not, hard pass, 才不, 没打算, 不会, 一个也不, 坚决不, 再议."""
     cases = [
         ('Frank', "I'd rather not give Eve any stone"),
         ('Frank', "no way I'm giving Eve 3 stone"),
@@ -1156,12 +1156,20 @@ def test_a_no_in_any_of_its_forms_acts_on_nothing(demo, talker):
         ('Frank', '我拒绝给Bob转石料'),
         ('Dave', '伐木场的工作我不会辞的'),
         ('Alice', '并不想买面包'),
+        ('Frank', 'Eve gets no stone from me'),
+        ('Alice', 'selling flour? not happening'),
+        ('Frank', 'hard pass on giving Bob stone'),
+        ('Dave', 'me quit the lumberyard? never'),
+        ('Frank', 'Eve那边的石料我就不给了'),
+        ('Alice', '面粉坚决不卖'),
+        ('Dave', '辞职？想都没想过'),
+        ('Frank', '谁说我要给Bob石料了'),
     ]
     assert _acting(talker, cases) == []
 
 
 def test_a_supposition_or_a_wish_acts_on_nothing(demo, talker):
-    """"in theory I could", "I wish", "say I gave", "if I were you", 理论上, 早知道, 倘使."""
+    """"in theory I could", "I wish", "say I gave", "pretend", "if I were you", 理论上, 早知道, 倘使, 假定."""
     cases = [
         ('Frank', 'what would happen if I gave Eve 3 stone'),
         ('Frank', 'suppose I sent Bob 2 stone, would he be happy'),
@@ -1179,12 +1187,17 @@ def test_a_supposition_or_a_wish_acts_on_nothing(demo, talker):
         ('Frank', '倘使我给Eve三个石料，够她盖房吗'),
         ('Alice', '换作是你，会卖两个面粉吗'),
         ('Frank', '如果我是Bob，我会给Eve三个石料'),
+        ('Frank', 'what if I gave Eve 3 stone'),
+        ('Alice', 'would it be smart to sell 2 flour'),
+        ('Frank', 'pretend I sent Bob 4 stone'),
+        ('Frank', '假定给Eve三块石料，我还剩几块'),
+        ('Alice', '卖两个面粉能赚多少'),
     ]
     assert _acting(talker, cases) == []
 
 
 def test_a_how_to_question_acts_on_nothing(demo, talker):
-    """"tell me how to", "is there a way to", 流程, 步骤, 方法."""
+    """"tell me how to", "is there a way to", "which command", 流程, 步骤, 去哪买."""
     cases = [
         ('Alice', 'tell me how to sell 2 flour'),
         ('Alice', 'explain how selling flour works'),
@@ -1197,12 +1210,16 @@ def test_a_how_to_question_acts_on_nothing(demo, talker):
         ('Frank', 'any tips on transferring stone to Eve'),
         ('Alice', '买面包该怎么操作'),
         ('Frank', '转石料给别人的方法是啥'),
+        ('Frank', 'walk me through giving Eve stone'),
+        ('Alice', 'which command buys bread'),
+        ('Frank', '给人转石料有啥讲究'),
+        ('Alice', '想买面包，去哪买'),
     ]
     assert _acting(talker, cases) == []
 
 
 def test_someone_elses_words_passed_on_act_on_nothing(demo, talker):
-    """Reported speech and quotations: "keeps saying", "is what Carol typed", 问我能不能, 托人带话."""
+    """Reported speech and quotations: "keeps saying", "is what Carol typed", "according to", 问我能不能, 托人带话, 按Bob的意思."""
     cases = [
         ('Frank', 'Eve keeps saying give her 3 stone'),
         ('Frank', 'my neighbour asked if I could give her 2 stone'),
@@ -1218,12 +1235,18 @@ def test_someone_elses_words_passed_on_act_on_nothing(demo, talker):
         ('Frank', 'Eve跟我说她想要三个石料'),
         ('Frank', '群里有人喊“谁给我五块石料”'),
         ('Frank', 'Bob托人带话，让我给Eve两块石料'),
+        ('Frank', "Bob's text: give Eve 3 stone asap"),
+        ('Frank', 'according to Carol, I should give Eve 3 stone'),
+        ('Frank', 'Eve wants me to give her 3 stone'),
+        ('Frank', 'Carol留言叫我给Eve三个石料'),
+        ('Frank', '按Bob的意思，给Eve三块石料'),
+        ('Frank', 'Eve一直念叨让我给她石料'),
     ]
     assert _acting(talker, cases) == []
 
 
 def test_a_plan_for_later_acts_on_nothing(demo, talker):
-    """"after lunch", "in an hour,", "at the end of the month", "when the season ends", 回头, 晚点, 月底, 三天后."""
+    """"after lunch", "in an hour,", "on monday", "when the season ends", 回头, 晚点, 月底, 三天后, 做完这个月就."""
     cases = [
         ('Frank', "I'll give Eve 3 stone after lunch"),
         ('Frank', "this weekend I'm giving Eve 3 stone"),
@@ -1243,12 +1266,19 @@ def test_a_plan_for_later_acts_on_nothing(demo, talker):
         ('Alice', '等我忙完了再卖两个面粉'),
         ('Frank', '三天后给Bob两个石料'),
         ('Dave', '年底辞掉伐木场的活'),
+        ('Frank', 'gonna give Eve 3 stone in a bit'),
+        ('Alice', "I'll sell 2 flour before I go to bed"),
+        ('Frank', 'give Eve 3 stone on monday'),
+        ('Frank', '等Eve上线了再给她三个石料'),
+        ('Alice', '过两周卖两个面粉'),
+        ('Frank', '改天给Bob两个石料'),
+        ('Dave', '做完这个月就辞职'),
     ]
     assert _acting(talker, cases) == []
 
 
 def test_a_request_taken_back_later_acts_on_nothing(demo, talker):
-    """"…, or not", "nah", "actually no", 想想还是留着, 不，等等, 算球了."""
+    """"…, or not", "nah", "actually no", "changed my mind", 想想还是留着, 不，等等, 算球了, 不了不了, 改主意了."""
     cases = [
         ('Frank', 'give Eve 2 stone. hmm, no, let me think'),
         ('Alice', 'sell 2 flour. on reflection, keep them'),
@@ -1265,6 +1295,12 @@ def test_a_request_taken_back_later_acts_on_nothing(demo, talker):
         ('Frank', '给Eve三个石料……算球了'),
         ('Alice', '买两个面包，哎还是不买了'),
         ('Frank', '转给Bob两块石料，嗯，先不转'),
+        ('Frank', 'give Eve 3 stone. changed my mind'),
+        ('Alice', "buy 2 bread... never mind, I'm full"),
+        ('Frank', 'send Bob 2 stone — no, hold on'),
+        ('Frank', '给Eve三个石料，不了不了'),
+        ('Alice', '卖两个面粉，我反悔了'),
+        ('Frank', '给Bob两块石料……改主意了'),
     ]
     assert _acting(talker, cases) == []
 
@@ -1281,12 +1317,14 @@ def test_another_residents_goods_are_not_the_speakers(demo, talker):
         ('Frank', 'give Eve the stone Carol has'),
         ('Frank', '把Carol手上的木材转给Eve'),
         ('Alice', "buy Bob's apples and eat them"),
+        ('Frank', "give Eve Dave's wood"),
+        ('Frank', '把Dave那边的木材给Eve'),
     ]
     assert _acting(talker, cases) == []
 
 
 def test_small_talk_with_an_action_word_acts_on_nothing(demo, talker):
-    """Opinions, comparisons and what others did: "quitting smoking is hard", 吃面包比吃苹果好."""
+    """Opinions, comparisons and what others did: "quitting smoking is hard", "buying bread every day adds up", 吃面包比吃苹果好, Bob刚给Eve送了."""
     cases = [
         ('Frank', 'giving is better than receiving, as they say'),
         ('Frank', 'I love buying stuff at the shop'),
@@ -1302,12 +1340,16 @@ def test_small_talk_with_an_action_word_acts_on_nothing(demo, talker):
         ('Frank', '送人石料是一种美德'),
         ('Dave', '辞职这种事不能冲动'),
         ('Alice', '吃面包比吃苹果好'),
+        ('Frank', 'Eve is giving stone away to everyone lol'),
+        ('Alice', 'buying bread every day adds up'),
+        ('Frank', 'Bob刚给Eve送了三个石料，真大方'),
+        ('Alice', '面包卖得真快'),
     ]
     assert _acting(talker, cases) == []
 
 
 def test_a_typo_in_the_verb_keeps_its_negation(demo, talker):
-    """"dont giev", "plz dnt send"."""
+    """"dont giev", "plz dnt send", "dnot give"."""
     cases = [
         ('Frank', 'dont giev Eve 3 stone'),
         ('Frank', 'plz dnt send bob stone'),
@@ -1316,12 +1358,14 @@ def test_a_typo_in_the_verb_keeps_its_negation(demo, talker):
         ('Frank', 'didnt mean to giv Eve stone'),
         ('Frank', 'dont sned Eve stone'),
         ('Alice', 'pls dont by bread'),
+        ('Frank', 'dnot give Eve stone'),
+        ('Frank', "don't giv Bob 3 stoen"),
     ]
     assert _acting(talker, cases) == []
 
 
 def test_the_desk_holds_back_conditions_relays_and_deferrals(demo, talker):
-    """"if the guest complains again", "the guest wrote '…'", 客人问能不能退款, 先缓缓."""
+    """"if the guest complains again", "the guest wrote '…'", "threatened to", 客人问能不能退款, 先缓缓, 我先问问经理."""
     cases = [
         ('前台助理', 'if the guest of HT20260301001 complains again, refund them'),
         ('前台助理', "the guest wrote 'refund me now' on HT20260301001"),
@@ -1332,12 +1376,14 @@ def test_the_desk_holds_back_conditions_relays_and_deferrals(demo, talker):
         ('前台助理', 'the guest of HT20260301001 might ask for a refund later'),
         ('前台助理', 'HT20260301001要是客人再投诉就退款'),
         ('前台助理', 'HT20260301001的退款先缓缓'),
+        ('前台助理', 'the guest of HT20260301001 threatened to ask for a refund'),
+        ('前台助理', 'HT20260301001的客人说他想退款，我先问问经理'),
     ]
     assert _acting(talker, cases) == []
 
 
 def test_the_fund_assistant_holds_back_opinions_doubts_and_plans(demo, talker):
-    """"would be a mistake", "I'm torn on", 再议, 下个季度再."""
+    """"would be a mistake", "I'm torn on", "at some point", 再议, 下个季度再, 等开完会再定."""
     cases = [
         ('基金助理', 'disabling 科技先锋 would be a mistake'),
         ('基金助理', "I'm torn on disabling Beta Balanced"),
@@ -1348,12 +1394,14 @@ def test_the_fund_assistant_holds_back_opinions_doubts_and_plans(demo, talker):
         ('基金助理', "if returns keep dropping we'll disable 科技先锋"),
         ('基金助理', '下个季度再停用科技先锋'),
         ('基金助理', '老板问科技先锋能不能停用'),
+        ('基金助理', 'we may disable 科技先锋 at some point'),
+        ('基金助理', 'Beta Balanced停不停用，等开完会再定'),
     ]
     assert _acting(talker, cases) == []
 
 
 def test_a_bound_or_a_share_is_no_count_and_is_asked(demo, talker):
-    """"at least 3", "up to 4", "nearly 5", "a little over 3", "a dozen or so", 至少三个, 不超过四个, 十多块, 三块以上, 一大半."""
+    """"at least 3", "up to 4", "a little over 3", "a dozen or so", "give or take", 至少三个, 不超过四个, 十多块, 一大半."""
     from django.db import transaction
 
     cases = [
@@ -1378,6 +1426,12 @@ def test_a_bound_or_a_share_is_no_count_and_is_asked(demo, talker):
         ('Frank', '给Eve三块以上的石料'),
         ('Frank', '给Eve最多五个石料'),
         ('Frank', '给Eve几块石料'),
+        ('Frank', 'give Eve a bunch of stone'),
+        ('Frank', 'give Eve 3 stone give or take'),
+        ('Frank', 'give Eve somewhere between 3 and 5 stone'),
+        ('Frank', '给Eve三五块石料'),
+        ('Frank', '给Eve十块上下的石料'),
+        ('Frank', '给Eve一堆石料'),
     ]
     wrong = []
     for agent, message in cases:
@@ -1408,8 +1462,41 @@ def test_a_bound_or_a_share_is_no_count_and_is_asked(demo, talker):
         ('Frank', 'please give Eve 3 stone, she asked if I could'),
         ('Frank', 'Eve问我要石料，给她三个吧'),
         ('Frank', "it's not much, but give Eve 3 stone"),
+        ('Frank', '给Eve三个石料，别让她等'),
+        ('Frank', 'never mind the wood, give Eve 3 stone'),
+        ('Frank', 'give Eve 3 stone right now, not later'),
+        ('Frank', '不用等了，现在就给Eve三个石料'),
+        ('Frank', 'give Eve 3 stone if you can'),
     ],
 )
 def test_a_courtesy_or_a_reason_with_a_no_in_it_still_gives(demo, talker, agent, message):
-    """"don't forget to", "no worries", 别忘了, 没问题, "Eve can't build without stone": no no to the request."""
-    assert _calls(talker(agent, message), "transfer_resource") == [{"to_agent_id": Agent.objects.get(name="Eve").pk, "resource_type": "stone", "quantity": 3}]
+    """"don't forget to", "no worries", "not later", 别忘了, 没问题, 别让她等, "Eve can't build without stone": no no to the request."""
+    expected = {"to_agent_id": Agent.objects.get(name="Eve").pk, "resource_type": "stone", "quantity": 3}
+    assert _calls(talker(agent, message), "transfer_resource") == [expected]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [("Frank", "buying stone every day adds up"), ("Alice", "buying 2 bread every morning adds up")],
+)
+def test_a_verb_as_the_subject_talks_about_the_deed_and_says_so(demo, talker, agent, message, settings):
+    result = talker(agent, message)
+    assert _writes(result) == [] and "not a request" in result.reply
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("how much stone do I have?", "ok give Eve two"), ("我有多少石料？", "那给Eve两个")],
+)
+def test_a_count_and_a_receiver_after_a_question_about_one_resource_give_that_resource(demo, talker, first, second):
+    """The resource the last message named fills the slot this one leaves open, as a fund or an order does."""
+    expected = {"to_agent_id": Agent.objects.get(name="Eve").pk, "resource_type": "stone", "quantity": 2}
+    assert _calls(talker("Frank", first, second), "transfer_resource") == [expected]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("how much stone and wood do I have?", "ok give Eve two"), ("how much stone do I have?", "ok, don't give Eve any")],
+)
+def test_two_resources_named_before_or_a_no_carry_nothing_over(demo, talker, first, second):
+    assert _writes(talker("Frank", first, second)) == []
