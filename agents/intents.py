@@ -9,10 +9,12 @@ from .providers.rules import DECLINE, GUARD, Step, Turn, intent, negation_is_els
 
 
 @intent(
-    # "我不想在面包坊干了" quits: not wanting to go on working is itself the request.
-    r"^(?:我)?(?:不要|别|不用|不必|无需|请勿|勿|先别|暂时不要|千万别|不想(?![^，。,]{0,12}(?:干了|做了|干下去))|不打算|不准|禁止)",
-    r"^(?:i\s+)?(?:don'?t|do\s+not|never|no\s+need\s+to|stop|cancel\s+that|nevermind|never\s+mind)\b",
-    r"^(?:no|nope)\b",
+    # "我不想在面包坊干了" quits: not wanting to go on working is itself the request. "别忘了…", "don't forget to …",
+    # "no worries, …" remind or reassure: no negation.
+    r"^(?:我)?(?:不要|别|不用|不必|无需|请勿|勿|先别|暂时不要|千万别|不想(?![^，。,]{0,12}(?:干了|做了|干下去))|不打算|不准|禁止)"
+    r"(?!忘|客气|担心|着急|急|谢|等)",
+    r"^(?:i\s+)?(?:don'?t|do\s+not|never(?!\s*mind)|no\s+need\s+to|stop|cancel\s+that|nevermind|never\s+mind)\b(?!\s+(?:forget|hesitate|worry|the|my|your|his|her)\b)",
+    r"^(?:no|nope)\b(?!\s+(?:worries|problem|prob|probs|biggie|rush|hurry)\b)",
     r"(?:先别|先不要|暂时不要|暂时别|不用|不要|别)(?:处理|办理|动|操作|执行|做)|只是问问|随便问问",
     r"\b(?:don'?t|do\s+not)\s+(?:do|act|process|handle|touch)\b|\bdo\s+nothing\b|\bjust\s+asking\b",
     priority=GUARD,

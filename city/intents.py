@@ -190,7 +190,8 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     rf"(?:转给|送给|转赠给)\s*{GIVEN}\s*{QTY}{UNIT}{RES}",
     rf"\b(?:give|transfer|send|hand|pass|gift|move)\s+{QTY}\s+(?:units?\s+of\s+|pieces?\s+of\s+|bags?\s+of\s+)?{RES}\s+(?:over\s+)?(?:to|for)\s+{NAME}",
     rf"\b(?:give|send|hand|pass|gift)\s+(?!me\b|us\b){NAME}\s+{QTY}\s+(?:units?\s+of\s+|pieces?\s+of\s+)?{RES}",
-    rf"\b{QTY}\s+{RES}\s+(?:to|for)\s+{NAME}\s*$",
+    # "3 stone to Eve", "3 stone to Eve, don't forget": the verbless gift ends its clause.
+    rf"\b{QTY}\s+{RES}\s+(?:to|for)\s+{NAME}\s*(?:$|[,，.。!！;；])",
     tool="transfer_resource",
     example=gettext_lazy("把 5 个面包给 Bob"),
 )

@@ -89,9 +89,9 @@ def _complete_alone(turn: Turn, reading: Reading) -> bool:
 
 # "disable it", "把它停用", "给这个客人退款": a word that points back at what the last message named.
 POINTS_BACK = re.compile(r"\b(?:it|that\s+one|this\s+one|him|her)\b|它|他|她|这个|那个|这只|那只|这单|那单|这笔", re.IGNORECASE)
-CARRIED_KINDS = ("fund", "order", "bounty", "resident")
+CARRIED_KINDS = ("fund", "order", "bounty", "resident", "resource")
 # What a message that asks for a missing slot may take from the last one without pointing back.
-ASKED_KINDS = ("fund", "order", "bounty")
+ASKED_KINDS = ("fund", "order", "bounty", "resource")
 
 
 def points_back(turn: Turn) -> Step | None:

@@ -21,20 +21,60 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+# "…, or not", "nah", "actually no", "想想还是留着吧", "不，等等": the request taken back in a later clause.
+RETRACTED = (
+    r"\bor\s+(?:maybe\s+)?not\b|\b(?:nah|nope|naw)\b|\bactually,?\s+(?:no|nope|don'?t|not|never)\b|\bon\s+reflection\b"
+    r"|\b(?:hold\s+on|hang\s+on|wait\s+a\s+(?:sec|second|minute|moment|bit))\b"
+    r"|(?<![受少免忘离])不了(?:不了|吧|了)?(?=[，,。.!！…~\s]|$)"
+    r"|(?:想想|想了想|转念一想|考虑了?一下)[，,]?(?:还是|算了|不)|还是(?:留着|自己留|先留|别|不)|留着(?:吧|自己用)|要不算了|算球|算逑|拉倒|作罢"
+    r"|(?:^|[，,。.!！…~\s])(?:不|等等|等一下|等下|且慢|慢着)(?=[，,。.!！…~\s]|$)"
+)
+# "changed my mind", "改主意了": a request taken back, or (for a write that stops something) the reason for it.
+MIND_CHANGED = r"\b(?:changed?\s+(?:my|of)\s+mind|change\s+of\s+plans?)\b|改主意|反悔|变卦"
+# "I won't", "we shouldn't", "you can't": the speaker's (or the agent's) own no; "she can't make it" is a reason.
+MY_NO = (
+    r"(?:\b(?:i|we|you|u)\s+(?:really\s+|just\s+|definitely\s+|probably\s+|simply\s+)?|^\s*)"
+    r"(?:won'?t|will\s+not|wouldn'?t|would\s+not|shouldn'?t|should\s+not|mustn'?t|must\s+not|can'?t|cannot|can\s+not)\b"
+)
+# "别忘了给Eve三个", "don't forget to …", "no worries, …", "不好意思": a no that asks for nothing to stop.
+COURTESY = re.compile(
+    r"别忘了?|别忘记|不要忘了?|不要忘记|千万别忘|别客气|不客气|不用客气|不用谢|别担心|不用担心|没问题|不好意思|别着急|不着急|不急"
+    r"|\b(?:don'?t|do\s+not|never)\s+(?:forget|hesitate|worry)\b|\bno\s+(?:worries|problem|prob|probs|biggie|rush|hurry)\b"
+    r"|\bnot\s+a\s+problem\b|\bcan'?t\s+(?:wait|stand|believe|help)\b|\bwithout\s+fail\b"
+    # "别让她等", "不用等了，现在就…", "right now, not later": a no to waiting asks for it now.
+    r"|\bnever\s+mind\s+(?:the|my|your|his|her)\s+(?!idea|request|order\b)\w+|别让\S{1,6}?(?:等|久等|失望|着急|饿)|不(?:用|要|必)等了?|别等了?|\bnot\s+later\b|\bdon'?t\s+(?:keep|make)\s+\w+\s+wait(?:ing)?\b",
+    re.IGNORECASE,
+)
+
+
+def courteous(said: str) -> str:
+    """``said`` with its courtesies blanked ("别忘了", "no worries"): their no says nothing about the request."""
+    return COURTESY.sub(lambda m: " " * len(m.group()), said)
+
+
 # "先不要", "暂时不", "don't need to", "hold off", "not yet": the action is not wanted now.
 DEFERRAL = re.compile(
     r"不要|不用|不必|不需要|无需|没必要|用不着|别(?!人|的|处|家)|先不|暂时不|暂不|不打算|不想|不准|禁止|请勿|勿|"
     r"改天|以后再|回头再|晚点再|晚些再|等(?:一)?(?:下|会儿?)再|再说吧|算了|今天不|还不(?:用|要|想|打算)|"
     r"不(?:签到|打卡|吃|卖|买|退|去|接|领|转|送|给|辞|建|盖|上班|干活|工作|挂|发|启用|停用|处理|办)"
+    # "不会买", "不能给", "没打算", "才不给", "一个也不买", "这事再议": a no in any of its Chinese forms. "能不能",
+    # "会不会", "可不可以" ask; "不得不" and "不能不" say must.
+    r"|(?<![能会可该])不(?:会|能|可以|该|应该|许|得)(?!不)|没(?:说|让|叫|要求|打算|准备|想过|必要)|才不|绝不|决不|绝对不|坚决不|"
+    r"没门|休想|[一二两三四五六七八九十][个块份袋点只根张]?[也都]不|再议|再商量|再讨论|再研究|再看看|看情况|待定|先放(?:一放|着)|先搁着|搁置|缓一缓|缓缓"
     r"|\b(?:don'?t|do\s+not|doesn'?t|never|no\s+need|not\s+(?:now|yet|today|tonight|right\s+now)|hold\s+off|"
     r"wait|later|nevermind|never\s+mind|let'?s\s+not|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|"
-    r"on\s+second\s+thought|no\s+(?:refunds?|check(?:ing)?-?\s?in|[a-z]+ing))\b",
+    r"on\s+second\s+thought|no\s+(?:refunds?|check(?:ing)?-?\s?in|[a-z]+ing)"
+    # "I won't", "I shouldn't", "I refuse to", "no way", "I'd rather not", "I'm not …", "not necessary".
+    r"|refuse[sd]?|refusing|no\s+way|rather\s+not|under\s+no\s+circumstances|by\s+no\s+means|avoid(?:ing)?|"
+    r"not\s+(?:necessary|needed|required|going\s+to|gonna)|unnecessary|(?:i'?m|i\s+am|we'?re|we\s+are)\s+not|ain'?t)\b"
+    f"|{MY_NO}|{RETRACTED}|{MIND_CHANGED}",
     re.IGNORECASE,
 )
 # "算了", "不用了", "never mind": the request just made is taken back, whatever else the clause says.
 CALLED_OFF = re.compile(
     r"算了|不用了|不要了|别了|罢了|还是不了|不了吧"
-    r"|\b(?:never\s*mind|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|on\s+second\s+thought|don'?t\s+bother)\b",
+    r"|\b(?:never\s*mind|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|on\s+second\s+thought|don'?t\s+bother)\b"
+    f"|{RETRACTED}|{MIND_CHANGED}",
     re.IGNORECASE,
 )
 # Writes that stop or undo something: "我不干了" asks for them.
@@ -42,8 +82,15 @@ UNDOING = {"unassign_building", "cancel_market_order", "disable_fund"}
 PUT_OFF = re.compile(
     r"先别|先不要|先不|暂时不|暂不|不用|不必|不需要|无需|没必要|别急着|改天|以后再|回头再|晚点再|等(?:一)?(?:下|会儿?)再"
     r"|不(?:辞|取消|停用|撤|下架)|别(?!人|的|处|家)|直到|之前(?:不|别)"
+    # "我可没说要辞职", "我不会辞职", "绝不停用", "这事再议": a no to the stop itself.
+    r"|没(?:说|打算|准备|想过?)要?(?:辞|取消|停|撤|走|不干)|(?<![能会可该])不(?:会|能|该|应该|可以|许)(?:辞|取消|停|撤|下架|走)"
+    r"|才不|绝不|决不|坚决不|再议|再商量|再看看|待定|搁置"
     # "no quitting until the audit is done": a stop put off until something else happens.
-    r"|\b(?:don'?t|do\s+not|no\s+need|not\s+(?:now|yet|today|right\s+now)|hold\s+off|wait|later|no\s+[a-z]+ing|until|till)\b",
+    r"|\b(?:don'?t|do\s+not|no\s+need|not\s+(?:now|yet|today|right\s+now)|hold\s+off|wait|later|no\s+[a-z]+ing|until|till"
+    # "I'm not quitting", "I won't leave the mill", "I refuse to cancel it".
+    r"|(?:'m|am|are|'re)\s+not\s+(?:quitting|leaving|resigning|cancell?ing|disabling|stopping|withdrawing|going\s+to)"
+    r"|refuse[sd]?|refusing|no\s+way|rather\s+not)\b"
+    f"|{MY_NO}|{RETRACTED}",
     re.IGNORECASE,
 )
 # A question or a musing: what the user wonders about, not what they ask to be done.
@@ -52,10 +99,22 @@ QUESTION = re.compile(
     r"[?？]|吗|呢|多少|怎么|怎样|如何|为什么|为啥|该不该|要不要|是不是|是否|能不能挣|划不划算|值不值得|考虑|在想|想着"
     # An English question word opens a clause or asks with its verb ("how much", "what do"): "buy the flour what
     # Frank is selling" asks nothing.
-    r"|(?:^|[,.;!:]\s*|\b(?:and|but|so|then|or)\s+)(?:what|how|why|whether)\b"
+    r"|(?:^|[,.;!:]\s*|\b(?:and|but|so|then|or)\s+)(?:what|how|why|whether|which|where)\b|去哪|在哪|哪里|哪儿|哪个|哪些|哪家|还剩|剩多少|剩几"
     r"|\b(?:what|how|why)\s+(?:do|does|did|is|are|was|were|am|can|could|should|would|will|much|many|long|about|if)\b"
     r"|\b(?:whether|should\s+i|shall\s+i|do\s+you\s+think|would\s+i|will\s+i|am\s+i|is\s+it|"
-    r"thinking\s+(?:about|of)|wondering|considering|maybe\s+i\s+should)\b",
+    r"thinking\s+(?:about|of)|wondering|considering|maybe\s+i\s+should)\b"
+    # How it is done, or a doubt: "tell me how to sell flour", "is there a way to …", "I'm torn on disabling …".
+    r"|\b(?:how\s+to|how\s+(?:it|that|this)\s+works|is\s+there\s+(?:a|any)\s+way|explain|torn|unsure|not\s+sure|undecided|"
+    r"on\s+the\s+fence|hesitant|hesitating|debating|pondering|mulling)\b"
+    r"|犹豫|纠结|拿不定|拿不准|没想好|不确定|流程|步骤|教程|这种事|这类事"
+    # A comparison: "吃面包比吃苹果好", "selling beats buying", "giving is better than …".
+    r"|比[^，,。!！?？]{1,10}?(?:好|强|差|贵|便宜|划算|合适|香|值|重要)|\b(?:better|worse|cheaper|smarter)\s+than\b|\bbeats\b"
+    # An opinion about the action, not a request: "quitting smoking is hard", "disabling X would be a mistake",
+    # "我最喜欢吃面包了".
+    r"|\b(?:is|are|was|'s|would\s+be|'d\s+be|will\s+be|might\s+be)\s+(?:so\s+|really\s+|very\s+|pretty\s+|too\s+|such\s+|kind\s+of\s+|a\s+)?"
+    r"(?:hard|easy|fun|boring|tough|difficult|overrated|underrated|exhausting|tiring|annoying|mistake|bad\s+idea|good\s+idea|"
+    r"great\s+idea|terrible|silly|stupid|dumb|risky|unwise)\b"
+    r"|(?:我|俺)(?:最|真|很|超|好|挺|也|就|还)?(?:喜欢|爱|讨厌|享受|不喜欢)(?=[吃买卖送给转喝])",
     re.IGNORECASE,
 )
 # "能帮我…吗", "could you …?", "请…": a request dressed as a question.
@@ -106,7 +165,7 @@ DONE_EN = (
     r"told|messaged|notified|informed|contacted|replied|wrote|emailed|texted"
 )
 DONE = re.compile(
-    r"(?:已经|早就|早已|昨天|前天|刚才|刚刚|上次|之前|上周|上个?(?:星期|礼拜|月)|前几天|去年)"
+    r"(?:已经|早就|早已|昨天|前天|刚才|刚刚|(?<![刚才])刚(?!才|刚|好)|上次|之前|上周|上个?(?:星期|礼拜|月)|前几天|去年)"
     rf"[^，,。.!！?？]{{0,16}}?(?:{DONE_VERB})(?:好|完|掉|妥)?(?:过|了)"
     rf"|(?:{DONE_VERB}|说|讲)过"
     r"|\b(?:i|we)\s+(?:already\s+|just\s+|have\s+already\s+|already\s+have\s+|had\s+)?"
@@ -134,9 +193,37 @@ HYPOTHETICAL = re.compile(
     r"|\bunless\b|\bin\s+case\b|\bmaybe\b[^.?!]{0,60}\bthen\b"
     r"|\bby\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the\s+weekend|end\s+of|tomorrow|tonight|next)\b"
     r"|到时候|到时|除非|万一|以防|等[^，,。.!！?？]{1,12}?再|(?:周|星期|礼拜)[一二三四五六日天末](?:之?前|以前)|没人[^，,。]{0,6}(?:就|的话)"
-    r"|等\s*\S{1,8}?(?:来了|到了|回来|醒了|来的时候|到的时候|需要)|(?:如果|(?<![主只需])要是|假如|假设|万一|倘若)(?!(?:可以|方便|不麻烦|你愿意|您愿意|能的话))",
+    r"|等\s*\S{1,8}?(?:来了|到了|回来|醒了|来的时候|到的时候|需要)|(?:如果|(?<![主只需])要是|假如|假设|万一|倘若)(?!(?:可以|方便|不麻烦|你愿意|您愿意|能的话))"
+    # A supposition or a wish, not a request: "in theory I could …", "I wish I could …", "imagine giving …",
+    # "理论上我可以…", "早知道就…", "只要她开口就…".
+    r"|\b(?:in\s+theory|theoretically|hypothetically|imagine|if\s+only|i\s+wish|we\s+wish|(?<!if\s)i\s+could(?!\s+use\b)|(?<!if\s)we\s+could|"
+    r"i\s+(?:would|could|should|might)\s+have|had\s+i|pretend|let'?s\s+say|say\s+i)\b"
+    # "…，我先问问经理", "let me check with the boss first": the speaker does something else first.
+    r"|我先(?:问问|问一下|问|确认|核实|商量|想想|看看|请示)|\blet\s+me\s+(?:first\s+)?(?:ask|check\s+with|think)\b"
+    r"|理论上|按理说|假使|假定|假若|如若|若是|设若|设想|想象一下|要是能|早知道|本来(?:应该|想|打算|可以)|当初|只要|一旦",
     re.IGNORECASE,
 )
+# "if" that puts a condition on the request ("if the guest complains again, refund them"); "if" after a verb of
+# asking or knowing is "whether" ("ask the supplier if they can refund"), and "if you can", "if possible" are polite.
+IF = re.compile(r"\bif\b(?!\s+(?:you|u|ya|possible|needed|necessary|so|any|convenient|that'?s|it'?s\s+(?:ok|okay|fine|possible|alright|not\s+too)|ok|okay|not\s+too))", re.IGNORECASE)
+WHETHER_VERB = re.compile(
+    r"\b(?:ask|asks|asked|asking|know|knows|see|check|checking|wonder|wondering|find\s+out|tell\s+me|confirm|whether|unsure|sure)\b[^.!?;]{0,60}$",
+    re.IGNORECASE,
+)
+
+
+# "when the season ends", "once I'm back", "as soon as Eve pays": a time still to come; "when you can" is polite and
+# "when does …" asks.
+WHEN = re.compile(
+    r"\b(?:when|whenever|once|as\s+soon\s+as)\s+(?!you\b|u\b|possible\b|convenient\b|needed\b|necessary\b|ready\b|"
+    r"(?:does|do|did|is|are|was|were|will|can|could|should|would|'s)\b)[a-z]",
+    re.IGNORECASE,
+)
+
+
+def conditional(text: str) -> bool:
+    """An English "if" or "when" that makes the request wait on something still to happen."""
+    return any(not WHETHER_VERB.search(text[: found.start()]) for pattern in (IF, WHEN) for found in pattern.finditer(text))
 # "give Eve 2 flour... I mean 3", "给Eve两个面粉，不对，三个": the message corrects itself; which words stand is not sure.
 SELF_CORRECTED = re.compile(
     r"\bi\s+mean(?:t)?\b|\bno\s+wait\b|\b(?:make|change)\s+(?:it|that)\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten)|"
@@ -150,7 +237,18 @@ APPROXIMATE = re.compile(
     r"[一二两三四五六七八九十百千\d]+来(?:个|块|袋|捆|份|只|根|斤|车|张|枚)|十几|几十|好几|若干"
     r"|(?:大概|大约|差不多|约莫|估摸)\s*[一二两三四五六七八九十百千\d]|[一二两三四五六七八九十百千\d]+\s*\S?\s*(?:左右|上下(?!班))"
     r"|\b(?:about|around|roughly|approximately|approx\.?|maybe)\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+dozen|a\s+couple)\b"
-    r"|\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s*(?:or\s+so|-?ish)\b",
+    r"|\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+dozen|a\s+couple|a\s+few)\s*(?:or\s+so|-?ish)\b"
+    r"|\b(?:a\s+(?:little|bit)|slightly|just|a\s+tad)\s+(?:over|under|above|below|more\s+than|less\s+than)\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b"
+    # A bound, not a count: "at least 3", "up to 4", "nearly 5", "至少三个", "不超过四个", "将近十个", "十多个", "五个以上";
+    # a share: "一大半", "大部分".
+    r"|\b(?:at\s+(?:least|most)|up\s+to|nearly|almost|no\s+(?:more|less|fewer)\s+than|more\s+than|less\s+than|fewer\s+than|"
+    r"close\s+to|a\s+max(?:imum)?\s+of|a\s+min(?:imum)?\s+of|upwards\s+of|just\s+under|just\s+over)\s+"
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+dozen)\b"
+    r"|\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+or\s+(?:more|less|fewer|so)\b"
+    r"|\b(?:give\s+or\s+take|more\s+or\s+less|roughly|approximately|somewhere\s+(?:around|between)|in\s+the\s+ballpark)\b"
+    r"|(?:至少|最少|至多|最多|不超过|不少于|不多于|不到|将近|接近|超过|多于|少于|起码|顶多|最起码)\s*[一二两三四五六七八九十百千\d]"
+    r"|[一二两三四五六七八九十百千\d]+\s*(?:个|块|袋|捆|份|只|根|斤|车|张|枚)?\s*(?:以上|以下|以内|出头)"
+    r"|[十百千\d]多(?:个|块|袋|捆|份|只|根|斤|车|张|枚)|[大小]半|大部分|一部分|多半|大多数",
     re.IGNORECASE,
 )
 # The arguments that carry a count or a price: the ones a rough number would fill.
@@ -169,7 +267,19 @@ def corrected(text: str) -> bool:
 # some other time, told; the clause asking for the write says when, and it is not now.
 PLANNED = re.compile(
     r"打算|(?<!原)计划(?!书)|准备(?!好)|明天|明早|明晚|后天|下周|下个?(?:星期|礼拜|月)|下次|过几天|过两天"
-    r"|\b(?:plan(?:ning)?\s+to|intend(?:ing)?\s+to|going\s+to|gonna|tomorrow|tonight|next\s+(?:week|month|time)|later\s+(?:today|this\s+week|on))\b",
+    # "回头给Eve…", "晚点…", "月底我就辞职", "过阵子…", "今晚…", "两小时后…".
+    r"|下个?季度|下半年|下学期|回头(?!看)|过阵子|过段时间|过一阵子?|过些(?:天|日子)|过一会儿?|待会儿?|等会儿?|稍后|晚点|晚些|改日|今晚|今天晚上|"
+    r"(?:晚上|下午|中午|傍晚)(?!好)|月底|月初|年底|年初|周末|明年|[一二两三四五六七八九十几半\d]+\s*(?:个)?(?:小时|钟头|分钟|天|周)(?:之?后|以后)"
+    r"|\b(?:plan(?:ning)?\s+to|intend(?:ing)?\s+to|going\s+to|gonna|tomorrow|tonight|next\s+(?:week|month|time|year)|later\s+(?:today|this\s+week|on)"
+    # "after lunch", "in an hour", "this weekend", "at the end of the month", "eventually", "at 5pm".
+    r"|after\s+(?:lunch|dinner|breakfast|work|school|class|payday|(?:the|my|this)\s+(?:meeting|shift|audit|weekend|break))"
+    r"|in\s+(?:an?|one|two|three|four|five|ten|a\s+few|a\s+couple(?:\s+of)?|\d+)\s+(?:hours?|minutes?|mins?|days?|weeks?|months?)"
+    r"|this\s+(?:evening|afternoon|weekend|coming)|(?:at\s+)?the\s+end\s+of\s+(?:the\s+)?(?:day|week|month|year)"
+    r"|eventually|sometime|at\s+some\s+point|at\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|o'?clock)"
+    r"|(?:on|this|next)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|in\s+a\s+(?:bit|while|moment|sec|second|minute)"
+    r"|before\s+(?:i|we)\s+(?:go|leave|head|log|sleep)|when\s+i\s+(?:get|come)\s+back)\b"
+    # "做完这个月就辞职", "忙完再…", "我先问问经理": something else first, then the request.
+    r"|(?:做|干|忙|弄|搞|开|吃|写)完[^，,。!！?？]{0,8}?(?:就|再|后|以后|之后)|(?:之后|以后)再",
     re.IGNORECASE,
 )
 # Whose plan it is: "客人明天就走" tells the guest's, and the desk is asked to act on it now.
@@ -185,13 +295,20 @@ NOW = re.compile(
 # person's instruction, relayed; it is theirs, not the user's, until the user asks for it.
 RELAYED = re.compile(
     r"(?:[A-Za-z]{2,}|老板|经理|主管|领导|上级|同事|朋友|邻居|老婆|老公|妻子|丈夫|妈妈?|爸爸?|他们|她们|他|她|有人|别人|人家)"
-    r"\s*(?:说)?\s*(?:让我|叫我|要我|要求我|吩咐我|嘱咐我|托我)"
+    r"[^，,。:：]{0,8}?(?:说)?\s*(?:让我|叫我|要我|要求我|吩咐我|嘱咐我|托我|希望我|想让我|求我|催我)"
     r"|(?:[A-Za-z]{2,}|老板|经理|主管|领导|上级|同事|朋友|邻居|老婆|老公|妻子|丈夫|妈妈?|爸爸?|他们|她们|他|她|有人|别人|人家)\s*说\s*[：:“「\"]"
+    r"|托人|带话|捎话|传话|按(?:照)?\S{1,8}?(?:的意思|的说法|说的)|据\S{1,6}?说|听\S{1,6}?说"
+    r"|\baccording\s+to\b|\bthreaten(?:s|ed|ing)?\s+to\b"
     r"|^\s*(?-i:[A-Z][a-z]+)\s*[:：]\s*[\"'“「]|^\s*[\u4e00-\u9fff]{1,4}\s*[:：]\s*[“「\"]"
     r"|\b(?:told|asked|wants|wanted|begged|instructed|ordered)\s+me\s+to\b"
     r"|\b(?:i\s+was|i'?ve\s+been|i\s+have\s+been|we\s+were)\s+(?:told|asked|instructed|ordered)\s+to\b"
     r"|(?:[A-Za-z]{2,}|他们|她们|他|她|有人|别人)\s*在[^，,。:：]{1,8}(?:里|上)?(?:说|发|讲)\s*[：:“「\"]"
-    r"|\b(?:my\s+[a-z]+|someone|somebody|he|she|they|(?-i:[A-Z][a-z]+))\s+(?:said|says|wrote|writes|posted|posts)"
+    # "Eve keeps saying give her 3 stone", '"give Eve 3 stone" is what Carol typed'.
+    r"|\b(?:keeps?|kept)\s+(?:saying|asking|telling\s+me|begging|nagging)\b"
+    r"|\bis\s+what\s+(?:\w+\s+){1,2}?(?:said|says|typed|wrote|asked|posted|wants|wanted|told\s+me)\b"
+    r"|\b(?:my\s+[a-z]+|someone|somebody|he|she|they|(?-i:[A-Z][a-z]+)"
+    r"|(?:the|a|our|this|that|his|her)\s+(?:guest|customer|supplier|hotel|manager|boss|client|resident|neighbou?r|user|staff|sign|note|email|letter))"
+    r"\s+(?:said|says|wrote|writes|posted|posts|typed|texted|messaged)"
     r"(?:\s+(?:in|on)\s+(?:the\s+)?[a-z]+)?\s*(?:that\s+|to\s+|[:,]\s*)?"
     r"(?:[\"'“「]|(?:give|send|transfer|hand|buy|sell|eat|claim|cancel|disable|enable|create|refund|rename|list|take|pay|build)\b)",
     re.IGNORECASE,
@@ -213,6 +330,15 @@ def injected(text: str) -> bool:
     return bool(INJECTED.search(text))
 
 
+# "Eve问我能不能给她两个石料", "客人问HT…能不能退款": someone's question passed on; it asks the speaker, not the agent.
+ASKED_OF_ME = re.compile(
+    r"(?:[A-Za-z]{2,}|客人|顾客|客户|供应商|酒店|老板|经理|同事|朋友|邻居|他们|她们|他|她|有人|别人|人家)\s*(?:问(?:我|过我)?|询问|想知道|打听)"
+    r"[^，,。.!！;；]{0,24}?(?:能不能|能否|可不可以|可以不可以|是否|要不要|愿不愿意|肯不肯|行不行|可以吗|行吗)"
+    r"|\b(?:asked|asks|wants\s+to\s+know|wondered|wonders)\s+(?:me\s+)?(?:if|whether)\b",
+    re.IGNORECASE,
+)
+
+
 def relayed(text: str) -> bool:
     """The message passes on someone else's instruction and asks nothing of its own ("please", "帮我")."""
     return bool(RELAYED.search(text)) and not NOW.search(text)
@@ -226,7 +352,7 @@ REPORTING = {"complete_bounty"}
 
 def supposed(text: str) -> bool:
     """The message muses about some other time or a supposition ("哪天有空的话…", "maybe someday I'll…")."""
-    return bool(HYPOTHETICAL.search(text))
+    return bool(HYPOTHETICAL.search(text)) or conditional(text)
 
 
 def reported(text: str, tools: set[str]) -> bool:

@@ -384,6 +384,8 @@ class RulesChatPolicy:
         # "yes" to the question a relayed instruction or a plan was asked back with: the user now asks for it.
         confirmed = bool(YES.match(turn.said))
         for message in messages:
+            # "别忘了", "no worries": a courtesy's no asks nothing to stop.
+            message = restraint.courteous(message)
             # The words passed on or written (a remark after its colon, a quotation) say nothing about the request.
             context = restraint.without_passed_on(restraint.without(message, free))
             if restraint.injected(message):
@@ -397,10 +399,14 @@ class RulesChatPolicy:
                 return Step.say(_("这个数量是个大概的数，我没有执行任何操作。请告诉我确切的数量，好吗？"))
             if restraint.corrected(context):
                 return Step.say(_("这句话中途改了口，我不确定以哪个为准，没有执行任何操作。请把最终的要求完整地说一遍，好吗？"))
-            if not confirmed and restraint.relayed(context):
+            if not confirmed and (
+                restraint.relayed(context) or asked_of_me(context, writes) or quoted_only(restraint.without(message, free), context, writes)
+            ):
                 return Step.say(_("这是转述别人的要求，我还没有执行。要我现在就做吗？回复「是」我就执行。"))
             if restraint.reported(context, {name for name, _arguments in writes}) and not asked_anew(context, writes):
                 return Step.say(_("听起来这是已经做过的事，我没有再执行任何操作。要再做一次，请直接说。"))
+            if about_the_deed(context, writes):
+                return Step.say(_("这听起来是在聊这件事，不是让我去做，我没有执行任何操作。需要时请直接说。"))
             if restraint.asked(context):
                 if turn.outcomes:
                     return Step.say("\n".join([_("这是一个问题，我不会因此执行操作。以下是查到的信息："), summarize(turn)]))
@@ -499,9 +505,77 @@ def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set
     clean = [sub_reading(reading, a, b) for a, b in bounds if (a, b) not in negated]
     return all(
         not sub_reading(reading, a, b).has(*mine)
-        and (sub_reading(reading, a, b).has(*others) or (NO_LONGER.search(message[a:b]) and not restraint.CALLED_OFF.search(message[a:b])))
+        and (
+            sub_reading(reading, a, b).has(*others)
+            or (NO_LONGER.search(message[a:b]) and not restraint.CALLED_OFF.search(message[a:b]))
+            or about_someone_else(message[a:b])
+        )
         for a, b in negated
     ) and any(c.has(*mine) for c in clean)
+
+
+# "Eve不能没有石料", "she can't build without it": a clause whose subject is someone else says why, not what to do.
+SOMEONE_ELSE = re.compile(
+    r"^\s*(?:(?-i:(?!(?:We|You|Please|Just|Maybe|Then|So|And|But|Ok|Okay|Now|Still)\b)[A-Z][a-z]+)(?!['’]s\b)|he|she|they|他|她|他们|她们|客人|供应商)\s*(?:\w+\s+)?(?:不|没|can'?t|cannot|won'?t|doesn'?t|isn'?t|didn'?t|has\s+no|is\s+not|does\s+not)",
+    re.IGNORECASE,
+)
+
+
+def about_someone_else(clause: str) -> bool:
+    from . import restraint
+
+    return bool(SOMEONE_ELSE.search(clause)) and not restraint.CALLED_OFF.search(clause)
+
+
+def _write_words(writes: list[tuple[str, dict]]) -> list[str]:
+    from .frames import registered_frames
+
+    return [w for f in registered_frames() if f.tool in {name for name, _a in writes} for w in f.words]
+
+
+def about_the_deed(message: str, writes: list[tuple[str, dict]]) -> bool:
+    """Every clause asking for the write opens with its verb as a noun ("buying bread every day adds up", "quitting
+    smoking is hard"): the deed talked about, not asked for."""
+    from .frames import clauses
+    from .understanding import tokens
+
+    words = {w for w in _write_words(writes) if w.isascii()}
+    holding = []
+    for a, b in clauses(message):
+        said = tokens(message[a:b])
+        if any(t.lemma in words or t.lemma + "e" in words for t in said):
+            holding.append(said)
+    return bool(holding) and all(
+        said[0].text.lower().endswith("ing") and said[0].lemma != said[0].text.lower()  # "ping" is no gerund
+        and (said[0].lemma in words or said[0].lemma + "e" in words) for said in holding
+    )
+
+
+def asked_of_me(message: str, writes: list[tuple[str, dict]]) -> bool:
+    """Every clause asking for the write passes on someone's question to the speaker ("Eve问我能不能给她两个石料",
+    "the guest asked if we could refund HT…"): theirs, not a request; a clause of the user's own asks anew."""
+    from . import restraint
+    from .frames import clauses, sub_reading
+    from .understanding import read
+
+    if not restraint.ASKED_OF_ME.search(message):
+        return False
+    words = _write_words(writes)
+    reading = read(message)
+    holding = [(a, b) for a, b in clauses(message) if sub_reading(reading, a, b).has(*words)] or [(0, len(message))]
+    return all(restraint.ASKED_OF_ME.search(message[a:b]) and not restraint.NOW.search(message[a:b]) for a, b in holding)
+
+
+def quoted_only(message: str, context: str, writes: list[tuple[str, dict]]) -> bool:
+    """The words asking for the write stand only inside a quotation ('"give Eve 3 stone" is what Carol typed'):
+    quoted words are someone's, and the user's own words around them ask nothing."""
+    from . import restraint
+    from .understanding import read
+
+    words = _write_words(writes)
+    if not words or context == message or restraint.NOW.search(context) or restraint.POLITE.search(context):
+        return False
+    return read(message).has(*words) and not read(context).has(*words)
 
 
 def planned(message: str, writes: list[tuple[str, dict]]) -> bool:
@@ -517,11 +591,46 @@ def planned(message: str, writes: list[tuple[str, dict]]) -> bool:
     bounds = clauses(message) or [(0, len(message))]
     reading = read(message)
     holding = [(a, b) for a, b in bounds if sub_reading(reading, a, b).has(*words)] or bounds
-    def plans(clause: str) -> bool:
-        found = restraint.PLANNED.search(clause)
-        return bool(found) and not restraint.NOW.search(clause) and not restraint.THIRD_PARTY.search(clause[: found.start()])
+    # "in an hour, give Eve 2 stone", "明天，给Eve两个": a clause that is only a time belongs to the next one.
+    timed = {
+        j for i, (a, b) in enumerate(bounds) for j in (i + 1,)
+        if j < len(bounds) and (found := restraint.PLANNED.search(message[a:b]))
+        and not TIME_FILLER.sub("", message[a:b].replace(found.group(), "")).strip()
+    }
 
-    return all(plans(message[a:b]) for a, b in holding)
+    def plans(i: int, clause: str) -> bool:
+        if i in timed and not restraint.NOW.search(clause):
+            return True
+        found = restraint.PLANNED.search(clause)
+        # Whose plan: "客人明天就走" the guest's; "I'll give Eve 3 stone after lunch" the speaker's, whoever else it names.
+        theirs = (
+            restraint.THIRD_PARTY.search(clause[: found.start()]) and not FIRST_PERSON.match(clause) and not bidding(clause, words)
+            if found else False
+        )
+        return bool(found) and not restraint.NOW.search(clause) and not theirs
+
+    return all(plans(bounds.index((a, b)) if (a, b) in bounds else -1, message[a:b]) for a, b in holding)
+
+
+def bidding(clause: str, words: list[str]) -> bool:
+    """The clause opens with the write's own verb ("give Eve 3 stone on monday", "给Eve…"): the speaker bids it."""
+    from .understanding import tokens
+
+    said = tokens(clause.strip())
+    if not said:
+        return False
+    first = said[0]
+    return first.lemma in words or first.lemma + "e" in words or any(first.text.startswith(w) for w in words if not w.isascii())
+
+
+# What a clause that only says when may hold besides its time word ("first thing tomorrow morning,").
+TIME_FILLER = re.compile(
+    r"[\W_]|\b(?:ok|okay|so|then|and|well|um|hmm|first|thing|early|late|in|the|on|at|by|around|about|this|morning|evening|"
+    r"night|afternoon|noon)\b|好的?|那就?|就|嗯|早上|上午|一早|晚上|下午|中午|再",
+    re.IGNORECASE,
+)
+# A clause the speaker opens about themself: "I'll …", "I'm …", "我…".
+FIRST_PERSON = re.compile(r"^\s*(?:(?:ok|okay|so|well|um|hmm)\W*)?(?:i\b|i['’]|we\b|we['’]|我)", re.IGNORECASE)
 
 
 # "这个产品暂时不卖了", "we no longer sell it": a state of things, given as the reason.

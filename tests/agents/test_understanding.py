@@ -1108,3 +1108,395 @@ def test_what_can_you_do_is_answered_with_the_list_not_as_a_misreading(demo, tal
     assert _writes(result) == [] and head in result.reply
     assert "did not understand" not in result.reply and "没有理解" not in result.reply
     assert result.reply.count("\n- ") >= 3
+
+
+# ---------------------------------------------------------------- round 9: classes of unsafe misreading
+# Sentences written for these tests by parser10 as a prober would (none from a held-out file), in three batches,
+# each written before the fixes it then drove; each class in zh and en. A class, never a phrase, holds each back.
+
+
+def _acting(talker, cases) -> list[str]:
+    """The (agent, message) pairs that wrote or proposed anything, each run in a savepoint rolled back after."""
+    from django.db import transaction
+
+    acted = []
+    for agent, message in cases:
+        with transaction.atomic():
+            if _writes(talker(agent, message)):
+                acted.append(message)
+            transaction.set_rollback(True)
+    return acted
+
+
+def test_a_no_in_any_of_its_forms_acts_on_nothing(demo, talker):
+    """Negations beyond "don't"/不要: won't, refuse, no way, I'm not, hard pass, 才不, 没打算, 不会, 一个也不, 坚决不, 再议."""
+    cases = [
+        ('Frank', "I'd rather not give Eve any stone"),
+        ('Frank', "no way I'm giving Eve 3 stone"),
+        ('Frank', 'I refuse to hand Bob 2 stone'),
+        ('Alice', "I won't be selling my flour, period"),
+        ('Dave', "I'm not quitting the lumberyard"),
+        ('Frank', 'giving Eve 5 stone is not necessary'),
+        ('Frank', 'avoid sending Eve any stone'),
+        ('Frank', 'under no circumstances transfer stone to Bob'),
+        ('Alice', "I shouldn't buy bread today, I'm on a diet"),
+        ('Frank', '我才不给Eve石料呢'),
+        ('Frank', '没打算给Bob转石料'),
+        ('Frank', '绝对不能把石料给Eve'),
+        ('Dave', '我可没说要辞职'),
+        ('Frank', '石料一块都不给Eve'),
+        ('Alice', '面包我一个也不会买'),
+        ('Frank', '用不着给Bob石料'),
+        ('Alice', "there's no need for me to buy bread"),
+        ('Alice', 'I have zero interest in selling my flour'),
+        ('Frank', 'not giving Eve anything today'),
+        ('Frank', 'nobody should give Eve stone, including me'),
+        ('Frank', '石料我不打算送人'),
+        ('Alice', '面粉暂且不卖'),
+        ('Frank', '我拒绝给Bob转石料'),
+        ('Dave', '伐木场的工作我不会辞的'),
+        ('Alice', '并不想买面包'),
+        ('Frank', 'Eve gets no stone from me'),
+        ('Alice', 'selling flour? not happening'),
+        ('Frank', 'hard pass on giving Bob stone'),
+        ('Dave', 'me quit the lumberyard? never'),
+        ('Frank', 'Eve那边的石料我就不给了'),
+        ('Alice', '面粉坚决不卖'),
+        ('Dave', '辞职？想都没想过'),
+        ('Frank', '谁说我要给Bob石料了'),
+    ]
+    assert _acting(talker, cases) == []
+
+
+def test_a_supposition_or_a_wish_acts_on_nothing(demo, talker):
+    """"in theory I could", "I wish", "say I gave", "pretend", "if I were you", 理论上, 早知道, 倘使, 假定."""
+    cases = [
+        ('Frank', 'what would happen if I gave Eve 3 stone'),
+        ('Frank', 'suppose I sent Bob 2 stone, would he be happy'),
+        ('Frank', 'in theory I could give Bob 4 stone'),
+        ('Frank', 'imagine giving Eve all my stone'),
+        ('Frank', 'I wish I could give Eve 3 stone'),
+        ('Alice', "had I sold 2 flour yesterday I'd be richer"),
+        ('Frank', '假设我给Eve三个石料，她会高兴吗'),
+        ('Frank', '要是给Bob两个石料会怎样'),
+        ('Frank', '理论上我可以给Bob四块石料'),
+        ('Alice', '早知道就卖两个面粉了'),
+        ('Frank', 'say I gave Bob 2 stone, would that help him?'),
+        ('Frank', 'assuming I transfer 3 stone to Eve, how much would I have left'),
+        ('Alice', "if I were you I'd sell 2 flour"),
+        ('Frank', '倘使我给Eve三个石料，够她盖房吗'),
+        ('Alice', '换作是你，会卖两个面粉吗'),
+        ('Frank', '如果我是Bob，我会给Eve三个石料'),
+        ('Frank', 'what if I gave Eve 3 stone'),
+        ('Alice', 'would it be smart to sell 2 flour'),
+        ('Frank', 'pretend I sent Bob 4 stone'),
+        ('Frank', '假定给Eve三块石料，我还剩几块'),
+        ('Alice', '卖两个面粉能赚多少'),
+    ]
+    assert _acting(talker, cases) == []
+
+
+def test_a_how_to_question_acts_on_nothing(demo, talker):
+    """"tell me how to", "is there a way to", "which command", 流程, 步骤, 去哪买."""
+    cases = [
+        ('Alice', 'tell me how to sell 2 flour'),
+        ('Alice', 'explain how selling flour works'),
+        ('Frank', "what's the way to send stone to Eve"),
+        ('Alice', 'is there a way to buy bread from the shop'),
+        ('Alice', '卖面粉的流程是什么'),
+        ('Frank', '教教我转石料给Eve'),
+        ('Frank', '给Eve转石料要走哪些步骤'),
+        ('Alice', 'what do I type to buy bread'),
+        ('Frank', 'any tips on transferring stone to Eve'),
+        ('Alice', '买面包该怎么操作'),
+        ('Frank', '转石料给别人的方法是啥'),
+        ('Frank', 'walk me through giving Eve stone'),
+        ('Alice', 'which command buys bread'),
+        ('Frank', '给人转石料有啥讲究'),
+        ('Alice', '想买面包，去哪买'),
+    ]
+    assert _acting(talker, cases) == []
+
+
+def test_someone_elses_words_passed_on_act_on_nothing(demo, talker):
+    """Reported speech and quotations: "keeps saying", "is what Carol typed", "according to", 问我能不能, 托人带话, 按Bob的意思."""
+    cases = [
+        ('Frank', 'Eve keeps saying give her 3 stone'),
+        ('Frank', 'my neighbour asked if I could give her 2 stone'),
+        ('Frank', "Bob's message was 'send 5 stone to Eve'"),
+        ('Frank', '"give Eve 3 stone" is what Carol typed'),
+        ('Frank', 'Eve问我能不能给她两个石料'),
+        ('Frank', 'Bob发消息说要我给他五个石料'),
+        ('Frank', '听说有人让大家给Eve转石料'),
+        ('Frank', 'Carol的原话是“给Eve三个石料”'),
+        ('Frank', 'Carol told Eve to give me 3 stone'),
+        ('Frank', "Eve's note says: give Frank's stone to Bob"),
+        ('Frank', "someone on the board was like 'give me 5 stone'"),
+        ('Frank', 'Eve跟我说她想要三个石料'),
+        ('Frank', '群里有人喊“谁给我五块石料”'),
+        ('Frank', 'Bob托人带话，让我给Eve两块石料'),
+        ('Frank', "Bob's text: give Eve 3 stone asap"),
+        ('Frank', 'according to Carol, I should give Eve 3 stone'),
+        ('Frank', 'Eve wants me to give her 3 stone'),
+        ('Frank', 'Carol留言叫我给Eve三个石料'),
+        ('Frank', '按Bob的意思，给Eve三块石料'),
+        ('Frank', 'Eve一直念叨让我给她石料'),
+    ]
+    assert _acting(talker, cases) == []
+
+
+def test_a_plan_for_later_acts_on_nothing(demo, talker):
+    """"after lunch", "in an hour,", "on monday", "when the season ends", 回头, 晚点, 月底, 三天后, 做完这个月就."""
+    cases = [
+        ('Frank', "I'll give Eve 3 stone after lunch"),
+        ('Frank', "this weekend I'm giving Eve 3 stone"),
+        ('Alice', "eventually I'll sell 2 flour"),
+        ('Frank', 'in an hour, give Eve 2 stone'),
+        ('Dave', "I'm quitting the lumberyard at the end of the month"),
+        ('Frank', '回头给Eve三个石料'),
+        ('Alice', '周末再卖两个面粉'),
+        ('Frank', '过阵子给Bob转两个石料'),
+        ('Frank', '晚点给Eve两块石料'),
+        ('Dave', '月底我就辞职'),
+        ('Frank', "I'm going to send Bob 2 stone once I'm back"),
+        ('Alice', "thinking I'll sell 2 flour this evening"),
+        ('Frank', 'first thing tomorrow morning, give Eve 3 stone'),
+        ('Dave', "I'll quit the lumberyard when the season ends"),
+        ('Frank', '下礼拜再给Eve三个石料'),
+        ('Alice', '等我忙完了再卖两个面粉'),
+        ('Frank', '三天后给Bob两个石料'),
+        ('Dave', '年底辞掉伐木场的活'),
+        ('Frank', 'gonna give Eve 3 stone in a bit'),
+        ('Alice', "I'll sell 2 flour before I go to bed"),
+        ('Frank', 'give Eve 3 stone on monday'),
+        ('Frank', '等Eve上线了再给她三个石料'),
+        ('Alice', '过两周卖两个面粉'),
+        ('Frank', '改天给Bob两个石料'),
+        ('Dave', '做完这个月就辞职'),
+    ]
+    assert _acting(talker, cases) == []
+
+
+def test_a_request_taken_back_later_acts_on_nothing(demo, talker):
+    """"…, or not", "nah", "actually no", "changed my mind", 想想还是留着, 不，等等, 算球了, 不了不了, 改主意了."""
+    cases = [
+        ('Frank', 'give Eve 2 stone. hmm, no, let me think'),
+        ('Alice', 'sell 2 flour. on reflection, keep them'),
+        ('Frank', 'give Eve 2 stone, or not'),
+        ('Alice', 'buy 2 bread, nah'),
+        ('Frank', 'send Bob 3 stone... actually no'),
+        ('Frank', '给Bob两个石料，想想还是留着吧'),
+        ('Frank', '转Eve两个石料，不，等等'),
+        ('Alice', '卖两个面粉，还是再想想吧'),
+        ('Frank', '给Eve三块石料，嗯……先这样吧不给了'),
+        ('Frank', 'give Eve 3 stone. no, forget that'),
+        ('Alice', 'sell 2 flour — hmm, actually keep them'),
+        ('Frank', "send Bob 2 stone, wait, don't"),
+        ('Frank', '给Eve三个石料……算球了'),
+        ('Alice', '买两个面包，哎还是不买了'),
+        ('Frank', '转给Bob两块石料，嗯，先不转'),
+        ('Frank', 'give Eve 3 stone. changed my mind'),
+        ('Alice', "buy 2 bread... never mind, I'm full"),
+        ('Frank', 'send Bob 2 stone — no, hold on'),
+        ('Frank', '给Eve三个石料，不了不了'),
+        ('Alice', '卖两个面粉，我反悔了'),
+        ('Frank', '给Bob两块石料……改主意了'),
+    ]
+    assert _acting(talker, cases) == []
+
+
+def test_another_residents_goods_are_not_the_speakers(demo, talker):
+    """Goods that belong to someone else, however it is said."""
+    cases = [
+        ('Frank', 'sell the flour that belongs to Alice'),
+        ('Frank', "eat Alice's bread"),
+        ('Alice', 'cancel the listing Frank posted'),
+        ('Frank', '把属于Bob的石料送给Eve'),
+        ('Alice', '把Frank挂的单撤了'),
+        ('Frank', '把Carol的木材卖了'),
+        ('Frank', 'give Eve the stone Carol has'),
+        ('Frank', '把Carol手上的木材转给Eve'),
+        ('Alice', "buy Bob's apples and eat them"),
+        ('Frank', "give Eve Dave's wood"),
+        ('Frank', '把Dave那边的木材给Eve'),
+    ]
+    assert _acting(talker, cases) == []
+
+
+def test_small_talk_with_an_action_word_acts_on_nothing(demo, talker):
+    """Opinions, comparisons and what others did: "quitting smoking is hard", "buying bread every day adds up", 吃面包比吃苹果好, Bob刚给Eve送了."""
+    cases = [
+        ('Frank', 'giving is better than receiving, as they say'),
+        ('Frank', 'I love buying stuff at the shop'),
+        ('Alice', 'selling bread is hard work lol'),
+        ('Frank', 'Bob gave Eve 3 stone yesterday'),
+        ('Dave', 'quitting smoking is hard'),
+        ('Frank', 'Eve给了Bob三个石料'),
+        ('Alice', '我最喜欢吃面包了'),
+        ('Frank', '今天天气真好，适合送礼物'),
+        ('Frank', 'Carol卖了五个木材给Dave'),
+        ('Frank', 'everyone keeps giving Eve stone these days'),
+        ('Alice', 'I sold flour for years before this'),
+        ('Frank', '送人石料是一种美德'),
+        ('Dave', '辞职这种事不能冲动'),
+        ('Alice', '吃面包比吃苹果好'),
+        ('Frank', 'Eve is giving stone away to everyone lol'),
+        ('Alice', 'buying bread every day adds up'),
+        ('Frank', 'Bob刚给Eve送了三个石料，真大方'),
+        ('Alice', '面包卖得真快'),
+    ]
+    assert _acting(talker, cases) == []
+
+
+def test_a_typo_in_the_verb_keeps_its_negation(demo, talker):
+    """"dont giev", "plz dnt send", "dnot give"."""
+    cases = [
+        ('Frank', 'dont giev Eve 3 stone'),
+        ('Frank', 'plz dnt send bob stone'),
+        ('Frank', 'do not trasnfer stone to Eve'),
+        ('Alice', 'i dont wanna sel flour'),
+        ('Frank', 'didnt mean to giv Eve stone'),
+        ('Frank', 'dont sned Eve stone'),
+        ('Alice', 'pls dont by bread'),
+        ('Frank', 'dnot give Eve stone'),
+        ('Frank', "don't giv Bob 3 stoen"),
+    ]
+    assert _acting(talker, cases) == []
+
+
+def test_the_desk_holds_back_conditions_relays_and_deferrals(demo, talker):
+    """"if the guest complains again", "the guest wrote '…'", "threatened to", 客人问能不能退款, 先缓缓, 我先问问经理."""
+    cases = [
+        ('前台助理', 'if the guest of HT20260301001 complains again, refund them'),
+        ('前台助理', "the guest wrote 'refund me now' on HT20260301001"),
+        ('前台助理', "I'd never refund HT20260301001"),
+        ('前台助理', '客人问HT20260301001能不能退款'),
+        ('前台助理', 'HT20260301001的退款这事再议'),
+        ('前台助理', 'should HT20260301001 get a refund?'),
+        ('前台助理', 'the guest of HT20260301001 might ask for a refund later'),
+        ('前台助理', 'HT20260301001要是客人再投诉就退款'),
+        ('前台助理', 'HT20260301001的退款先缓缓'),
+        ('前台助理', 'the guest of HT20260301001 threatened to ask for a refund'),
+        ('前台助理', 'HT20260301001的客人说他想退款，我先问问经理'),
+    ]
+    assert _acting(talker, cases) == []
+
+
+def test_the_fund_assistant_holds_back_opinions_doubts_and_plans(demo, talker):
+    """"would be a mistake", "I'm torn on", "at some point", 再议, 下个季度再, 等开完会再定."""
+    cases = [
+        ('基金助理', 'disabling 科技先锋 would be a mistake'),
+        ('基金助理', "I'm torn on disabling Beta Balanced"),
+        ('基金助理', '停用科技先锋这事再议'),
+        ('基金助理', '停用Beta Balanced？我看没必要'),
+        ('基金助理', '科技先锋要不要停用，你怎么看'),
+        ('基金助理', 'Beta Balanced is being considered for disabling'),
+        ('基金助理', "if returns keep dropping we'll disable 科技先锋"),
+        ('基金助理', '下个季度再停用科技先锋'),
+        ('基金助理', '老板问科技先锋能不能停用'),
+        ('基金助理', 'we may disable 科技先锋 at some point'),
+        ('基金助理', 'Beta Balanced停不停用，等开完会再定'),
+    ]
+    assert _acting(talker, cases) == []
+
+
+def test_a_bound_or_a_share_is_no_count_and_is_asked(demo, talker):
+    """"at least 3", "up to 4", "a little over 3", "a dozen or so", "give or take", 至少三个, 不超过四个, 十多块, 一大半."""
+    from django.db import transaction
+
+    cases = [
+        ('Frank', 'give Eve 3 or 4 stone'),
+        ('Frank', 'give Eve 5-6 stone'),
+        ('Frank', 'give Eve at least 3 stone'),
+        ('Frank', 'give Eve up to 4 stone'),
+        ('Frank', 'give Eve nearly 5 stone'),
+        ('Frank', 'give Eve as much stone as she needs'),
+        ('Frank', 'give Eve most of my stone'),
+        ('Frank', '给Eve三四个石料'),
+        ('Frank', '给Eve五六块石料'),
+        ('Frank', '给Eve至少三个石料'),
+        ('Frank', '给Eve不超过四个石料'),
+        ('Frank', '送Eve将近十个石料'),
+        ('Frank', '给Eve一大半石料'),
+        ('Frank', '给Eve两三块石料'),
+        ('Frank', 'give Eve a dozen or so stone'),
+        ('Frank', 'give Eve a little over 3 stone'),
+        ('Frank', 'give Eve several stone'),
+        ('Frank', '给Eve十多块石料'),
+        ('Frank', '给Eve三块以上的石料'),
+        ('Frank', '给Eve最多五个石料'),
+        ('Frank', '给Eve几块石料'),
+        ('Frank', 'give Eve a bunch of stone'),
+        ('Frank', 'give Eve 3 stone give or take'),
+        ('Frank', 'give Eve somewhere between 3 and 5 stone'),
+        ('Frank', '给Eve三五块石料'),
+        ('Frank', '给Eve十块上下的石料'),
+        ('Frank', '给Eve一堆石料'),
+    ]
+    wrong = []
+    for agent, message in cases:
+        with transaction.atomic():
+            result = talker(agent, message)
+            if _writes(result) or not _asks(result.reply):
+                wrong.append(message)
+            transaction.set_rollback(True)
+    assert wrong == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ('Frank', "don't forget to give Eve 3 stone"),
+        ('Frank', '别忘了给Eve三个石料'),
+        ('Frank', 'no worries, give Eve 3 stone'),
+        ('Frank', '没问题，给Eve三个石料'),
+        ('Frank', 'give Eve 3 stone, no rush'),
+        ('Frank', '不好意思，麻烦给Eve三个石料'),
+        ('Frank', 'Eve is out of stone, give her 3'),
+        ('Frank', 'Eve没石料了，给她三个'),
+        ('Frank', "3 stone to Eve, don't forget"),
+        ('Frank', "Eve can't build without stone, give her 3"),
+        ('Frank', 'Eve不能没有石料，给她三个'),
+        ('Frank', "I can't stand seeing Eve poor, give her 3 stone"),
+        ('Frank', '别担心，我给Eve三个石料'),
+        ('Frank', 'please give Eve 3 stone, she asked if I could'),
+        ('Frank', 'Eve问我要石料，给她三个吧'),
+        ('Frank', "it's not much, but give Eve 3 stone"),
+        ('Frank', '给Eve三个石料，别让她等'),
+        ('Frank', 'never mind the wood, give Eve 3 stone'),
+        ('Frank', 'give Eve 3 stone right now, not later'),
+        ('Frank', '不用等了，现在就给Eve三个石料'),
+        ('Frank', 'give Eve 3 stone if you can'),
+    ],
+)
+def test_a_courtesy_or_a_reason_with_a_no_in_it_still_gives(demo, talker, agent, message):
+    """"don't forget to", "no worries", "not later", 别忘了, 没问题, 别让她等, "Eve can't build without stone": no no to the request."""
+    expected = {"to_agent_id": Agent.objects.get(name="Eve").pk, "resource_type": "stone", "quantity": 3}
+    assert _calls(talker(agent, message), "transfer_resource") == [expected]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [("Frank", "buying stone every day adds up"), ("Alice", "buying 2 bread every morning adds up")],
+)
+def test_a_verb_as_the_subject_talks_about_the_deed_and_says_so(demo, talker, agent, message, settings):
+    result = talker(agent, message)
+    assert _writes(result) == [] and "not a request" in result.reply
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("how much stone do I have?", "ok give Eve two"), ("我有多少石料？", "那给Eve两个")],
+)
+def test_a_count_and_a_receiver_after_a_question_about_one_resource_give_that_resource(demo, talker, first, second):
+    """The resource the last message named fills the slot this one leaves open, as a fund or an order does."""
+    expected = {"to_agent_id": Agent.objects.get(name="Eve").pk, "resource_type": "stone", "quantity": 2}
+    assert _calls(talker("Frank", first, second), "transfer_resource") == [expected]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("how much stone and wood do I have?", "ok give Eve two"), ("how much stone do I have?", "ok, don't give Eve any")],
+)
+def test_two_resources_named_before_or_a_no_carry_nothing_over(demo, talker, first, second):
+    assert _writes(talker("Frank", first, second)) == []
