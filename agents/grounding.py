@@ -94,11 +94,16 @@ def _acted(result: Any) -> bool:
 
 
 def named_tools(said: str, offered: set[str]) -> set[str]:
-    """The tools whose doing the message names: the offline reader's phrases and frames it triggers."""
+    """The tools whose doing the message names: the offline reader's phrases, and the frames whose
+    trigger words it says (a frame triggered by a span alone, "@resident", names no doing: Bob's name
+    is no request to accept a market order)."""
     from .tool_relevance import parsed_tools
 
     reading = read(said)
-    triggered = {frame.tool for frame in registered_frames() if frame.tool in offered and frame.triggered(reading)}
+    triggered = {
+        frame.tool for frame in registered_frames()
+        if frame.tool in offered and frame.triggered(reading) and reading.has(*frame.words)
+    }
     return set(parsed_tools(said, offered)) | triggered
 
 

@@ -65,6 +65,8 @@ def test_once_a_write_acted_no_other_write_is_offered(demo):
     found = schemas("Alice", "give 5 flour to Bob", done)
     assert found["transfer_resource"] is False and found["create_market_order"] is False
     assert isinstance(found["get_my_resources"], dict)  # a look-up may still follow
+    # Bob's name triggers the market's accept frame, but asks nobody to accept an order (was offered).
+    assert found["accept_market_order"] is False
     refused = [{"name": "transfer_resource", "arguments": {}, "result": {"status": "error"}}]
     assert isinstance(schemas("Alice", "give 5 flour to Bob", refused)["transfer_resource"], dict)
 
