@@ -172,7 +172,10 @@ def grounded_schema(tool: str, schema: dict, values: Values, given: dict | None 
             return False
     if write and not named and not gives:
         return False  # "could you spare some flour?" asks nobody to eat
-    return {**schema, "properties": properties, "required": [key for key in schema.get("required") or () if key in properties]}
+    # What the reader or a template chose is filled, optional or not: Gemma left the desk's order
+    # number out of the supplier question, and the supplier's reply was then filed under no order.
+    chosen = [key for key in properties if key in given and key not in required and "enum" in properties[key]]
+    return {**schema, "properties": properties, "required": [key for key in schema.get("required") or () if key in properties] + chosen}
 
 
 def _enum(spec: dict, options: list) -> dict:
