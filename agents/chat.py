@@ -260,7 +260,7 @@ def converse(
             offered = tools
         system, turns = {"role": "system", "content": system_prompt(agent)}, annotated(history(conversation), named)
         # Each argument a write may take, read from the message (used where arguments are schema-decoded).
-        sent = grounded(offered, said or "", made) if ranked else offered
+        sent = grounded(offered, said or "", made, system["content"]) if ranked else offered
         try:
             try:
                 completion = ask(provider, fit_context(system, turns, offered, context), sent, model, listener)

@@ -17,22 +17,40 @@ allows. ``grounded`` gives each offered tool (OpenAI format) such a schema, unde
   a quotation, what follows "called"/"叫", "to"/"改成" and the like;
 - booleans and parameters with their own enum (or a choice word such as ``channel``) as they are.
 
-One request asks for one write: once a write of this turn acted, no other write is offered (Gemma
-went on from the flour it gave to selling the rest and eating). A write (``category == "action"``) gets no free argument: an optional one the message has no
+A write (``category == "action"``) gets no free argument: an optional one the message has no
 value for is left out, and a write whose required argument has none is marked ``False``: the
 request's words cannot fill it, so the constrained protocol does not offer it (the model would
-invent the argument; a look-up or a question is what such a request needs). What the model
-picks is still a call like any other: the executor validates it and the tool decides.
+invent the argument; a look-up or a question is what such a request needs).
+
+A write is offered only where the request asks for it: the message gives one of its required
+arguments, or names what it does. Named are the tools of the offline reader's phrases and frames
+whose trigger words the message says ("eat", "饿", "tell", "通知"), the call the offline reader
+would make next in this turn (the desk's early-checkout flow: look the order up, ask the supplier,
+read the reply, propose the refund), and a call a tool's own template composes (``ToolSpec.compose``:
+"refund HT… and tell the supplier" after the look-up). So an argument-less write (``eat``, ``rest``)
+is not offered to "could you spare some flour?" (Gemma ate, unasked, in five of eight must-not-act
+scenarios). The offline reader's next call and a template's call go first, with the arguments the
+message does not give (a channel, the desk's own question) as their only values.
+
+One request asks for one write: once a write of this turn acted, a write the request does not name
+is no longer offered (Gemma went on from the flour it gave to selling the rest and eating), nor one
+that acted already; a named one still is ("refund HT… and tell the supplier"). What the model picks
+is still a call like any other: the executor validates it and the tool decides.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
+from django.utils import translation
+
+from .registry import registry
 from .selectors import residents
-from .providers.base import GROUNDED
-from .providers.frames import ENUMS, SLOT_KINDS, is_write
+from .providers.base import GROUNDED, sendable
+from .providers.frames import ENUMS, SLOT_KINDS, is_write, registered_frames
+from .providers.vocabulary import language_of
 from .providers.understanding import QUOTED, NAME_END, NAMING, Reading, read, without_particle
 
 # A message naming no entity of a kind: a look-up may take any of them while they are at most this many.
@@ -46,50 +64,122 @@ VALUE_WORDS = re.compile(
 ATTRIBUTIVE = re.compile(r"\s*的\S*$")
 
 
-def grounded(tools: list[dict], said: str, made: list[dict] = ()) -> list[dict]:
+def grounded(tools: list[dict], said: str, made: list[dict] = (), system: str = "") -> list[dict]:
     """``tools`` each with its arguments' schema grounded in ``said`` under ``GROUNDED`` (``False``: a
-    write these words cannot fill, or any write once one of this turn's calls ``made`` wrote)."""
+    write these words cannot fill or do not ask for, or one not named once one of this turn's calls
+    ``made`` wrote), the next call of the offline reader (``system``: the agent's prompt) or of a
+    tool's template first."""
     if not tools:
         return tools
+    made = list(made)
     values = Values(read(said), said)
-    wrote = any(is_write(call["name"]) and _acted(call.get("result")) for call in made)
-    return [
+    names = [tool["function"]["name"] for tool in tools]
+    given = {**composed(names, said, made), **planned(tools, said, made, system)}
+    named = named_tools(said, set(names)) | set(given)
+    wrote = {call["name"] for call in made if is_write(call["name"]) and _acted(call.get("result"))}
+    out = [
         {
             **tool,
-            GROUNDED: False if wrote and is_write(tool["function"]["name"])
-            else grounded_schema(tool["function"]["name"], tool["function"].get("parameters") or {}, values),
+            GROUNDED: False if is_write(name) and wrote and (name in wrote or name not in named)
+            else grounded_schema(name, tool["function"].get("parameters") or {}, values, given.get(name, {}), named=name in named),
         }
-        for tool in tools
+        for tool, name in zip(tools, names)
     ]
+    # A small model takes the first option: the write the reader or a template prepared leads.
+    return sorted(out, key=lambda tool: not (tool["function"]["name"] in given and is_write(tool["function"]["name"])))
 
 
 def _acted(result: Any) -> bool:
     return isinstance(result, dict) and result.get("status") in ("success", "pending_confirmation")
 
 
-def grounded_schema(tool: str, schema: dict, values: Values) -> dict | bool:
-    """``schema`` with each argument narrowed to what ``values`` holds for it; False when a write's
-    required argument has nothing to take."""
+def named_tools(said: str, offered: set[str]) -> set[str]:
+    """The tools whose doing the message names: the offline reader's phrases, and the frames whose
+    trigger words it says (a frame triggered by a span alone, "@resident", names no doing: Bob's name
+    is no request to accept a market order)."""
+    from .tool_relevance import parsed_tools
+
+    reading = read(said)
+    triggered = {
+        frame.tool for frame in registered_frames()
+        if frame.tool in offered and frame.triggered(reading) and reading.has(*frame.words)
+    }
+    return set(parsed_tools(said, offered)) | triggered
+
+
+def planned(tools: list[dict], said: str, made: list[dict], system: str = "") -> dict[str, dict]:
+    """The calls the offline reader (the rules provider) would make next in this turn, by tool: a
+    domain's flow, every argument of a write a span of the words, a look-up's row or its own composition."""
+    from .providers.rules import RulesChatPolicy
+
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": said}]
+    for index, call in enumerate(made):
+        arguments = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
+        messages += [
+            {"role": "assistant", "content": "", "tool_calls": [{
+                "id": f"made_{index}", "type": "function",
+                "function": {"name": call["name"], "arguments": json.dumps(arguments, ensure_ascii=False, default=str)},
+            }]},
+            {"role": "tool", "tool_call_id": f"made_{index}", "content": json.dumps(call.get("result") or {}, ensure_ascii=False, default=str)},
+        ]
+    plan: dict[str, dict] = {}
+    for call in RulesChatPolicy().decide(messages, sendable(tools)).tool_calls:
+        arguments = json.loads(call.arguments or "{}")
+        plan.setdefault(call.name, arguments if isinstance(arguments, dict) else {})
+    return plan
+
+
+def composed(names: list[str], said: str, made: list[dict]) -> dict[str, dict]:
+    """The arguments each tool's own template composes for this turn (``ToolSpec.compose``), by tool."""
+    found = {}
+    with translation.override(language_of(said)):
+        for name in names:
+            spec = registry.get(name)
+            if spec is not None and spec.compose is not None and (arguments := spec.compose(said, made)):
+                found[name] = arguments
+    return found
+
+
+def grounded_schema(tool: str, schema: dict, values: Values, given: dict | None = None, *, named: bool = True) -> dict | bool:
+    """``schema`` with each argument narrowed to what ``values`` holds for it, or to the one value
+    ``given`` (the offline reader's or a template's) where it has one; False when a write's required
+    argument has nothing to take, or when the message gives none of them and does not name the write."""
+    given = given or {}
     write = is_write(tool)
     required = set(schema.get("required") or ())
     texts = [key for key, spec in (schema.get("properties") or {}).items() if _kind(key, spec) == "text"]
     told = told_fields(tool, texts, values.said, required) if write and len(texts) > 1 else set(texts)
     properties: dict[str, Any] = {}
+    gives = False  # the message (or the reader's plan) gives a value to a required argument
     for key, spec in (schema.get("properties") or {}).items():
         kind = _kind(key, spec)
+        if key in given and _typed([given[key]], spec.get("type") == "integer") and (kind is not None or "enum" not in spec):
+            properties[key] = _enum(spec, [given[key]])
+            gives = gives or key in required
+            continue
         if kind is None:
             properties[key] = spec
             continue
         options = values.of(kind, integer=spec.get("type") == "integer") if kind != "text" or key in told else []
+        gives = gives or bool(options and key in required)
         if not options and not write and kind not in ("number", "text"):
             options = values.every(kind, integer=spec.get("type") == "integer")
         if options:
-            properties[key] = {"type": spec["type"], "enum": options, **({"description": spec["description"]} if "description" in spec else {})}
+            properties[key] = _enum(spec, options)
         elif not write:
             properties[key] = spec
         elif key in required:
             return False
-    return {**schema, "properties": properties, "required": [key for key in schema.get("required") or () if key in properties]}
+    if write and not named and not gives:
+        return False  # "could you spare some flour?" asks nobody to eat
+    # What the reader or a template chose is filled, optional or not: Gemma left the desk's order
+    # number out of the supplier question, and the supplier's reply was then filed under no order.
+    chosen = [key for key in properties if key in given and key not in required and "enum" in properties[key]]
+    return {**schema, "properties": properties, "required": [key for key in schema.get("required") or () if key in properties] + chosen}
+
+
+def _enum(spec: dict, options: list) -> dict:
+    return {"type": spec["type"], "enum": options, **({"description": spec["description"]} if "description" in spec else {})}
 
 
 def told_fields(tool: str, texts: list[str], said: str, required: set[str]) -> set[str]:

@@ -81,6 +81,11 @@ class ToolSpec:
     # word (chatting, MCP, confirming its proposal): a view permission for a read, the add or change
     # permission for a write. Every tool names one; a system check reports one that does not.
     permission: str | None = None
+    # The arguments the agent composes itself for this call from its turn so far, none of them the
+    # user's words: ``compose(said, made)`` (``made``: this turn's calls, ``{"name", "arguments",
+    # "result"}``) returns them, or None. Where arguments are schema-decoded they are what is offered
+    # (``agents.grounding``): the desk's question to the supplier, from the order it looked up.
+    compose: Callable[[str, list[dict]], dict | None] | None = None
 
     def describe(self, language: str | None = None) -> str:
         """The description in ``language``, or in the active language when none is given."""
@@ -259,6 +264,7 @@ def tool(
     name: str | None = None,
     propose: Callable[..., Proposal] | None = None,
     permission: str | None = None,
+    compose: Callable[[str, list[dict]], dict | None] | None = None,
     register_to: ToolRegistry | None = registry,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``func`` as a tool and return it unchanged (with ``func.tool_spec`` attached)."""
@@ -284,6 +290,7 @@ def tool(
             source=source,
             propose=propose,
             permission=permission,
+            compose=compose,
         )
         func.tool_spec = spec  # type: ignore[attr-defined]
         if register_to is not None:

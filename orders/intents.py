@@ -24,6 +24,8 @@ from django.utils.translation import gettext_lazy
 
 from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent, offer
 
+from .tools import supplier_question
+
 ORDER_NO = r"(?P<order_no>[A-Za-z]{2}\d{8,})"
 # What the desk reads as the supplier's go-ahead (the simulator answers "已处理完成，可以办理退款").
 UPSTREAM = r"(?P<up>上游|供应商|酒店方|supplier|upstream|hotel)"
@@ -108,11 +110,7 @@ def checkout_flow(turn: Turn, order_no: str) -> Step | None:
 
     asked = _sent(turn, "upstream")
     if asked is None:
-        content = _(
-            "您好，订单 %(supplier_order_no)s（我方订单 %(order_no)s）的客人 %(guest_name)s "
-            "申请提前离店（%(hotel_name)s，%(check_in)s 至 %(check_out)s，%(room_type)s），"
-            "请确认是否可以办理退款。"
-        ) % {**order, "order_no": order_no}
+        content = supplier_question({**order, "order_no": order_no})
         ask = Step(calls=(("message_send", {"channel": "upstream", "order_no": order_no, "content": content}),), composed=("content",))
         return _next(turn, ask, "")
     if not asked.ok:

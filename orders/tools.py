@@ -9,6 +9,7 @@ checked by the services, so every caller gets the same ``invalid_channel`` /
 ``empty_content`` codes.
 """
 
+import re
 from typing import Annotated
 
 from django.utils.translation import gettext as _
@@ -23,6 +24,40 @@ ORDER_NO = Param(description=gettext_lazy("订单号，例如 HT20260301001"))
 CHANNEL = Param(
     description=gettext_lazy("频道：downstream 发给客人，upstream 发给供应商"),
 )
+
+
+# "通知供应商", "tell the supplier", "let the hotel know": the request asks the desk to tell the supplier.
+TELLS_SUPPLIER = re.compile(
+    r"(?:告诉|通知|转告|告知|知会|联系|问问?|发(?:个|条|一条)?消息给)\s*(?:一下)?\s*(?:供应商|上游|酒店方?)"
+    r"|\b(?:tell|inform|notify|message|contact|ask|let|email|ping|write\s+to|check\s+with)\s+(?:the\s+)?(?:supplier|upstream|hotel)\b",
+    re.IGNORECASE,
+)
+
+
+def supplier_question(order: dict) -> str:
+    """The desk's own question to the supplier about an early checkout: every field from the order looked up."""
+    return _(
+        "您好，订单 %(supplier_order_no)s（我方订单 %(order_no)s）的客人 %(guest_name)s "
+        "申请提前离店（%(hotel_name)s，%(check_in)s 至 %(check_out)s，%(room_type)s），"
+        "请确认是否可以办理退款。"
+    ) % order
+
+
+def compose_supplier_question(said: str, made: list[dict]) -> dict | None:
+    """``message_send``'s arguments when the request asks to tell the supplier ("refund HT… and tell the
+    supplier") and this turn looked the order up: the desk's question, composed from that order, on the
+    upstream channel. None before the look-up, once the supplier was written to, or when nobody asks."""
+    if not TELLS_SUPPLIER.search(said):
+        return None
+    for call in made:
+        arguments = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
+        if call["name"] == "message_send" and arguments.get("channel") == "upstream" and call["result"].get("status") in ("success", "pending_confirmation"):
+            return None
+    looked = next((c for c in reversed(made) if c["name"] == "order_query" and c["result"].get("status") == "success"), None)
+    order = looked["result"].get("data") if looked else None
+    if not isinstance(order, dict) or not order.get("order_no"):
+        return None
+    return {"channel": "upstream", "order_no": order["order_no"], "content": supplier_question(order)}
 
 
 def _channel_name(channel: str) -> str:
@@ -66,6 +101,7 @@ def propose_message(ctx: ToolContext, channel: str, content: str, order_no: str 
     description=gettext_lazy("以前台身份发送消息：downstream 频道发给客人，upstream 频道发给供应商；可注明相关订单号"),
     propose=propose_message,
     permission="orders.add_channelmessage",
+    compose=compose_supplier_question,
 )
 def message_send(
     ctx: ToolContext,
