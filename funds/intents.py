@@ -577,6 +577,14 @@ COURTESY = re.compile(
     re.IGNORECASE,
 )
 
+# "but don't create it yet", "先别建": a no to the creating itself is no remark; left in the message,
+# the one gate before any write (``RulesProvider.held_back``) reads it and nothing is proposed.
+NOT_YET = re.compile(
+    r"^(?:but|and|just|yet)?\s*(?:don'?t|do\s+not|not|no\s+need\s+to|never)\s+(?:\w+\s+){0,2}?(?:create|make|add|set\s+up|open|start)\b"
+    r"|^(?:但是?|不过|可是|只是)?\s*(?:先|暂时|还)?(?:别|不要|不用|不必|先不|暂不)(?:急着|马上|现在)?(?:新建|创建|建|开|加|新增|添加)",
+    re.IGNORECASE,
+)
+
 
 def new_fund(said: str) -> tuple[str, list[str]]:
     """(name, the other pieces) of "create a fund called Harbor Income, bond type, low risk": each as typed."""
@@ -599,7 +607,7 @@ def new_fund(said: str) -> tuple[str, list[str]]:
         name = without_particle(re.sub(r"\s*的基金\s*$|\s+fund\s*$", "", head[0]).strip(" ?？!！.。"))
         rest = head[1] if len(head) > 1 else ""
     pieces = [p.strip(" ?？!！.。") for p in PIECES.split(rest)]
-    return name, [p for p in pieces if p and not COURTESY.match(p)]
+    return name, [p for p in pieces if p and not COURTESY.match(p) and not NOT_YET.match(p)]
 
 
 @frame(

@@ -56,7 +56,7 @@ def courteous(said: str) -> str:
 DEFERRAL = re.compile(
     r"不要|不用|不必|不需要|无需|没必要|用不着|别(?!人|的|处|家)|先不|暂时不|暂不|不打算|不想|不准|禁止|请勿|勿|"
     r"改天|以后再|回头再|晚点再|晚些再|等(?:一)?(?:下|会儿?)再|再说吧|算了|今天不|还不(?:用|要|想|打算)|"
-    r"不(?:签到|打卡|吃|卖|买|退|去|接|领|转|送|给|辞|建|盖|上班|干活|工作|挂|发|启用|停用|处理|办)"
+    r"不(?:签到|打卡|吃|饿|卖|买|退|去|接|领|转|送|给|辞|建|盖|上班|干活|工作|挂|发|启用|停用|处理|办)"
     # "不会买", "不能给", "没打算", "才不给", "一个也不买", "这事再议": a no in any of its Chinese forms. "能不能",
     # "会不会", "可不可以" ask; "不得不" and "不能不" say must.
     r"|(?<![能会可该])不(?:会|能|可以|该|应该|许|得)(?!不)|没(?:说|让|叫|要求|打算|准备|想过|必要)|才不|绝不|决不|绝对不|坚决不|"
@@ -165,7 +165,9 @@ DONE_EN = (
     r"told|messaged|notified|informed|contacted|replied|wrote|emailed|texted"
 )
 DONE = re.compile(
-    r"(?:已经|早就|早已|昨天|前天|刚才|刚刚|(?<![刚才])刚(?!才|刚|好)|上次|之前|上周|上个?(?:星期|礼拜|月)|前几天|去年)"
+    # "今天早上吃了两个面包", "中午买了三个": a time of day already past, with the deed done (了/过).
+    r"(?:已经|早就|早已|昨天|前天|刚才|刚刚|(?<![刚才])刚(?!才|刚|好)|上次|之前|上周|上个?(?:星期|礼拜|月)|前几天|去年"
+    r"|今天(?:早上|上午|中午)|今早|今晨|早上|上午|中午|昨晚)"
     rf"[^，,。.!！?？]{{0,16}}?(?:{DONE_VERB})(?:好|完|掉|妥)?(?:过|了)"
     rf"|(?:{DONE_VERB}|说|讲)过"
     r"|\b(?:i|we)\s+(?:already\s+|just\s+|have\s+already\s+|already\s+have\s+|had\s+)?"
@@ -390,6 +392,18 @@ def without(said: str, free_text: Iterable[str]) -> str:
     for text in sorted((t for t in free_text if t), key=len, reverse=True):
         said = said.replace(text, " ")
     return said
+
+
+# "我自己还要吃的", "I need them myself", "留着自己用": the speaker's own need, said as the reason for a no.
+OWN_NEED = re.compile(
+    r"(?:我|咱)(?:自己|们自己)?(?:还|也|都)?(?:要|得|需要|想)(?:留着)?\S{0,4}?的[啊呀吧呢嘛哈]*\s*[。.!！~]*\s*$|留着自己|自己(?:还)?(?:要|得)用"
+    r"|\bi\s+(?:still\s+)?(?:need|want)\s+(?:it|them|those|these)\s+(?:myself|for\s+myself)\b|\bkeep(?:ing)?\s+(?:it|them)\s+for\s+myself\b",
+    re.IGNORECASE,
+)
+
+
+def own_need(clause: str) -> bool:
+    return bool(OWN_NEED.search(clause))
 
 
 def deferred(text: str, tools: set[str]) -> bool:

@@ -480,8 +480,11 @@ def asked_anew(message: str, writes: list[tuple[str, dict]]) -> bool:
     if len(bounds) < 2 or not words:
         return False
     reading = read(message)
+    tools = {name for name, _a in writes}
+    # "中午吃了一个苹果，现在不饿": a clause that says no ("不饿") asks for nothing anew.
     return any(
-        not restraint.DONE.search(message[a:b]) and sub_reading(reading, a, b).has(*words) for a, b in bounds
+        not restraint.DONE.search(message[a:b]) and not restraint.deferred(message[a:b], tools) and sub_reading(reading, a, b).has(*words)
+        for a, b in bounds
     )
 
 
@@ -502,7 +505,8 @@ def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set
     negated = [(a, b) for a, b in bounds if restraint.deferred(message[a:b], tools)]
     if not negated or len(negated) == len(bounds):
         return False
-    clean = [sub_reading(reading, a, b) for a, b in bounds if (a, b) not in negated]
+    # "别把苹果给Eve，我自己还要吃的": the speaker's own need is the no's reason, not a request of its own.
+    clean = [sub_reading(reading, a, b) for a, b in bounds if (a, b) not in negated and not restraint.own_need(message[a:b])]
     return all(
         not sub_reading(reading, a, b).has(*mine)
         and (

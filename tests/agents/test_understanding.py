@@ -1500,3 +1500,41 @@ def test_a_count_and_a_receiver_after_a_question_about_one_resource_give_that_re
 )
 def test_two_resources_named_before_or_a_no_carry_nothing_over(demo, talker, first, second):
     assert _writes(talker("Frank", first, second)) == []
+
+
+# ---------------------------------------------------------------- after j's scoring: three classes it found
+# j (the sealed file of round 9) was scored before and after round 9 and then became tuning data; these are the
+# integrator's own sentences for the three classes of wrong write it still found, none of them j's phrases.
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("Alice", "别把面包卖给Bob，我自己还要吃的"),
+        ("Alice", "面包别给Eve了，我们自己还得吃的呢"),
+        ("Alice", "don't hand Eve my bread, I need it myself"),
+        ("Alice", "中午吃了一个苹果，现在不饿"),
+        ("Alice", "今天早上买了两个面包，够吃了"),
+        ("Alice", "昨晚吃了三个面包，太撑了"),
+        ("Alice", "今早给了Eve两个苹果，她挺开心"),
+        ("基金助理", "think up a name for a new bond fund, but don't create it yet"),
+        ("基金助理", "come up with a name for a green fund and don't open it for now"),
+        ("基金助理", "新基金就叫稳盈三号吧，不过先别建"),
+    ],
+)
+def test_a_reason_a_past_meal_or_a_no_to_the_creating_writes_nothing(demo, talker, agent, message):
+    """The speaker's own need beside a no, a time of day already past with the deed done (了), and a no to
+    creating left in the remarks: 8 of these 10 wrote something before (the other two already held)."""
+    result = talker(agent, message)
+    assert _writes(result) == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool"),
+    [
+        ("Alice", "吃一个面包吧，我饿了", "eat"),
+        ("Alice", "早上好，帮我买两个面包", "purchase"),
+    ],
+)
+def test_a_meal_or_a_purchase_asked_for_still_runs(demo, talker, agent, message, tool):
+    assert _calls(talker(agent, message), tool)
