@@ -136,13 +136,18 @@ def test_a_write_the_message_names_is_offered_without_its_optional_arguments(dem
     assert isinstance(schemas("Alice", "休息一下" if "吃" in said else "take a rest")["rest"], dict)
 
 
-def eager_eater(request):
-    """A small model that eats whenever eating is offered (Gemma 3 270M in five must-not-act scenarios)."""
+def _offered(request) -> dict | None:
+    """The properties of the decoding schema a scripted request carries; None for a free answer."""
     format_ = request.get("response_format") or {}
     schema = format_.get("schema") or format_.get("json_schema", {}).get("schema")
-    if schema is None:
+    return None if schema is None else schema["properties"]
+
+
+def eager_eater(request):
+    """A small model that eats whenever eating is offered (Gemma 3 270M in five must-not-act scenarios)."""
+    properties = _offered(request)
+    if properties is None:
         return {"content": "好的"}
-    properties = schema["properties"]
     if "tool" in properties:
         options = properties["tool"]["enum"]
         return {"content": json.dumps({"tool": "eat" if "eat" in options else "none"})}
@@ -195,11 +200,9 @@ def test_refund_and_tell_the_supplier_offers_the_desks_own_question_to_the_suppl
 def first_choice(request):
     """Gemma 3 270M under a schema: the first tool offered, the first value each argument allows, and
     for a free string whatever it makes up ("guest" for a channel)."""
-    format_ = request.get("response_format") or {}
-    schema = format_.get("schema") or format_.get("json_schema", {}).get("schema")
-    if schema is None:
+    properties = _offered(request)
+    if properties is None:
         return {"content": "好的"}
-    properties = schema["properties"]
     if "tool" in properties:
         options = properties["tool"]["enum"]
         return {"content": json.dumps({"tool": options[0] if options[0] != "none" or len(options) == 1 else options[1]})}
