@@ -72,10 +72,11 @@ def grounded(tools: list[dict], said: str, made: list[dict] = (), system: str = 
     if not tools:
         return tools
     made = list(made)
-    values = Values(read(said), said)
+    reading = read(said)
+    values = Values(reading, said)
     names = [tool["function"]["name"] for tool in tools]
     given = {**composed(names, said, made), **planned(tools, said, made, system)}
-    named = named_tools(said, set(names)) | set(given)
+    named = named_tools(said, set(names), reading) | set(given)
     wrote = {call["name"] for call in made if is_write(call["name"]) and _acted(call.get("result"))}
     out = [
         {
@@ -93,13 +94,13 @@ def _acted(result: Any) -> bool:
     return isinstance(result, dict) and result.get("status") in ("success", "pending_confirmation")
 
 
-def named_tools(said: str, offered: set[str]) -> set[str]:
+def named_tools(said: str, offered: set[str], reading: Reading | None = None) -> set[str]:
     """The tools whose doing the message names: the offline reader's phrases, and the frames whose
     trigger words it says (a frame triggered by a span alone, "@resident", names no doing: Bob's name
     is no request to accept a market order)."""
     from .tool_relevance import parsed_tools
 
-    reading = read(said)
+    reading = reading or read(said)
     triggered = {
         frame.tool for frame in registered_frames()
         if frame.tool in offered and frame.triggered(reading) and reading.has(*frame.words)
@@ -187,9 +188,6 @@ def told_fields(tool: str, texts: list[str], said: str, required: set[str]) -> s
     words (their descriptions' words, in Chinese and English, that the tool's other text arguments
     and its name do not share) it says most ("备注改成 X": the remarks, not the name); when it says
     none, the required ones (else all). One phrase does not become both a name and a remark."""
-    from django.utils import translation
-
-    from .registry import registry
     from .tool_relevance import LANGUAGES, words
 
     spec = registry.get(tool)

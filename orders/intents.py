@@ -24,7 +24,7 @@ from django.utils.translation import gettext_lazy
 
 from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent, offer
 
-from .tools import supplier_question
+from .services import supplier_question
 
 ORDER_NO = r"(?P<order_no>[A-Za-z]{2}\d{8,})"
 # What the desk reads as the supplier's go-ahead (the simulator answers "已处理完成，可以办理退款").

@@ -172,6 +172,15 @@ def refund_notice(order: Order) -> str:
     ) % {"guest_name": order.guest_name, "order_no": order.order_no, "hotel_name": order.hotel_name}
 
 
+def supplier_question(order: dict) -> str:
+    """The desk's own question to the supplier about an early checkout: every field from the order looked up."""
+    return _(
+        "您好，订单 %(supplier_order_no)s（我方订单 %(order_no)s）的客人 %(guest_name)s "
+        "申请提前离店（%(hotel_name)s，%(check_in)s 至 %(check_out)s，%(room_type)s），"
+        "请确认是否可以办理退款。"
+    ) % order
+
+
 def _refund_exists(order: Order) -> Conflict:
     return Conflict(
         "refund_exists", _("订单 %(order_no)s 已登记退款，不能重复登记") % {"order_no": order.order_no},

@@ -34,15 +34,6 @@ TELLS_SUPPLIER = re.compile(
 )
 
 
-def supplier_question(order: dict) -> str:
-    """The desk's own question to the supplier about an early checkout: every field from the order looked up."""
-    return _(
-        "您好，订单 %(supplier_order_no)s（我方订单 %(order_no)s）的客人 %(guest_name)s "
-        "申请提前离店（%(hotel_name)s，%(check_in)s 至 %(check_out)s，%(room_type)s），"
-        "请确认是否可以办理退款。"
-    ) % order
-
-
 def compose_supplier_question(said: str, made: list[dict]) -> dict | None:
     """``message_send``'s arguments when the request asks to tell the supplier ("refund HT… and tell the
     supplier") and this turn looked the order up: the desk's question, composed from that order, on the
@@ -57,7 +48,7 @@ def compose_supplier_question(said: str, made: list[dict]) -> dict | None:
     order = looked["result"].get("data") if looked else None
     if not isinstance(order, dict) or not order.get("order_no"):
         return None
-    return {"channel": "upstream", "order_no": order["order_no"], "content": supplier_question(order)}
+    return {"channel": "upstream", "order_no": order["order_no"], "content": services.supplier_question(order)}
 
 
 def _channel_name(channel: str) -> str:
