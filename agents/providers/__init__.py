@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
 from .base import Completion, ContextOverflow, ModelError, ModelProvider, ModelTimeout, ModelUnavailable, ToolCallRequest
 from .openai_compatible import OpenAICompatibleProvider
@@ -25,6 +27,18 @@ RULES = "rules"
 # One instance per configuration, so an endpoint that refused `tools` is remembered (and
 # logged) once per process, and tests that change settings get a fresh provider.
 _instances: dict[tuple, ModelProvider] = {}
+# What an endpoint taught a provider (it refused json_schema, or tools) belongs to that server: a test
+# that starts another scripted server on a port the last one freed must not inherit it.
+PROVIDER_SETTINGS = frozenset({
+    "AGENT_PROVIDER", "OPENAI_BASE_URL", "OPENAI_API_KEY", "AGENT_MODEL", "AGENT_MODEL_TIMEOUT", "AGENT_MAX_TOKENS",
+    "AGENT_TEMPERATURE", "AGENT_SEED", "AGENT_TOOL_MODE",
+})
+
+
+@receiver(setting_changed)
+def _forget_providers(*, setting: str, **kwargs: Any) -> None:
+    if setting in PROVIDER_SETTINGS:
+        _instances.clear()
 
 
 def _uses_rules(agent: Any = None) -> bool:

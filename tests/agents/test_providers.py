@@ -209,6 +209,20 @@ def test_openai_provider_is_built_from_settings(settings):
     assert model_for(Agent(name="x", model="qwen2.5")) == "qwen2.5"
 
 
+def test_what_a_server_taught_a_provider_is_not_kept_for_the_next_server_on_its_port(settings):
+    """A scripted server that refused json_schema freed its port; the next test's server got the same
+    port, and its worker asked with json_object (CI, stop 36). A changed setting forgets the providers."""
+    settings.AGENT_PROVIDER = "openai"
+    settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"
+    taught = get_provider()
+    taught.response_formats.remove("json_schema")
+
+    settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"  # another server, the same address
+
+    assert get_provider() is not taught
+    assert get_provider().response_formats == ["json_schema", "json_object"]
+
+
 def test_an_agent_can_be_pinned_to_the_rules_provider(settings):
     settings.AGENT_PROVIDER = "openai"
     settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"
