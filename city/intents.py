@@ -953,7 +953,7 @@ def work_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "list_buildings",
-    triggers=("building", "job", "work", "hiring", "建筑", "工作", "岗位", "招人", "招工", "上班"),
+    triggers=("building", "job", "work", "hiring", "wage", "salary", "建筑", "工作", "岗位", "招人", "招工", "上班", "工资", "薪水"),
     not_with=("earn", "think", "quit", "挣", "赚", "辞"),
     slots={},
     required=(),
