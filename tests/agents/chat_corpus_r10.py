@@ -283,6 +283,59 @@ _ROWS: list[tuple] = [
 ]
 
 
+# A second batch, written after the first batch's fixes and before any fix of its own: the same classes in
+# other words (a past deed told without "already", someone's words, a plan, a would-but, a rhetorical no),
+# to see whether the classes generalise, and requests that carry the same words yet ask now.
+_ROWS_2: list[tuple] = [
+    ("zh", "resident", "Dave", "昨晚把剩下的面包都吃了，今天得省着点", NONE),
+    ("zh", "resident", "Alice", "前两天Frank给我转了五个面粉", NONE),
+    ("zh", "resident", "Bob", "一小时前刚打过卡", NONE),
+    ("zh", "resident", "Bob", "Eve说她不要苹果了", NONE),
+    ("zh", "front desk", "前台助理", "HT20260301001的客人说他想退款，我先问问经理", NONE),
+    ("zh", "front desk", "前台助理", "供应商表示HT20260301002可以免费升级房型", NONE),
+    ("zh", "resident", "Dave", "听Carol说市场上的木材要涨价了", NONE),
+    ("zh", "resident", "Dave", "要不要把木材卖掉呢，我再想想", NONE),
+    ("zh", "resident", "Bob", "如果Eve明天还没找到工作，我就送她两个苹果", NONE),
+    ("zh", "resident", "Alice", "面包我留着当晚饭，现在不吃", NONE),
+    ("zh", "fund manager", "基金助理", "绿色能源主题的备注昨天下午就改好了", NONE),
+    ("zh", "resident", "Bob", "这几个苹果是留给Eve的，别动", NONE),
+    ("zh", "resident", "Carol", "帮我建个磨坊吧……钱好像不够，先算了", NONE),
+    ("zh", "resident", "Eve", "Carol的小麦我也想买，但是太贵了", NONE),
+    ("zh", "resident", "Frank", "你说我要不要辞掉磨坊的工作", NONE),
+    ("zh", "resident", "Dave", "我自己的木头还不够用呢，哪有多的给Carol", NONE),
+    ("zh", "resident", "Bob", "给Carol转小麦？她自己有十个呢", NONE),
+    ("zh", "resident", "Bob", "昨天答应Eve的两个苹果，现在给她吧", give("Eve", "apple", 2)),
+    ("zh", "resident", "Bob", "早上忘了打卡，现在补打一下", call("checkin")),
+    ("zh", "resident", "Frank", "Carol说她缺石料，给她送3块过去吧", give("Carol", "stone", 3)),
+    ("zh", "front desk", "前台助理", "客人说航班延误了，帮忙告诉供应商HT20260301002的客人会晚到",
+     call("message_send", channel="upstream", order_no="HT20260301002", content=contains("晚到"))),
+    ("zh", "resident", "Alice", "面粉用不完，挂3个到市场上，一共12", call("create_market_order", resource_type="flour", quantity=3, price=12)),
+    ("en", "resident", "Dave", "sold 3 wood to Carol yesterday, she paid well", NONE),
+    ("en", "resident", "Eve", "Bob gave me 2 apples earlier, so sweet of him", NONE),
+    ("en", "front desk", "前台助理", "refunded HT20260301003 an hour ago, the guest confirmed", NONE),
+    ("en", "fund manager", "基金助理", "disabled 科技先锋 on Monday per the committee", NONE),
+    ("en", "resident", "Bob", "Frank says the mill needs more wheat", NONE),
+    ("en", "front desk", "前台助理", "the supplier mentioned they could upgrade HT20260301001 for free", NONE),
+    ("en", "resident", "Dave", "Carol reckons I should sell my wood now", NONE),
+    ("en", "resident", "Alice", "I'll likely buy more bread after payday", NONE),
+    ("en", "resident", "Bob", "if Eve still has no job next week, I'll send her some food", NONE),
+    ("en", "resident", "Carol", "maybe cancel my wheat listing? not sure yet", NONE),
+    ("en", "resident", "Frank", "I'm keeping my stone for the wall, don't list it", NONE),
+    ("en", "resident", "Carol", "would you sell my wheat now if you were me?", NONE),
+    ("en", "fund manager", "基金助理", "you think Beta Balanced should be turned off?", NONE),
+    ("en", "front desk", "前台助理", "the guest on HT20260301002 wants a refund but I need to check with my manager first", NONE),
+    ("en", "resident", "Bob", "no need to check me in, I'm off today", NONE),
+    ("en", "resident", "Dave", "thanks but I'm not hungry, save the bread", NONE),
+    ("en", "resident", "Dave", "I'd give Eve some bread but I only have one left", NONE),
+    ("en", "resident", "Eve", "I was going to buy apples but the shop is too pricey", NONE),
+    ("en", "resident", "Bob", "I promised Eve 2 apples yesterday, send them now", give("Eve", "apple", 2)),
+    ("en", "resident", "Frank", "forgot to clock in this morning, do it now please", call("checkin")),
+    ("en", "resident", "Frank", "Carol says she's short on stone, send her 3", give("Carol", "stone", 3)),
+    ("en", "front desk", "前台助理", "the guest on HT20260301001 can't come anymore, process the refund", call("refund", order_no="HT20260301001")),
+    ("en", "resident", "Alice", "I don't need the flour anymore, sell 3 of them for 12 total", call("create_market_order", resource_type="flour", quantity=3, price=12)),
+]
+
+
 def _family(persona: str, expect: dict) -> str:
     if expect["kind"] == "none":
         return "must not act"
@@ -291,17 +344,17 @@ def _family(persona: str, expect: dict) -> str:
     return {"resident": "resident", "operator": "resident", "fund manager": "fund assistant", "front desk": "front desk"}[persona]
 
 
-CASES: list[dict] = []
-for _number, (_lang, _persona, _agent_name, _message, _expect, *_turns) in enumerate(_ROWS, 1):
-    CASES.append(
-        {
-            "id": f"r10-{_lang}-{_number:03d}",
-            "lang": _lang,
-            "persona": _persona,
-            "family": _family(_persona, _expect),
-            "agent": _agent_name,
-            "message": _message,
-            "expect": _expect,
-            **({"turns": list(_turns[0])} if _turns else {}),
-        }
-    )
+CASES: list[dict] = [
+    {
+        "id": f"{prefix}-{lang}-{number:03d}",
+        "lang": lang,
+        "persona": persona,
+        "family": _family(persona, expect),
+        "agent": agent,
+        "message": message,
+        "expect": expect,
+        **({"turns": list(turns[0])} if turns else {}),
+    }
+    for prefix, rows in (("r10", _ROWS), ("r10b", _ROWS_2))
+    for number, (lang, persona, agent, message, expect, *turns) in enumerate(rows, 1)
+]
