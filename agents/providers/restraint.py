@@ -65,6 +65,8 @@ DEFERRAL = re.compile(
     # "会不会", "可不可以" ask; "不得不" and "不能不" say must.
     r"|(?<![能会可该])不(?:会|能|可以|该|应该|许|得)(?!不)|没(?:说|让|叫|要求|打算|准备|想过|必要)|才不|绝不|决不|绝对不|坚决不|"
     # "还能撑到晚饭", "忍一忍", "扛得住", "I can hold out", "it can wait": the speaker does without, for now.
+    # "我自己的木头还不够用呢，哪有多的给Carol": a rhetorical question that says no.
+    r"哪有多|哪有闲|哪来的|哪儿来的|"
     r"还能撑|撑得住|撑到|忍一?忍|忍一下|忍得住|忍到|扛得住|熬得住|熬到|"
     r"没门|休想|[一二两三四五六七八九十][个块份袋点只根张]?[也都]不|再议|再商量|再讨论|再研究|再看看|看情况|待定|先放(?:一放|着)|先搁着|搁置|缓一缓|缓缓"
     r"|\b(?:don'?t|do\s+not|doesn'?t|never|no\s+need|not\s+(?:now|yet|today|tonight|right\s+now)|hold\s+off|"
@@ -187,7 +189,7 @@ PAST_TIME_EN = (
 DONE = re.compile(
     # "今天早上吃了两个面包", "中午买了三个": a time of day already past, with the deed done (了/过).
     r"(?:已经|早就|早已|昨天|前天|刚才|刚刚|(?<![刚才])刚(?!才|刚|好)|上次|之前|上周|上个?(?:星期|礼拜|月)|前几天|去年"
-    r"|今天(?:早上|上午|中午)|今早|今晨|早上|上午|中午|昨晚|前阵子|那天|当时|上回|早些时候"
+    r"|今天(?:早上|上午|中午)|今早|今晨|早上|上午|中午|昨晚|前两天|前些天|那会儿?|前阵子|那天|当时|上回|早些时候"
     r"|[一二两三四五六七八九十几半\d]+\s*(?:个)?(?:小时|钟头|分钟|天|周|星期|礼拜|月)(?:之?前|以前))"
     # "了吧" asks for it: "早上把面包吃了吧" is no report.
     rf"[^，,。.!！?？]{{0,16}}?(?:{DONE_VERB})(?:好|完|掉|妥)?(?:过|了(?![吧呗]))"
@@ -198,6 +200,9 @@ DONE = re.compile(
     # "gave Eve two apples this morning", "checked in at the farm around 7": a clause that opens on a past deed,
     # the speaker left out; "had a bread for lunch": a meal eaten.
     rf"|(?:^|[,.;!?]\s*|\b(?:and|then|so|also|just)\s+)(?:just\s+|also\s+)?(?:{DONE_EN})\b"
+    # "Bob gave me 2 apples", "Frank sold his flour": someone else's deed done (a verb of telling is a relay, not this).
+    r"|\b(?:he|she|they|(?-i:[A-Z][a-z]+))\s+(?:already\s+|just\s+)?(?:gave|sent|transferred|handed|ate|bought|sold|paid|claimed|"
+    r"listed|disabled|enabled|deactivated|activated|created|renamed|built|cancell?ed|refunded|checked|clocked|swapped|traded)\b"
     r"|(?:^|[,.;!?]\s*)had\s+(?:a|an|some|my|the|two|three|\d+)\s+(?:\w+\s+)?(?:bread|breads|loaf|loaves|apples?|meal|lunch|breakfast|dinner|snack)\b"
     # Anyone's deed with a time already past: "Bob sold me his wheat yesterday", "refunded it on Monday".
     rf"|\b(?:{DONE_EN})\b[^.!?;]{{0,40}}\b(?:{PAST_TIME_EN})\b|\b(?:{PAST_TIME_EN})\b[^.!?;]{{0,40}}\b(?:{DONE_EN})\b"
@@ -217,6 +222,12 @@ HYPOTHETICAL = re.compile(
     r"|\b(?:i|we)(?:'ll|\s+will|'d|\s+would)\s+(?:probably|likely|maybe|perhaps|possibly)\b|\bprobably\s+(?:will|gonna|going\s+to)\b"
     r"|\bmight\b(?!\s+as\s+well)|\bif\s+(?:you|u|i)\s+were\b|\bwere\s+i\s+you\b"
     r"|大概会|估计会|八成会|多半会|没准"
+    # "I'd give Eve some bread but I only have one", "I was going to buy apples but …", "我也想买，但是太贵了":
+    # a wish and what stands in its way; "I'd like two loaves" asks.
+    r"|\b(?:i|we)\s+(?:was|were)\s+(?:going|gonna|about)\s+to\b"
+    r"|\b(?:i|we)(?:'d|\s+would)\s+(?!like\b|love\b|prefer\b|appreciate\b|rather\b)\w+\b[^.!?;]{0,40}\bbut\s+(?:i|it|the|they|there|she|he|that|it'?s|that'?s|we)\b"
+    r"|\b(?:i|we)\s+(?:want(?:ed)?|wanna|planned|meant|hoped)\s+to\b[^.!?;]{0,40}\bbut\s+(?:i|it|the|they|there|she|he|that|it'?s|that'?s|we)\b"
+    r"|(?:想|打算|准备|本想)[^。!！?？]{0,12}?[，,]\s*(?:但是|可是|不过|只是|但)"
     r"|\b(?:if|when(?:ever)?)\s+i\s+(?:have|get|find)\s+(?:the\s+|some\s+)?(?:time|a\s+(?:chance|moment|minute))\b"
     # On a condition still to come: "if Eve asks, …", "when Dave gets here, …", "等Eve来了…", "要是他再来就…".
     r"|\b(?:if|when|once|after|as\s+soon\s+as)\s+(?!you\b|possible\b|that'?s\b|it'?s\s+(?:ok|okay|fine|possible)\b|needed\b)"
@@ -234,6 +245,9 @@ HYPOTHETICAL = re.compile(
     r"i\s+(?:would|could|should|might)\s+have|had\s+i|pretend|let'?s\s+say|say\s+i)\b"
     # "…，我先问问经理", "let me check with the boss first": the speaker does something else first.
     r"|我先(?:问问|问一下|问|确认|核实|商量|想想|看看|请示)|\blet\s+me\s+(?:first\s+)?(?:ask|check\s+with|think)\b"
+    # "… but I need to check with my manager first": the user has something to settle before it.
+    r"|\b(?:i|we)\s+(?:need|have|want|got)\s+to\s+(?:check|ask|confirm|talk|speak|verify|clear\s+it)\b[^.!?;]{0,40}\bfirst\b"
+    r"|\b(?:check|talk|speak)\s+(?:it\s+)?with\s+(?:my|the|our)\s+(?:manager|boss|supervisor|team|lead|colleague)\b"
     r"|理论上|按理说|假使|假定|假若|如若|若是|设若|设想|想象一下|要是能|早知道|本来(?:应该|想|打算|可以)|当初|只要|一旦",
     re.IGNORECASE,
 )
@@ -394,7 +408,7 @@ THEIR_DEED = re.compile(
 # "I don't really like them anyway", "我不爱吃", "用不完": the speaker does not need the goods, the reason to give them.
 NOT_NEEDED = re.compile(
     r"\b(?:i|we)\s+(?:really\s+|just\s+|honestly\s+)?(?:don'?t|do\s+not|no\s+longer)\s+(?:really\s+|even\s+)?(?:like|need|want|use|eat)\s+"
-    r"(?!to\b)(?:it|them|those|these|that|any|much|many|\w+s)\b"
+    r"(?!to\b)(?:(?:the|my|this|that|these|those|all\s+(?:the|my|this|that))\s+)?(?:it|them|those|these|that|any|much|many|\w+)\b"
     r"|(?:我|咱)(?:也|都|又|本来就|反正|根本)?不(?:爱|喜欢|需要|缺|怎么)(?:吃|用)?|用不(?:上|着|完)|吃不完|多出来|多余",
     re.IGNORECASE,
 )

@@ -682,7 +682,8 @@ def outside_negation(turn: Turn) -> Step:
 
     kept = list(turn.said)
     for a, b in clauses(turn.said):
-        if restraint.DEFERRAL.search(turn.said[a:b]):
+        # "I don't need the flour anymore, sell 3 of them": the goods the speaker does without stay named.
+        if restraint.DEFERRAL.search(turn.said[a:b]) and not restraint.not_needed(turn.said[a:b]):
             kept[a:b] = " " * (b - a)
     return read_frames(turn, read("".join(kept)))
 
@@ -701,8 +702,14 @@ def negation_is_elsewhere(turn: Turn) -> bool:
     from . import restraint
 
     negated = [i for i, (a, b) in enumerate(bounds) if restraint.DEFERRAL.search(turn.said[a:b])]
-    wanted = set().union(*(tools for i, tools in enumerate(tools_in) if i not in negated))
+    # "I don't need the flour anymore, sell 3 of them": a clause saying the speaker does without the goods is
+    # why, no refusal; another clause asks.
+    reasons = [i for i in negated if restraint.not_needed(turn.said[bounds[i][0] : bounds[i][1]])]
+    negated = [i for i in negated if i not in reasons]
+    wanted = set().union(*(tools for i, tools in enumerate(tools_in) if i not in negated and i not in reasons))
     refused = set().union(*(tools for i, tools in enumerate(tools_in) if i in negated))
+    if reasons and not negated:
+        return bool(wanted)
     return bool(negated) and bool(wanted) and all(tools_in[i] for i in negated) and not (wanted & refused)
 
 
