@@ -336,6 +336,57 @@ _ROWS_2: list[tuple] = [
 ]
 
 
+# A third batch, written after batch 2's fixes and before any of its own: the desk's and the fund managers'
+# must-not-act in the writers' manner (a guest's or supplier's words, a colleague's deed, a decision not
+# yet taken, a draft not to save), beside requests with the same nouns that ask now.
+_ROWS_3: list[tuple] = [
+    ("zh", "front desk", "前台助理", "HT20260301003的客人投诉说房间有异味，想换房", NONE),
+    ("zh", "front desk", "前台助理", "张三昨天已经退房了，订单没问题吧", NONE),
+    ("zh", "front desk", "前台助理", "供应商回复说HT20260301001可以退，但要扣一晚房费", NONE),
+    ("zh", "front desk", "前台助理", "HT20260301002的客人想知道能不能免费取消", NONE),
+    ("zh", "front desk", "前台助理", "HT20260301002先不要发消息给客人，等供应商确认了再说", NONE),
+    ("zh", "front desk", "前台助理", "昨晚值班的同事已经跟供应商沟通过HT20260301003了", NONE),
+    ("zh", "front desk", "前台助理", "如果供应商今天不回复，明天再催一下", NONE),
+    ("zh", "front desk", "前台助理", "这个退款一般要多久到账，客人在催", NONE),
+    ("zh", "front desk", "前台助理", "王五说要投诉我们，怎么办", NONE),
+    ("zh", "front desk", "前台助理", "HT20260301003的客人不来了，麻烦办一下退款", call("refund", order_no="HT20260301003")),
+    ("zh", "front desk", "前台助理", "问一下供应商HT20260301001能不能延迟退房到下午两点",
+     call("message_send", channel="upstream", order_no="HT20260301001", content=contains("延迟退房"))),
+    ("en", "front desk", "前台助理", "the guest on HT20260301001 is asking whether breakfast is included", NONE),
+    ("en", "front desk", "前台助理", "supplier says HT20260301002 can't be refunded, what now?", NONE),
+    ("en", "front desk", "前台助理", "night shift already messaged the guest on HT20260301003 about parking", NONE),
+    ("en", "front desk", "前台助理", "I think we should refund HT20260301001, but the manager hasn't approved it yet", NONE),
+    ("en", "front desk", "前台助理", "if the hotel confirms, we'll tell the guest on HT20260301002 tomorrow", NONE),
+    ("en", "front desk", "前台助理", "don't message the guest on HT20260301002 tonight, it's too late", NONE),
+    ("en", "front desk", "前台助理", "Zhang San wants to cancel HT20260301001, but I'm waiting for his call back", NONE),
+    ("en", "front desk", "前台助理", "the guest on HT20260301002 is stuck abroad and can't make it, go ahead and refund", call("refund", order_no="HT20260301002")),
+    ("en", "front desk", "前台助理", "ask the supplier if HT20260301003 can add a crib",
+     call("message_send", channel="upstream", order_no="HT20260301003", content=contains("crib"))),
+    ("zh", "fund manager", "基金助理", "科技先锋这个月回撤有点大，先观察一下", NONE),
+    ("zh", "fund manager", "基金助理", "领导说绿色能源主题下个月可能要下线", NONE),
+    ("zh", "fund manager", "基金助理", "稳健增长一号的备注之前是我改的", NONE),
+    ("zh", "fund manager", "基金助理", "要是Beta Balanced规模再缩水，就停用它", NONE),
+    ("zh", "fund manager", "基金助理", "新基金的名字我还没想好，先别建", NONE),
+    ("zh", "fund manager", "基金助理", "停用和删除有什么区别", NONE),
+    ("zh", "fund manager", "基金助理", "绿色能源主题规模太小了，停用吧", fund("disable_fund", "绿色能源主题")),
+    ("zh", "fund manager", "基金助理", "稳健增长一号的备注改为：稳健配置，季度再平衡", fund("update_fund", "稳健增长一号", remarks=text("稳健配置，季度再平衡"))),
+    ("en", "fund manager", "基金助理", "the committee is debating whether to close 科技先锋, no decision yet", NONE),
+    ("en", "fund manager", "基金助理", "someone asked me to rename Beta Balanced, but that's not my call", NONE),
+    ("en", "fund manager", "基金助理", "we might reopen 货币市场旧份额 next quarter", NONE),
+    ("en", "fund manager", "基金助理", "draft some remarks for 科技先锋 but don't save them", NONE),
+    ("en", "fund manager", "基金助理", "not sure yet whether to disable 绿色能源主题", NONE),
+    ("en", "fund manager", "基金助理", "Beta Balanced's mandate ended, please switch it off", fund("disable_fund", "Beta Balanced")),
+    ("en", "fund manager", "基金助理", "set the remarks on 绿色能源主题 to: closed to new money", fund("update_fund", "绿色能源主题", remarks=text("closed to new money"))),
+    ("zh", "resident", "Bob", "Eve刚才说她饿了", NONE),
+    ("zh", "resident", "Frank", "我跟Carol换了点木头，她给了我两块石料", NONE),
+    ("zh", "resident", "Alice", "面包坊今天没开，明天再去买面包", NONE),
+    ("zh", "resident", "Dave", "这周已经吃了好多面包了", NONE),
+    ("en", "resident", "Bob", "Eve's been hungry all day, poor thing", NONE),
+    ("en", "resident", "Frank", "Carol and I swapped wood for stone earlier", NONE),
+    ("en", "resident", "Bob", "Eve's been hungry all day, send her an apple", give("Eve", "apple", 1)),
+]
+
+
 def _family(persona: str, expect: dict) -> str:
     if expect["kind"] == "none":
         return "must not act"
@@ -355,6 +406,6 @@ CASES: list[dict] = [
         "expect": expect,
         **({"turns": list(turns[0])} if turns else {}),
     }
-    for prefix, rows in (("r10", _ROWS), ("r10b", _ROWS_2))
+    for prefix, rows in (("r10", _ROWS), ("r10b", _ROWS_2), ("r10c", _ROWS_3))
     for number, (lang, persona, agent, message, expect, *turns) in enumerate(rows, 1)
 ]
