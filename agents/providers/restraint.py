@@ -56,6 +56,8 @@ def courteous(said: str) -> str:
     return COURTESY.sub(lambda m: " " * len(m.group()), said)
 
 
+# A decision still pending: "the manager hasn't approved it yet", "no decision yet", "领导还没批".
+PENDING = r"\b(?:hasn'?t|haven'?t|has\s+not|have\s+not|isn'?t|is\s+not|wasn'?t|not)\s+(?:been\s+)?(?:yet\s+)?(?:approved|signed\s+off|decided|agreed|cleared|authori[sz]ed)\b|\bno\s+decision\b|\bpending\s+(?:approval|sign-?off|review)\b|还没(?:批|同意|定|决定|拍板|审批|签字|通过)|没批|待审批|待批"
 # "先不要", "暂时不", "don't need to", "hold off", "not yet": the action is not wanted now.
 DEFERRAL = re.compile(
     r"不要|不用|不必|不需要|无需|没必要|用不着|别(?!人|的|处|家)|先不|暂时不|暂不|不打算|不想|不准|禁止|请勿|勿|"
@@ -75,7 +77,7 @@ DEFERRAL = re.compile(
     # "I won't", "I shouldn't", "I refuse to", "no way", "I'd rather not", "I'm not …", "not necessary".
     r"|refuse[sd]?|refusing|no\s+way|rather\s+not|under\s+no\s+circumstances|by\s+no\s+means|avoid(?:ing)?|"
     r"not\s+(?:necessary|needed|required|going\s+to|gonna)|unnecessary|hold\s+out|tough\s+it\s+out|can\s+wait|i'?m\s+good(?!\s+(?:at|with|for))|no\s+thanks|(?:i'?m|i\s+am|we'?re|we\s+are)\s+not|ain'?t)\b"
-    f"|{MY_NO}|{RETRACTED}|{MIND_CHANGED}",
+    f"|{MY_NO}|{RETRACTED}|{MIND_CHANGED}|{PENDING}",
     re.IGNORECASE,
 )
 # "算了", "不用了", "never mind": the request just made is taken back, whatever else the clause says.
@@ -98,7 +100,7 @@ PUT_OFF = re.compile(
     # "I'm not quitting", "I won't leave the mill", "I refuse to cancel it".
     r"|(?:'m|am|are|'re)\s+not\s+(?:quitting|leaving|resigning|cancell?ing|disabling|stopping|withdrawing|going\s+to)"
     r"|refuse[sd]?|refusing|no\s+way|rather\s+not)\b"
-    f"|{MY_NO}|{RETRACTED}",
+    f"|{MY_NO}|{RETRACTED}|{PENDING}",
     re.IGNORECASE,
 )
 # A question or a musing: what the user wonders about, not what they ask to be done.
@@ -111,6 +113,9 @@ QUESTION = re.compile(
     r"|\b(?:what|how|why)\s+(?:do|does|did|is|are|was|were|am|can|could|should|would|will|much|many|long|about|if)\b"
     r"|\b(?:whether|should\s+i|shall\s+i|do\s+you\s+think|would\s+i|will\s+i|am\s+i|is\s+it|"
     r"thinking\s+(?:about|of)|wondering|considering|maybe\s+i\s+should|if\s+(?:you|u)\s+were|in\s+my\s+(?:shoes|place|position))\b"
+    # An opinion on what ought to be done, not an order: "I think we should refund …", "我觉得应该停用".
+    r"|\b(?:i|we)\s+(?:think|guess|reckon|suppose|feel\s+like|believe)\s+(?:that\s+)?(?:we|i|you|it)\s+(?:should|could|ought\s+to|might|may|'?d\s+better)\b"
+    r"|我(?:觉得|认为|感觉|看)(?:我们|咱们|还是|也许|可能)?(?:应该|该|可以|得|最好)"
     # How it is done, or a doubt: "tell me how to sell flour", "is there a way to …", "I'm torn on disabling …".
     r"|\b(?:how\s+to|how\s+(?:it|that|this)\s+works|is\s+there\s+(?:a|any)\s+way|explain|torn|unsure|not\s+sure|undecided|"
     r"on\s+the\s+fence|hesitant|hesitating|debating|pondering|mulling)\b"
