@@ -540,7 +540,7 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 # slots filled from typed spans (see agents/providers/frames.py).
 
 from agents.providers.framing import COLON, trailing_text  # noqa: E402
-from agents.providers.frames import SHARE, Filled, asked_in_another_clause, frame  # noqa: E402
+from agents.providers.frames import SHARE, Filled, asked_in_another_clause, frame, someone_elses_state  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402
 from agents.providers.understanding import Entity, entities, fold, named_phrase, read  # noqa: E402
 
@@ -922,11 +922,17 @@ def eat_frame(turn: Turn, filled: Filled) -> Step:
     food = filled.value("resource_type")
     if not filled.reading.has("eat", "hungry", "feed me", "吃", "饿") and not (food and HAVE_SOME.search(filled.reading.folded)):
         return DECLINE  # "I have an apple" tells; "have an apple" (to the resident) asks it to eat
+    if not filled.reading.has("eat", "feed me", "吃") and someone_elses_state(filled.reading, agent_name(turn.system), HUNGRY):
+        return DECLINE  # "Eve's been hungry all day, poor thing": her hunger, not the speaker's
     return _once(turn, "eat", resource_type=food) if food else _once(turn, "eat")
 
 
 # "have an apple", "go on, have some bread": "have" as an order to eat, first in its clause.
 HAVE_SOME = re.compile(r"(?:^|[,，.;!]\s*|\b(?:please|go|just|you\s+should|why\s+not)\s+)have\s+(?:a|an|some|one|a\s+bit\s+of)\b")
+
+
+# Hunger said of someone: the speaker's asks it to eat, another resident's does not.
+HUNGRY = ("hungry", "starving", "饿")
 
 
 # How the resident feels, not what they ask for: "太累了" may be the reason for another request.
@@ -938,6 +944,8 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
     asked = filled.reading.has("rest", "sleep", "nap", "lie down", "take a break", "休息", "睡", "歇", "躺")
     if not asked and asked_in_another_clause(filled.reading, turn.offered, "rest", WEARY):
         return DECLINE  # "农田的活太累了，辞了吧": quitting is asked, the tiredness is why
+    if not asked and someone_elses_state(filled.reading, agent_name(turn.system), WEARY):
+        return DECLINE  # "Carol看起来很累": her tiredness asks the speaker to rest nothing
     return _once(turn, "rest")
 
 
@@ -953,7 +961,7 @@ def work_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "list_buildings",
-    triggers=("building", "job", "work", "hiring", "建筑", "工作", "岗位", "招人", "招工", "上班"),
+    triggers=("building", "job", "work", "hiring", "wage", "salary", "建筑", "工作", "岗位", "招人", "招工", "上班", "工资", "薪水"),
     not_with=("earn", "think", "quit", "挣", "赚", "辞"),
     slots={},
     required=(),

@@ -236,11 +236,11 @@ def _quoted_at(text: str, start: int) -> bool:
     r"(?:把|将)\s*" + NAME + r"\s*(?:基金)?的?备注(?:改成|改为|修改为|更新为|设为|设置为|换成|写成)\s*(?P<remarks>.+?)" + TEXT_END,
     r"(?:把|将)\s*" + NAME + r"\s*基金的?(?:名称|名字)?(?:改名为|改名成|重命名为|改为|改成|更名为)\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
     r"(?:把|将)\s*" + NAME + r"\s*(?:改名为|改名成|重命名为|更名为)\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
-    r"\b(?:change|set|update|edit) (?:the )?(?:remarks?|notes?) (?:of|for|on) (?:the )?fund #?(?P<id>\d+) to(?:\s+(?:read|say)\s*:)?\s+(?P<remarks>.+?)\s*\.?\s*$",
-    r"\b(?:change|set|update|edit) (?:the )?fund #?(?P<id>\d+)(?:'s)? (?:remarks?|notes?) to(?:\s+(?:read|say)\s*:)?\s+(?P<remarks>.+?)\s*\.?\s*$",
+    r"\b(?:change|set|update|edit) (?:the )?(?:remarks?|notes?) (?:of|for|on) (?:the )?fund #?(?P<id>\d+) to(?:\s+(?:read|say))?\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
+    r"\b(?:change|set|update|edit) (?:the )?fund #?(?P<id>\d+)(?:'s)? (?:remarks?|notes?) to(?:\s+(?:read|say))?\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
     r"\brename (?:the )?fund #?(?P<id>\d+) to [\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
     r"\b(?:change|set|update|edit) (?:the )?(?:remarks?|notes?) (?:of|for|on) (?:the )?(?:fund )?" + EN_NAME
-    + r"(?: fund)? to(?:\s+(?:read|say)\s*:)?\s+(?P<remarks>.+?)\s*\.?\s*$",
+    + r"(?: fund)? to(?:\s+(?:read|say))?\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
     r"\brename (?:the )?(?:fund )?" + EN_NAME + r"(?: fund)? to [\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
     priority=1,
     verbatim=True,
@@ -338,7 +338,8 @@ def _on_known_fund(turn: Turn, tool_name: str, **arguments) -> Step:
 
 @intent(
     r"备注\s*(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|为|改|:|：)\s*(?P<remarks>.+?)" + TEXT_END,
-    r"\b(?:remarks?|notes?)\b.*?\bto\s+(?P<remarks>.+?)\s*\.?\s*$",
+    # "set the remarks on X to: closed to new money": after "to:" the remarks run whole, their own "to" kept.
+    r"\b(?:remarks?|notes?)\b[^:：]*?\bto\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
     r"(?:改名为|改名成|改名叫|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫))\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
     r"\b(?:rename\b.*?\bto|name\s+to|change\s+the\s+name\b.*?\bto)\s+[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
     verbatim=True,

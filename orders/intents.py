@@ -429,7 +429,7 @@ def read_frame(turn: Turn, filled: Filled) -> Step | None:
     arguments = {"channel": found[0]}
     if order := filled.slots.get("order_no"):
         arguments["order_no"] = order.value
-    if filled.reading.has("unread", "new", "未读", "新"):
+    if filled.reading.has("unread", "new", "未读", "新", "没读", "没看"):
         arguments["unread_only"] = True
     return Step.call("message_list", **arguments)
 

@@ -157,6 +157,28 @@ def asked_in_another_clause(reading: Reading, offered: set[str], tool: str, reas
     )
 
 
+# "he", "她": someone the sentence talks about, not the speaker.
+THIRD_PERSON = re.compile(r"\b(?:he|she|they|him|her|his)\b|他|她", re.IGNORECASE)
+
+
+def someone_elses_state(reading: Reading, speaker: str, states: tuple[str, ...]) -> bool:
+    """Each state word ("hungry", "饿", "tired", "累") is said of someone else: another resident or a he/she
+    stands before it in its clause ("Eve's been hungry all day, poor thing"). Their hunger asks the speaker
+    to eat nothing."""
+    said, folded = reading.said, reading.said.casefold()
+    others = [s.start for s in reading.of("resident") if s.name.casefold() != speaker.casefold()]
+    found = False
+    for a, b in clauses(said):
+        for state in states:
+            pattern = rf"\b{re.escape(state)}" if state.isascii() else re.escape(state)
+            for hit in re.finditer(pattern, folded[a:b]):
+                found = True
+                at = a + hit.start()
+                if not (any(a <= o < at for o in others) or THIRD_PERSON.search(said[a:at])):
+                    return False
+    return found
+
+
 def tells_what_was_done(clause: str) -> bool:
     return bool(REPORTED.search(clause)) and not ASKING.search(clause)
 

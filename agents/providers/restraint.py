@@ -25,7 +25,11 @@ from collections.abc import Iterable
 RETRACTED = (
     r"\bor\s+(?:maybe\s+)?not\b|\b(?:nah|nope|naw)\b|\bactually,?\s+(?:no|nope|don'?t|not|never)\b|\bon\s+reflection\b"
     r"|\b(?:hold\s+on|hang\s+on|wait\s+a\s+(?:sec|second|minute|moment|bit))\b"
-    r"|(?<![受少免忘离])不了(?:不了|吧|了)?(?=[，,。.!！…~\s]|$)"
+    # "…, skip it", "on second thought leave it", "forget that": the request just made is called off, a stop too.
+    r"|\bskip\s+(?:it|that|this|the\s+\w+)\b|\bleave\s+(?:it|them|that|things)(?:\s+(?:be|alone|as\s+(?:it\s+)?is|for\s+now|running|enabled|on|there))?\s*(?:[.!,;…]|$)"
+    r"|\bforget\s+(?:it|that|about\s+it)\b|\bscratch\s+that\b|\bdon'?t\s+bother\b|\bon\s+second\s+thoughts?\b[\s,.…]*(?:leave|keep|don'?t|no\b|not\b|never|skip|forget|hold)"
+    # A bare "不了" ("还是不了", "不了不了") takes the request back; "来不了", "走不了" (can't come) say why.
+    r"|(?:^|[，,。.!！…~\s]|还是|那就|那|就|先|算了)不了(?:不了|吧|了)?(?=[，,。.!！…~\s]|$)"
     r"|(?:想想|想了想|转念一想|考虑了?一下)[，,]?(?:还是|算了|不)|还是(?:留着|自己留|先留|别|不)|留着(?:吧|自己用)|要不算了|算球|算逑|拉倒|作罢"
     r"|(?:^|[，,。.!！…~\s])(?:不|等等|等一下|等下|且慢|慢着)(?=[，,。.!！…~\s]|$)"
 )
@@ -52,6 +56,8 @@ def courteous(said: str) -> str:
     return COURTESY.sub(lambda m: " " * len(m.group()), said)
 
 
+# A decision still pending: "the manager hasn't approved it yet", "no decision yet", "领导还没批".
+PENDING = r"\b(?:hasn'?t|haven'?t|has\s+not|have\s+not|isn'?t|is\s+not|wasn'?t|not)\s+(?:been\s+)?(?:yet\s+)?(?:approved|signed\s+off|decided|agreed|cleared|authori[sz]ed)\b|\bno\s+decision\b|\bpending\s+(?:approval|sign-?off|review)\b|还没(?:批|同意|定|决定|拍板|审批|签字|通过)|没批|待审批|待批"
 # "先不要", "暂时不", "don't need to", "hold off", "not yet": the action is not wanted now.
 DEFERRAL = re.compile(
     r"不要|不用|不必|不需要|无需|没必要|用不着|别(?!人|的|处|家)|先不|暂时不|暂不|不打算|不想|不准|禁止|请勿|勿|"
@@ -60,14 +66,18 @@ DEFERRAL = re.compile(
     # "不会买", "不能给", "没打算", "才不给", "一个也不买", "这事再议": a no in any of its Chinese forms. "能不能",
     # "会不会", "可不可以" ask; "不得不" and "不能不" say must.
     r"|(?<![能会可该])不(?:会|能|可以|该|应该|许|得)(?!不)|没(?:说|让|叫|要求|打算|准备|想过|必要)|才不|绝不|决不|绝对不|坚决不|"
+    # "还能撑到晚饭", "忍一忍", "扛得住", "I can hold out", "it can wait": the speaker does without, for now.
+    # "我自己的木头还不够用呢，哪有多的给Carol": a rhetorical question that says no.
+    r"哪有多|哪有闲|哪来的|哪儿来的|"
+    r"还能撑|撑得住|撑到|忍一?忍|忍一下|忍得住|忍到|扛得住|熬得住|熬到|"
     r"没门|休想|[一二两三四五六七八九十][个块份袋点只根张]?[也都]不|再议|再商量|再讨论|再研究|再看看|看情况|待定|先放(?:一放|着)|先搁着|搁置|缓一缓|缓缓"
     r"|\b(?:don'?t|do\s+not|doesn'?t|never|no\s+need|not\s+(?:now|yet|today|tonight|right\s+now)|hold\s+off|"
     r"wait|later|nevermind|never\s+mind|let'?s\s+not|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|"
     r"on\s+second\s+thought|no\s+(?:refunds?|check(?:ing)?-?\s?in|[a-z]+ing)"
     # "I won't", "I shouldn't", "I refuse to", "no way", "I'd rather not", "I'm not …", "not necessary".
     r"|refuse[sd]?|refusing|no\s+way|rather\s+not|under\s+no\s+circumstances|by\s+no\s+means|avoid(?:ing)?|"
-    r"not\s+(?:necessary|needed|required|going\s+to|gonna)|unnecessary|(?:i'?m|i\s+am|we'?re|we\s+are)\s+not|ain'?t)\b"
-    f"|{MY_NO}|{RETRACTED}|{MIND_CHANGED}",
+    r"not\s+(?:necessary|needed|required|going\s+to|gonna)|unnecessary|hold\s+out|tough\s+it\s+out|can\s+wait|i'?m\s+good(?!\s+(?:at|with|for))|no\s+thanks|(?:i'?m|i\s+am|we'?re|we\s+are)\s+not|ain'?t)\b"
+    f"|{MY_NO}|{RETRACTED}|{MIND_CHANGED}|{PENDING}",
     re.IGNORECASE,
 )
 # "算了", "不用了", "never mind": the request just made is taken back, whatever else the clause says.
@@ -90,7 +100,7 @@ PUT_OFF = re.compile(
     # "I'm not quitting", "I won't leave the mill", "I refuse to cancel it".
     r"|(?:'m|am|are|'re)\s+not\s+(?:quitting|leaving|resigning|cancell?ing|disabling|stopping|withdrawing|going\s+to)"
     r"|refuse[sd]?|refusing|no\s+way|rather\s+not)\b"
-    f"|{MY_NO}|{RETRACTED}",
+    f"|{MY_NO}|{RETRACTED}|{PENDING}",
     re.IGNORECASE,
 )
 # A question or a musing: what the user wonders about, not what they ask to be done.
@@ -102,7 +112,10 @@ QUESTION = re.compile(
     r"|(?:^|[,.;!:]\s*|\b(?:and|but|so|then|or)\s+)(?:what|how|why|whether|which|where)\b|去哪|在哪|哪里|哪儿|哪个|哪些|哪家|还剩|剩多少|剩几"
     r"|\b(?:what|how|why)\s+(?:do|does|did|is|are|was|were|am|can|could|should|would|will|much|many|long|about|if)\b"
     r"|\b(?:whether|should\s+i|shall\s+i|do\s+you\s+think|would\s+i|will\s+i|am\s+i|is\s+it|"
-    r"thinking\s+(?:about|of)|wondering|considering|maybe\s+i\s+should)\b"
+    r"thinking\s+(?:about|of)|wondering|considering|maybe\s+i\s+should|if\s+(?:you|u)\s+were|in\s+my\s+(?:shoes|place|position))\b"
+    # An opinion on what ought to be done, not an order: "I think we should refund …", "我觉得应该停用".
+    r"|\b(?:i|we)\s+(?:think|guess|reckon|suppose|feel\s+like|believe)\s+(?:that\s+)?(?:we|i|you|it)\s+(?:should|could|ought\s+to|might|may|'?d\s+better)\b"
+    r"|我(?:觉得|认为|感觉|看)(?:我们|咱们|还是|也许|可能)?(?:应该|该|可以|得|最好)"
     # How it is done, or a doubt: "tell me how to sell flour", "is there a way to …", "I'm torn on disabling …".
     r"|\b(?:how\s+to|how\s+(?:it|that|this)\s+works|is\s+there\s+(?:a|any)\s+way|explain|torn|unsure|not\s+sure|undecided|"
     r"on\s+the\s+fence|hesitant|hesitating|debating|pondering|mulling)\b"
@@ -126,6 +139,9 @@ POLITE = re.compile(
     r"|(?:好吗|好不好|可以吗|行吗|行不行|成吗|可不可以)\s*[?？]"
     r"|[,，]\s*(?:ok|okay|would\s+you|will\s+you|could\s+you|can\s+you|please|yeah|alright)\s*[?？]"
     r"|\bwould\s+you\s+mind\b"
+    # "I was wondering if you could …", "would it be possible to …", "if you don't mind, …": asking, indirectly.
+    r"|\b(?:i\s+was\s+wondering|i\s+wonder|wondering)\s+if\s+(?:you|u)\s+(?:could|can|would|might|'?d)\b"
+    r"|\bwould\s+it\s+be\s+possible\s+to\b|\bif\s+you\s+don'?t\s+mind\b|\bdo\s+you\s+mind\s+\w+ing\b"
     # "ask the supplier whether …", "问问供应商能不能…": a question put to a third party is a request.
     r"|(?:^|[,，。.!！;；]\s*)(?:ask|问问|问一下|去问)\b"
     # "hey, when you get a chance could you give Bob three flour?": the request mid-sentence.
@@ -135,7 +151,12 @@ POLITE = re.compile(
     re.IGNORECASE,
 )
 # The question words a polite request may still carry as a real question ("能帮我算算能挣多少吗").
-STILL_ASKING = re.compile(r"多少|怎么|怎样|如何|为什么|该不该|what|how|why|should\s+i|do\s+you\s+think", re.IGNORECASE)
+STILL_ASKING = re.compile(
+    r"多少|怎么|怎样|如何|为什么|该不该|what|how|why|should\s+i|do\s+you\s+think"
+    # Advice: "would you disable it if you were me?", "你觉得呢", "换你会停用吗".
+    r"|if\s+(?:you|u)\s+were|in\s+my\s+(?:shoes|place|position)|your\s+(?:advice|opinion|take)|recommend|advise|你觉得|你看呢|你说呢|建议|如果是你|换(?:做|成)?(?:是)?你",
+    re.IGNORECASE,
+)
 # A question about the speaker's own state ("how am I doing? hungry?"): the status answers it.
 STATE = re.compile(
     r"饿|饱|累|困|精力|体力|饱食|状态|我怎么样|我还好|\b(?:hungry|starving|tired|energy|satiety|status|how\s+am\s+i|how'?s\s+my)\b",
@@ -164,15 +185,32 @@ DONE_EN = (
     r"activated|switched|turned|created|renamed|built|cancell?ed|refunded|checked|clocked|"
     r"told|messaged|notified|informed|contacted|replied|wrote|emailed|texted"
 )
+# A time already past: "yesterday", "last night", "this morning", "two hours ago", "on Monday" (with a past verb).
+PAST_TIME_EN = (
+    r"yesterday|last\s+(?:night|week|month|year|time|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)|"
+    r"this\s+morning|earlier(?:\s+today)?|(?:an?|one|two|three|four|five|few|couple(?:\s+of)?|\d+)\s+(?:hours?|minutes?|mins?|days?|weeks?)\s+ago|"
+    r"on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|at\s+(?:lunch|breakfast|dinner|noon)|around\s+\d{1,2}(?::\d\d)?(?:\s*(?:am|pm))?"
+)
 DONE = re.compile(
     # "今天早上吃了两个面包", "中午买了三个": a time of day already past, with the deed done (了/过).
     r"(?:已经|早就|早已|昨天|前天|刚才|刚刚|(?<![刚才])刚(?!才|刚|好)|上次|之前|上周|上个?(?:星期|礼拜|月)|前几天|去年"
-    r"|今天(?:早上|上午|中午)|今早|今晨|早上|上午|中午|昨晚)"
-    rf"[^，,。.!！?？]{{0,16}}?(?:{DONE_VERB})(?:好|完|掉|妥)?(?:过|了)"
+    r"|今天(?:早上|上午|中午)|今早|今晨|早上|上午|中午|昨晚|前两天|前些天|那会儿?|前阵子|那天|当时|上回|早些时候"
+    r"|[一二两三四五六七八九十几半\d]+\s*(?:个)?(?:小时|钟头|分钟|天|周|星期|礼拜|月)(?:之?前|以前))"
+    # "了吧" asks for it: "早上把面包吃了吧" is no report.
+    rf"[^，,。.!！?？]{{0,16}}?(?:{DONE_VERB})(?:好|完|掉|妥)?(?:过|了(?![吧呗]))"
     rf"|(?:{DONE_VERB}|说|讲)过"
     r"|\b(?:i|we)\s+(?:already\s+|just\s+|have\s+already\s+|already\s+have\s+|had\s+)?"
     rf"(?:{DONE_EN})\b"
     rf"|\balready\s+(?:{DONE_EN})\b"
+    # "gave Eve two apples this morning", "checked in at the farm around 7": a clause that opens on a past deed,
+    # the speaker left out; "had a bread for lunch": a meal eaten.
+    rf"|(?:^|[,.;!?]\s*|\b(?:and|then|so|also|just)\s+)(?:just\s+|also\s+)?(?:{DONE_EN})\b"
+    # "Bob gave me 2 apples", "Frank sold his flour": someone else's deed done (a verb of telling is a relay, not this).
+    r"|\b(?:he|she|they|(?-i:[A-Z][a-z]+))\s+(?:already\s+|just\s+)?(?:gave|sent|transferred|handed|ate|bought|sold|paid|claimed|"
+    r"listed|disabled|enabled|deactivated|activated|created|renamed|built|cancell?ed|refunded|checked|clocked|swapped|traded)\b"
+    r"|(?:^|[,.;!?]\s*)had\s+(?:a|an|some|my|the|two|three|\d+)\s+(?:\w+\s+)?(?:bread|breads|loaf|loaves|apples?|meal|lunch|breakfast|dinner|snack)\b"
+    # Anyone's deed with a time already past: "Bob sold me his wheat yesterday", "refunded it on Monday".
+    rf"|\b(?:{DONE_EN})\b[^.!?;]{{0,40}}\b(?:{PAST_TIME_EN})\b|\b(?:{PAST_TIME_EN})\b[^.!?;]{{0,40}}\b(?:{DONE_EN})\b"
     # "the refund for HT… was already processed", "it's been done": the thing, done, in the passive.
     r"|\b(?:was|were|has\s+been|have\s+been|had\s+been|'s\s+been|got)\s+(?:already\s+)?"
     rf"(?:{DONE_EN}|done|processed|handled|issued|taken\s+care\s+of|sorted(?:\s+out)?)\b",
@@ -185,6 +223,16 @@ HYPOTHETICAL = re.compile(
     r"|(?<!可以)(?<!方便)(?<!可能)(?<!需要)(?<!不介意)(?<!行)(?<!这样)(?<!那样)(?<!那么)(?<!是)的话"
     r"|\b(?:maybe|perhaps)\s+(?:someday|some\s+day|one\s+day|i'?ll|i\s+will|i\s+might|i\s+could|later|next)\b"
     r"|\b(?:someday|some\s+day|one\s+of\s+these\s+days|i\s+might|i\s+may)\b"
+    # "I'll probably quit after the harvest", "they might ask us to disable it", "if you were me".
+    r"|\b(?:i|we)(?:'ll|\s+will|'d|\s+would)\s+(?:probably|likely|maybe|perhaps|possibly)\b|\bprobably\s+(?:will|gonna|going\s+to)\b"
+    r"|\bmight\b(?!\s+as\s+well)|\bif\s+(?:you|u|i)\s+were\b|\bwere\s+i\s+you\b"
+    r"|大概会|估计会|八成会|多半会|没准"
+    # "I'd give Eve some bread but I only have one", "I was going to buy apples but …", "我也想买，但是太贵了":
+    # a wish and what stands in its way; "I'd like two loaves" asks.
+    r"|\b(?:i|we)\s+(?:was|were)\s+(?:going|gonna|about)\s+to\b"
+    r"|\b(?:i|we)(?:'d|\s+would)\s+(?!like\b|love\b|prefer\b|appreciate\b|rather\b)\w+\b[^.!?;]{0,40}\bbut\s+(?:i|it|the|they|there|she|he|that|it'?s|that'?s|we)\b"
+    r"|\b(?:i|we)\s+(?:want(?:ed)?|wanna|planned|meant|hoped)\s+to\b[^.!?;]{0,40}\bbut\s+(?:i|it|the|they|there|she|he|that|it'?s|that'?s|we)\b"
+    r"|(?:想|打算|准备|本想)[^。!！?？]{0,12}?[，,]\s*(?:但是|可是|不过|只是|但)"
     r"|\b(?:if|when(?:ever)?)\s+i\s+(?:have|get|find)\s+(?:the\s+|some\s+)?(?:time|a\s+(?:chance|moment|minute))\b"
     # On a condition still to come: "if Eve asks, …", "when Dave gets here, …", "等Eve来了…", "要是他再来就…".
     r"|\b(?:if|when|once|after|as\s+soon\s+as)\s+(?!you\b|possible\b|that'?s\b|it'?s\s+(?:ok|okay|fine|possible)\b|needed\b)"
@@ -202,6 +250,9 @@ HYPOTHETICAL = re.compile(
     r"i\s+(?:would|could|should|might)\s+have|had\s+i|pretend|let'?s\s+say|say\s+i)\b"
     # "…，我先问问经理", "let me check with the boss first": the speaker does something else first.
     r"|我先(?:问问|问一下|问|确认|核实|商量|想想|看看|请示)|\blet\s+me\s+(?:first\s+)?(?:ask|check\s+with|think)\b"
+    # "… but I need to check with my manager first": the user has something to settle before it.
+    r"|\b(?:i|we)\s+(?:need|have|want|got)\s+to\s+(?:check|ask|confirm|talk|speak|verify|clear\s+it)\b[^.!?;]{0,40}\bfirst\b"
+    r"|\b(?:check|talk|speak)\s+(?:it\s+)?with\s+(?:my|the|our)\s+(?:manager|boss|supervisor|team|lead|colleague)\b"
     r"|理论上|按理说|假使|假定|假若|如若|若是|设若|设想|想象一下|要是能|早知道|本来(?:应该|想|打算|可以)|当初|只要|一旦",
     re.IGNORECASE,
 )
@@ -274,7 +325,7 @@ PLANNED = re.compile(
     r"(?:晚上|下午|中午|傍晚)(?!好)|月底|月初|年底|年初|周末|明年|[一二两三四五六七八九十几半\d]+\s*(?:个)?(?:小时|钟头|分钟|天|周)(?:之?后|以后)"
     r"|\b(?:plan(?:ning)?\s+to|intend(?:ing)?\s+to|going\s+to|gonna|tomorrow|tonight|next\s+(?:week|month|time|year)|later\s+(?:today|this\s+week|on)"
     # "after lunch", "in an hour", "this weekend", "at the end of the month", "eventually", "at 5pm".
-    r"|after\s+(?:lunch|dinner|breakfast|work|school|class|payday|(?:the|my|this)\s+(?:meeting|shift|audit|weekend|break))"
+    r"|after\s+(?:lunch|dinner|breakfast|work|school|class|payday|(?:the|my|this|next|our)\s+[a-z]+)"
     r"|in\s+(?:an?|one|two|three|four|five|ten|a\s+few|a\s+couple(?:\s+of)?|\d+)\s+(?:hours?|minutes?|mins?|days?|weeks?|months?)"
     r"|this\s+(?:evening|afternoon|weekend|coming)|(?:at\s+)?the\s+end\s+of\s+(?:the\s+)?(?:day|week|month|year)"
     r"|eventually|sometime|at\s+some\s+point|at\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|o'?clock)"
@@ -339,6 +390,37 @@ ASKED_OF_ME = re.compile(
     r"|\b(?:asked|asks|wants\s+to\s+know|wondered|wonders)\s+(?:me\s+)?(?:if|whether)\b",
     re.IGNORECASE,
 )
+
+
+# "Carol说她明天要来买我的小麦", "compliance said they might ask us to disable it", "Eve mentioned she wants …":
+# what someone else said, told; "跟Carol说一声" (say to Carol) and "我说" are the speaker's own.
+SAID_BY_OTHERS = re.compile(
+    r"(?<![跟和对给向同告诉])(?:(?-i:[A-Z][a-z]+)|他们|她们|他|她|客人|顾客|客户|供应商|酒店|老板|经理|主管|领导|同事|朋友|邻居|合规|风控|法务|有人|别人|人家|大家)"
+    r"[^，,。!！?？:：]{0,6}?(?:说|讲|提到|表示|认为|觉得|听说)(?![：:一下]|过?了?[：:])"
+    r"|\b(?:he|she|they|someone|somebody|everyone|(?-i:[A-Z][a-z]+)|compliance|legal|management|risk"
+    r"|(?:the|my|our|a|his|her)\s+(?:guest|customer|supplier|hotel|manager|boss|client|team|neighbou?r|wife|husband|friend|committee))"
+    r"\s+(?:said|says|told\s+(?:me|us)|mentioned|thinks|reckons|suggested|claims|claimed|heard)\b(?!\s*[:\"'“])",
+    re.IGNORECASE,
+)
+# A clause that ends on a request particle asks for it, whoever said what before ("Alice说她没面包了，给她两个吧").
+ASKS_NOW = re.compile(r"吧\s*[。.!！~]*\s*$|\bthen\s*[.!]*\s*$", re.IGNORECASE)
+# "Carol明天要来买我的小麦", "the guest will cancel": another person's own deed to come, not asked of the agent.
+THEIR_DEED = re.compile(
+    r"(?:(?-i:[A-Z][a-z]+)|他们|她们|他|她|客人|顾客|客户|供应商|酒店)[^，,。!！?？]{0,8}?(?:要来|会来|想来|要去|会去|打算|准备|要|会|想)"
+    r"|\b(?:he|she|they|(?-i:[A-Z][a-z]+)|the\s+(?:guest|customer|supplier|hotel|client))\s+(?:will|'ll|is\s+going\s+to|wants?\s+to|plans?\s+to|is\s+planning\s+to|might|may)\b",
+    re.IGNORECASE,
+)
+# "I don't really like them anyway", "我不爱吃", "用不完": the speaker does not need the goods, the reason to give them.
+NOT_NEEDED = re.compile(
+    r"\b(?:i|we)\s+(?:really\s+|just\s+|honestly\s+)?(?:don'?t|do\s+not|no\s+longer)\s+(?:really\s+|even\s+)?(?:like|need|want|use|eat)\s+"
+    r"(?!to\b)(?:(?:the|my|this|that|these|those|all\s+(?:the|my|this|that))\s+)?(?:it|them|those|these|that|any|much|many|\w+)\b"
+    r"|(?:我|咱)(?:也|都|又|本来就|反正|根本)?不(?:爱|喜欢|需要|缺|怎么)(?:吃|用)?|用不(?:上|着|完)|吃不完|多出来|多余",
+    re.IGNORECASE,
+)
+
+
+def not_needed(clause: str) -> bool:
+    return bool(NOT_NEEDED.search(clause))
 
 
 def relayed(text: str) -> bool:

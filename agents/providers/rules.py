@@ -400,7 +400,8 @@ class RulesChatPolicy:
             if restraint.corrected(context):
                 return Step.say(_("这句话中途改了口，我不确定以哪个为准，没有执行任何操作。请把最终的要求完整地说一遍，好吗？"))
             if not confirmed and (
-                restraint.relayed(context) or asked_of_me(context, writes) or quoted_only(restraint.without(message, free), context, writes)
+                restraint.relayed(context) or asked_of_me(context, writes) or told_by_others(context, writes)
+                or quoted_only(restraint.without(message, free), context, writes)
             ):
                 return Step.say(_("这是转述别人的要求，我还没有执行。要我现在就做吗？回复「是」我就执行。"))
             if restraint.reported(context, {name for name, _arguments in writes}) and not asked_anew(context, writes):
@@ -513,6 +514,8 @@ def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set
             sub_reading(reading, a, b).has(*others)
             or (NO_LONGER.search(message[a:b]) and not restraint.CALLED_OFF.search(message[a:b]))
             or about_someone_else(message[a:b])
+            # "give Eve 2 apples, I don't really like them": the speaker not needing the goods is why.
+            or restraint.not_needed(message[a:b])
         )
         for a, b in negated
     ) and any(c.has(*mine) for c in clean)
@@ -570,6 +573,32 @@ def asked_of_me(message: str, writes: list[tuple[str, dict]]) -> bool:
     return all(restraint.ASKED_OF_ME.search(message[a:b]) and not restraint.NOW.search(message[a:b]) for a, b in holding)
 
 
+# Writes whose own verb is saying something: "跟供应商说…" asks for them, whoever else is named.
+SAYING = {"message_send", "chat"}
+
+
+def told_by_others(message: str, writes: list[tuple[str, dict]]) -> bool:
+    """Every clause asking for the write tells what someone else said, before the write's words ("Carol说她明天要来买我的
+    小麦", "compliance said they might ask us to disable 科技先锋"): theirs, not a request; a clause of the user's own, a
+    please, or a clause ending on "吧" asks anew."""
+    from . import restraint
+    from .frames import clauses, sub_reading
+    from .understanding import read
+
+    tools = {name for name, _a in writes}
+    if tools & SAYING or not restraint.SAID_BY_OTHERS.search(message):
+        return False
+    words = _write_words(writes)
+    reading = read(message)
+    holding = [(a, b) for a, b in clauses(message) if sub_reading(reading, a, b).has(*words)] or [(0, len(message))]
+
+    def theirs(clause: str) -> bool:
+        said = restraint.SAID_BY_OTHERS.search(clause)
+        return bool(said) and not restraint.NOW.search(clause) and not restraint.ASKS_NOW.search(clause)
+
+    return all(theirs(message[a:b]) for a, b in holding)
+
+
 def quoted_only(message: str, context: str, writes: list[tuple[str, dict]]) -> bool:
     """The words asking for the write stand only inside a quotation ('"give Eve 3 stone" is what Carol typed'):
     quoted words are someone's, and the user's own words around them ask nothing."""
@@ -609,6 +638,8 @@ def planned(message: str, writes: list[tuple[str, dict]]) -> bool:
         # Whose plan: "客人明天就走" the guest's; "I'll give Eve 3 stone after lunch" the speaker's, whoever else it names.
         theirs = (
             restraint.THIRD_PARTY.search(clause[: found.start()]) and not FIRST_PERSON.match(clause) and not bidding(clause, words)
+            # "Carol明天要来买我的小麦": the plan is the other person's own deed, not one asked of the agent.
+            and not restraint.THEIR_DEED.search(clause)
             if found else False
         )
         return bool(found) and not restraint.NOW.search(clause) and not theirs
@@ -651,7 +682,8 @@ def outside_negation(turn: Turn) -> Step:
 
     kept = list(turn.said)
     for a, b in clauses(turn.said):
-        if restraint.DEFERRAL.search(turn.said[a:b]):
+        # "I don't need the flour anymore, sell 3 of them": the goods the speaker does without stay named.
+        if restraint.DEFERRAL.search(turn.said[a:b]) and not restraint.not_needed(turn.said[a:b]):
             kept[a:b] = " " * (b - a)
     return read_frames(turn, read("".join(kept)))
 
@@ -670,8 +702,14 @@ def negation_is_elsewhere(turn: Turn) -> bool:
     from . import restraint
 
     negated = [i for i, (a, b) in enumerate(bounds) if restraint.DEFERRAL.search(turn.said[a:b])]
-    wanted = set().union(*(tools for i, tools in enumerate(tools_in) if i not in negated))
+    # "I don't need the flour anymore, sell 3 of them": a clause saying the speaker does without the goods is
+    # why, no refusal; another clause asks.
+    reasons = [i for i in negated if restraint.not_needed(turn.said[bounds[i][0] : bounds[i][1]])]
+    negated = [i for i in negated if i not in reasons]
+    wanted = set().union(*(tools for i, tools in enumerate(tools_in) if i not in negated and i not in reasons))
     refused = set().union(*(tools for i, tools in enumerate(tools_in) if i in negated))
+    if reasons and not negated:
+        return bool(wanted)
     return bool(negated) and bool(wanted) and all(tools_in[i] for i in negated) and not (wanted & refused)
 
 

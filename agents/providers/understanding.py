@@ -479,11 +479,20 @@ class Reading:
                 if " " in word:
                     if re.search(rf"\b{re.escape(word)}\b", self.folded):
                         return True
+                    # "take my wheat listing down", "turn Beta Balanced off": a phrasal verb split around its object.
+                    if (split := SEPARABLE.fullmatch(word)) and re.search(
+                        rf"\b{split[1]}\b(?:\s+[\w'’-]+){{1,4}}?\s+{split[2]}\b", self.folded
+                    ):
+                        return True
                 elif word in lemmas or lemma(word) in lemmas:
                     return True
             elif word in self.folded:
                 return True
         return False
+
+
+# Phrasal verbs whose object may stand between verb and particle: "take X down", "turn X off", "switch X on".
+SEPARABLE = re.compile(r"(take|turn|switch|shut|pull)\s+(down|off|on)")
 
 
 def read(said: str, kinds: set[str] | None = None) -> Reading:
