@@ -27,7 +27,8 @@ import asyncio
 import logging
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -40,6 +41,7 @@ from agents.models import AutonomyRound
 from agents.providers import ModelError, context_tokens, get_provider
 from agents.providers.tokens import decisions_tokens, estimate_tokens
 from core.heap import freeze_more, frozen_heap
+from core.switching import responsive_switching
 
 from .decisions import BatchDecisions, Decision, DecisionFormatError, parse_decisions, resting, validate_decisions
 from . import distributed
@@ -126,7 +128,7 @@ def _empty_stats(agents: int, batches: int) -> dict:
 class _Tick:
     def __init__(
         self, source: WorldSource, world: World, policy: Policy, *,
-        round_: AutonomyRound | None, show_prompt: bool, progress: Progress | None, total: int,
+        round_: AutonomyRound | None, show_prompt: bool, progress: Progress | None, expected: int,
     ):
         self.source = source
         self.world = world
@@ -134,11 +136,12 @@ class _Tick:
         self.round = round_
         self.show_prompt = show_prompt
         self.progress = progress
-        self.total = total
+        self.expected = expected  # batches of ``batch_size``; planning may split some (the context)
+        self.total: int | None = None  # the batches planned, once planning has ended
         self.done = 0
         self.started = time.monotonic()
         self.budget = settings.AUTONOMY_TOKEN_BUDGET  # 0: no limit
-        self.stats = _empty_stats(len(world.residents), total)
+        self.stats = _empty_stats(len(world.residents), expected)
         self.by_action: Counter = Counter()
         self.decisions: list[Decision] = []
         self.errors: list[dict] = []
@@ -147,16 +150,30 @@ class _Tick:
         self.arrived: deque[tuple[int, BatchDecisions]] = deque()  # answered, not yet executed
         self.arrival = asyncio.Event()
 
-    async def run(self, batches: list[tuple[list[int], str]], concurrency: int) -> None:
+    async def run(self, batches: Iterable[tuple[list[int], str]], concurrency: int) -> None:
+        """Ask for every batch, at most ``concurrency`` at a time, and execute the answers as they come.
+
+        ``batches`` is planned as the calls go: each batch's call is started before the next batch's
+        prompt is built, so the first calls are out while the others are still being planned (the
+        planning of 50 prompts is done during the first calls' wait, not before them)."""
         gate = asyncio.Semaphore(concurrency)
         self.started = time.monotonic()
-        executing = asyncio.create_task(self.execute_arrivals(len(batches)))
+        executing = asyncio.create_task(self.execute_arrivals())
+        asking: list[asyncio.Task] = []
         try:
             async with policy_session(self.policy):  # one HTTP client for the tick's model calls
-                await asyncio.gather(*(self.run_batch(index, batch, prompt, gate) for index, (batch, prompt) in enumerate(batches)))
+                for index, (batch, prompt) in enumerate(batches):
+                    asking.append(asyncio.create_task(self.run_batch(index, batch, prompt, gate)))
+                    await asyncio.sleep(0)  # its call starts before the next prompt is built
+                self.total = len(asking)
+                self.stats["batches"] = self.total
+                await asyncio.gather(*asking)
         except BaseException:
+            for task in asking:
+                task.cancel()
             executing.cancel()
             raise
+        self.arrival.set()  # every batch is in: the executor finishes the last ones and stops
         await executing
 
     def budget_spent(self) -> bool:
@@ -170,12 +187,13 @@ class _Tick:
         self.arrived.append((index, decided))
         self.arrival.set()
 
-    async def execute_arrivals(self, total: int) -> None:
+    async def execute_arrivals(self) -> None:
         """Execute the batches as their answers arrive, on the thread that owns the database
         connection, one transaction for every batch that arrived meanwhile (up to
-        ``GROUP_DECISIONS`` decisions): while one group executes, the model calls go on."""
+        ``GROUP_DECISIONS`` decisions): while one group executes, the model calls go on.
+        Stops when every planned batch has been executed (``total`` is known once planning ends)."""
         executed = 0
-        while executed < total:
+        while self.total is None or executed < self.total:
             await self.arrival.wait()
             self.arrival.clear()
             while self.arrived:
@@ -187,7 +205,7 @@ class _Tick:
                 executed += len(group)
                 self.done += len(group)
                 if self.progress is not None:
-                    self.progress(self.done, self.total)
+                    self.progress(self.done, self.total or self.expected)
 
     async def ask(self, index: int, batch: list[int], prompt: str) -> BatchDecisions:
         if self.show_prompt:
@@ -311,17 +329,21 @@ def run_tick(
     ids = list(world.residents)
     from_settings = policy is None  # only the configured policy can be rebuilt in a worker
     policy = policy or policy_from_settings(source, seed)
-    batches = plan_batches(source, world, ids, batch_size, prompts=policy.uses_prompt or show_prompt, sized=policy.uses_prompt)
+    batches = iter_batches(source, world, ids, batch_size, prompts=policy.uses_prompt or show_prompt, sized=policy.uses_prompt)
     round_ = None
     if ids and not dry_run:
         round_ = AutonomyRound.objects.create(provider=policy.name, model=policy.model or "", agent_count=len(ids))
     if round_ is not None and distributed.enabled() and from_settings:
-        stats, errors = distributed.run(source, world, policy, batches, round_, snapshot_s=snapshot_s, started=started)
+        stats, errors = distributed.run(source, world, policy, list(batches), round_, snapshot_s=snapshot_s, started=started)
         return TickResult(round_id=round_.pk, provider=policy.name, stats=stats, errors=errors)
-    tick = _Tick(source, world, policy, round_=round_, show_prompt=show_prompt, progress=progress, total=len(batches))
+    expected = -(-len(ids) // batch_size)
+    tick = _Tick(source, world, policy, round_=round_, show_prompt=show_prompt, progress=progress, expected=expected)
     tick.stats["snapshot_s"] = round(snapshot_s, 3)
-    if batches:
-        async_to_sync(tick.run)(batches, concurrency)
+    if ids:
+        # A model's calls wait on the network while batches execute beside them: the GIL goes back
+        # to the event loop sooner (``core.switching``). Not for the rules, which only compute.
+        with responsive_switching() if policy.uses_prompt else nullcontext():
+            async_to_sync(tick.run)(batches, concurrency)
     stats = tick.stats
     stats["by_action"] = dict(tick.by_action)
     stats["duration_s"] = round(time.monotonic() - started, 3)
@@ -342,25 +364,36 @@ def run_tick(
 def plan_batches(
     source: WorldSource, world: World, ids: list[int], batch_size: int, *, prompts: bool, sized: bool
 ) -> list[tuple[list[int], str]]:
-    """Residents in batches of at most ``batch_size``, each with its prompt (when one is needed).
+    """Every batch of ``iter_batches``, planned now."""
+    return list(iter_batches(source, world, ids, batch_size, prompts=prompts, sized=sized))
+
+
+def iter_batches(
+    source: WorldSource, world: World, ids: list[int], batch_size: int, *, prompts: bool, sized: bool
+) -> Iterator[tuple[list[int], str]]:
+    """Residents in batches of at most ``batch_size``, each with its prompt (when one is needed),
+    built as they are taken (the in-process tick sends a batch before it builds the next prompt).
 
     For a model (``sized``), a batch whose system prompt, batch prompt and capped answer would not
-    fit the context is halved until it fits; a single resident is sent regardless.
+    fit the context is halved until it fits; a single resident is sent regardless. The context is
+    read now (it may ask the endpoint), not in the event loop that takes the batches.
     """
     context = context_tokens(get_provider()) if sized else settings.AGENT_CONTEXT_TOKENS
     fixed = estimate_tokens(source.system_prompt()) if sized else 0
-    planned: list[tuple[list[int], str]] = []
-    pending = [ids[i : i + batch_size] for i in range(0, len(ids), batch_size)]
-    while pending:
-        batch = pending.pop(0)
-        prompt = batch_prompt(source.snapshot(world, batch), batch) if prompts else ""
-        needed = fixed + estimate_tokens(prompt) + decisions_tokens(len(batch))
-        if sized and len(batch) > 1 and needed > context:
-            half = (len(batch) + 1) // 2
-            pending[:0] = [batch[:half], batch[half:]]
-            continue
-        planned.append((batch, prompt))
-    return planned
+
+    def planned() -> Iterator[tuple[list[int], str]]:
+        pending = deque(ids[i : i + batch_size] for i in range(0, len(ids), batch_size))
+        while pending:
+            batch = pending.popleft()
+            prompt = batch_prompt(source.snapshot(world, batch), batch) if prompts else ""
+            needed = fixed + estimate_tokens(prompt) + decisions_tokens(len(batch))
+            if sized and len(batch) > 1 and needed > context:
+                half = (len(batch) + 1) // 2
+                pending.extendleft([batch[half:], batch[:half]])
+                continue
+            yield batch, prompt
+
+    return planned()
 
 
 def prune_rounds() -> int:

@@ -415,6 +415,64 @@ def test_tokens_of_an_abandoned_answer_count_against_the_budget(resident):
     assert result.stats["failed_batches"] == 1 and result.stats["tokens"] == 750
 
 
+def test_the_first_batch_is_asked_before_the_last_prompt_is_built(resident, monkeypatch):
+    """Planning goes with the calls: a batch's call starts before the next prompt is built, so the
+    first calls do not wait for every prompt (50 of them took ~20 ms before the first call went out)."""
+    import asyncio
+
+    from agents.autonomy.policy import Answer
+    from agents.autonomy.sources import world_source
+
+    order = []
+    source = world_source()
+    snapshot = source.snapshot
+    monkeypatch.setattr(source, "snapshot", lambda world, batch: order.append(("planned", batch[0])) or snapshot(world, batch))
+
+    class Recording:
+        name, model, uses_prompt = "openai", "m", True
+
+        async def answer(self, world, batch, prompt):
+            order.append(("asked", batch[0]))
+            await asyncio.sleep(0.01)
+            return Answer(decisions(*({"agent_id": i, "action": "rest"} for i in batch)))
+
+    ids = [resident(f"R{i}").pk for i in range(4)]
+    result = run_tick(batch_size=1, concurrency=2, policy=Recording())
+    assert order.index(("asked", ids[0])) < order.index(("planned", ids[-1])), order
+    assert [event for event in order if event[0] == "asked"] == [("asked", i) for i in ids]  # in order, each once
+    assert (result.stats["batches"], result.stats["success"], result.stats["fallback"]) == (4, 4, 0)
+    assert AgentActionLog.objects.filter(round_id=result.round_id).count() == 4
+
+
+def test_a_model_tick_hands_the_gil_to_its_calls_sooner_and_gives_the_interval_back(resident):
+    """While a model tick's calls wait beside executing batches, Python's switch interval is
+    ``core.switching``'s (the calls' loop waited 5 ms for each of its dozens of GIL trips a call);
+    restored after the tick, and left alone by a policy that only computes (the rules)."""
+    import sys
+
+    from agents.autonomy.policy import Answer
+    from core.switching import SWITCH_INTERVAL
+
+    seen = []
+
+    class Model:
+        name, model, uses_prompt = "openai", "m", True
+
+        async def answer(self, world, batch, prompt):
+            seen.append(sys.getswitchinterval())
+            return Answer(decisions(*({"agent_id": i, "action": "rest"} for i in batch)))
+
+    class Rules(Model):
+        uses_prompt = False
+
+    resident("Alice")
+    before = sys.getswitchinterval()
+    assert run_tick(policy=Model()).stats["success"] == 1
+    assert sys.getswitchinterval() == before
+    run_tick(policy=Rules())
+    assert seen == [SWITCH_INTERVAL, before]
+
+
 def test_each_batch_caps_its_answer_by_its_size(endpoint, resident):
     resident("Alice"), resident("Bob"), resident("Carol")
     endpoint.respond_with(lambda request: {"content": decisions(*({"agent_id": i, "action": "rest"} for i in prompt_ids(request)))}, delay=0)
@@ -582,3 +640,4 @@ def test_an_endpoint_without_response_format_still_gets_the_text_protocol(endpoi
     endpoint.respond_with(lambda request: {"content": decisions({"agent_id": alice.pk, "action": "rest"})}, delay=0)
     assert run_tick().stats["success"] == 1 and run_tick().stats["success"] == 1
     assert ["response_format" in r for r in endpoint.requests] == [True, True, False, False]
+

@@ -373,6 +373,9 @@ class ScriptedOpenAI:
         class Handler(BaseHTTPRequestHandler):
             # Keep-alive, as the SDK's connection pool expects.
             protocol_version = "HTTP/1.1"
+            # Headers and body are two writes: under Nagle the body waited for the client's delayed
+            # ACK, ~40 ms an answer on a kept connection. Real servers (uvicorn, asyncio) set TCP_NODELAY.
+            disable_nagle_algorithm = True
 
             def do_GET(self) -> None:
                 body = owner.get_answers.get(self.path.split("?")[0].rstrip("/"))

@@ -164,6 +164,21 @@ def test_scripted_openai_rejects_tools_and_delays(scripted_openai: ScriptedOpenA
     assert time.monotonic() - started < 1.5
 
 
+def test_scripted_openai_answers_a_kept_connection_without_a_delayed_ack_stall(scripted_openai: ScriptedOpenAI) -> None:
+    """Its headers and body are two writes: with Nagle's algorithm on, the body waited for the client's
+    delayed ACK of the headers, about 40 ms on every answer after a connection's first (the 200 ms model
+    of ``bench.autonomy_tick`` answered in 240). Real servers (uvicorn, asyncio) send at once."""
+    scripted_openai.respond_with(lambda request: {"content": "ok"}, delay=0)
+    client = openai.OpenAI(base_url=scripted_openai.base_url, api_key="test", max_retries=0)
+    took = []
+    for _ in range(15):  # one kept connection: the client's pool
+        started = time.monotonic()
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+        took.append(time.monotonic() - started)
+    median = sorted(took)[len(took) // 2]
+    assert median < 0.03, f"median answer {median * 1000:.0f} ms: {[round(t * 1000) for t in took]}"
+
+
 def test_scripted_openai_responder_serves_concurrent_requests(scripted_openai: ScriptedOpenAI) -> None:
     def responder(request: dict[str, Any]) -> dict[str, Any]:
         text = request["messages"][-1]["content"]
