@@ -28,7 +28,6 @@ import logging
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -41,7 +40,6 @@ from agents.models import AutonomyRound
 from agents.providers import ModelError, context_tokens, get_provider
 from agents.providers.tokens import decisions_tokens, estimate_tokens
 from core.heap import freeze_more, frozen_heap
-from core.switching import responsive_switching
 
 from .decisions import BatchDecisions, Decision, DecisionFormatError, parse_decisions, resting, validate_decisions
 from . import distributed
@@ -340,10 +338,7 @@ def run_tick(
     tick = _Tick(source, world, policy, round_=round_, show_prompt=show_prompt, progress=progress, expected=expected)
     tick.stats["snapshot_s"] = round(snapshot_s, 3)
     if ids:
-        # A model's calls wait on the network while batches execute beside them: the GIL goes back
-        # to the event loop sooner (``core.switching``). Not for the rules, which only compute.
-        with responsive_switching() if policy.uses_prompt else nullcontext():
-            async_to_sync(tick.run)(batches, concurrency)
+        async_to_sync(tick.run)(batches, concurrency)
     stats = tick.stats
     stats["by_action"] = dict(tick.by_action)
     stats["duration_s"] = round(time.monotonic() - started, 3)

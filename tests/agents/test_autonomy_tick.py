@@ -444,35 +444,6 @@ def test_the_first_batch_is_asked_before_the_last_prompt_is_built(resident, monk
     assert AgentActionLog.objects.filter(round_id=result.round_id).count() == 4
 
 
-def test_a_model_tick_hands_the_gil_to_its_calls_sooner_and_gives_the_interval_back(resident):
-    """While a model tick's calls wait beside executing batches, Python's switch interval is
-    ``core.switching``'s (the calls' loop waited 5 ms for each of its dozens of GIL trips a call);
-    restored after the tick, and left alone by a policy that only computes (the rules)."""
-    import sys
-
-    from agents.autonomy.policy import Answer
-    from core.switching import SWITCH_INTERVAL
-
-    seen = []
-
-    class Model:
-        name, model, uses_prompt = "openai", "m", True
-
-        async def answer(self, world, batch, prompt):
-            seen.append(sys.getswitchinterval())
-            return Answer(decisions(*({"agent_id": i, "action": "rest"} for i in batch)))
-
-    class Rules(Model):
-        uses_prompt = False
-
-    resident("Alice")
-    before = sys.getswitchinterval()
-    assert run_tick(policy=Model()).stats["success"] == 1
-    assert sys.getswitchinterval() == before
-    run_tick(policy=Rules())
-    assert seen == [SWITCH_INTERVAL, before]
-
-
 def test_each_batch_caps_its_answer_by_its_size(endpoint, resident):
     resident("Alice"), resident("Bob"), resident("Carol")
     endpoint.respond_with(lambda request: {"content": decisions(*({"agent_id": i, "action": "rest"} for i in prompt_ids(request)))}, delay=0)
