@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.celery_workers import Process, worker, workers
+from tests.support.celery_workers import Process, booting, ready, start_workers, worker
 from tests.support.django_process import run_django
 from tests.support.services import free_port
 
@@ -86,15 +86,17 @@ def model_env(base_url: str, broker: str) -> dict[str, str]:
 @pytest.mark.timeout(300 + 300 * KILLS)  # each kill waits out the visibility timeout (36 s here)
 def test_a_worker_killed_mid_tick_loses_and_doubles_nothing(redis_server, django_child, scripted_openai, tmp_path):
     url = django_child("sqlite")
-    ids = run_django(url, "tests.agents.celery_scenarios:populate", agents=RESIDENTS)
-    before = run_django(url, "tests.agents.celery_scenarios:ledger")
     scripted_openai.respond_with(transfer_or_rest, delay=0.7)
     env = model_env(scripted_openai.base_url, redis_db(redis_server, 5))
     kills = KILLS
-    survivor = worker("survivor", url, env, tmp_path)
+    # The survivor and the first victim boot together while the city is populated (idle until the tick sends).
+    with booting(start_workers(["survivor", "victim0"], url, env, tmp_path)) as started:
+        ids = run_django(url, "tests.agents.celery_scenarios:populate", agents=RESIDENTS)
+        before = run_django(url, "tests.agents.celery_scenarios:ledger")
+    survivor, first_victim = ready(started)
     try:
         for kill in range(kills):
-            victim = worker(f"victim{kill}", url, env, tmp_path)
+            victim = first_victim if kill == 0 else worker(f"victim{kill}", url, env, tmp_path)
             asked = len(scripted_openai.requests)
             command = tick_command(url, env, tmp_path / f"tick{kill}.log")
             deadline = time.monotonic() + 60
@@ -106,6 +108,7 @@ def test_a_worker_killed_mid_tick_loses_and_doubles_nothing(redis_server, django
             command.handle.close()
     finally:
         survivor.stop()
+        first_victim.stop()  # killed already, unless the test failed before
 
     after = run_django(url, "tests.agents.celery_scenarios:ledger")
     assert len(after["ticks"]) == kills
@@ -132,11 +135,13 @@ VICTIMS = 5
 def test_five_workers_killed_in_one_tick_lose_and_double_nothing(redis_server, django_child, scripted_openai, tmp_path):
     residents = 80  # 20 batches: every victim takes some before it dies
     url = django_child("sqlite")
-    ids = run_django(url, "tests.agents.celery_scenarios:populate", agents=residents)
-    before = run_django(url, "tests.agents.celery_scenarios:ledger")
     scripted_openai.respond_with(transfer_or_rest, delay=0.7)
     env = model_env(scripted_openai.base_url, redis_db(redis_server, 8))
-    survivor, *victims = workers(["survivor", *(f"victim{i}" for i in range(VICTIMS))], url, env, tmp_path)
+    # The six workers boot while the city is populated (idle until the tick sends).
+    with booting(start_workers(["survivor", *(f"victim{i}" for i in range(VICTIMS))], url, env, tmp_path)) as started:
+        ids = run_django(url, "tests.agents.celery_scenarios:populate", agents=residents)
+        before = run_django(url, "tests.agents.celery_scenarios:ledger")
+    survivor, *victims = ready(started)
     try:
         command = tick_command(url, env, tmp_path / "tick.log")
         for victim in victims:
@@ -147,7 +152,8 @@ def test_five_workers_killed_in_one_tick_lose_and_double_nothing(redis_server, d
         assert exit_code == 0, f"{broker_state(env['CELERY_BROKER_URL'])}\n{command.output()}"
         command.handle.close()
     finally:
-        survivor.stop()
+        for process in (survivor, *victims):  # the victims killed already, unless the test failed before
+            process.stop()
 
     after = run_django(url, "tests.agents.celery_scenarios:ledger")
     [tick] = after["ticks"]
@@ -191,9 +197,10 @@ def test_a_batch_the_broker_lost_on_its_way_is_sent_again_by_the_coordinator(red
 
 def test_a_worker_that_cannot_reach_the_model_rests_its_residents_as_fallback(redis_server, django_child, tmp_path):
     url = django_child("sqlite")
-    run_django(url, "tests.agents.celery_scenarios:populate", agents=8)
     env = model_env(f"http://127.0.0.1:{free_port()}/v1", redis_db(redis_server, 6))
-    lone = worker("offline", url, env, tmp_path)
+    with booting(start_workers(["offline"], url, env, tmp_path)) as started:  # it boots while the city is populated
+        run_django(url, "tests.agents.celery_scenarios:populate", agents=8)
+    [lone] = ready(started)
     try:
         command = tick_command(url, env, tmp_path / "tick.log")
         assert command.exit_code(timeout=120) == 1  # every batch failed: the command says so, as in-process

@@ -1,7 +1,8 @@
 """The offline chat against its corpus (tests/agents/chat_corpus.py), on the demo data.
 
-Every entry goes through the real chat runner and executor, in a savepoint rolled back
-afterwards, so each starts from the same demo city. Accuracy is printed per tool (the last
+The demo is seeded once for the module (``demo_once``); every test runs in a savepoint rolled
+back after it, and every entry goes through the real chat runner and executor in a savepoint
+rolled back afterwards, so each starts from the same demo city. Accuracy is printed per tool (the last
 tool an entry expects, or "no tool") and overall; the targets are the issue's: at least
 95 % overall and every must-not-act request without a single tool call.
 """
@@ -12,7 +13,6 @@ import re
 from collections import Counter
 
 import pytest
-from django.core.management import call_command
 from django.db import transaction
 
 from agents.chat import run_chat
@@ -31,13 +31,10 @@ OVERALL_TARGET = 0.95
 
 
 @pytest.fixture
-def demo(tmp_path, monkeypatch, settings):
-    import agents.demo
-
-    monkeypatch.setattr(agents.demo, "CREDENTIALS_FILE", tmp_path / "demo-credentials")
+def demo(demo_once, settings):
+    """The demo city, seeded once for the module; each test's writes are rolled back after it."""
     settings.AGENT_PROVIDER = "rules"
     settings.AGENT_TOOL_CALLS_PER_MINUTE = 10_000
-    call_command("seed_demo", stdout=open("/dev/null", "w"))
 
 
 LOOKUPS = {

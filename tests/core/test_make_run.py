@@ -1,6 +1,13 @@
 """`make run` as a person uses it: it serves on the HOST/PORT given, the loop ticks beside
 the server, and Ctrl-C or SIGTERM stops both cleanly (no traceback, no crash message, one line
-saying why, nothing left), also when it was started in the background under `setsid`."""
+saying why, nothing left), also when it was started in the background under `setsid`.
+
+Each test has a `make run` of its own, in a clone of its own, from scratch (a new .env, migrate,
+seed_demo, the server and the loop) and stops it its own way. The module starts the selected tests'
+`make run`s all at once, so that they migrate, seed and start side by side rather than one after
+another (one start is a chain of single-threaded children, which leaves the other core idle); each
+test still waits until its own served and ticked, stops only its own, and checks what it said and
+that nothing of it is left."""
 
 from __future__ import annotations
 
@@ -9,9 +16,11 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,8 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow  # it runs make, a migration and two servers
 
 
-@pytest.fixture
-def clone(tmp_path: Path) -> Path:
+def make_clone(tmp_path: Path) -> Path:
     """The committed tree in a folder of its own, sharing this checkout's virtualenv."""
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
     for name in filter(None, files):
@@ -52,17 +60,74 @@ def start_make_run(clone: Path, port: int, *, ignore_sigint: bool = False) -> su
     )
 
 
-def read_until_serving(process: subprocess.Popen, port: int) -> list[str]:
+class MakeRun:
+    """A started `make run` in its clone; a thread collects its output as it comes (a pipe nobody read would fill)."""
+
+    def __init__(self, clone: Path, port: int, *, ignore_sigint: bool = False) -> None:
+        self.clone, self.port = clone, port
+        self.process = start_make_run(clone, port, ignore_sigint=ignore_sigint)
+        self.lines: list[str] = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.append(line)
+
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    def kill(self) -> None:
+        """Whatever is left of it, SIGKILLed (a test that failed before stopping it)."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        for pid in processes_in(self.clone):
+            os.kill(pid, signal.SIGKILL)
+        self.process.wait()
+
+
+# Each test's `make run`: started as from a terminal, or in the background with SIGINT ignored.
+STARTS = {
+    "test_make_run_serves_ticks_and_stops_cleanly_on_ctrl_c": {},
+    "test_make_run_started_in_the_background_stops_on_sigint": {"ignore_sigint": True},
+    "test_make_run_stops_on_sigterm_with_one_accurate_message": {},
+}
+
+
+@pytest.fixture(scope="module")
+def started(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, MakeRun]]:
+    """The `make run` of every selected test of this module, started at once, each in a clone of its own."""
+    selected = [item.originalname for item in request.session.items if getattr(item, "module", None) is request.module]
+    runs: dict[str, MakeRun] = {}
+    ports: set[int] = set()
+    try:
+        for name in dict.fromkeys(selected):
+            port = free_port()
+            while port in ports:
+                port = free_port()
+            ports.add(port)
+            runs[name] = MakeRun(make_clone(tmp_path_factory.mktemp("clone")), port, **STARTS[name])
+        yield runs
+    finally:
+        for run in runs.values():
+            run.kill()
+
+
+@pytest.fixture
+def make_run(request: pytest.FixtureRequest, started: dict[str, MakeRun]) -> MakeRun:
+    """This test's `make run`, started (maybe already serving) and not yet stopped."""
+    return started[request.node.originalname]
+
+
+def read_until_serving(run: MakeRun) -> str:
     """The output up to the first tick, once Daphne listens too."""
-    lines: list[str] = []
     deadline = time.monotonic() + 240
-    while not any(line.startswith("tick #") for line in lines):
-        assert time.monotonic() < deadline, "".join(lines[-40:])
-        line = process.stdout.readline()
-        assert line or process.poll() is None, "".join(lines[-40:])
-        lines.append(line)
-    wait_for_port("127.0.0.1", port, timeout=120)  # the loop may tick before Daphne listens
-    return lines
+    while not any(line.startswith("tick #") for line in run.lines):
+        assert time.monotonic() < deadline, run.output()[-3000:]
+        assert run.process.poll() is None or run.reader.is_alive(), run.output()[-3000:]
+        time.sleep(0.05)
+    wait_for_port("127.0.0.1", run.port, timeout=120)  # the loop may tick before Daphne listens
+    return run.output()
 
 
 def processes_in(folder: Path) -> list[int]:
@@ -77,21 +142,22 @@ def processes_in(folder: Path) -> list[int]:
     return found
 
 
-def stop(process: subprocess.Popen, clone: Path, signum: int, *, group: bool) -> str:
-    """Send the signal (to the whole group, as a terminal does, or to make alone) and collect the rest."""
+def stop(run: MakeRun, signum: int, *, group: bool) -> str:
+    """Send the signal (to the whole group, as a terminal does, or to make alone); everything it said."""
+    process = run.process
     if process.poll() is None:  # it may have failed on its own already
         if group:
             os.killpg(process.pid, signum)
         else:
             process.send_signal(signum)
     try:
-        output, _ = process.communicate(timeout=60)
+        process.wait(timeout=60)
     except subprocess.TimeoutExpired:
-        for pid in processes_in(clone):
-            os.kill(pid, signal.SIGKILL)
-        output, _ = process.communicate()
-        pytest.fail(f"make run did not stop within 60 s of {signal.Signals(signum).name}:\n{output[-3000:]}")
-    return output
+        run.kill()
+        run.reader.join(timeout=10)
+        pytest.fail(f"make run did not stop within 60 s of {signal.Signals(signum).name}:\n{run.output()[-3000:]}")
+    run.reader.join(timeout=10)  # the rest of its output
+    return run.output()
 
 
 def assert_stopped_cleanly(clone: Path, text: str, said: str) -> None:
@@ -106,43 +172,34 @@ def assert_stopped_cleanly(clone: Path, text: str, said: str) -> None:
     assert processes_in(clone) == []
 
 
-def test_make_run_serves_ticks_and_stops_cleanly_on_ctrl_c(clone: Path):
-    port = free_port()
-    process = start_make_run(clone, port)
-    lines: list[str] = []
+def test_make_run_serves_ticks_and_stops_cleanly_on_ctrl_c(make_run: MakeRun):
+    port = make_run.port
     try:
-        lines = read_until_serving(process, port)
+        read_until_serving(make_run)
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tools/", timeout=10)
         assert refused.value.code == 401  # the API answers: our server, on the port we gave
     finally:
-        lines.append(stop(process, clone, signal.SIGINT, group=True))  # what Ctrl-C in a terminal does
-    text = "".join(lines)
+        text = stop(make_run, signal.SIGINT, group=True)  # what Ctrl-C in a terminal does
     assert f"http://127.0.0.1:{port}/" in text and "Staff login: admin / " in text
     assert "***" not in text, text[-3000:]
-    assert (clone / ".env").stat().st_mode & 0o777 == 0o600
-    assert_stopped_cleanly(clone, text, "Ctrl-C (SIGINT)")
+    assert (make_run.clone / ".env").stat().st_mode & 0o777 == 0o600
+    assert_stopped_cleanly(make_run.clone, text, "Ctrl-C (SIGINT)")
 
 
-def test_make_run_started_in_the_background_stops_on_sigint(clone: Path):
+def test_make_run_started_in_the_background_stops_on_sigint(make_run: MakeRun):
     # `setsid make run &` in a script: every process inherits SIGINT ignored, and the shell's
     # trap and Daphne used to keep ignoring it; the loop, in a session of its own, never saw it.
-    port = free_port()
-    process = start_make_run(clone, port, ignore_sigint=True)
-    lines: list[str] = []
     try:
-        lines = read_until_serving(process, port)
+        read_until_serving(make_run)
     finally:
-        lines.append(stop(process, clone, signal.SIGINT, group=True))
-    assert_stopped_cleanly(clone, "".join(lines), "Ctrl-C (SIGINT)")
+        text = stop(make_run, signal.SIGINT, group=True)
+    assert_stopped_cleanly(make_run.clone, text, "Ctrl-C (SIGINT)")
 
 
-def test_make_run_stops_on_sigterm_with_one_accurate_message(clone: Path):
-    port = free_port()
-    process = start_make_run(clone, port)
-    lines: list[str] = []
+def test_make_run_stops_on_sigterm_with_one_accurate_message(make_run: MakeRun):
     try:
-        lines = read_until_serving(process, port)
+        read_until_serving(make_run)
     finally:
-        lines.append(stop(process, clone, signal.SIGTERM, group=False))  # make passes SIGTERM on to its recipe
-    assert_stopped_cleanly(clone, "".join(lines), "SIGTERM")
+        text = stop(make_run, signal.SIGTERM, group=False)  # make passes SIGTERM on to its recipe
+    assert_stopped_cleanly(make_run.clone, text, "SIGTERM")

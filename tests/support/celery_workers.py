@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from tests.support.django_process import PROJECT_ROOT, django_environment
@@ -70,6 +72,11 @@ def worker(name: str, database_url: str, env: dict[str, str], tmp_path: Path, *,
 
 def workers(names: list[str], database_url: str, env: dict[str, str], tmp_path: Path, *, concurrency: int = 2) -> list[Process]:
     """Celery workers of the tick started together (they boot in parallel), each ready to take batches."""
+    return ready(start_workers(names, database_url, env, tmp_path, concurrency=concurrency))
+
+
+def start_workers(names: list[str], database_url: str, env: dict[str, str], tmp_path: Path, *, concurrency: int = 2) -> list[Process]:
+    """Celery workers of the tick, started and still booting: a test prepares its data meanwhile, then calls ``ready``."""
     started = []
     for name in names:
         args = [
@@ -77,11 +84,23 @@ def workers(names: list[str], database_url: str, env: dict[str, str], tmp_path: 
             "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO",
         ]
         started.append(Process(args, database_url, env, tmp_path / f"{name}.log"))
+    return started
+
+
+@contextmanager
+def booting(processes: list[Process]) -> Iterator[list[Process]]:
+    """Stops the booting workers if what the test does meanwhile fails (``ready`` stops them if they fail)."""
     try:
-        for process in started:
-            process.wait_for(r"ready\.", timeout=120)
+        yield processes
     except BaseException:
-        for process in started:
+        for process in processes:
             process.stop()
         raise
+
+
+def ready(started: list[Process]) -> list[Process]:
+    """The workers once each is ready to take batches; all stopped if one is not."""
+    with booting(started):
+        for process in started:
+            process.wait_for(r"ready\.", timeout=120)
     return started
