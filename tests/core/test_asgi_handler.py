@@ -13,14 +13,15 @@ from django.urls import path
 from rest_framework.authtoken.models import Token
 
 from config.asgi import http_application
+from core.asgi import RequestThreads
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-SEEN: dict[str, int] = {}
+SEEN: dict[str, threading.Thread] = {}
 
 
 def plain(request):
-    SEEN["view"] = threading.get_ident()
+    SEEN["view"] = threading.current_thread()  # the object: an ended thread's ident is reused
     return HttpResponse(f"hello {request.LANGUAGE_CODE}")
 
 
@@ -38,7 +39,16 @@ def broken(request):
     raise RuntimeError("a view that fails")
 
 
-urlpatterns = [path("plain/", plain), path("streamed/", streamed), path("broken/", broken)]
+BOTH_IN = threading.Barrier(2, timeout=10)
+
+
+def meeting(request):
+    """Answers once a second request is in this view at the same time (else the barrier breaks: 500)."""
+    BOTH_IN.wait()
+    return HttpResponse(str(threading.get_ident()))
+
+
+urlpatterns = [path("plain/", plain), path("streamed/", streamed), path("broken/", broken), path("meeting/", meeting)]
 
 
 @pytest.fixture
@@ -79,7 +89,7 @@ def test_the_middlewares_and_the_view_run_in_one_thread_hop(test_urls, monkeypat
     assert response["status"] == 200
     assert response["body"] == b"hello zh-hans"
     assert crossings == []
-    assert SEEN["view"] != threading.get_ident()  # in the request's thread, not the loop's
+    assert SEEN["view"] is not threading.current_thread()  # in the request's thread, not the loop's
 
 
 def test_an_api_view_answers_with_a_token(admin_user):
@@ -104,3 +114,48 @@ def test_a_failing_view_is_a_500_page_not_a_broken_connection(test_urls, setting
     settings.DEBUG_PROPAGATE_EXCEPTIONS = False
     response = request("/broken/")
     assert response["status"] == 500
+
+
+def test_the_next_request_reuses_the_thread_of_the_last_one(test_urls):
+    """Django starts a thread per request (and another to join it); here a finished request's thread serves the next."""
+    threads = set()
+    for _ in range(3):
+        assert request("/plain/")["status"] == 200
+        threads.add(SEEN["view"])
+    assert len(threads) == 1
+
+
+def test_concurrent_requests_each_have_a_thread_of_their_own(test_urls, settings):
+    settings.DEBUG_PROPAGATE_EXCEPTIONS = False
+    BOTH_IN.reset()
+
+    async def both():
+        return await asyncio.gather(*(asyncio.to_thread(request, "/meeting/") for _ in range(2)))
+
+    first, second = asyncio.run(both())
+    assert first["status"] == second["status"] == 200
+    assert first["body"] != second["body"]
+
+
+def test_a_thread_still_running_is_not_lent_again():
+    """A view still running after its client hung up keeps its thread: the next request gets another."""
+    threads = RequestThreads(keep=4)
+    busy = threads.take()
+    release = threading.Event()
+    running = busy.submit(release.wait, 10)
+    threads.give_back(busy)
+    assert threads.take() is not busy
+    release.set()
+    running.result(10)
+    idle = threads.take()
+    idle.submit(int).result(10)
+    threads.give_back(idle)
+    assert threads.take() is idle
+
+
+def test_no_more_idle_threads_are_kept_than_asked():
+    threads = RequestThreads(keep=1)
+    first, second = threads.take(), threads.take()
+    threads.give_back(first)
+    threads.give_back(second)
+    assert threads.idle == [first]
