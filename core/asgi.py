@@ -21,9 +21,12 @@ thread, and asgiref joins it afterwards from yet another new thread: two thread 
 request. ``RequestThreads`` keeps idle single-thread executors and lends one per request
 (``ThreadSensitiveContext(executor=...)``, asgiref's own way). A request still has its thread to
 itself: an executor comes back only once everything it was given has finished (a view still
-running after its client hung up keeps its thread; that executor is shut down instead). Reusing a
-thread carries nothing over: a WSGI server reuses its threads the same way, and the database
-connection, the language and the time zone live in the request's context (asgiref ``Local``).
+running after its client hung up keeps its thread; that executor is shut down instead). A reused
+thread is what a WSGI server's thread is: the language and the time zone live in the request's
+context (asgiref ``Local``); the database connection is the thread's, and Django's
+``request_started`` / ``request_finished`` handle it as under WSGI (with the pool, or
+``CONN_MAX_AGE=0``, it goes back at the end of each request; with ``CONN_MAX_AGE`` > 0 the next
+request on the thread reuses it, as persistent connections are meant to be reused).
 """
 
 from __future__ import annotations
