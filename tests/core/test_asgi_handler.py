@@ -159,3 +159,10 @@ def test_no_more_idle_threads_are_kept_than_asked():
     threads.give_back(first)
     threads.give_back(second)
     assert threads.idle == [first]
+
+
+def test_a_reused_thread_does_not_carry_the_last_requests_language(test_urls):
+    assert request("/plain/", headers=[(b"accept-language", b"en")])["body"] == b"hello en"
+    english = SEEN["view"]
+    assert request("/plain/")["body"] == b"hello zh-hans"
+    assert SEEN["view"] is english  # the same thread, the default language again
