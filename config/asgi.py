@@ -2,9 +2,9 @@
 
 import os
 
-from django.core.asgi import get_asgi_application
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+from core.asgi import get_asgi_application  # noqa: E402  (Django's, with the middlewares and view in one thread hop)
 
 # Set Django up before importing anything that touches models (the consumers do).
 http_application = get_asgi_application()

@@ -3,6 +3,9 @@ frames encoded once per process for all the clients that see the same events."""
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
@@ -187,3 +190,39 @@ def test_a_burst_is_encoded_once_for_all_the_clients_that_see_the_same_events(st
     received = async_to_sync(scenario)()
     assert len(encoded) == 1  # one frame built, five sent
     assert all(frame == received[0] for frame in received) and len(received[0]["data"]["events"]) == 10
+
+
+def test_events_arriving_close_together_share_a_frame_and_one_after_a_quiet_spell_goes_at_once(staff_user, monkeypatch):
+    """The hub offers at most once per ``GATHER_SECONDS``: two writes' events right after an offer
+    reach a batching page as one frame, instead of a frame each."""
+    monkeypatch.setattr(consumers, "GATHER_SECONDS", 1.0)
+    headers = session_headers(staff_user)
+
+    def write(title: str) -> None:
+        with transaction.atomic():
+            broadcast("bounty_created", bounty_id=1, title=title)
+
+    def two_writes() -> None:
+        write("second")
+        time.sleep(0.2)  # far longer than an offer takes: without the gathering, "second" went alone
+        write("third")
+
+    async def scenario():
+        page = WebsocketCommunicator(application, "/ws/events/?batch=1", headers=headers)
+        assert (await page.connect())[0]
+        await asyncio.sleep(0.2)  # the hub has joined
+        began = time.monotonic()
+        await database_sync_to_async(write)("first")
+        first = await page.receive_json_from(timeout=5)
+        quiet_spell_delay = time.monotonic() - began
+        await database_sync_to_async(two_writes)()
+        last = await database_sync_to_async(lambda: EventLog.objects.latest("seq").seq)()
+        later = await frames_until(page, last)
+        await page.disconnect()
+        return first, quiet_spell_delay, later
+
+    first, quiet_spell_delay, later = async_to_sync(scenario)()
+    assert [event["title"] for event in events_of([first])] == ["first"]
+    assert quiet_spell_delay < 0.9  # not held back: nothing was offered in the last second
+    assert [frame["type"] for frame in later] == ["system_events"]
+    assert [event["title"] for event in events_of(later)] == ["second", "third"]
