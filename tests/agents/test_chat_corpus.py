@@ -1,8 +1,7 @@
 """The offline chat against its corpus (tests/agents/chat_corpus.py), on the demo data.
 
-The demo is seeded once for the module (``demo_once``); every test runs in a savepoint rolled
-back after it, and every entry goes through the real chat runner and executor in a savepoint
-rolled back afterwards, so each starts from the same demo city. Accuracy is printed per tool (the last
+Every entry goes through the real chat runner and executor, in a savepoint rolled back
+afterwards, so each starts from the same demo city. Accuracy is printed per tool (the last
 tool an entry expects, or "no tool") and overall; the targets are the issue's: at least
 95 % overall and every must-not-act request without a single tool call.
 """
@@ -11,8 +10,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import transaction
 
 from agents.chat import run_chat
@@ -31,10 +32,15 @@ OVERALL_TARGET = 0.95
 
 
 @pytest.fixture
-def demo(demo_once, settings):
-    """The demo city, seeded once for the module; each test's writes are rolled back after it."""
+def demo(tmp_path, monkeypatch, settings):
+    """The demo city, seeded for each test that asks for it. Not ``demo_once``: other modules import
+    this fixture, and a module-wide seeding would leak into their tests that want an empty city."""
+    import agents.demo
+
+    monkeypatch.setattr(agents.demo, "CREDENTIALS_FILE", tmp_path / "demo-credentials")
     settings.AGENT_PROVIDER = "rules"
     settings.AGENT_TOOL_CALLS_PER_MINUTE = 10_000
+    call_command("seed_demo", stdout=StringIO())
 
 
 LOOKUPS = {

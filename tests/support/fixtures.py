@@ -66,7 +66,8 @@ def demo_once(django_db_setup: None, django_db_blocker: Any, tmp_path_factory: p
     It is seeded in a transaction left open until the module's last test, then rolled back. A
     ``django_db`` test (not transactional) runs in a savepoint inside it, rolled back after the test
     (pytest-django wraps such tests so), so each test starts from the demo as seeded, exactly as if
-    it had seeded afresh, without paying the seeding per test.
+    it had seeded afresh, without paying the seeding per test. Only for a module whose database tests
+    all want the demo: once seeded, the city is visible to every later test of the module.
     """
     from django.core.management import call_command
     from django.db import transaction
