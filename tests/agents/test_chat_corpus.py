@@ -33,8 +33,7 @@ OVERALL_TARGET = 0.95
 
 @pytest.fixture
 def demo(tmp_path, monkeypatch, settings):
-    """The demo city, seeded for each test that asks for it. Not ``demo_once``: other modules import
-    this fixture, and a module-wide seeding would leak into their tests that want an empty city."""
+    """The demo city, seeded for each test that asks for it (other modules import this fixture)."""
     import agents.demo
 
     monkeypatch.setattr(agents.demo, "CREDENTIALS_FILE", tmp_path / "demo-credentials")

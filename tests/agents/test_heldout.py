@@ -3,9 +3,8 @@
 The requests in ``tests/agents/heldout/`` were written without reading the parser (see its
 README). Each runs through the real chat runner (``agents.chat.run_chat``) with the rules
 provider, on the demo data as ``seed_demo`` creates it, as the demo superuser; earlier
-``turns`` first, in the same conversation. The demo is seeded once for this module (``demo_once``);
-each file's test runs in a savepoint rolled back after it, and every case inside its own savepoint,
-rolled back afterwards, so no case sees another's writes.
+``turns`` first, in the same conversation. The demo is seeded once per file; every case runs inside
+its own savepoint, rolled back afterwards, so no case sees another's writes.
 
 Only the final message's effects are judged: the ``ToolCall`` rows it made (executed,
 proposed, or run on confirmation) and its reply. Each case ends as one of:
@@ -38,10 +37,12 @@ import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.management import call_command
 from django.db import transaction
 
 # What the test asserts. The integrator raises UNDERSTOOD_FLOOR as the parser improves.
@@ -312,9 +313,12 @@ def every_case() -> list[dict]:
 
 
 @pytest.mark.django_db
-def test_every_tool_a_demo_agent_holds_is_expected_somewhere(demo_once, every_case):
+def test_every_tool_a_demo_agent_holds_is_expected_somewhere(settings, monkeypatch, tmp_path, every_case):
+    from agents import demo
     from agents.models import Agent
 
+    monkeypatch.setattr(demo, "CREDENTIALS_FILE", tmp_path / ".demo-credentials")
+    call_command("seed_demo", stdout=StringIO())
     expected_tools = {call["tool"] for case in every_case if case["expect"]["kind"] == "call" for call in expected_calls(case["expect"])}
     granted = set(Agent.objects.filter(name__in={case["agent"] for case in every_case}).values_list("tools__name", flat=True))
     assert granted - expected_tools == set()
@@ -322,12 +326,14 @@ def test_every_tool_a_demo_agent_holds_is_expected_somewhere(demo_once, every_ca
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("path", CASES_FILES, ids=lambda path: path.name)
-def test_heldout_score(path, demo_once, settings):
+def test_heldout_score(path, settings, monkeypatch, tmp_path):
     from django.contrib.auth import get_user_model
 
     from agents import demo
 
     settings.AGENT_PROVIDER = "rules"
+    monkeypatch.setattr(demo, "CREDENTIALS_FILE", tmp_path / ".demo-credentials")
+    call_command("seed_demo", stdout=StringIO())
     user = get_user_model().objects.get(username=demo.DEMO_USERNAME)
     world = World()
     cases = load_cases(path)

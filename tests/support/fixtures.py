@@ -6,9 +6,7 @@ fail them when ``AGENTDESK_REQUIRE_SERVICES=1`` (CI).
 
 from __future__ import annotations
 
-import io
 import multiprocessing
-import sys
 import time
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -57,40 +55,6 @@ def redis_server() -> Iterator[RedisServer]:
 def scripted_openai() -> Iterator[ScriptedOpenAI]:
     with ScriptedOpenAI() as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def demo_once(django_db_setup: None, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """The demo data as ``seed_demo`` creates it, seeded once for the test module that asks for it.
-
-    It is seeded in a transaction left open until the module's last test, then rolled back. A
-    ``django_db`` test (not transactional) runs in a savepoint inside it, rolled back after the test
-    (pytest-django wraps such tests so), so each test starts from the demo as seeded, exactly as if
-    it had seeded afresh, without paying the seeding per test. Only for a module whose database tests
-    all want the demo: once seeded, the city is visible to every later test of the module.
-    """
-    from django.core.management import call_command
-    from django.db import transaction
-
-    from agents import demo
-
-    with django_db_blocker.unblock():
-        seeded = transaction.atomic()
-        seeded.__enter__()
-        try:
-            # The demo login's password file belongs to the developer's checkout, not to a test run.
-            with pytest.MonkeyPatch.context() as patch:
-                patch.setattr(demo, "CREDENTIALS_FILE", tmp_path_factory.mktemp("demo") / "demo-credentials")
-                call_command("seed_demo", stdout=io.StringIO())
-        except BaseException:
-            seeded.__exit__(*sys.exc_info())
-            raise
-    try:
-        yield
-    finally:
-        with django_db_blocker.unblock():
-            transaction.set_rollback(True)
-            seeded.__exit__(None, None, None)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
