@@ -100,11 +100,11 @@ def _resident_then(turn: Turn, name: str, then: str, **arguments) -> Step:
             % {"name": name}
         )
     if name.lower() in SELF_WORDS:
-        return Step.say(_("请告诉我要转给哪位居民（名字）。"))
+        return Step.say(_("要转给哪位居民？请告诉我名字。"))
     if name.lower() in PRONOUNS:
         name = _named_earlier(turn) or ""
         if not name:
-            return Step.say(_("请告诉我要转给哪位居民（名字）。"))
+            return Step.say(_("要转给哪位居民？请告诉我名字。"))
     found = turn.last("find_agent")
     if found is None:
         return _once(turn, "find_agent", name=name)
@@ -435,7 +435,7 @@ def construct(turn: Turn, match: re.Match) -> Step:
     if named is None and COST_ASKED.search(turn.said):
         return building_costs(turn)
     if named is None:
-        return Step.say(_("请给新建筑起个名字，比如「建造 mill 叫 西市磨坊」。"))
+        return Step.say(_("新建筑叫什么名字？比如「建造 mill 叫 西市磨坊」。"))
     return _once(turn, "construct_building", kind=match["kind"].lower(), name=named.value)
 
 
@@ -674,7 +674,7 @@ def give_frame(turn: Turn, filled: Filled) -> Step:
             return Step.say(_("要给哪位居民？你提到了：%(names)s。") % {"names": "、".join(sorted(named))})
         name = receivers.pop()
     if name == agent_name(turn.system):
-        return Step.say(_("请告诉我要转给哪位居民（名字）。"))
+        return Step.say(_("要转给哪位居民？请告诉我名字。"))
     quantity = filled.value("quantity")
     if filled.whole:
         # "give Eve all my apples": as many as the stock holds, read first; none at all is said, not sent.
@@ -1077,5 +1077,5 @@ def construct_frame(turn: Turn, filled: Filled) -> Step:
     if named is None and COST_ASKED.search(filled.reading.said):
         return building_costs(turn)
     if named is None:
-        return Step.say(_("请给新建筑起个名字，比如「建造 mill 叫 西市磨坊」。"))
+        return Step.say(_("新建筑叫什么名字？比如「建造 mill 叫 西市磨坊」。"))
     return _once(turn, "construct_building", kind=kinds[0].value, name=named.value)

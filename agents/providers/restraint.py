@@ -410,6 +410,21 @@ THEIR_DEED = re.compile(
     r"|\b(?:he|she|they|(?-i:[A-Z][a-z]+)|the\s+(?:guest|customer|supplier|hotel|client))\s+(?:will|'ll|is\s+going\s+to|wants?\s+to|plans?\s+to|is\s+planning\s+to|might|may)\b",
     re.IGNORECASE,
 )
+# "Bob keeps spamming the city channel with 'wheat for sale'", "Carol老是在频道里刷屏": another person's habit,
+# told (often as a complaint); the words it quotes are theirs, and nothing is asked of the agent.
+HABIT = re.compile(
+    r"\b(?:he|she|they|someone|somebody|everyone|people|(?-i:[A-Z][a-z]+))\s+(?:keeps?|kept|is\s+always|are\s+always|was\s+always|always)"
+    r"\s+(?:on\s+)?[a-z]+ing\b"
+    r"|(?:(?-i:[A-Z][a-z]+)|他们|她们|他|她|有人|别人)(?:一直|总是|老是|天天|整天|成天|一个劲儿?)[^，,。!！?？]{0,8}?(?:刷屏|发|喊|吆喝|卖|说|嚷|骚扰|捣乱)",
+    re.IGNORECASE,
+)
+
+
+def habit(text: str) -> bool:
+    """The message tells another person's habit and asks nothing now ("please", "帮我", a clause ending on 吧)."""
+    return bool(HABIT.search(text)) and not NOW.search(text) and not ASKS_NOW.search(text)
+
+
 # "I don't really like them anyway", "我不爱吃", "用不完": the speaker does not need the goods, the reason to give them.
 NOT_NEEDED = re.compile(
     r"\b(?:i|we)\s+(?:really\s+|just\s+|honestly\s+)?(?:don'?t|do\s+not|no\s+longer)\s+(?:really\s+|even\s+)?(?:like|need|want|use|eat)\s+"

@@ -387,6 +387,20 @@ _ROWS_3: list[tuple] = [
 ]
 
 
+# Round 11 (parser12): new sentences of the classes the frozen file k missed, written for this batch (none is a
+# k message): a claim naming no bounty while several are open asks which; another person's habit, told, is no
+# request; an ask-back reads as a question.
+_ROWS_4: list[tuple] = [
+    ("zh", "resident", "Dave", "随便给我接一个悬赏吧", ASK),
+    ("en", "resident", "Carol", "can you claim a bounty for me", ASK),
+    ("en", "resident", "Alice", "Carol keeps posting 'cheap stone' in the city channel, so annoying", NONE),
+    ("zh", "resident", "Eve", "Frank老是在频道里喊「卖小麦」，烦死了", NONE),
+    ("en", "resident", "Dave", "Eve is always shouting 'apples here' on the channel lol", NONE),
+    ("zh", "resident", "Bob", "送两个面包给她", ASK),
+    ("en", "resident", "Frank", "hand him 4 stone", ASK),
+]
+
+
 def _family(persona: str, expect: dict) -> str:
     if expect["kind"] == "none":
         return "must not act"
@@ -406,6 +420,6 @@ CASES: list[dict] = [
         "expect": expect,
         **({"turns": list(turns[0])} if turns else {}),
     }
-    for prefix, rows in (("r10", _ROWS), ("r10b", _ROWS_2), ("r10c", _ROWS_3))
+    for prefix, rows in (("r10", _ROWS), ("r10b", _ROWS_2), ("r10c", _ROWS_3), ("r11", _ROWS_4))
     for number, (lang, persona, agent, message, expect, *turns) in enumerate(rows, 1)
 ]
