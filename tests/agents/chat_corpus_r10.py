@@ -398,6 +398,11 @@ _ROWS_4: list[tuple] = [
     ("en", "resident", "Dave", "Eve is always shouting 'apples here' on the channel lol", NONE),
     ("zh", "resident", "Bob", "送两个面包给她", ASK),
     ("en", "resident", "Frank", "hand him 4 stone", ASK),
+    # A fund by its id in words ("ID是…的基金", "for id …"), or by an English description with its name in brackets.
+    ("zh", "fund manager", "基金助理", "帮我查一下编号是2的基金", fund("get_fund_detail", "科技先锋")),
+    ("en", "fund manager", "基金助理", "show me the fund with id 3", fund("get_fund_detail", "绿色能源主题")),
+    ("en", "fund manager", "基金助理", "please switch off the green energy fund (绿色能源主题)", fund("disable_fund", "绿色能源主题")),
+    ("zh", "fund manager", "基金助理", "ID是1的那个基金现在什么情况", fund("get_fund_detail", "稳健增长一号")),
 ]
 
 
