@@ -951,7 +951,7 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "assign_building",
-    triggers=("work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工", "干活", "活干", "找份活", "找个活"),
+    triggers=("work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工", "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "a job", "some work"),
     asks={"building_id": gettext_lazy("想去哪座建筑工作？可以说「有哪些建筑」看看。")},
     priority=2,
 )
@@ -1033,7 +1033,7 @@ def quit_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "find_agent",
-    triggers=("who is", "who's", "whos", "id", "编号", "查找", "找一下", "是谁", "look up", "resident", "居民", "这个人"),
+    triggers=("who is", "who's", "whos", "id", "编号", "查找", "找一下", "是谁", "look up", "resident", "居民", "这个人", "找个人", "找人"),
     slots={"name": "resident"},
     asks={"name": gettext_lazy("要找哪位居民？请说出名字。")},
 )

@@ -491,8 +491,8 @@ class Reading:
         return False
 
 
-# Phrasal verbs whose object may stand between verb and particle: "take X down", "turn X off", "switch X on".
-SEPARABLE = re.compile(r"(take|turn|switch|shut|pull)\s+(down|off|on)")
+# Phrasal verbs whose object may stand between verb and particle: "take X down", "turn X off", "look X up".
+SEPARABLE = re.compile(r"(take|turn|switch|shut|pull|look)\s+(down|off|on|up)")
 
 
 def read(said: str, kinds: set[str] | None = None) -> Reading:

@@ -403,6 +403,16 @@ _ROWS_4: list[tuple] = [
     ("en", "fund manager", "基金助理", "show me the fund with id 3", fund("get_fund_detail", "绿色能源主题")),
     ("en", "fund manager", "基金助理", "please switch off the green energy fund (绿色能源主题)", fund("disable_fund", "绿色能源主题")),
     ("zh", "fund manager", "基金助理", "ID是1的那个基金现在什么情况", fund("get_fund_detail", "稳健增长一号")),
+    # A request naming no target asks which, with a question; a greeting before "can you" keeps it a request.
+    ("en", "resident", "Bob", "find me a job", ASK),
+    ("zh", "resident", "Carol", "帮我找个工作", ASK),
+    ("zh", "resident", "Eve", "帮我找人", ASK),
+    ("en", "resident", "Frank", "look her up for me", ASK),
+    ("zh", "front desk", "前台助理", "给客人退个款吧", ASK),
+    ("en", "resident", "Carol", "hey could you quit my job for me? I got a better offer", call("unassign_building")),
+    ("en", "resident", "Bob", "I quit my job at the mill last week", NONE),
+    ("zh", "resident", "Dave", "我昨天已经找到工作了", NONE),
+    ("zh", "front desk", "前台助理", "上周已经给客人退过款了", NONE),
 ]
 
 
