@@ -700,12 +700,13 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
     "purchase",
     triggers=(
         *BUY_WORDS, "from the shop", "from the store", "at the shop", "at the store", "in the shop", "从商店", "商店里的", "在商店",
-        "去商店", "get me", "pick up", "grab me", "grab", "order",
+        "去商店", "get me", "pick up", "grab me", "grab", "order", "给我来", "帮我来",
     ),
     slots={"item_id": "item", "resource_type": "resource", "quantity": "number"},
     required=(),
     # "pick up the wheat bounty", "grab Dave's listing": not the shop.
-    not_with=(*MARKET_WORDS, "bounty", "悬赏", "任务"),
+    # "商店给我来了两个苹果": what the shop gave, told; "给我来N个" asks for it.
+    not_with=(*MARKET_WORDS, "bounty", "悬赏", "任务", "给我来了", "帮我来了"),
     priority=2,
 )
 def buy_frame(turn: Turn, filled: Filled) -> Step:
@@ -1043,7 +1044,7 @@ def find_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "chat",
-    triggers=("city chat", "city channel", "in the channel", "to the channel", "on the channel", "频道里", "post", "announce", "broadcast", "shout", "频道", "广播", "喊一声", "喊话", "吆喝"),
+    triggers=("city chat", "city channel", "in the channel", "to the channel", "on the channel", "频道里", "post", "announce", "broadcast", "shout", "频道", "广播", "喊一声", "喊话", "吆喝", "喊一句", "群里"),
     required=(),
     priority=6,
 )

@@ -413,6 +413,12 @@ _ROWS_4: list[tuple] = [
     ("en", "resident", "Bob", "I quit my job at the mill last week", NONE),
     ("zh", "resident", "Dave", "我昨天已经找到工作了", NONE),
     ("zh", "front desk", "前台助理", "上周已经给客人退过款了", NONE),
+    # "给我来N个…" at the shop is buying.
+    ("zh", "resident", "Frank", "店家，给我来五个苹果", buy("苹果", 5)),
+    ("zh", "resident", "Eve", "上午商店给我来了两个苹果，挺新鲜", NONE),
+    # "群里喊一句 …": what follows is said in the city channel, a question there included.
+    ("zh", "resident", "Bob", "在群里喊一句 谁有多余的石料", call("chat", content=contains("谁有多余的石料"))),
+    ("zh", "resident", "Carol", "昨天在群里喊了一句要木头，没人理", NONE),
 ]
 
 

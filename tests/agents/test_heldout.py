@@ -69,10 +69,8 @@ DISPUTED = {
     "the writer expected a question for the order number",
     "g-zh-fd-09": "王五 is the demo guest of exactly one order (HT20260301003): as for d-fd-zh-15, the order found by "
     "its guest's name is looked up (a read); the writer expected a question for the number",
-    "c-mn-zh-27": "「领取一个悬赏」 claiming the first open bounty is one of an earlier issue's own sentences (the "
-    "tuning corpus's 'the issue's sentences'); 我想接个悬赏 is the same request. Asking back here would break it",
-    "i-zh-ra-27": "「接个悬赏」 is c-mn-zh-27's request (claim one open bounty: the first), which an earlier issue's own "
-    "sentence asks for; this writer expected a question. Kept as the issue's contract",
+    "k-zh-fd-15": "张三 is the demo guest of exactly one order (HT20260301001): as for d-fd-zh-15, the order found by "
+    "its guest's name is looked up (a read); the writer expected a question for the number",
 }
 
 HELDOUT = Path(__file__).parent / "heldout"
