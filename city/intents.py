@@ -1044,7 +1044,7 @@ def find_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "chat",
-    triggers=("city chat", "city channel", "in the channel", "to the channel", "on the channel", "频道里", "post", "announce", "broadcast", "shout", "频道", "广播", "喊一声", "喊话", "吆喝", "喊一句", "群里"),
+    triggers=("city chat", "city channel", "in the channel", "to the channel", "on the channel", "频道里", "post", "announce", "broadcast", "shout", "频道", "广播", "喊一声", "喊话", "吆喝", "喊一句"),
     required=(),
     priority=6,
 )
