@@ -1,7 +1,8 @@
 """Chat phrases the rules provider understands for the bounty tools (zh and en).
 
 A bounty is named by its id ("悬赏 #4") or by its title, which the vocabulary turns into
-its id; "领取一个悬赏" reads the open board first and claims the first bounty on it.
+its id; "领取一个悬赏" reads the open board first, claims the one open bounty if there is one, and otherwise asks
+which, naming them.
 """
 
 import re
@@ -86,7 +87,11 @@ def claim_any(turn: Turn, match) -> Step | None:
     bounties = listed.data.get("bounties", [])
     if not bounties:
         return Step.say(_("目前没有开放的悬赏可以接取。"))
-    return Step.call("claim_bounty", bounty_id=bounties[0]["bounty_id"])
+    if len(bounties) == 1:
+        return Step.call("claim_bounty", bounty_id=bounties[0]["bounty_id"])
+    # A write never picks what the message does not name: with several open, ask which, naming them.
+    names = _("还是").join(f"「#{row['bounty_id']} {row['title']}」" for row in bounties[:4])
+    return Step.say(_("要接哪一个悬赏？%(names)s") % {"names": names})
 
 
 @intent(

@@ -100,11 +100,11 @@ def _resident_then(turn: Turn, name: str, then: str, **arguments) -> Step:
             % {"name": name}
         )
     if name.lower() in SELF_WORDS:
-        return Step.say(_("请告诉我要转给哪位居民（名字）。"))
+        return Step.say(_("要转给哪位居民？请告诉我名字。"))
     if name.lower() in PRONOUNS:
         name = _named_earlier(turn) or ""
         if not name:
-            return Step.say(_("请告诉我要转给哪位居民（名字）。"))
+            return Step.say(_("要转给哪位居民？请告诉我名字。"))
     found = turn.last("find_agent")
     if found is None:
         return _once(turn, "find_agent", name=name)
@@ -435,7 +435,7 @@ def construct(turn: Turn, match: re.Match) -> Step:
     if named is None and COST_ASKED.search(turn.said):
         return building_costs(turn)
     if named is None:
-        return Step.say(_("请给新建筑起个名字，比如「建造 mill 叫 西市磨坊」。"))
+        return Step.say(_("新建筑叫什么名字？比如「建造 mill 叫 西市磨坊」。"))
     return _once(turn, "construct_building", kind=match["kind"].lower(), name=named.value)
 
 
@@ -674,7 +674,7 @@ def give_frame(turn: Turn, filled: Filled) -> Step:
             return Step.say(_("要给哪位居民？你提到了：%(names)s。") % {"names": "、".join(sorted(named))})
         name = receivers.pop()
     if name == agent_name(turn.system):
-        return Step.say(_("请告诉我要转给哪位居民（名字）。"))
+        return Step.say(_("要转给哪位居民？请告诉我名字。"))
     quantity = filled.value("quantity")
     if filled.whole:
         # "give Eve all my apples": as many as the stock holds, read first; none at all is said, not sent.
@@ -700,12 +700,13 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
     "purchase",
     triggers=(
         *BUY_WORDS, "from the shop", "from the store", "at the shop", "at the store", "in the shop", "从商店", "商店里的", "在商店",
-        "去商店", "get me", "pick up", "grab me", "grab", "order",
+        "去商店", "get me", "pick up", "grab me", "grab", "order", "给我来", "帮我来",
     ),
     slots={"item_id": "item", "resource_type": "resource", "quantity": "number"},
     required=(),
     # "pick up the wheat bounty", "grab Dave's listing": not the shop.
-    not_with=(*MARKET_WORDS, "bounty", "悬赏", "任务"),
+    # "商店给我来了两个苹果": what the shop gave, told; "给我来N个" asks for it.
+    not_with=(*MARKET_WORDS, "bounty", "悬赏", "任务", "给我来了", "帮我来了"),
     priority=2,
 )
 def buy_frame(turn: Turn, filled: Filled) -> Step:
@@ -951,7 +952,7 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "assign_building",
-    triggers=("work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工", "干活", "活干", "找份活", "找个活"),
+    triggers=("work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工", "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "a job", "some work"),
     asks={"building_id": gettext_lazy("想去哪座建筑工作？可以说「有哪些建筑」看看。")},
     priority=2,
 )
@@ -1033,7 +1034,7 @@ def quit_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "find_agent",
-    triggers=("who is", "who's", "whos", "id", "编号", "查找", "找一下", "是谁", "look up", "resident", "居民", "这个人"),
+    triggers=("who is", "who's", "whos", "id", "编号", "查找", "找一下", "是谁", "look up", "resident", "居民", "这个人", "找个人", "找人"),
     slots={"name": "resident"},
     asks={"name": gettext_lazy("要找哪位居民？请说出名字。")},
 )
@@ -1043,7 +1044,7 @@ def find_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "chat",
-    triggers=("city chat", "city channel", "in the channel", "to the channel", "on the channel", "频道里", "post", "announce", "broadcast", "shout", "频道", "广播", "喊一声", "喊话", "吆喝"),
+    triggers=("city chat", "city channel", "in the channel", "to the channel", "on the channel", "频道里", "post", "announce", "broadcast", "shout", "频道", "广播", "喊一声", "喊话", "吆喝", "喊一句"),
     required=(),
     priority=6,
 )
@@ -1077,5 +1078,5 @@ def construct_frame(turn: Turn, filled: Filled) -> Step:
     if named is None and COST_ASKED.search(filled.reading.said):
         return building_costs(turn)
     if named is None:
-        return Step.say(_("请给新建筑起个名字，比如「建造 mill 叫 西市磨坊」。"))
+        return Step.say(_("新建筑叫什么名字？比如「建造 mill 叫 西市磨坊」。"))
     return _once(turn, "construct_building", kind=kinds[0].value, name=named.value)

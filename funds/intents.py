@@ -447,6 +447,10 @@ def fund_entities() -> list[Entity]:
             for surface in (
                 f"{pk}号基金", f"fund id {pk}", f"fund no. {pk}", f"fund no {pk}", f"fund number {pk}", f"基金id {pk}",
                 f"基金id{pk}", f"id为{pk}的基金", f"id {pk}的基金", f"id{pk}的基金", f"编号{pk}的基金",
+                # "ID是4的基金", "编号为3的那个基金", "fund detail for id 5", "the fund with id 2".
+                f"id是{pk}的基金", f"id 是 {pk} 的基金", f"id是{pk}的那个基金", f"id为{pk}的那个基金", f"编号是{pk}的基金",
+                f"编号为{pk}的基金", f"fund with id {pk}", f"fund with the id {pk}", f"fund detail for id {pk}",
+                f"fund details for id {pk}", f"fund info for id {pk}",
             )
         ]
         # "稳健增长1号" for 稳健增长一号: the numeral of a name typed as digits, exact.

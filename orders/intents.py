@@ -229,7 +229,7 @@ REFUND_ASKED = re.compile(
 
 @frame(
     "refund",
-    triggers=("refund", "money back", "退款", "退钱", "退费", "钱退", "退掉", "退单", "退订", "给退", "退了吧", "退一下", "办退款", "退回"),
+    triggers=("refund", "money back", "退款", "退钱", "退费", "钱退", "退掉", "退单", "退订", "给退", "退了吧", "退一下", "办退款", "退回", "退个款", "退下款"),
     not_with=("tell", "let", "know", "inform", "notify", "message", "告诉", "通知", "转告", "说一声", "跟客人说", "跟供应商说", "消息"),
     asks={"order_no": ORDER_ASK},
     priority=4,

@@ -356,7 +356,7 @@ def ask_for(filled: Filled) -> str | None:
         question = filled.frame.asks.get(slot)
         if question:
             return str(question)
-        return _("请告诉我%(slot)s。") % {"slot": slot}
+        return _("%(slot)s是什么？请告诉我。") % {"slot": slot}
     return None
 
 

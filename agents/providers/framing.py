@@ -405,7 +405,7 @@ def _pick_rival(earlier: Reading, index: int) -> Reading | None:
 
 # Where the words to pass on begin: after a colon, a quote, or a verb of saying.
 SAYING = re.compile(
-    r"[:：]\s*|(?:说一声|说一下|说|告诉他们?|告诉她|转告|通知(?:一下)?|留言)\s*[，,：:]?\s*"
+    r"[:：]\s*|(?:喊一句|喊一声|吆喝一声|吆喝一句|说一声|说一下|说|告诉他们?|告诉她|转告|通知(?:一下)?|留言)\s*[，,：:]?\s*"
     r"|\b(?:know|tell(?:ing)?|say(?:ing)?|that|message|note|whether|if)\b\s*[,:]?\s*",
     re.IGNORECASE,
 )

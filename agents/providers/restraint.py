@@ -134,7 +134,7 @@ QUESTION = re.compile(
 POLITE = re.compile(
     # At the start of any clause: "您好，麻烦您帮我…", "hi, could you open a new fund …?".
     r"(?:^|[,，。.!！;；~]\s*)(?:你|您)?(?:请|麻烦|劳驾|帮我|帮忙|能不能帮|能否帮|能帮我|可以帮|可不可以帮|你能|你可以|你能不能|能不能)"
-    r"|(?:^|[,，。.!！;；~]\s*)(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b"
+    r"|(?:^|[,，。.!！;；~]\s*)(?:(?:hi|hey|hello|ok|okay|so|oh)\s+)?(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b"
     # A tag that asks for agreement: "…送给Dave好吗？", "toss her an apple, would you?", "…to her, ok?".
     r"|(?:好吗|好不好|可以吗|行吗|行不行|成吗|可不可以)\s*[?？]"
     r"|[,，]\s*(?:ok|okay|would\s+you|will\s+you|could\s+you|can\s+you|please|yeah|alright)\s*[?？]"
@@ -146,7 +146,7 @@ POLITE = re.compile(
     r"|(?:^|[,，。.!！;；]\s*)(?:ask|问问|问一下|去问)\b"
     # "hey, when you get a chance could you give Bob three flour?": the request mid-sentence.
     r"|\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|kindly\s+)?(?:give|send|transfer|hand|pass|gift|bring|get|grab|buy|sell|eat|claim|take|put|list|"
-    r"cancel|check|clock|tell|let|ask|create|make|enable|disable|rename|set|update|refund|process|build|apply|post|look\s+up)\b"
+    r"cancel|check|clock|tell|let|ask|create|make|enable|disable|rename|set|update|refund|process|build|apply|post|look\s+up|quit|resign)\b"
     r"|(?:能不能|能否|可以|可不可以|能)帮(?:我|忙)",
     re.IGNORECASE,
 )
@@ -183,8 +183,10 @@ DONE_VERB = (
 DONE_EN = (
     r"gave|given|sent|transferred|handed|ate|eaten|bought|sold|paid|claimed|listed|disabled|enabled|deactivated|"
     r"activated|switched|turned|created|renamed|built|cancell?ed|refunded|checked|clocked|"
-    r"told|messaged|notified|informed|contacted|replied|wrote|emailed|texted"
+    r"told|messaged|notified|informed|contacted|replied|wrote|emailed|texted|resigned|applied|withdrew|posted|announced"
 )
+# Verbs whose past is their present ("quit", "put", "set"): a past deed only beside a time already past.
+SAME_PAST_EN = r"quit|left|put|set|let|cut"
 # A time already past: "yesterday", "last night", "this morning", "two hours ago", "on Monday" (with a past verb).
 PAST_TIME_EN = (
     r"yesterday|last\s+(?:night|week|month|year|time|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)|"
@@ -210,7 +212,7 @@ DONE = re.compile(
     r"listed|disabled|enabled|deactivated|activated|created|renamed|built|cancell?ed|refunded|checked|clocked|swapped|traded)\b"
     r"|(?:^|[,.;!?]\s*)had\s+(?:a|an|some|my|the|two|three|\d+)\s+(?:\w+\s+)?(?:bread|breads|loaf|loaves|apples?|meal|lunch|breakfast|dinner|snack)\b"
     # Anyone's deed with a time already past: "Bob sold me his wheat yesterday", "refunded it on Monday".
-    rf"|\b(?:{DONE_EN})\b[^.!?;]{{0,40}}\b(?:{PAST_TIME_EN})\b|\b(?:{PAST_TIME_EN})\b[^.!?;]{{0,40}}\b(?:{DONE_EN})\b"
+    rf"|\b(?:{DONE_EN}|{SAME_PAST_EN})\b[^.!?;]{{0,40}}\b(?:{PAST_TIME_EN})\b|\b(?:{PAST_TIME_EN})\b[^.!?;]{{0,40}}\b(?:{DONE_EN}|{SAME_PAST_EN})\b"
     # "the refund for HT… was already processed", "it's been done": the thing, done, in the passive.
     r"|\b(?:was|were|has\s+been|have\s+been|had\s+been|'s\s+been|got)\s+(?:already\s+)?"
     rf"(?:{DONE_EN}|done|processed|handled|issued|taken\s+care\s+of|sorted(?:\s+out)?)\b",
@@ -410,6 +412,21 @@ THEIR_DEED = re.compile(
     r"|\b(?:he|she|they|(?-i:[A-Z][a-z]+)|the\s+(?:guest|customer|supplier|hotel|client))\s+(?:will|'ll|is\s+going\s+to|wants?\s+to|plans?\s+to|is\s+planning\s+to|might|may)\b",
     re.IGNORECASE,
 )
+# "Bob keeps spamming the city channel with 'wheat for sale'", "Carol老是在频道里刷屏": another person's habit,
+# told (often as a complaint); the words it quotes are theirs, and nothing is asked of the agent.
+HABIT = re.compile(
+    r"\b(?:he|she|they|someone|somebody|everyone|people|(?-i:[A-Z][a-z]+))\s+(?:keeps?|kept|is\s+always|are\s+always|was\s+always|always)"
+    r"\s+(?:on\s+)?[a-z]+ing\b"
+    r"|(?:(?-i:[A-Z][a-z]+)|他们|她们|他|她|有人|别人)(?:一直|总是|老是|天天|整天|成天|一个劲儿?)[^，,。!！?？]{0,8}?(?:刷屏|发|喊|吆喝|卖|说|嚷|骚扰|捣乱)",
+    re.IGNORECASE,
+)
+
+
+def habit(text: str) -> bool:
+    """The message tells another person's habit and asks nothing now ("please", "帮我", a clause ending on 吧)."""
+    return bool(HABIT.search(text)) and not NOW.search(text) and not ASKS_NOW.search(text)
+
+
 # "I don't really like them anyway", "我不爱吃", "用不完": the speaker does not need the goods, the reason to give them.
 NOT_NEEDED = re.compile(
     r"\b(?:i|we)\s+(?:really\s+|just\s+|honestly\s+)?(?:don'?t|do\s+not|no\s+longer)\s+(?:really\s+|even\s+)?(?:like|need|want|use|eat)\s+"

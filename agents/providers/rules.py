@@ -406,6 +406,8 @@ class RulesChatPolicy:
                 return Step.say(_("这是转述别人的要求，我还没有执行。要我现在就做吗？回复「是」我就执行。"))
             if restraint.reported(context, {name for name, _arguments in writes}) and not asked_anew(context, writes):
                 return Step.say(_("听起来这是已经做过的事，我没有再执行任何操作。要再做一次，请直接说。"))
+            if restraint.habit(context):
+                return Step.say(_("这听起来是在说别人一贯的做法，不是让我去做，我没有执行任何操作。需要时请直接说。"))
             if about_the_deed(context, writes):
                 return Step.say(_("这听起来是在聊这件事，不是让我去做，我没有执行任何操作。需要时请直接说。"))
             if restraint.asked(context):

@@ -491,8 +491,8 @@ class Reading:
         return False
 
 
-# Phrasal verbs whose object may stand between verb and particle: "take X down", "turn X off", "switch X on".
-SEPARABLE = re.compile(r"(take|turn|switch|shut|pull)\s+(down|off|on)")
+# Phrasal verbs whose object may stand between verb and particle: "take X down", "turn X off", "look X up".
+SEPARABLE = re.compile(r"(take|turn|switch|shut|pull|look)\s+(down|off|on|up)")
 
 
 def read(said: str, kinds: set[str] | None = None) -> Reading:
@@ -502,7 +502,8 @@ def read(said: str, kinds: set[str] | None = None) -> Reading:
     names = exact_names(folded, found)
     spans = [*names, *(o for o in order_numbers(said) if not any(o.overlaps(n) for n in names)), *quoted(said)]
     fuzzy_kinds = (kinds or {e.kind for e in found}) - {"order"}
-    guessable = [e for e in found if e.partial or e.surface.isascii()]
+    # A surface holding a digit ("fund 1", "bounty #4") is an id: a typo in it is another id, never a guess.
+    guessable = [e for e in found if e.partial or (e.surface.isascii() and not any(c.isdigit() for c in e.surface))]
     spans += fuzzy_names(folded, guessable, spans, fuzzy_kinds)
     # A quoted part of a name ("基金“科技”的详情") is that name: the quotation read whole, never a piece of it.
     for quote in [s for s in spans if s.kind == "quoted"]:

@@ -62,8 +62,9 @@ def by_id(fund: str, tool: str, **arguments) -> list:
 
 
 def claim_first() -> list:
-    # The board lists the newest bounty first.
-    return [("list_bounties", {"status": "open"}), ("claim_bounty", {"bounty_id": "@bounty:修缮城墙"})]
+    # With several bounties open, "claim a bounty" reads the board and asks which, naming them: a write never
+    # picks an entity the message does not name (round 11; it used to claim the newest).
+    return [("list_bounties", {"status": "open"})]
 
 
 def checkout(order_no: str) -> list:

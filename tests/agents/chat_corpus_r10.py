@@ -387,6 +387,41 @@ _ROWS_3: list[tuple] = [
 ]
 
 
+# Round 11 (parser12): new sentences of the classes the frozen file k missed, written for this batch (none is a
+# k message): a claim naming no bounty while several are open asks which; another person's habit, told, is no
+# request; an ask-back reads as a question.
+_ROWS_4: list[tuple] = [
+    ("zh", "resident", "Dave", "随便给我接一个悬赏吧", ASK),
+    ("en", "resident", "Carol", "can you claim a bounty for me", ASK),
+    ("en", "resident", "Alice", "Carol keeps posting 'cheap stone' in the city channel, so annoying", NONE),
+    ("zh", "resident", "Eve", "Frank老是在频道里喊「卖小麦」，烦死了", NONE),
+    ("en", "resident", "Dave", "Eve is always shouting 'apples here' on the channel lol", NONE),
+    ("zh", "resident", "Bob", "送两个面包给她", ASK),
+    ("en", "resident", "Frank", "hand him 4 stone", ASK),
+    # A fund by its id in words ("ID是…的基金", "for id …"), or by an English description with its name in brackets.
+    ("zh", "fund manager", "基金助理", "帮我查一下编号是2的基金", fund("get_fund_detail", "科技先锋")),
+    ("en", "fund manager", "基金助理", "show me the fund with id 3", fund("get_fund_detail", "绿色能源主题")),
+    ("en", "fund manager", "基金助理", "please switch off the green energy fund (绿色能源主题)", fund("disable_fund", "绿色能源主题")),
+    ("zh", "fund manager", "基金助理", "ID是1的那个基金现在什么情况", fund("get_fund_detail", "稳健增长一号")),
+    # A request naming no target asks which, with a question; a greeting before "can you" keeps it a request.
+    ("en", "resident", "Bob", "find me a job", ASK),
+    ("zh", "resident", "Carol", "帮我找个工作", ASK),
+    ("zh", "resident", "Eve", "帮我找人", ASK),
+    ("en", "resident", "Frank", "look her up for me", ASK),
+    ("zh", "front desk", "前台助理", "给客人退个款吧", ASK),
+    ("en", "resident", "Carol", "hey could you quit my job for me? I got a better offer", call("unassign_building")),
+    ("en", "resident", "Bob", "I quit my job at the mill last week", NONE),
+    ("zh", "resident", "Dave", "我昨天已经找到工作了", NONE),
+    ("zh", "front desk", "前台助理", "上周已经给客人退过款了", NONE),
+    # "给我来N个…" at the shop is buying.
+    ("zh", "resident", "Frank", "店家，给我来五个苹果", buy("苹果", 5)),
+    ("zh", "resident", "Eve", "上午商店给我来了两个苹果，挺新鲜", NONE),
+    # "群里喊一句 …": what follows is said in the city channel, a question there included.
+    ("zh", "resident", "Bob", "在群里喊一句 谁有多余的石料", call("chat", content=contains("谁有多余的石料"))),
+    ("zh", "resident", "Carol", "昨天在群里喊了一句要木头，没人理", NONE),
+]
+
+
 def _family(persona: str, expect: dict) -> str:
     if expect["kind"] == "none":
         return "must not act"
@@ -406,6 +441,6 @@ CASES: list[dict] = [
         "expect": expect,
         **({"turns": list(turns[0])} if turns else {}),
     }
-    for prefix, rows in (("r10", _ROWS), ("r10b", _ROWS_2), ("r10c", _ROWS_3))
+    for prefix, rows in (("r10", _ROWS), ("r10b", _ROWS_2), ("r10c", _ROWS_3), ("r11", _ROWS_4))
     for number, (lang, persona, agent, message, expect, *turns) in enumerate(rows, 1)
 ]

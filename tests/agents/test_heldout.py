@@ -54,6 +54,7 @@ UNDERSTOOD_FLOOR = {
     "cases_2026_11.json": 0.97, "cases_2026_11_b.json": 0.95, "cases_2026_11_c.json": 0.94, "cases_2026_11_d.json": 0.95,
     "cases_2026_11_e.json": 0.98, "cases_2026_11_f.json": 0.92, "cases_2026_11_g.json": 0.93,
     "cases_2026_11_h.json": 0.92, "cases_2026_11_i.json": 0.91, "cases_2026_11_j.json": 0.93,
+    "cases_2026_11_k.json": 0.96,
 }
 TARGET = 0.90
 # Cases whose frozen expectation the demo data or a documented behaviour contradicts; still scored
@@ -69,10 +70,8 @@ DISPUTED = {
     "the writer expected a question for the order number",
     "g-zh-fd-09": "王五 is the demo guest of exactly one order (HT20260301003): as for d-fd-zh-15, the order found by "
     "its guest's name is looked up (a read); the writer expected a question for the number",
-    "c-mn-zh-27": "「领取一个悬赏」 claiming the first open bounty is one of an earlier issue's own sentences (the "
-    "tuning corpus's 'the issue's sentences'); 我想接个悬赏 is the same request. Asking back here would break it",
-    "i-zh-ra-27": "「接个悬赏」 is c-mn-zh-27's request (claim one open bounty: the first), which an earlier issue's own "
-    "sentence asks for; this writer expected a question. Kept as the issue's contract",
+    "k-zh-fd-15": "张三 is the demo guest of exactly one order (HT20260301001): as for d-fd-zh-15, the order found by "
+    "its guest's name is looked up (a read); the writer expected a question for the number",
 }
 
 HELDOUT = Path(__file__).parent / "heldout"
