@@ -31,6 +31,7 @@ request on the thread reuses it, as persistent connections are meant to be reuse
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
@@ -57,13 +58,20 @@ class RequestThread(ThreadPoolExecutor):
 
 
 class RequestThreads:
-    """Idle ``RequestThread`` executors, lent one per request (called from the event loop only)."""
+    """Idle ``RequestThread`` executors, lent one per request (called from the event loop only).
+
+    A forked child (a server that imports the application, then forks its workers; the tests' live
+    Daphne) inherits the idle executors but not their threads: work given to one would never run. The
+    idle list belongs to the process that filled it."""
 
     def __init__(self, keep: int = KEEP_THREADS) -> None:
         self.keep = keep
         self.idle: list[RequestThread] = []
+        self.pid = os.getpid()
 
     def take(self) -> RequestThread:
+        if self.pid != os.getpid():  # forked: the inherited executors have no threads here
+            self.idle, self.pid = [], os.getpid()
         return self.idle.pop() if self.idle else RequestThread()
 
     def give_back(self, thread: RequestThread) -> None:

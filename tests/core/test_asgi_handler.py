@@ -166,3 +166,25 @@ def test_a_reused_thread_does_not_carry_the_last_requests_language(test_urls):
     english = SEEN["view"]
     assert request("/plain/")["body"] == b"hello zh-hans"
     assert SEEN["view"] is english  # the same thread, the default language again
+
+
+def test_a_forked_child_does_not_lend_the_threads_its_parent_kept():
+    """The tests' live Daphne forks after this process served requests: its handler's idle executors
+    came along without their threads, and every request of every later live-server test hung."""
+    import os
+
+    threads = RequestThreads()
+    kept = threads.take()
+    kept.submit(lambda: None).result(timeout=5)
+    threads.give_back(kept)
+    assert threads.idle == [kept]
+
+    child = os.fork()
+    if child == 0:  # the child: its request must run
+        try:
+            os._exit(0 if threads.take().submit(lambda: 42).result(timeout=5) == 42 else 1)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert threads.take() is kept  # the parent still lends its own
