@@ -12,14 +12,10 @@ no write is wrong, and at least ``UNDERSTOOD`` of each language is understood.
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
-from django.db import transaction
 
 from .chat_corpus_r10 import CASES
-from .test_heldout import ENTITY_MARKERS, World, _Rollback, expected_calls, report, run_case
+from .test_heldout import report, score
 
 UNDERSTOOD = 0.95  # each language's share; the must-not-act and wrong-write targets are absolute
 
@@ -35,29 +31,7 @@ def test_the_batch_is_bilingual_and_about_two_fifths_must_not_act():
 
 @pytest.mark.django_db
 def test_round_10_batch(settings, monkeypatch, tmp_path):
-    from django.contrib.auth import get_user_model
-
-    from agents import demo
-
-    settings.AGENT_PROVIDER = "rules"
-    monkeypatch.setattr(demo, "CREDENTIALS_FILE", tmp_path / ".demo-credentials")
-    call_command("seed_demo", stdout=StringIO())
-    user = get_user_model().objects.get(username=demo.DEMO_USERNAME)
-    world = World()
-    for case in CASES:  # every name a case refers to exists in the demo
-        for expected in expected_calls(case["expect"]) if case["expect"]["kind"] == "call" else []:
-            for value in expected.get("args", {}).values():
-                if isinstance(value, dict) and next(iter(value)) in ENTITY_MARKERS:
-                    world.resolve(value)
-
-    outcomes = []
-    for case in CASES:
-        try:
-            with transaction.atomic():
-                outcomes.append(run_case(world, case, user))
-                raise _Rollback
-        except _Rollback:
-            pass
+    outcomes = score(CASES, settings, monkeypatch, tmp_path)
     print(report(outcomes, "round 10 batch"))
 
     acted = [o.case["id"] for o in outcomes if o.case["expect"]["kind"] == "none" and o.outcome == "acted wrongly"]

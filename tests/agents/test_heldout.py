@@ -323,9 +323,8 @@ def test_every_tool_a_demo_agent_holds_is_expected_somewhere(settings, monkeypat
     assert granted - expected_tools == set()
 
 
-@pytest.mark.django_db
-@pytest.mark.parametrize("path", CASES_FILES, ids=lambda path: path.name)
-def test_heldout_score(path, settings, monkeypatch, tmp_path):
+def score(cases: list[dict], settings, monkeypatch, tmp_path) -> list[Outcome]:
+    """Each case through the real chat on the freshly seeded demo, as its superuser, in a savepoint."""
     from django.contrib.auth import get_user_model
 
     from agents import demo
@@ -335,7 +334,6 @@ def test_heldout_score(path, settings, monkeypatch, tmp_path):
     call_command("seed_demo", stdout=StringIO())
     user = get_user_model().objects.get(username=demo.DEMO_USERNAME)
     world = World()
-    cases = load_cases(path)
     for case in cases:  # every name a case refers to exists in the demo
         for call in expected_calls(case["expect"]) if case["expect"]["kind"] == "call" else []:
             for value in call.get("args", {}).values():
@@ -350,6 +348,13 @@ def test_heldout_score(path, settings, monkeypatch, tmp_path):
                 raise _Rollback
         except _Rollback:
             pass
+    return outcomes
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", CASES_FILES, ids=lambda path: path.name)
+def test_heldout_score(path, settings, monkeypatch, tmp_path):
+    outcomes = score(load_cases(path), settings, monkeypatch, tmp_path)
     print(report(outcomes, path.name))
 
     none_cases = [o for o in outcomes if o.case["expect"]["kind"] == "none"]
