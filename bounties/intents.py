@@ -68,6 +68,11 @@ def claim(turn: Turn, match) -> Step | None:
     return _once(turn, "claim_bounty", bounty_id=int(match["id"]))
 
 
+def either(rows: list[dict]) -> str:
+    """The bounties a question offers to choose from, at most four: 「#4 修缮城墙」还是「#3 …」."""
+    return _("还是").join(f"「#{row['bounty_id']} {row['title']}」" for row in rows[:4])
+
+
 @intent(
     rf"(?:接取|领取|认领|接下|接|领)\s*(?:1\s*个|个|一下)?\s*{BOUNTY}(?!\s*#?\s*\d)",
     r"\b(?:claim|take|grab|pick up|take on)\s+(?:a|an|1|any|some|the\s+first|one)\s+(?:open\s+)?bounty\b",
@@ -90,8 +95,7 @@ def claim_any(turn: Turn, match) -> Step | None:
     if len(bounties) == 1:
         return Step.call("claim_bounty", bounty_id=bounties[0]["bounty_id"])
     # A write never picks what the message does not name: with several open, ask which, naming them.
-    names = _("还是").join(f"「#{row['bounty_id']} {row['title']}」" for row in bounties[:4])
-    return Step.say(_("要接哪一个悬赏？%(names)s") % {"names": names})
+    return Step.say(_("要接哪一个悬赏？%(names)s") % {"names": either(bounties)})
 
 
 @intent(
@@ -211,8 +215,7 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
     if len(described) == 1:
         return Step.call(tool, bounty_id=described[0]["bounty_id"])
     if len(described) > 1:
-        names = _("还是").join(f"「#{row['bounty_id']} {row['title']}」" for row in described[:4])
-        return Step.say(_("是哪一个悬赏？%(names)s") % {"names": names})
+        return Step.say(_("是哪一个悬赏？%(names)s") % {"names": either(described)})
     if status == "claimed" and (elsewhere := described_bounties(said, selectors.unfinished_bounties())):
         # "mark the flour delivery done" when it is not among my claims: the board that holds it, then the tool says why not.
         if len(outcomes := [o for o in turn.outcomes if o.name == "list_bounties"]) < 2:
@@ -228,8 +231,7 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
     if status == "claimed" and len(rows) == 1:
         # "交任务": a resident holds one claimed bounty at a time, so its only claim is "the" bounty.
         return Step.call(tool, bounty_id=rows[0]["bounty_id"])
-    names = _("还是").join(f"「#{row['bounty_id']} {row['title']}」" for row in rows[:4])
-    return Step.say(_("是哪一个悬赏？%(names)s") % {"names": names})
+    return Step.say(_("是哪一个悬赏？%(names)s") % {"names": either(rows)})
 
 
 # English words for the work a bounty's (Chinese) title names: "the wall repair bounty" is 修缮城墙. Resources and
