@@ -260,11 +260,12 @@ class EventHub:
             self.receive_events(message["events"])
 
     def receive_events(self, events: list[Event]) -> None:
-        """Keep what the layer brought for ``deliver``; the pump goes straight back to the layer."""
-        for item in events:
-            if item[0] > self.last_seen:
-                self.arrived[item[0]] = item
-        self.arrival.set()
+        """Keep what the layer (or the tail) brought for ``deliver``; the pump goes straight back to the layer."""
+        fresh = [item for item in events if item[0] > self.last_seen and item[0] not in self.arrived]
+        for item in fresh:
+            self.arrived[item[0]] = item
+        if fresh:
+            self.arrival.set()
 
     async def deliver(self) -> None:
         """Offer what arrived in seq order, at most once per ``GATHER_SECONDS``. Two writers' sends
@@ -345,11 +346,12 @@ class EventHub:
                         began = time.perf_counter()
 
     async def tail(self) -> None:
-        """Offer the events other processes committed (the in-memory layer never brings them)."""
+        """Bring the events other processes committed (the in-memory layer never brings them) to
+        ``deliver``, like a push: they are gathered and offered with the rest, never around it."""
         while True:
             await asyncio.sleep(TAIL_INTERVAL)
             try:
-                await self.offer_stored()
+                self.receive_events(await database_sync_to_async(stored_events)(after=self.last_seen))
             except Exception:
                 logger.exception("the event hub could not read the event log; retrying")
 

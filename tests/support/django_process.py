@@ -168,8 +168,10 @@ class DaphneServer:
         env: dict[str, str] | None = None,
         startup_timeout: float = 60,
         application: str = "config.asgi:application",
+        handshake_timeout: int = 5,
     ) -> None:
         self.database_url = database_url
+        self.handshake_timeout = handshake_timeout  # Daphne's --websocket_connect_timeout (its default: 5 s)
         self.env = env or {}
         self.startup_timeout = startup_timeout
         self.application = application
@@ -194,7 +196,10 @@ class DaphneServer:
         # A file, not a pipe: nobody reads the log while the server runs.
         self.log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), self.application],
+            [
+                sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port),
+                "--websocket_connect_timeout", str(self.handshake_timeout), self.application,
+            ],
             cwd=PROJECT_ROOT,
             env=env,
             stdout=self.log,
