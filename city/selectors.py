@@ -108,6 +108,19 @@ def transfer_history(*, agent_id: int | None = None) -> QuerySet[ResourceTransfe
     return transfers
 
 
+# A ledger row as plain values (``transfer_rows``), in the API's order.
+TRANSFER_ROW_FIELDS = (
+    "id", "from_agent_id", "from_agent__name", "to_agent_id", "to_agent__name",
+    "resource_type__slug", "quantity", "source", "user__username", "created_at",
+)
+
+
+def transfer_rows(*, agent_id: int | None = None) -> QuerySet:
+    """``transfer_history`` as dicts of ``TRANSFER_ROW_FIELDS``: the names come with the row, not
+    whole agents, resource type and user (a page of 50 was 250 model instances)."""
+    return transfer_history(agent_id=agent_id).values(*TRANSFER_ROW_FIELDS)
+
+
 def resource_table() -> tuple[list[ResourceType], list[tuple[Agent, list[int]]]]:
     """Every resident's stock as a table: the resource types (columns) and one row per resident."""
     types = list(ResourceType.objects.order_by("slug"))

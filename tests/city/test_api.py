@@ -151,6 +151,40 @@ def test_transfers_list_is_newest_first_and_paginated(api_client, alice, bob, st
     assert len(api_client.get(body["next"]).json()["results"]) == 5
 
 
+@pytest.mark.parametrize("zone", ["Asia/Shanghai", "UTC", "America/New_York"])
+def test_transfer_entries_are_what_the_serializer_shows(api_client, alice, bob, stock, zone):
+    """The ledger's plain entries, key by key and in order, equal TransferSerializer's output for
+    the same transfers (with and without a user), in the active time zone."""
+    from django.utils import timezone
+
+    from city.api.serializers import TransferSerializer, transfer_entries
+    from city.selectors import transfer_history, transfer_rows
+
+    stock(alice, flour=10)
+    services.transfer_resource(from_agent_id=alice.pk, to_agent_id=bob.pk, resource_type="flour", quantity=2, source="page")
+    assert post_transfer(api_client, bob, alice, quantity=1).status_code == 200  # by the staff member
+    with timezone.override(zone):
+        expected = [list(row.items()) for row in TransferSerializer(transfer_history(), many=True).data]
+        entries = [list(row.items()) for row in transfer_entries(transfer_rows())]
+    assert [dict(row)["user"] for row in entries] == ["staff", None]
+    assert entries == expected
+    shown = TransferSerializer(transfer_history(), many=True).data  # in the zone a request without one gets
+    assert api_client.get("/api/transfers/").json()["results"] == [dict(row) for row in shown]
+
+
+def test_transfers_list_costs_the_same_queries_for_a_page_with_users_and_without(api_client, alice, bob, stock, staff_user):
+    stock(alice, flour=100)
+    services.transfer_resource(from_agent_id=alice.pk, to_agent_id=bob.pk, resource_type="flour", quantity=1, source="page")
+    api_client.get("/api/transfers/")  # the caller's permissions are read once, on the first request
+    with CaptureQueriesContext(connection) as one:
+        assert api_client.get("/api/transfers/").status_code == 200
+    for _ in range(30):
+        services.transfer_resource(from_agent_id=alice.pk, to_agent_id=bob.pk, resource_type="flour", quantity=1, source="api", user=staff_user)
+    with CaptureQueriesContext(connection) as many:
+        assert len(api_client.get("/api/transfers/").json()["results"]) == 31
+    assert len(many) == len(one) == 2  # the count and the page
+
+
 def test_transfers_list_filters_by_agent(api_client, alice, bob, make_agent, stock):
     carol = make_agent("Carol")
     stock(alice, flour=10)
