@@ -9,6 +9,7 @@ from agents.models import Agent
 from city.models import MarketOrder, ResourceTransfer
 from city.services import MAX_AMOUNT
 from core.api.fields import TextField
+from core.api.serializers import CachedFieldsModelSerializer
 from core.params import MAX_ID
 
 
@@ -41,7 +42,7 @@ class TransferResultSerializer(serializers.Serializer):
     transfer_id = serializers.IntegerField(max_value=MAX_ID)
 
 
-class TransferSerializer(serializers.ModelSerializer):
+class TransferSerializer(CachedFieldsModelSerializer):
     from_agent_name = serializers.CharField(source="from_agent.name")
     to_agent_name = serializers.CharField(source="to_agent.name")
     resource_type = serializers.CharField(source="resource_type.slug")
@@ -82,7 +83,7 @@ class TransferFilterSerializer(serializers.Serializer):
     agent_id = serializers.IntegerField(max_value=MAX_ID, min_value=1, required=False, help_text="only transfers it sent or received")
 
 
-class MarketOrderSerializer(serializers.ModelSerializer):
+class MarketOrderSerializer(CachedFieldsModelSerializer):
     seller_name = serializers.CharField(source="seller.name")
     buyer_name = serializers.CharField(source="buyer.name", allow_null=True, default=None)
     resource_type = serializers.CharField(source="resource_type.slug")
@@ -114,7 +115,7 @@ class JobSerializer(serializers.Serializer):
     wage = serializers.IntegerField()
 
 
-class AgentSerializer(serializers.ModelSerializer):
+class AgentSerializer(CachedFieldsModelSerializer):
     """Read from a queryset passed through ``city.selectors.agent_rows`` (no N+1)."""
 
     # The views send ``city.selectors.agent_cards`` (plain values in a fixed number of queries) and
