@@ -230,6 +230,36 @@ def test_agents_list_costs_the_same_queries_for_2_and_20_agents(api_client, make
     assert len(many) == len(few)
 
 
+def test_agents_page_of_consecutive_ids_reads_tools_and_stock_by_their_range(api_client, make_agent, stock):
+    """A page of agents by id names its agents by the range they fill, not one parameter each, and
+    shows each its own tools and stock, none of the next page's."""
+    agents = [make_agent(f"a{i:02}", tools=("checkin",) if i % 2 else ()) for i in range(52)]
+    for i, agent in enumerate(agents):
+        stock(agent, flour=i + 1)
+    api_client.get("/api/agents/")  # the caller's permissions are read once, on the first request
+    with CaptureQueriesContext(connection) as captured:
+        first = api_client.get("/api/agents/").json()["results"]
+    assert [row["resources"] for row in first] == [{"flour": i + 1} for i in range(50)]
+    assert [row["tools"] for row in first] == [["checkin"] if i % 2 else [] for i in range(50)]
+    assert not [query["sql"] for query in captured if " IN (" in query["sql"]]
+    second = api_client.get("/api/agents/?page=2").json()["results"]
+    assert [(row["name"], row["resources"], row["tools"]) for row in second] == [
+        ("a50", {"flour": 51}, []), ("a51", {"flour": 52}, ["checkin"])
+    ]
+
+
+def test_agents_list_with_gaps_in_its_ids_shows_each_its_own_tools_and_stock(api_client, make_agent, stock):
+    first, gone, last = make_agent("A", tools=("checkin",)), make_agent("B", tools=("rest",)), make_agent("C", tools=("rest",))
+    stock(first, flour=1)
+    stock(last, wood=2)
+    gone.tools.clear()
+    gone.delete()
+    results = {row["name"]: row for row in api_client.get("/api/agents/").json()["results"]}
+    assert sorted(results) == ["A", "C"]
+    assert (results["A"]["tools"], results["A"]["resources"]) == (["checkin"], {"flour": 1})
+    assert (results["C"]["tools"], results["C"]["resources"]) == (["rest"], {"wood": 2})
+
+
 def test_agents_list_and_detail_payload_is_the_contract(api_client, make_agent, stock, farm):
     """Every key of an agent as DESIGN §11 shows it, in order: tools by name, stock by slug without zeros."""
     alice = make_agent("Alice", tools=("transfer_resource", "get_my_resources", "checkin"), persona="面包师", credits=7)
