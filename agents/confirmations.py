@@ -70,7 +70,9 @@ def confirm_pending_action(*, action_id: int, user: Any, arguments: dict | None 
             status=PendingAction.Status.CONFIRMED, decided_by=user, decided_at=now
         )
         if claimed:
-            action.refresh_from_db()
+            # Read again with what the tool and the answer need (agent, conversation, requested and
+            # decided by) in one query: refresh_from_db() dropped the cached relations, one query each.
+            action = pending_action_get(action_id=action_id)
             final_arguments = {**action.arguments, **(arguments or {})}
             context = ToolContext(
                 agent=action.agent,

@@ -34,7 +34,9 @@ def agent_status(*, agent_id: int) -> dict:
 
 
 def pending_action_get(*, action_id: int) -> PendingAction:
-    action = PendingAction.objects.select_related("agent", "conversation").filter(pk=action_id).first()
+    """The action with the relations deciding and showing it read (``PendingActionSerializer``'s too)."""
+    related = ("agent", "conversation", "requested_by", "decided_by")
+    action = PendingAction.objects.select_related(*related).filter(pk=action_id).first()
     if action is None:
         raise NotFound("pending_action_not_found", _("待确认操作不存在"))
     return action

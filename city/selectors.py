@@ -50,13 +50,13 @@ def agent_cards(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     instances (each tool's JSON schema decoded) and DRF's fields per value; the API's dearest read.
     """
     rows = list(rows)
-    ids = [row["id"] for row in rows]
+    owned = _agent_ids(row["id"] for row in rows)
     tools: dict[int, list[str]] = defaultdict(list)
-    grants = Agent.tools.through.objects.filter(agent_id__in=ids).order_by("tool__name", "tool_id")
+    grants = Agent.tools.through.objects.filter(owned).order_by("tool__name", "tool_id")
     for agent_id, name in grants.values_list("agent_id", "tool__name"):
         tools[agent_id].append(name)
     resources: dict[int, dict[str, int]] = defaultdict(dict)
-    holdings = AgentResource.objects.filter(agent_id__in=ids, quantity__gt=0).order_by("resource_type__slug")
+    holdings = AgentResource.objects.filter(owned, quantity__gt=0).order_by("resource_type__slug")
     for agent_id, slug, quantity in holdings.values_list("agent_id", "resource_type__slug", "quantity"):
         resources[agent_id][slug] = quantity
     cards = []
@@ -65,6 +65,16 @@ def agent_cards(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         job = None if building_id is None else {"building_id": building_id, "building_name": building_name, "wage": wage}
         cards.append({**row, "job": job, "resources": resources.get(row["id"], {}), "tools": tools.get(row["id"], [])})
     return cards
+
+
+def _agent_ids(ids: Iterable[int]) -> Q:
+    """``agent_id`` among ``ids``: as the range they fill when they are consecutive (a page of agents
+    by id, as a rule), two parameters instead of one per agent, whose preparation cost more than
+    the query (0.5 ms of each of ``agent_cards``' two); else as the list."""
+    ids = sorted(ids)
+    if ids and ids[-1] - ids[0] + 1 == len(ids):
+        return Q(agent_id__gte=ids[0], agent_id__lte=ids[-1])
+    return Q(agent_id__in=ids)
 
 
 def agent_resources(*, agent_id: int) -> dict[str, int]:
@@ -106,6 +116,19 @@ def transfer_history(*, agent_id: int | None = None) -> QuerySet[ResourceTransfe
     if agent_id is not None:
         transfers = transfers.filter(Q(from_agent_id=agent_id) | Q(to_agent_id=agent_id))
     return transfers
+
+
+# A ledger row as plain values (``transfer_rows``), in the API's order.
+TRANSFER_ROW_FIELDS = (
+    "id", "from_agent_id", "from_agent__name", "to_agent_id", "to_agent__name",
+    "resource_type__slug", "quantity", "source", "user__username", "created_at",
+)
+
+
+def transfer_rows(*, agent_id: int | None = None) -> QuerySet:
+    """``transfer_history`` as dicts of ``TRANSFER_ROW_FIELDS``: the names come with the row, not
+    whole agents, resource type and user (a page of 50 was 250 model instances)."""
+    return transfer_history(agent_id=agent_id).values(*TRANSFER_ROW_FIELDS)
 
 
 def resource_table() -> tuple[list[ResourceType], list[tuple[Agent, list[int]]]]:

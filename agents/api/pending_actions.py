@@ -23,11 +23,12 @@ from agents.confirmations import (
 )
 from agents.models import PendingAction
 from core.api.fields import TextField
+from core.api.serializers import CachedFieldsModelSerializer
 from core.errors import NotFound
 from core.api.schema import ErrorSerializer, error_codes
 
 
-class PendingActionSerializer(serializers.ModelSerializer):
+class PendingActionSerializer(CachedFieldsModelSerializer):
     agent_name = serializers.CharField(source="agent.name", read_only=True)
     # null for a proposal from the autonomy tick, one not decided yet, or a deleted user
     requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)

@@ -4,10 +4,11 @@ from agents.chat import MAX_MESSAGE_LENGTH
 from agents.models import Tool
 from core.api.fields import TextField
 from core.api.schema import ErrorSerializer
+from core.api.serializers import CachedFieldsModelSerializer
 from core.params import MAX_ID
 
 
-class ToolSerializer(serializers.ModelSerializer):
+class ToolSerializer(CachedFieldsModelSerializer):
     description = serializers.SerializerMethodField()
 
     class Meta:

@@ -15,13 +15,14 @@ from agents import selectors
 from agents.confirmations import readable_tool_names
 from agents.models import AgentActionLog, AutonomyRound, ToolCall
 from core.api.schema import ErrorSerializer, error_codes
+from core.api.serializers import CachedFieldsModelSerializer
 from core.params import MAX_ID
 
 TICK_PERMISSION = "agents.view_autonomyround"
 AUDIT_PERMISSION = "agents.view_toolcall"
 
 
-class TickSerializer(serializers.ModelSerializer):
+class TickSerializer(CachedFieldsModelSerializer):
     workers = serializers.ListField(child=serializers.CharField(), help_text='["in-process"] without a broker')
     stats = serializers.JSONField(help_text="agents, batches, decided, success, failed, pending, fallback, by_action, tokens, …")
 
@@ -31,7 +32,7 @@ class TickSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class TickOutcomeSerializer(serializers.ModelSerializer):
+class TickOutcomeSerializer(CachedFieldsModelSerializer):
     agent_id = serializers.IntegerField(max_value=MAX_ID)
     agent_name = serializers.CharField(source="agent.name")
     params = serializers.JSONField()
@@ -62,7 +63,7 @@ class TickDetailSerializer(TickSerializer):
         return TickOutcomeSerializer(selectors.tick_decisions(tick=tick), many=True).data
 
 
-class ToolCallSerializer(serializers.ModelSerializer):
+class ToolCallSerializer(CachedFieldsModelSerializer):
     """A call; its ``arguments`` and ``result`` are null (``contents_hidden``) unless the viewer may read
     its tool's domain (``context["readable_tools"]``, ``confirmations.readable_tool_names``)."""
 

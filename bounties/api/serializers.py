@@ -7,10 +7,11 @@ from rest_framework import serializers
 from bounties.models import MAX_REWARD, Bounty
 from bounties.services import DESCRIPTION_MAX_LENGTH, TITLE_MAX_LENGTH
 from core.api.fields import TextField
+from core.api.serializers import CachedFieldsModelSerializer
 from core.params import MAX_ID
 
 
-class BountySerializer(serializers.ModelSerializer):
+class BountySerializer(CachedFieldsModelSerializer):
     claimed_by_name = serializers.SerializerMethodField()
 
     class Meta:

@@ -1,3 +1,4 @@
+from collections.abc import Iterable
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
@@ -8,6 +9,7 @@ from agents.models import Agent
 from city.models import MarketOrder, ResourceTransfer
 from city.services import MAX_AMOUNT
 from core.api.fields import TextField
+from core.api.serializers import CachedFieldsModelSerializer
 from core.params import MAX_ID
 
 
@@ -40,7 +42,7 @@ class TransferResultSerializer(serializers.Serializer):
     transfer_id = serializers.IntegerField(max_value=MAX_ID)
 
 
-class TransferSerializer(serializers.ModelSerializer):
+class TransferSerializer(CachedFieldsModelSerializer):
     from_agent_name = serializers.CharField(source="from_agent.name")
     to_agent_name = serializers.CharField(source="to_agent.name")
     resource_type = serializers.CharField(source="resource_type.slug")
@@ -55,11 +57,33 @@ class TransferSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+def transfer_entries(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ledger's rows (``city.selectors.transfer_rows``) as ``TransferSerializer`` shows
+    transfers, built from plain values: DRF's fields per value of each row cost more than the
+    query. ``test_transfer_entries_are_what_the_serializer_shows`` holds them to the serializer."""
+    created_at = serializers.DateTimeField()  # the format and time zone of the serializer's field
+    return [
+        {
+            "id": row["id"],
+            "from_agent_id": row["from_agent_id"],
+            "from_agent_name": row["from_agent__name"],
+            "to_agent_id": row["to_agent_id"],
+            "to_agent_name": row["to_agent__name"],
+            "resource_type": row["resource_type__slug"],
+            "quantity": row["quantity"],
+            "source": row["source"],
+            "user": row["user__username"],
+            "created_at": created_at.to_representation(row["created_at"]),
+        }
+        for row in rows
+    ]
+
+
 class TransferFilterSerializer(serializers.Serializer):
     agent_id = serializers.IntegerField(max_value=MAX_ID, min_value=1, required=False, help_text="only transfers it sent or received")
 
 
-class MarketOrderSerializer(serializers.ModelSerializer):
+class MarketOrderSerializer(CachedFieldsModelSerializer):
     seller_name = serializers.CharField(source="seller.name")
     buyer_name = serializers.CharField(source="buyer.name", allow_null=True, default=None)
     resource_type = serializers.CharField(source="resource_type.slug")
@@ -91,7 +115,7 @@ class JobSerializer(serializers.Serializer):
     wage = serializers.IntegerField()
 
 
-class AgentSerializer(serializers.ModelSerializer):
+class AgentSerializer(CachedFieldsModelSerializer):
     """Read from a queryset passed through ``city.selectors.agent_rows`` (no N+1)."""
 
     # The views send ``city.selectors.agent_cards`` (plain values in a fixed number of queries) and

@@ -32,6 +32,7 @@ from .serializers import (
     TransferInputSerializer,
     TransferResultSerializer,
     TransferSerializer,
+    transfer_entries,
 )
 
 
@@ -95,8 +96,8 @@ class TransferList(GenericAPIView):
 
     def get(self, request: Request) -> Response:
         filters = query_filters(TransferFilterSerializer, request)
-        page = self.paginate_queryset(selectors.transfer_history(agent_id=filters.get("agent_id")))
-        return self.get_paginated_response(TransferSerializer(page, many=True).data)
+        page = self.paginate_queryset(selectors.transfer_rows(agent_id=filters.get("agent_id")))
+        return self.get_paginated_response(transfer_entries(page))
 
 
 @extend_schema(

@@ -2,11 +2,12 @@ from rest_framework import serializers
 
 from core.api.fields import TextField
 from core.api.schema import ErrorSerializer
+from core.api.serializers import CachedFieldsModelSerializer
 from core.params import MAX_ID
 from funds.models import FUND_NAME_MAX_LENGTH, REMARKS_MAX_LENGTH, Fund
 
 
-class FundSerializer(serializers.ModelSerializer):
+class FundSerializer(CachedFieldsModelSerializer):
     # null for a fund made by the demo seed, a tool run without a user, or a deleted user
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     updated_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)

@@ -1,16 +1,17 @@
 from rest_framework import serializers
 
+from core.api.serializers import CachedFieldsModelSerializer
 from orders.models import ChannelMessage, Order, Refund
 
 
-class RefundSerializer(serializers.ModelSerializer):
+class RefundSerializer(CachedFieldsModelSerializer):
     class Meta:
         model = Refund
         fields = ["id", "status", "created_at", "completed_at"]
         read_only_fields = fields
 
 
-class OrderSerializer(serializers.ModelSerializer):
+class OrderSerializer(CachedFieldsModelSerializer):
     refund = RefundSerializer(read_only=True, allow_null=True, default=None)
 
     class Meta:
@@ -22,7 +23,7 @@ class OrderSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class ChannelMessageSerializer(serializers.ModelSerializer):
+class ChannelMessageSerializer(CachedFieldsModelSerializer):
     order_no = serializers.CharField(source="order.order_no", read_only=True, allow_null=True, default=None)
 
     class Meta:

@@ -286,6 +286,66 @@ def relay_failures() -> dict:
     }
 
 
+def one_relay_per_commit() -> dict:
+    """Transactions with several events relay once after their commit, and a relay waiting on a
+    savepoint that rolls back does not stand in for the events that stay: per transaction, the
+    relays run and the events the log got, in order."""
+    from unittest import mock
+
+    from django.db import transaction
+
+    import core.events
+    from core.events import broadcast
+    from core.models import EventLog, EventOutbox
+
+    class Undone(Exception):
+        pass
+
+    def run(body) -> dict:
+        before = EventLog.objects.count()
+        with mock.patch("core.events._relay", side_effect=core.events._relay) as relay:
+            with transaction.atomic():
+                body()
+        logged = EventLog.objects.order_by("seq").values_list("data__action", flat=True)[before:]
+        return {"relays": relay.call_count, "logged": list(logged)}
+
+    def undone(action: str) -> None:
+        try:
+            with transaction.atomic():
+                broadcast("agent_action", agent_id=1, action=action)
+                raise Undone
+        except Undone:
+            pass
+
+    def three_with_a_savepoint() -> None:
+        broadcast("agent_action", agent_id=1, action="a")
+        with transaction.atomic():
+            broadcast("agent_action", agent_id=1, action="b")
+        broadcast("agent_action", agent_id=1, action="c")
+
+    def after_an_undone_one() -> None:
+        undone("undone")
+        broadcast("agent_action", agent_id=1, action="kept")
+
+    def before_an_undone_one() -> None:
+        broadcast("agent_action", agent_id=1, action="first")
+        undone("undone")
+
+    def released_then_undone() -> None:
+        with transaction.atomic():
+            broadcast("agent_action", agent_id=1, action="released")
+        undone("undone")
+        broadcast("agent_action", agent_id=1, action="last")
+
+    return {
+        "three": run(three_with_a_savepoint),
+        "after_undone": run(after_an_undone_one),
+        "before_undone": run(before_an_undone_one),
+        "released_then_undone": run(released_then_undone),
+        "outbox": EventOutbox.objects.count(),
+    }
+
+
 def orphan_outbox_event(action: str) -> int:
     """An event whose writer committed it to the outbox and died before relaying it."""
     from core.models import EventOutbox

@@ -125,6 +125,16 @@ def test_a_failed_relay_leaves_the_event_for_the_next_one(django_child: ChildDat
     assert result["final"] == ["first", "second", "third"] and result["outbox"] == 0
 
 
+def test_a_transaction_relays_once_for_all_its_events(django_child: ChildDatabase):
+    result = run_django(django_child("postgres"), f"{SCENARIOS}:one_relay_per_commit")
+    assert result["three"] == {"relays": 1, "logged": ["a", "b", "c"]}
+    # The relay of an event whose savepoint rolled back went with it; the next event has its own.
+    assert result["after_undone"] == {"relays": 1, "logged": ["kept"]}
+    assert result["before_undone"] == {"relays": 1, "logged": ["first"]}
+    assert result["released_then_undone"] == {"relays": 1, "logged": ["released", "last"]}
+    assert result["outbox"] == 0
+
+
 def test_an_event_whose_writer_died_before_relaying_reaches_clients(redis_server: RedisServer, django_child: ChildDatabase):
     database = django_child("postgres")
     env = {"REDIS_URL": redis_database(redis_server, 7)}

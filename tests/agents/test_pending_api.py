@@ -1,6 +1,9 @@
+import re
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -52,6 +55,18 @@ def test_confirm_runs_the_action_as_the_caller(api_client, propose):
     assert body["ok"] is True and body["message"] == f"基金「Alpha」创建成功，ID 为 {fund.pk}"
     assert (body["pending_action"]["status"], body["pending_action"]["decided_by"]) == ("confirmed", "staff")
     assert fund.created_by.username == "staff"
+
+
+def test_confirm_reads_the_agent_and_the_users_with_the_action(api_client, propose):
+    """The tool's agent and the answer's requested_by / decided_by come with the action's own read,
+    not one query each after it."""
+    action = propose("create_fund", fund_name="Alpha")
+    with CaptureQueriesContext(connection) as captured:
+        body = api_client.post(f"/api/pending-actions/{action.pk}/confirm/", {}, format="json").json()
+    assert (body["pending_action"]["agent_name"], body["pending_action"]["requested_by"]) == ("基金助理", "staff")
+    assert body["pending_action"]["decided_by"] == "staff"
+    alone = re.compile(r'SELECT .* FROM "(auth_user|agents_agent)" WHERE')
+    assert [query["sql"] for query in captured if alone.match(query["sql"])] == []
 
 
 def test_confirm_with_edited_arguments(api_client, propose):

@@ -151,6 +151,40 @@ def test_transfers_list_is_newest_first_and_paginated(api_client, alice, bob, st
     assert len(api_client.get(body["next"]).json()["results"]) == 5
 
 
+@pytest.mark.parametrize("zone", ["Asia/Shanghai", "UTC", "America/New_York"])
+def test_transfer_entries_are_what_the_serializer_shows(api_client, alice, bob, stock, zone):
+    """The ledger's plain entries, key by key and in order, equal TransferSerializer's output for
+    the same transfers (with and without a user), in the active time zone."""
+    from django.utils import timezone
+
+    from city.api.serializers import TransferSerializer, transfer_entries
+    from city.selectors import transfer_history, transfer_rows
+
+    stock(alice, flour=10)
+    services.transfer_resource(from_agent_id=alice.pk, to_agent_id=bob.pk, resource_type="flour", quantity=2, source="page")
+    assert post_transfer(api_client, bob, alice, quantity=1).status_code == 200  # by the staff member
+    with timezone.override(zone):
+        expected = [list(row.items()) for row in TransferSerializer(transfer_history(), many=True).data]
+        entries = [list(row.items()) for row in transfer_entries(transfer_rows())]
+    assert [dict(row)["user"] for row in entries] == ["staff", None]
+    assert entries == expected
+    shown = TransferSerializer(transfer_history(), many=True).data  # in the zone a request without one gets
+    assert api_client.get("/api/transfers/").json()["results"] == [dict(row) for row in shown]
+
+
+def test_transfers_list_costs_the_same_queries_for_a_page_with_users_and_without(api_client, alice, bob, stock, staff_user):
+    stock(alice, flour=100)
+    services.transfer_resource(from_agent_id=alice.pk, to_agent_id=bob.pk, resource_type="flour", quantity=1, source="page")
+    api_client.get("/api/transfers/")  # the caller's permissions are read once, on the first request
+    with CaptureQueriesContext(connection) as one:
+        assert api_client.get("/api/transfers/").status_code == 200
+    for _ in range(30):
+        services.transfer_resource(from_agent_id=alice.pk, to_agent_id=bob.pk, resource_type="flour", quantity=1, source="api", user=staff_user)
+    with CaptureQueriesContext(connection) as many:
+        assert len(api_client.get("/api/transfers/").json()["results"]) == 31
+    assert len(many) == len(one) == 2  # the count and the page
+
+
 def test_transfers_list_filters_by_agent(api_client, alice, bob, make_agent, stock):
     carol = make_agent("Carol")
     stock(alice, flour=10)
@@ -194,6 +228,36 @@ def test_agents_list_costs_the_same_queries_for_2_and_20_agents(api_client, make
     with CaptureQueriesContext(connection) as many:
         assert len(api_client.get("/api/agents/").json()["results"]) == 20
     assert len(many) == len(few)
+
+
+def test_agents_page_of_consecutive_ids_reads_tools_and_stock_by_their_range(api_client, make_agent, stock):
+    """A page of agents by id names its agents by the range they fill, not one parameter each, and
+    shows each its own tools and stock, none of the next page's."""
+    agents = [make_agent(f"a{i:02}", tools=("checkin",) if i % 2 else ()) for i in range(52)]
+    for i, agent in enumerate(agents):
+        stock(agent, flour=i + 1)
+    api_client.get("/api/agents/")  # the caller's permissions are read once, on the first request
+    with CaptureQueriesContext(connection) as captured:
+        first = api_client.get("/api/agents/").json()["results"]
+    assert [row["resources"] for row in first] == [{"flour": i + 1} for i in range(50)]
+    assert [row["tools"] for row in first] == [["checkin"] if i % 2 else [] for i in range(50)]
+    assert not [query["sql"] for query in captured if " IN (" in query["sql"]]
+    second = api_client.get("/api/agents/?page=2").json()["results"]
+    assert [(row["name"], row["resources"], row["tools"]) for row in second] == [
+        ("a50", {"flour": 51}, []), ("a51", {"flour": 52}, ["checkin"])
+    ]
+
+
+def test_agents_list_with_gaps_in_its_ids_shows_each_its_own_tools_and_stock(api_client, make_agent, stock):
+    first, gone, last = make_agent("A", tools=("checkin",)), make_agent("B", tools=("rest",)), make_agent("C", tools=("rest",))
+    stock(first, flour=1)
+    stock(last, wood=2)
+    gone.tools.clear()
+    gone.delete()
+    results = {row["name"]: row for row in api_client.get("/api/agents/").json()["results"]}
+    assert sorted(results) == ["A", "C"]
+    assert (results["A"]["tools"], results["A"]["resources"]) == (["checkin"], {"flour": 1})
+    assert (results["C"]["tools"], results["C"]["resources"]) == (["rest"], {"wood": 2})
 
 
 def test_agents_list_and_detail_payload_is_the_contract(api_client, make_agent, stock, farm):
