@@ -10,6 +10,7 @@ import re
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from agents.providers import restraint
 from agents.providers.rules import DECLINE, Step, Turn, intent, summarize
 from agents.providers.vocabulary import vocabulary
 
@@ -152,7 +153,8 @@ LISTING_SAID = re.compile(
 
 def asks_for_list(turn: Turn) -> bool:
     """This message asks for a list (a follow-up's reading appends the earlier message after a newline)."""
-    return bool(LISTING_SAID.search(turn.said.split("\n", 1)[0]))
+    # "is the wall one still open? if so, take it": the question is the claim's condition, no list asked for.
+    return bool(LISTING_SAID.search(restraint.unless_gone(turn.said.split("\n", 1)[0])))
 
 
 def board_status(said: str) -> str:

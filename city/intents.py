@@ -169,6 +169,8 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     owner = match["owner"]
     if "transfer_resource" not in turn.offered:
         return DECLINE  # "把和客人的聊天记录调出来" to the desk: no resident's goods are at stake for it
+    if re.search(r"我|自己|咱|俺", owner):
+        return DECLINE  # "把市场上我挂的那单撤了": the speaker's own, whatever words stand before 我
     if re.fullmatch(r"[A-Za-z]{2}\d{8,}", owner):
         return DECLINE  # "把HT…的钱退给客人" is a refund, not a resident's goods
     if owner.isascii() and "from" in match.group().lower() and not Agent.objects.filter(name__iexact=owner).exists():
@@ -277,6 +279,8 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     r"\bwhat\s+i\s+(?:have|hold|own|got)\b|\bdo\s+i\s+(?:have|hold|own)\b",
     r"\bwhat\s+(?:resources|goods|items|stuff)\b.*?\b(?:i|me)\b",
     r"\bhow\s+(?:many|much)\b.*?\b(?:do|have)\s+(?:i|you)\s+(?:have|got|hold|own)\b",
+    # Asked indirectly: "tell me how much bread you've got", "let me know how many apples I have left".
+    r"\bhow\s+(?:many|much)\b[^.?!;]*?\b(?:i|you)\s*(?:'ve|have|got|hold|own|'ve\s+got|still\s+have|are\s+holding|'re\s+holding)\b",
     r"\b(?:list|show|check)\s+(?:my\s+|your\s+)?(?:resources|inventory)\b",
     tool="get_my_resources",
     example=gettext_lazy("我有哪些资源？"),
