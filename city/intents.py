@@ -127,7 +127,12 @@ def _listed(turn: Turn, listing: str, key: str, matches) -> tuple[Step | None, d
     return None, next((row for row in listed.data[key] if matches(row)), None)
 
 
-@vocabulary
+@vocabulary(
+    reads={
+        ResourceType: ("slug", "name"), BuildingKind: ("slug", "name"), Agent: ("name", "is_active"), Building: ("name",),
+        ShopItem: ("name",),
+    }
+)
 def city_words() -> dict[str, str]:
     """Resource types by slug, name and synonym; residents, buildings and shop items by name."""
     words: dict[str, str] = {}
@@ -549,7 +554,12 @@ from agents.providers.rules import agent_name  # noqa: E402
 from agents.providers.understanding import Entity, entities, fold, named_phrase, read  # noqa: E402
 
 
-@entities
+@entities(
+    reads={
+        Agent: ("name", "is_active"), ResourceType: ("slug", "name"), Building: ("name", "kind"), BuildingKind: ("slug", "name"),
+        ShopItem: ("name", "resource_type"),
+    }
+)
 def city_entities() -> list[Entity]:
     """Residents, resources (slug, name, synonyms), buildings (name, or a kind only one has) and shop items."""
     found: list[Entity] = []

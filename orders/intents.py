@@ -185,7 +185,7 @@ GUEST_WORDS = ("guest", "customer", "downstream", "客人", "顾客", "客户", 
 ORDER_ASK = gettext_lazy("是哪个订单？请给我订单号，例如 HT20260301001。")
 
 
-@entities
+@entities(reads={Order: ("order_no", "guest_name")})
 def order_entities() -> list[Entity]:
     """Orders by number, and by their guest's name ("张三那个订单", "the booking for 王五"): a guest with two
     orders is two candidates for the same words, and the frame asks which."""

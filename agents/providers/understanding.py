@@ -81,36 +81,84 @@ class Entity:
 
 EntitySource = Callable[[], Iterable[Entity]]
 _sources: dict[str, EntitySource] = {}
+# What each source reads ({model: (field, ...)}), None where it did not say: see ``names_version``.
+_reads: dict[str, Any] = {}
 
 
-def entities(source: EntitySource) -> EntitySource:
-    """Register a source of entities (autodiscovered with each app's ``intents.py``)."""
-    _sources[f"{source.__module__}.{source.__qualname__}"] = source
-    return source
+def entities(source: EntitySource | None = None, *, reads: dict | None = None):
+    """Register a source of entities (autodiscovered with each app's ``intents.py``). ``reads`` names
+    every column it reads ({model: (field, ...)}): then its names are cached until those change."""
+
+    def register(source: EntitySource) -> EntitySource:
+        name = f"{source.__module__}.{source.__qualname__}"
+        _sources[name] = source
+        _reads[name] = reads
+        return source
+
+    return register(source) if source is not None else register
+
+
+class Lexicon(list):
+    """The entities of one version of the database's names, with what every read derives from them."""
+
+    @property
+    def guessable(self) -> list[Entity]:
+        """Those a fuzzy match may guess: a partial name, or an ASCII surface holding no digit ("fund 1",
+        "bounty #4" are ids: a typo in one is another id, never a guess)."""
+        if (found := self.__dict__.get("_guessable")) is None:
+            found = self.__dict__["_guessable"] = [
+                e for e in self if e.partial or (e.surface.isascii() and not any(c.isdigit() for c in e.surface))
+            ]
+        return found
+
+    @property
+    def longest_first(self) -> list[Entity]:
+        if (found := self.__dict__.get("_longest_first")) is None:
+            found = self.__dict__["_longest_first"] = sorted(self, key=lambda e: len(e.surface), reverse=True)
+        return found
+
+
+# The last lexicon read and the version of the names it was read at (``names_version``).
+_cached: tuple[str, Lexicon] | None = None
 
 
 _held: contextvars.ContextVar[list[Entity] | None] = contextvars.ContextVar("lexicon", default=None)
+
+
+# Readings made inside ``one_lexicon``: the same words read twice against the same names read the same.
+_readings: contextvars.ContextVar[dict | None] = contextvars.ContextVar("readings", default=None)
 
 
 @contextmanager
 def one_lexicon() -> Iterator[None]:
     """Read the database's names once for everything inside (one model call reads a message many times)."""
     token = _held.set(None)
+    readings = _readings.set({})
     try:
         _held.set(lexicon())
         yield
     finally:
+        _readings.reset(readings)
         _held.reset(token)
 
 
-def lexicon() -> list[Entity]:
-    """Every entity the domain apps list now (read from the database, so never stale)."""
+def lexicon() -> Lexicon:
+    """Every entity the domain apps list now (never stale: read from the database, or kept from the last
+    read while the version of the names it was read at is still the database's)."""
+    global _cached
     if (held := _held.get()) is not None:
         return held
-    found: list[Entity] = []
+    from .names_version import version
+
+    now = version(_reads.values())
+    if now is not None and (cached := _cached) is not None and cached[0] == now:
+        return cached[1]
+    found = Lexicon()
     for source in _sources.values():
         found.extend(e for e in source() if e.surface and e.surface.strip())
     _segmenter.learn(e.surface for e in found)
+    if now is not None:
+        _cached = (now, found)
     return found
 
 
@@ -349,7 +397,7 @@ def _bounded(folded: str, start: int, end: int, surface: str) -> bool:
 def exact_names(folded: str, found: list[Entity]) -> list[Span]:
     """Every surface of the lexicon in the message, longest first, never two over the same words."""
     spans: list[Span] = []
-    for entity in sorted(found, key=lambda e: len(e.surface), reverse=True):
+    for entity in found.longest_first if isinstance(found, Lexicon) else sorted(found, key=lambda e: len(e.surface), reverse=True):
         surface = fold(entity.surface.strip())
         start = folded.find(surface)
         while start >= 0:
@@ -497,13 +545,23 @@ SEPARABLE = re.compile(r"(take|turn|switch|shut|pull|look)\s+(down|off|on|up)")
 
 def read(said: str, kinds: set[str] | None = None) -> Reading:
     """Tokens and every span of ``said``: numbers, orders, quotes, exact names, then fuzzy names."""
+    readings = _readings.get()
+    key = (said, frozenset(kinds) if kinds is not None else None)
+    if readings is not None and (done := readings.get(key)) is not None:
+        return Reading(done.said, done.folded, list(done.tokens), list(done.spans))
+    reading = _read(said, kinds)
+    if readings is not None:
+        readings[key] = Reading(reading.said, reading.folded, list(reading.tokens), list(reading.spans))
+    return reading
+
+
+def _read(said: str, kinds: set[str] | None) -> Reading:
     folded = fold(said)
     found = lexicon()
     names = exact_names(folded, found)
     spans = [*names, *(o for o in order_numbers(said) if not any(o.overlaps(n) for n in names)), *quoted(said)]
     fuzzy_kinds = (kinds or {e.kind for e in found}) - {"order"}
-    # A surface holding a digit ("fund 1", "bounty #4") is an id: a typo in it is another id, never a guess.
-    guessable = [e for e in found if e.partial or (e.surface.isascii() and not any(c.isdigit() for c in e.surface))]
+    guessable = found.guessable if isinstance(found, Lexicon) else Lexicon(found).guessable
     spans += fuzzy_names(folded, guessable, spans, fuzzy_kinds)
     # A quoted part of a name ("基金“科技”的详情") is that name: the quotation read whole, never a piece of it.
     for quote in [s for s in spans if s.kind == "quoted"]:
