@@ -492,9 +492,17 @@ AVAILABLE_ASKED = re.compile(
 # availability the tool checks now.
 LATER_OR_PERSON = re.compile(
     r"\b(?:he|she|him|her|tomorrow|tonight|next|later|someday|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
-    r"|他|她|明天|明早|明晚|后天|下周|下个|以后|将来|到时|过几天|过两天|周[一二三四五六日末]|星期|礼拜",
+    r"|他|她|明天|明早|明晚|后天|下周|下个|以后|之后|将来|到时|过几天|过两天|周[一二三四五六日末]|星期|礼拜"
+    r"|今晚|晚上|下午|中午|傍晚|回头|晚点|一会|待会|过会|稍后|月底|年底",
     re.IGNORECASE,
 )
+
+
+def _names_a_person(text: str, persons: Iterable[str]) -> bool:
+    """A resident named in ``text`` other than as an owner ("Dave的木材", "Dave's wood" name his goods, not him)."""
+    return any(
+        re.search(rf"{re.escape(person)}(?!\s*(?:的|['’]s\b))", text, re.IGNORECASE) for person in persons if person
+    )
 
 
 def unless_gone(text: str, persons: Iterable[str] = ()) -> str:
@@ -505,11 +513,15 @@ def unless_gone(text: str, persons: Iterable[str] = ()) -> str:
     if found is None:
         return text
     clause = re.split(r"[,，。.!！?？;；]", text[: found.start()])[-1] + found.group() + re.split(r"[,，。.!！?？;；]", text[found.end():])[0]
-    if any(person and person.lower() in clause.lower() for person in persons) or LATER_OR_PERSON.search(clause):
+    if _names_a_person(clause, persons) or LATER_OR_PERSON.search(clause):
         return text
     asked = AVAILABLE_ASKED.search(text[: found.start()])
     if asked is not None and text[asked.end(): found.start()].strip(" ,，"):
         asked = None
+    if asked is not None and (
+        _names_a_person(asked.group(), persons) or LATER_OR_PERSON.search(asked.group())
+    ):
+        return text  # "Is Eve still there? if so, …": the question was about a person (or a later time)
     if BARE_IF.fullmatch(found.group()) and asked is None:
         return text
     start = asked.start() if asked is not None else found.start()

@@ -1568,6 +1568,8 @@ def test_a_condition_on_the_thing_still_being_there_is_the_tools_to_check(demo, 
         ("Alice", "if there's a spot at the mill next week, sign me up"),
         ("Alice", "如果还有面包的话给Eve两个"),
         ("Eve", "修缮城墙那个悬赏还在吗？"),
+        ("Alice", "Is Eve still there? if so, give her two breads"),
+        ("Carol", "要是到晚上还没人买，就帮我把小麦的挂单撤了"),
     ],
 )
 def test_a_condition_on_a_person_a_later_time_or_a_bare_question_still_holds_back(demo, talker, agent, message):
