@@ -150,7 +150,7 @@ def lexicon() -> Lexicon:
         return held
     from .names_version import version
 
-    now = version(_reads.values())
+    now = version([_reads.get(name) for name in _sources])  # a source registered some other way: None, read
     if now is not None and (cached := _cached) is not None and cached[0] == now:
         return cached[1]
     found = Lexicon()

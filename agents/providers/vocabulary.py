@@ -129,7 +129,7 @@ def domain_terms() -> dict[str, str]:
     global _cached
     from .names_version import version
 
-    now = version(_reads.values())
+    now = version([_reads.get(f"{s.__module__}.{s.__qualname__}") for s in _sources])
     if now is not None and (cached := _cached) is not None and cached[0] == now:
         return cached[1]
     terms: dict[str, str] = {}
