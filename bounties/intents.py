@@ -10,6 +10,7 @@ import re
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from agents.providers import restraint
 from agents.providers.rules import DECLINE, Step, Turn, intent, summarize
 from agents.providers.vocabulary import vocabulary
 
@@ -40,7 +41,7 @@ ID = r"(?:number\s+|no\.?\s*|编号\s*)?#?\s*(?P<id>\d+)"
 STATUS = r"(?P<status>进行中|已接取|被接取|已完成|已取消|开放|可接|open|available|claimed|taken|completed|finished|done|cancelled|canceled)"
 
 
-@vocabulary
+@vocabulary(reads={Bounty: ("title",)})
 def bounty_words() -> dict[str, str]:
     """A bounty's title stands for its id: "领取修缮城墙" is "领取 悬赏 #4"."""
     return {title: f" 悬赏 #{pk} " for pk, title in Bounty.objects.values_list("pk", "title")}
@@ -152,7 +153,8 @@ LISTING_SAID = re.compile(
 
 def asks_for_list(turn: Turn) -> bool:
     """This message asks for a list (a follow-up's reading appends the earlier message after a newline)."""
-    return bool(LISTING_SAID.search(turn.said.split("\n", 1)[0]))
+    # "is the wall one still open? if so, take it": the question is the claim's condition, no list asked for.
+    return bool(LISTING_SAID.search(restraint.unless_gone(turn.said.split("\n", 1)[0])))
 
 
 def board_status(said: str) -> str:
@@ -180,7 +182,7 @@ CLAIM_WORDS = (
 BOUNTY_WORDS = ("bounty", "bounties", "job", "task", "悬赏", "任务")
 
 
-@entities
+@entities(reads={Bounty: ("title",)})
 def bounty_entities() -> list[Entity]:
     """Bounty titles; part of one ("城墙" for 修缮城墙) may stand for it."""
     found = []

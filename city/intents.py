@@ -127,7 +127,12 @@ def _listed(turn: Turn, listing: str, key: str, matches) -> tuple[Step | None, d
     return None, next((row for row in listed.data[key] if matches(row)), None)
 
 
-@vocabulary
+@vocabulary(
+    reads={
+        ResourceType: ("slug", "name"), BuildingKind: ("slug", "name"), Agent: ("name", "is_active"), Building: ("name",),
+        ShopItem: ("name",),
+    }
+)
 def city_words() -> dict[str, str]:
     """Resource types by slug, name and synonym; residents, buildings and shop items by name."""
     words: dict[str, str] = {}
@@ -169,6 +174,8 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     owner = match["owner"]
     if "transfer_resource" not in turn.offered:
         return DECLINE  # "把和客人的聊天记录调出来" to the desk: no resident's goods are at stake for it
+    if re.search(r"我|自己|咱|俺", owner):
+        return DECLINE  # "把市场上我挂的那单撤了": the speaker's own, whatever words stand before 我
     if re.fullmatch(r"[A-Za-z]{2}\d{8,}", owner):
         return DECLINE  # "把HT…的钱退给客人" is a refund, not a resident's goods
     if owner.isascii() and "from" in match.group().lower() and not Agent.objects.filter(name__iexact=owner).exists():
@@ -277,6 +284,8 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     r"\bwhat\s+i\s+(?:have|hold|own|got)\b|\bdo\s+i\s+(?:have|hold|own)\b",
     r"\bwhat\s+(?:resources|goods|items|stuff)\b.*?\b(?:i|me)\b",
     r"\bhow\s+(?:many|much)\b.*?\b(?:do|have)\s+(?:i|you)\s+(?:have|got|hold|own)\b",
+    # Asked indirectly: "tell me how much bread you've got", "let me know how many apples I have left".
+    r"\bhow\s+(?:many|much)\b[^.?!;]*?\b(?:i|you)\s*(?:'ve|have|got|hold|own|'ve\s+got|still\s+have|are\s+holding|'re\s+holding)\b",
     r"\b(?:list|show|check)\s+(?:my\s+|your\s+)?(?:resources|inventory)\b",
     tool="get_my_resources",
     example=gettext_lazy("我有哪些资源？"),
@@ -545,7 +554,12 @@ from agents.providers.rules import agent_name  # noqa: E402
 from agents.providers.understanding import Entity, entities, fold, named_phrase, read  # noqa: E402
 
 
-@entities
+@entities(
+    reads={
+        Agent: ("name", "is_active"), ResourceType: ("slug", "name"), Building: ("name", "kind"), BuildingKind: ("slug", "name"),
+        ShopItem: ("name", "resource_type"),
+    }
+)
 def city_entities() -> list[Entity]:
     """Residents, resources (slug, name, synonyms), buildings (name, or a kind only one has) and shop items."""
     found: list[Entity] = []

@@ -39,7 +39,7 @@ NAME_KEYS = {"名称", "名字", "基金名称", "基金名", "name", "fund name
 REMARK_KEYS = {"备注", "说明", "描述", "remark", "remarks", "note", "notes", "description"}
 
 
-@vocabulary
+@vocabulary(reads={Fund: ("fund_name",)})
 def fund_words() -> dict[str, str]:
     """Fund names, kept whole: a numeral inside one ("稳健增长一号") is part of the name."""
     return {name: name for name in Fund.objects.values_list("fund_name", flat=True)}
@@ -433,7 +433,7 @@ def fund_missed(filled: Filled) -> str | None:
     return _("没有找到名为「%(name)s」的基金。现有的基金：%(funds)s。是哪一个？") % {"name": name, "funds": names}
 
 
-@entities
+@entities(reads={Fund: ("fund_name",)})
 def fund_entities() -> list[Entity]:
     """Fund names; part of a name ("稳健增长", "Beta") may stand for it, and two that fit are asked about."""
     found = []

@@ -185,7 +185,7 @@ GUEST_WORDS = ("guest", "customer", "downstream", "客人", "顾客", "客户", 
 ORDER_ASK = gettext_lazy("是哪个订单？请给我订单号，例如 HT20260301001。")
 
 
-@entities
+@entities(reads={Order: ("order_no", "guest_name")})
 def order_entities() -> list[Entity]:
     """Orders by number, and by their guest's name ("张三那个订单", "the booking for 王五"): a guest with two
     orders is two candidates for the same words, and the frame asks which."""
@@ -291,6 +291,30 @@ def _addressed(filled: Filled) -> tuple[str, int] | None:
 
 
 CLAUSE_END = re.compile(r"[,，;；。!！?？]|\.\s")
+# "ping them again", "再催一下他们", "问问对方": the party the last turn wrote to or read, addressed by a pronoun.
+THEM = re.compile(
+    r"\b(?:ping|nudge|ask|tell|remind|message|msg|contact|chase|poke|email|text|write\s+to|follow\s+up\s+with|check\s+with|get\s+back\s+to)"
+    r"\s+(?:them|'em)\b(?:\s+(?:again|once\s+more|one\s+more\s+time))?"
+    r"|(?:再|又)?(?:催|问|提醒|告诉|通知|联系|跟|给|和)(?:一下|一声|问|促一下)?(?:他们|她们|对方)",
+    re.IGNORECASE,
+)
+
+
+def _them(turn: Turn, filled: Filled) -> tuple[tuple[str, int], Filled] | None:
+    """The channel (and order) of the last turn's message call, when this message turns to "them": the recipient and
+    where its word ends, with the order slot filled from the earlier message's words (it stands for that message)."""
+    found = THEM.search(filled.reading.folded)
+    earlier = [args for name, args in turn.earlier_calls if name in ("message_send", "message_list") and args.get("channel")]
+    if found is None or not earlier or len({args["channel"] for args in earlier}) != 1:
+        return None
+    channel, order_no = earlier[-1]["channel"], earlier[-1].get("order_no")
+    if "order_no" not in filled.slots and order_no and order_no in turn.earlier.upper():
+        at = turn.earlier.upper().index(order_no)
+        filled = replace(filled, slots={**filled.slots, "order_no": Span("order", order_no, at, at + len(order_no), order_no)})
+        # The order number stands for the earlier message, as a name carried back does: the gate and the provenance
+        # read it with this one (the earlier question "did they reply?" asks nothing of this message).
+        turn.earlier = turn.continues = order_no
+    return (channel, re.compile(r"[\s,，]*").match(filled.reading.folded, found.end()).end()), filled
 
 
 def _passes_words_on(filled: Filled) -> bool:
@@ -357,6 +381,8 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     if TOLD_ME.search(_head_of(filled)):
         return DECLINE  # "can you tell me who the guest of HT… is": the desk is asked, nobody is told
     found = _addressed(filled)
+    if found is None and (them := _them(turn, filled)) is not None:
+        found, filled = them
     if found is None and BARE_SEND.match(filled.reading.folded):
         return Step.say(_("要发给谁（客人还是供应商）？要说什么？"))  # "发个消息": whom and what are asked
     if found is None:

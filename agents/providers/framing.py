@@ -116,6 +116,8 @@ def points_back(turn: Turn) -> Step | None:
     carried = [(s, text) for i, (s, text) in enumerate(carried) if all((o.kind, o.value) != (s.kind, s.value) for o, _t in carried[:i])]
     if asking and not complete and not POINTS_BACK.search(turn.said):
         carried = [(s, text) for s, text in carried if s.kind in ASKED_KINDS]  # never a resident unnamed
+    if not carried and POINTS_BACK.search(turn.said) and (name := _the_one_shown(turn)):
+        return _read_with(turn, name)  # "把它启用" after a list with one disabled fund in it: that one
     if not carried or len({s.kind for s, _text in carried}) != len(carried):
         return None  # nothing named before, or two of a kind: which one is asked as usual
     from .rules import summarize
@@ -134,6 +136,25 @@ def points_back(turn: Turn) -> Step | None:
     # The names carried stand for the earlier message: what the gate and the provenance read with this one.
     turn.earlier = turn.continues = names
     return step
+
+
+# The state the last message asked about ("有哪些停用的基金", "which funds are disabled?") and the row values that have it.
+SHOWN_STATES = (
+    (re.compile(r"停用|禁用|关闭|下线|\b(?:disabled|inactive|switched\s+off|turned\s+off|offline)\b", re.IGNORECASE), {"disable", "disabled", "inactive"}),
+    (re.compile(r"启用|开启|在用|上线|\b(?:enabled|active|live|running)\b", re.IGNORECASE), {"enable", "enabled", "active"}),
+)
+
+
+def _the_one_shown(turn: Turn) -> str:
+    """What "it" stands for after a list that came without a name in the message: its only row, or the only row in
+    the state the message asked about (the one disabled fund of "which funds are disabled?"); "" when not one."""
+    rows = listed_rows(turn)
+    if len(rows) > 1:
+        for words, values in SHOWN_STATES:
+            if words.search(turn.earlier):
+                rows = [row for row in rows if any(isinstance(v, str) and v.casefold() in values for v in row.values())]
+                break
+    return row_name(rows[0]) if len(rows) == 1 else ""
 
 
 def answers_question(turn: Turn) -> Step | None:

@@ -451,6 +451,83 @@ STILL_WANTED = re.compile(r"帮我|请|麻烦|再|吧|\b(?:please|can\s+you|coul
 REPORTING = {"complete_bounty"}
 
 
+# A condition on the thing itself still being there ("if there's still a spot", "还在的话", "if it's still open"):
+# the write's tool checks it (a taken bounty, a full building or a sold listing refuses), so it holds nothing back.
+# A question about that same availability, answered by such a condition ("还在吗？在的话帮我接了", "is it still
+# open? if so, grab it"), goes with it. A condition on anything else (a resident's need, a price, a time) still does.
+_STILL = r"(?:还|仍然?|依然|依旧)?\s*"
+_SPOT_ZH = r"(?:空位|位置|位子|名额|空缺|岗位|坑)"
+_THERE_ZH = (
+    rf"(?:在|有(?!空(?![位缺]))(?:{_SPOT_ZH})?|开着|开放|空着|缺人?|招人|要人|收人|能接|能领|在卖|没满|不满"
+    r"|没(?:有)?(?:被)?(?:人)?(?:接|领|买|拿|抢)(?:走|掉)?|没(?:有)?(?:卖|售)(?:掉|完|出去)?)"
+)
+AVAILABLE_IF = re.compile(
+    # zh: "还在的话", "还有空位的话", "如果还没被人接走，", "要是还缺人就"; a bare "在的话" only after the question it answers.
+    rf"(?:(?:如果|要是|假如|若是?)[^，,。.!！?？;；]{{0,16}}?{_STILL}{_THERE_ZH}\s*(?:的话)?\s*(?:[，,]\s*)?(?:就|那就|那)"
+    rf"|(?:如果|要是|假如|若是?)[^，,。.!！?？;；]{{0,16}}?{_STILL}{_THERE_ZH}\s*(?:的话\s*)?[，,]"
+    rf"|{_STILL}{_THERE_ZH}\s*(?:的话|就)\s*(?:[，,]\s*)?(?:就|那就|那)?)"
+    # en: "if there's still a spot", "if it's still open", "if the quarry is still hiring", "if nobody took it yet".
+    r"|\b(?:if|as\s+long\s+as|provided)\s+(?:there'?s|there\s+is|there\s+are)\s+(?:still\s+)?(?:a|an|any|some|one)?\s*"
+    r"(?:spot|room|opening|place|vacanc(?:y|ies)|slot|position|space|job|seat)s?\b(?:\s+(?:left|open|available|free|there))?"
+    r"|\b(?:if|as\s+long\s+as|provided)\s+(?:it|that|the\s+\w+(?:\s+\w+)?)\s*(?:'s|is)\s+(?:still\s+)?"
+    r"(?:open|available|there|up|free|unclaimed|unsold|listed|hiring|on\s+the\s+(?:market|board))\b"
+    r"|\b(?:if|as\s+long\s+as|provided)\s+(?:they|the\s+\w+(?:\s+\w+)?)\s*(?:'re|are|'s|is)\s+(?:still\s+)?(?:hiring|taking\s+(?:people|workers|staff))\b"
+    r"|\b(?:if|as\s+long\s+as)\s+(?:it|they|the\s+\w+(?:\s+\w+)?)\s+still\s+(?:needs?|wants?)\s+(?:workers|people|staff|hands|someone|somebody|help)\b"
+    r"|\bif\s+(?:it|that)\s+(?:hasn'?t|has\s+not|wasn'?t|was\s+not)\s+(?:been\s+)?(?:taken|claimed|sold|grabbed|filled)(?:\s+yet)?\b"
+    r"|\bif\s+no(?:body|\s*one|-one)\s+(?:has\s+|'s\s+)?(?:taken|claimed|grabbed|bought)\s+(?:it|that)(?:\s+yet)?\b"
+    r"|\bif\s+(?:so|yes|it\s+is|there\s+is)\b",
+    re.IGNORECASE,
+)
+# A bare condition ("if so", "在的话") stands for the availability asked just before it, and for nothing else.
+BARE_IF = re.compile(r"\s*(?:if\s+(?:so|yes|it\s+is|there\s+is)|(?:在|有|缺|缺人|要人|招人|开着)(?:的话|就)[，,]?\s*(?:就|那就|那)?)\W*", re.IGNORECASE)
+# The question such a condition answers: "修缮城墙还在吗？", "is the quarry still hiring?" (the clause up to its mark).
+AVAILABLE_ASKED = re.compile(
+    rf"[^,，。.!！?？;；]*?{_STILL}(?:{_THERE_ZH}|有没有{_SPOT_ZH})\s*(?:吗|么|嘛|不|没|没有)?\s*[?？]"
+    r"|\b(?:is|are)\s+(?:there\s+)?[^,.!?;]{0,40}?\b(?:still\s+)?(?:open|available|there|up|free|unclaimed|hiring|left)\b[^,.!?;]{0,20}\?",
+    re.IGNORECASE,
+)
+
+
+# A condition on a person, or on a time still to come ("如果明天还有空位", "if it's still open next week"), is no
+# availability the tool checks now.
+LATER_OR_PERSON = re.compile(
+    r"\b(?:he|she|him|her|tomorrow|tonight|next|later|someday|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+    r"|他|她|明天|明早|明晚|后天|下周|下个|以后|之后|将来|到时|过几天|过两天|周[一二三四五六日末]|星期|礼拜"
+    r"|今晚|晚上|下午|中午|傍晚|回头|晚点|一会|待会|过会|稍后|月底|年底",
+    re.IGNORECASE,
+)
+
+
+def _names_a_person(text: str, persons: Iterable[str]) -> bool:
+    """A resident named in ``text`` other than as an owner ("Dave的木材", "Dave's wood" name his goods, not him)."""
+    return any(
+        re.search(rf"{re.escape(person)}(?!\s*(?:的|['’]s\b))", text, re.IGNORECASE) for person in persons if person
+    )
+
+
+def unless_gone(text: str, persons: Iterable[str] = ()) -> str:
+    """``text`` without a condition on the thing still being available, nor the question it answers: the tool checks
+    that itself. A condition on a person ("Eve还在的话", "if Eve is still there") is no such thing and stays, as does
+    text with no such condition."""
+    found = AVAILABLE_IF.search(text)
+    if found is None:
+        return text
+    clause = re.split(r"[,，。.!！?？;；]", text[: found.start()])[-1] + found.group() + re.split(r"[,，。.!！?？;；]", text[found.end():])[0]
+    if _names_a_person(clause, persons) or LATER_OR_PERSON.search(clause):
+        return text
+    asked = AVAILABLE_ASKED.search(text[: found.start()])
+    if asked is not None and text[asked.end(): found.start()].strip(" ,，"):
+        asked = None
+    if asked is not None and (
+        _names_a_person(asked.group(), persons) or LATER_OR_PERSON.search(asked.group())
+    ):
+        return text  # "Is Eve still there? if so, …": the question was about a person (or a later time)
+    if BARE_IF.fullmatch(found.group()) and asked is None:
+        return text
+    start = asked.start() if asked is not None else found.start()
+    return text[:start] + " " * (found.end() - start) + text[found.end():]
+
+
 def supposed(text: str) -> bool:
     """The message muses about some other time or a supposition ("哪天有空的话…", "maybe someday I'll…")."""
     return bool(HYPOTHETICAL.search(text)) or conditional(text)

@@ -32,7 +32,7 @@ from django.utils.translation import gettext as _
 
 from ..registry import registry
 from .base import Completion, ToolCallRequest
-from .understanding import one_lexicon
+from .understanding import lexicon, one_lexicon
 from .vocabulary import correct_typos, domain_terms, language_of, normalize
 
 # A question about how things are ("is Beta Balanced active?", "科技先锋是启用的吗"), not about what to do
@@ -308,13 +308,18 @@ class RulesChatPolicy:
             return self._decide(turn, found)
 
     def _decide(self, turn: Turn, found: list[tuple[Intent, re.Match]]) -> Completion:
+        from . import restraint
         from .frames import is_write
         from .framing import follow_up, guarded, read_frames, write_frames
 
         step = follow_up(turn)
         if step is None:
             step, item = DECLINE, None
+            # "is the quarry still hiring? if so, sign me up": the question and its condition are the tool's to check.
+            available_if = restraint.unless_gone(turn.said, [e.surface for e in lexicon() if e.kind == "resident"]) != turn.said
             for item, match in found:
+                if available_if and item.name.endswith(("how_to", "hypothetical")):
+                    continue
                 if item.name.endswith("question_about_the_past") and (query := guarded(turn)) is not None:
                     step = query  # "供应商回了没": a question a query answers, never a write
                     break
@@ -381,6 +386,7 @@ class RulesChatPolicy:
         messages = [m for m in (turn.earlier if turn.continues else "", said) if m]
         free = [v for _name, arguments in writes for k, v in arguments.items() if k in restraint.FREE_TEXT and isinstance(v, str)]
         speaker = agent_name(turn.system)
+        persons = [entity.surface for entity in lexicon() if entity.kind == "resident"]
         # "yes" to the question a relayed instruction or a plan was asked back with: the user now asks for it.
         confirmed = bool(YES.match(turn.said))
         for message in messages:
@@ -388,6 +394,8 @@ class RulesChatPolicy:
             message = restraint.courteous(message)
             # The words passed on or written (a remark after its colon, a quotation) say nothing about the request.
             context = restraint.without_passed_on(restraint.without(message, free))
+            # "还在的话", "if there's still a spot": a condition the write's tool checks itself holds nothing back.
+            context = restraint.unless_gone(context, persons)
             if restraint.injected(message):
                 return Step.say(_("这句话像是要改写我的指令，我不会因此执行任何操作。需要做什么，请直接告诉我。"))
             if restraint.deferred(context, {name for name, _arguments in writes}) and not negated_elsewhere(context, writes, turn.offered):

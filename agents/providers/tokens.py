@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 MESSAGE_OVERHEAD = 8
@@ -16,12 +17,12 @@ MESSAGE_OVERHEAD = 8
 DECISION_TOKENS = 60
 
 
-def _wide(char: str) -> bool:
-    return ord(char) >= 0x2E80  # CJK radicals onwards: ideographs, kana, hangul, full-width forms
+# CJK radicals onwards (U+2E80 and up): ideographs, kana, hangul, full-width forms.
+WIDE = re.compile("[^\u0000-\u2e7f]")
 
 
 def estimate_tokens(text: str) -> int:
-    wide = sum(1 for char in text if _wide(char))
+    wide = len(WIDE.findall(text))  # counted in C: a character at a time in Python was a tenth of a chat turn
     return math.ceil(wide * 1.5 + (len(text) - wide) / 3)
 
 

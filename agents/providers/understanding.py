@@ -81,36 +81,84 @@ class Entity:
 
 EntitySource = Callable[[], Iterable[Entity]]
 _sources: dict[str, EntitySource] = {}
+# What each source reads ({model: (field, ...)}), None where it did not say: see ``names_version``.
+_reads: dict[str, Any] = {}
 
 
-def entities(source: EntitySource) -> EntitySource:
-    """Register a source of entities (autodiscovered with each app's ``intents.py``)."""
-    _sources[f"{source.__module__}.{source.__qualname__}"] = source
-    return source
+def entities(source: EntitySource | None = None, *, reads: dict | None = None):
+    """Register a source of entities (autodiscovered with each app's ``intents.py``). ``reads`` names
+    every column it reads ({model: (field, ...)}): then its names are cached until those change."""
+
+    def register(source: EntitySource) -> EntitySource:
+        name = f"{source.__module__}.{source.__qualname__}"
+        _sources[name] = source
+        _reads[name] = reads
+        return source
+
+    return register(source) if source is not None else register
+
+
+class Lexicon(list):
+    """The entities of one version of the database's names, with what every read derives from them."""
+
+    @property
+    def guessable(self) -> list[Entity]:
+        """Those a fuzzy match may guess: a partial name, or an ASCII surface holding no digit ("fund 1",
+        "bounty #4" are ids: a typo in one is another id, never a guess)."""
+        if (found := self.__dict__.get("_guessable")) is None:
+            found = self.__dict__["_guessable"] = [
+                e for e in self if e.partial or (e.surface.isascii() and not any(c.isdigit() for c in e.surface))
+            ]
+        return found
+
+    @property
+    def longest_first(self) -> list[Entity]:
+        if (found := self.__dict__.get("_longest_first")) is None:
+            found = self.__dict__["_longest_first"] = sorted(self, key=lambda e: len(e.surface), reverse=True)
+        return found
+
+
+# The last lexicon read and the version of the names it was read at (``names_version``).
+_cached: tuple[str, Lexicon] | None = None
 
 
 _held: contextvars.ContextVar[list[Entity] | None] = contextvars.ContextVar("lexicon", default=None)
+
+
+# Readings made inside ``one_lexicon``: the same words read twice against the same names read the same.
+_readings: contextvars.ContextVar[dict | None] = contextvars.ContextVar("readings", default=None)
 
 
 @contextmanager
 def one_lexicon() -> Iterator[None]:
     """Read the database's names once for everything inside (one model call reads a message many times)."""
     token = _held.set(None)
+    readings = _readings.set({})
     try:
         _held.set(lexicon())
         yield
     finally:
+        _readings.reset(readings)
         _held.reset(token)
 
 
-def lexicon() -> list[Entity]:
-    """Every entity the domain apps list now (read from the database, so never stale)."""
+def lexicon() -> Lexicon:
+    """Every entity the domain apps list now (never stale: read from the database, or kept from the last
+    read while the version of the names it was read at is still the database's)."""
+    global _cached
     if (held := _held.get()) is not None:
         return held
-    found: list[Entity] = []
+    from .names_version import version
+
+    now = version([_reads.get(name) for name in _sources])  # a source registered some other way: None, read
+    if now is not None and (cached := _cached) is not None and cached[0] == now:
+        return cached[1]
+    found = Lexicon()
     for source in _sources.values():
         found.extend(e for e in source() if e.surface and e.surface.strip())
     _segmenter.learn(e.surface for e in found)
+    if now is not None:
+        _cached = (now, found)
     return found
 
 
@@ -349,7 +397,7 @@ def _bounded(folded: str, start: int, end: int, surface: str) -> bool:
 def exact_names(folded: str, found: list[Entity]) -> list[Span]:
     """Every surface of the lexicon in the message, longest first, never two over the same words."""
     spans: list[Span] = []
-    for entity in sorted(found, key=lambda e: len(e.surface), reverse=True):
+    for entity in found.longest_first if isinstance(found, Lexicon) else sorted(found, key=lambda e: len(e.surface), reverse=True):
         surface = fold(entity.surface.strip())
         start = folded.find(surface)
         while start >= 0:
@@ -396,7 +444,7 @@ def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[
     against every name of ``kinds``; the best piece per name counts, and a piece that fits
     several names carries the others as rivals.
     """
-    from rapidfuzz import fuzz
+    from rapidfuzz import fuzz, process
 
     words = [t for t in tokens(folded) if not any(s.start < t.end and t.start < s.end for s in taken)]
     pieces: set[tuple[int, int]] = set()
@@ -417,15 +465,23 @@ def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[
             if text.strip() and lowered not in STOP_WORDS and not re.fullmatch(r"[\d\W_]+", text):
                 pieces.add((start, end))
     best: dict[tuple[str, Any], Span] = {}
-    for entity in found:
-        if entity.kind not in kinds:
-            continue
-        name = fold(entity.surface)
+    candidates = [entity for entity in found if entity.kind in kinds]
+    names = [fold(entity.surface) for entity in candidates]
+    # Each piece's text, whether it is Chinese, and the names it is at least 80 % like (scored in one C loop per piece,
+    # the same ``fuzz.ratio`` a pair at a time gave; below 80 a name was never a match).
+    texts = {}
+    for start, end in pieces:
+        piece = folded[start:end].strip()
+        wide = bool(CJK_RUN.search(piece))
+        if len(piece) >= (2 if wide else 3):
+            close = {index: score for _name, score, index in process.extract(piece, names, scorer=fuzz.ratio, processor=None, limit=None, score_cutoff=80)}
+            texts[(start, end)] = (piece, wide, close)
+    for index, entity in enumerate(candidates):
+        name = names[index]
         for start, end in pieces:
-            piece = folded[start:end].strip()
-            wide = bool(CJK_RUN.search(piece))
-            if len(piece) < (2 if wide else 3):
+            if (start, end) not in texts:
                 continue
+            piece, wide, close = texts[(start, end)]
             if entity.partial and piece in name and len(piece) < len(name):
                 if any(piece == w for w in STOP_WORDS):
                     continue
@@ -433,8 +489,10 @@ def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[
                 # name shares it (a rival still asks); a Latin word in part ("Beta" of Beta Balanced) stays a guess.
                 score = 80.0 + 15.0 * len(piece) / len(name) + (5.0 if wide and name.startswith(piece) else 0.0)
             else:
-                score = fuzz.ratio(piece, name)
-                if score < 80 or (not wide and piece[0] != name[0] and len(piece) < 5):
+                if index not in close:
+                    continue
+                score = close[index]
+                if not wide and piece[0] != name[0] and len(piece) < 5:
                     continue
             key = (entity.kind, entity.value)
             if key not in best or score > best[key].score * 100:
@@ -497,13 +555,23 @@ SEPARABLE = re.compile(r"(take|turn|switch|shut|pull|look)\s+(down|off|on|up)")
 
 def read(said: str, kinds: set[str] | None = None) -> Reading:
     """Tokens and every span of ``said``: numbers, orders, quotes, exact names, then fuzzy names."""
+    readings = _readings.get()
+    key = (said, frozenset(kinds) if kinds is not None else None)
+    if readings is not None and (done := readings.get(key)) is not None:
+        return Reading(done.said, done.folded, list(done.tokens), list(done.spans))
+    reading = _read(said, kinds)
+    if readings is not None:
+        readings[key] = Reading(reading.said, reading.folded, list(reading.tokens), list(reading.spans))
+    return reading
+
+
+def _read(said: str, kinds: set[str] | None) -> Reading:
     folded = fold(said)
     found = lexicon()
     names = exact_names(folded, found)
     spans = [*names, *(o for o in order_numbers(said) if not any(o.overlaps(n) for n in names)), *quoted(said)]
     fuzzy_kinds = (kinds or {e.kind for e in found}) - {"order"}
-    # A surface holding a digit ("fund 1", "bounty #4") is an id: a typo in it is another id, never a guess.
-    guessable = [e for e in found if e.partial or (e.surface.isascii() and not any(c.isdigit() for c in e.surface))]
+    guessable = found.guessable if isinstance(found, Lexicon) else Lexicon(found).guessable
     spans += fuzzy_names(folded, guessable, spans, fuzzy_kinds)
     # A quoted part of a name ("基金“科技”的详情") is that name: the quotation read whole, never a piece of it.
     for quote in [s for s in spans if s.kind == "quoted"]:

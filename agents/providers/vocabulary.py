@@ -14,6 +14,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
+from typing import Any
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 CLASSIFIERS = "个份块张袋捆斤只件瓶杯车箱包颗条根堆座栋间"
@@ -102,22 +103,42 @@ def _strip_padding(text: str) -> str:
 
 Source = Callable[[], dict[str, str]]
 _sources: list[Source] = []
+# What each source reads ({model: (field, ...)}), None where it did not say: see ``names_version``.
+_reads: dict[str, Any] = {}
+# The last terms read and the version of the names they were read at.
+_cached: tuple[str, dict[str, str]] | None = None
 
 
-def vocabulary(source: Source) -> Source:
-    """Register a source of domain words: ``{what people type: what the intents read}``."""
-    name = f"{source.__module__}.{source.__qualname__}"
-    _sources[:] = [s for s in _sources if f"{s.__module__}.{s.__qualname__}" != name]
-    _sources.append(source)
-    return source
+def vocabulary(source: Source | None = None, *, reads: dict | None = None):
+    """Register a source of domain words: ``{what people type: what the intents read}``. ``reads`` names
+    every column it reads ({model: (field, ...)}): then its words are cached until those change."""
+
+    def register(source: Source) -> Source:
+        name = f"{source.__module__}.{source.__qualname__}"
+        _sources[:] = [s for s in _sources if f"{s.__module__}.{s.__qualname__}" != name]
+        _sources.append(source)
+        _reads[name] = reads
+        return source
+
+    return register(source) if source is not None else register
 
 
 def domain_terms() -> dict[str, str]:
+    """Every domain word now (never stale: read, or kept while the version of the names is the database's).
+    Callers read the dict and never change it."""
+    global _cached
+    from .names_version import version
+
+    now = version([_reads.get(f"{s.__module__}.{s.__qualname__}") for s in _sources])
+    if now is not None and (cached := _cached) is not None and cached[0] == now:
+        return cached[1]
     terms: dict[str, str] = {}
     for source in _sources:
         for surface, canonical in source().items():
             if surface and surface.strip():
                 terms.setdefault(surface.strip(), canonical)
+    if now is not None:
+        _cached = (now, terms)
     return terms
 
 

@@ -1538,3 +1538,70 @@ def test_a_reason_a_past_meal_or_a_no_to_the_creating_writes_nothing(demo, talke
 )
 def test_a_meal_or_a_purchase_asked_for_still_runs(demo, talker, agent, message, tool):
     assert _calls(talker(agent, message), tool)
+
+
+# ---------------------------------------------------------------- round 11, parser13: k's leftover classes
+# The classes k still missed after round 11's tuning, each with new sentences (none of k's): a condition on the thing
+# still being there, which the write's tool checks itself; "my own listing" with words before 我; "tell me how much
+# … you've got"; "it" for the only row a list showed in the state asked about; "them" for the party last written to.
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        ("Eve", "骊山采石场还缺人吗？缺的话我去上班", "assign_building", {"building_id": 5}),
+        ("Eve", "如果那个修城墙的悬赏还没被人接，就帮我接下", "claim_bounty", {"bounty_id": 4}),
+        ("Eve", "要是还有位置，我想去磨坊干活", "assign_building", {"building_id": 2}),
+        ("Eve", "I'd like a job at the mill if there's still an opening", "assign_building", {"building_id": 2}),
+        ("Bob", "Dave的木材还在卖吗？在的话买下来", "accept_market_order", {"order_id": 2}),
+    ],
+)
+def test_a_condition_on_the_thing_still_being_there_is_the_tools_to_check(demo, talker, agent, message, tool, arguments):
+    assert _calls(talker(agent, message), tool) == [arguments]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("Alice", "如果Eve在的话，给她两个面包"),
+        ("Alice", "如果明天磨坊还有空位就去上班"),
+        ("Alice", "if there's a spot at the mill next week, sign me up"),
+        ("Alice", "如果还有面包的话给Eve两个"),
+        ("Eve", "修缮城墙那个悬赏还在吗？"),
+        ("Alice", "Is Eve still there? if so, give her two breads"),
+        ("Carol", "要是到晚上还没人买，就帮我把小麦的挂单撤了"),
+    ],
+)
+def test_a_condition_on_a_person_a_later_time_or_a_bare_question_still_holds_back(demo, talker, agent, message):
+    assert _writes(talker(agent, message)) == []
+
+
+@pytest.mark.parametrize("message", ["麻烦把市场上我挂的那单小麦撤掉，我要改价", "把挂在市场上我自己的小麦撤下来"])
+def test_my_listing_with_words_before_me_is_mine_to_cancel(demo, talker, message):
+    assert _calls(talker("Carol", message), "cancel_market_order") == [{"order_id": 1}]
+
+
+@pytest.mark.parametrize("message", ["Alice, tell me how much flour you've got", "tell me how much flour I have"])
+def test_how_much_asked_indirectly_reads_the_stock(demo, talker, message):
+    result = talker("Alice", message)
+    assert [call["name"] for call in result.tool_calls] == ["get_my_resources"]
+
+
+def test_it_after_a_list_is_its_only_row_in_the_state_asked_about(demo, talker):
+    result = talker("基金助理", "which funds are disabled right now?", "ok switch it back on")
+    assert _calls(result, "enable_fund") == [{"fund_id": 5}]
+    assert _writes(talker("基金助理", "有哪些基金", "把它停用")) == []  # five shown: which one is asked
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "words"),
+    [
+        ("ask the supplier whether the room for HT20260301002 has a sea view", "ping them again, ask for the booking reference", "booking reference"),
+        ("did the supplier reply about HT20260301002?", "ping them again, ask for the booking reference", "booking reference"),
+        ("跟供应商确认一下HT20260301002的房型", "再催一下他们，问问确认号", "确认号"),
+    ],
+)
+def test_them_is_the_party_the_last_turn_wrote_to_or_read(demo, talker, first, second, words):
+    [sent] = _calls(talker("前台助理", first, second), "message_send")
+    assert sent["channel"] == "upstream" and sent["order_no"] == "HT20260301002"
+    assert words in sent["content"] and "房型" not in sent["content"]
