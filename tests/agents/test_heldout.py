@@ -72,6 +72,8 @@ DISPUTED = {
     "its guest's name is looked up (a read); the writer expected a question for the number",
     "k-zh-fd-15": "张三 is the demo guest of exactly one order (HT20260301001): as for d-fd-zh-15, the order found by "
     "its guest's name is looked up (a read); the writer expected a question for the number",
+    "l-zh-fd-15": "王五 is the demo guest of exactly one order (HT20260301003): as for d-fd-zh-15, the order found by "
+    "its guest's name is looked up (a read); the writer, who listed it as debatable, expected a question",
 }
 
 HELDOUT = Path(__file__).parent / "heldout"
