@@ -307,12 +307,27 @@ def about_bounties_before(turn: Turn) -> bool:
     )
 
 
+def a_job_at_a_building(filled: Filled) -> bool:
+    """"grab the bakery job": "job" is the only word for a bounty, a building is named and no work is
+    described ("the mill-building job" is 建造磨坊's), so it is a job at that building, not a bounty."""
+    from agents.providers.understanding import lemma
+
+    reading = filled.reading
+    if "bounty_id" in filled.slots or reading.has(*(word for word in BOUNTY_WORDS if word != "job")):
+        return False
+    if not (reading.of("building") or reading.of("building_kind")):
+        return False
+    return not any(lemma(token.text) in WORK_WORDS for token in reading.tokens)
+
+
 @frame("claim_bounty", triggers=CLAIM_WORDS, required=(), not_with=("complete", "finish", "完成", "做完"), priority=2)
 def claim_frame(turn: Turn, filled: Filled) -> Step | None:
     said = filled.reading.said.split("\n", 1)[0]
     pointing = about_bounties_before(turn) and POINTING.search(said)
     if not filled.reading.has(*BOUNTY_WORDS) and "bounty_id" not in filled.slots and not pointing:
         return DECLINE
+    if a_job_at_a_building(filled):
+        return DECLINE  # "take the mill job": work at the mill (assign_building), not the bounty 建造磨坊
     if asks_for_list(turn):
         return list_frame(turn, filled)  # "which bounties has someone claimed?": the board, not a claim
     return _pick(turn, filled, "claim_bounty", "open")

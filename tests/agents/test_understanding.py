@@ -1576,6 +1576,21 @@ def test_a_condition_on_a_person_a_later_time_or_a_bare_question_still_holds_bac
     assert _writes(talker(agent, message)) == []
 
 
+@pytest.mark.parametrize(
+    "message",
+    ["take the mill job", "grab the bakery job", "if there's still a spot at the mill, take the job", "I'll take that bakery job"],
+)
+def test_a_job_at_a_named_building_is_never_a_bounty_whose_title_names_the_building(demo, talker, message):
+    # Found by hand after round 11: "job" was the only bounty word, the building's kind matched 建造磨坊 /
+    # 为面包坊送面粉, and the bounty was claimed. A job at a building is assign_building's; never a claim.
+    assert _calls(talker("Bob", message), "claim_bounty") == []
+
+
+@pytest.mark.parametrize("message", ["接建造磨坊的任务", "claim the mill bounty"])
+def test_a_job_described_as_a_bounty_s_work_is_still_that_bounty(demo, talker, message):
+    assert _calls(talker("Bob", message), "claim_bounty") == [{"bounty_id": 2}]
+
+
 @pytest.mark.parametrize("message", ["麻烦把市场上我挂的那单小麦撤掉，我要改价", "把挂在市场上我自己的小麦撤下来"])
 def test_my_listing_with_words_before_me_is_mine_to_cancel(demo, talker, message):
     assert _calls(talker("Carol", message), "cancel_market_order") == [{"order_id": 1}]
