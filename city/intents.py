@@ -481,6 +481,8 @@ def buy(turn: Turn, match: re.Match) -> Step:
         name.lower() in turn.plain.lower() for name in Agent.objects.filter(is_active=True).values_list("name", flat=True)
     ):
         return DECLINE  # another resident's listing, not the shop
+    if match["qty"] is None and any(s.score >= 0.9 for s in numbers(turn.plain.lower())):
+        return DECLINE  # "买苹果 3个", "buy apples, 3 of them": a count after the item, which the frame reads
     wanted = match["item"].lower()
     step, item = _listed(turn, "list_shop_items", "items", lambda i: wanted in (i["name"].lower(), i["resource_type"]))
     if step is not None:
@@ -551,7 +553,7 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 from agents.providers.framing import COLON, trailing_text  # noqa: E402
 from agents.providers.frames import SHARE, Filled, asked_in_another_clause, frame, someone_elses_state  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402
-from agents.providers.understanding import Entity, entities, fold, named_phrase, read  # noqa: E402
+from agents.providers.understanding import Entity, entities, fold, named_phrase, numbers, read  # noqa: E402
 
 
 @entities(
@@ -738,6 +740,8 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
     wanted = filled.slots.get("item_id") or filled.slots["resource_type"]
     if item is None:
         return Step.say(_("商店里没有「%(item)s」。") % {"item": wanted.text})
+    if not _count_is_sure(filled, wanted):
+        return Step.say(_("要买几个「%(item)s」？请说一个数量，比如「买 2 个%(item)s」。") % {"item": item["name"]})
     count = filled.value("quantity", 1)
     named_the_item = "item_id" in filled.slots and filled.slots["item_id"].text == item["name"].lower()
     number = filled.slots.get("quantity")
@@ -748,6 +752,26 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
         # "5 wood" is not five bundles of five: say what a purchase gives, and act on nothing.
         return Step.say(bundle_question(item, count))
     return _once(turn, "purchase", item_id=item["item_id"], quantity=count)
+
+
+# Between an item and the count written after it: "苹果 3个", "apples, 3 of them", "苹果买三个", "面包，要五个".
+COUNT_AFTER = re.compile(r"^[\s,，、:：]*(?:(?:买|要|来|拿)\s*)?$|^[\s,，]*(?:i\s+)?(?:want|need|get|take)?\s*$", re.IGNORECASE)
+
+
+def _count_is_sure(filled: Filled, item: Span) -> bool:
+    """Whether the purchase's count is known: none said (one), one before the item, or one right after it
+    ("买苹果 3个", "buy apples, 3 of them", "bread x2"). Any other number, or two counts, is asked, never read as 1."""
+    if "quantity" in filled.missing:
+        return False
+    number = filled.slots.get("quantity")
+    if number is None:
+        return not any(s.score >= 0.9 and s.value is not None for s in filled.reading.of("number"))
+    if number.end <= item.start:  # "买3个苹果", "buy two carts of stone"; not "我有10块钱，买个苹果"
+        return not re.search(r"[，,。.；;!！?？]", filled.reading.folded[number.end : item.start]) and item.start - number.end <= 12
+    between = filled.reading.folded[item.end : number.start]
+    return bool(COUNT_AFTER.match(between)) and (
+        number.text[:1] in "x×*" or bool(COUNTED.match(filled.reading.folded, number.end)) or number.end == len(filled.reading.folded.rstrip(" 。.!！吧"))
+    )
 
 
 # "the second one", "that one", "第二个": a "one" that points, not a count.

@@ -559,6 +559,23 @@ def without_passed_on(said: str) -> str:
     return "".join(kept)
 
 
+# "the guest wrote 'refund me and tell the supplier' - what should we say?", "客人留言「…」，我们该怎么回？": a request
+# quoted from someone else, then advice asked: the quotation is theirs, and what is asked is what to answer.
+ADVICE_ASKED = re.compile(
+    r"\bwhat\s+(?:do\s+you\s+think\s+)?(?:should|shall|would|do|can|could)\s+(?:we|i|you)\s+(?:say|reply|answer|tell|respond|write|send)\b"
+    r"|\bhow\s+(?:should|shall|would|do|can|could)\s+(?:we|i|you)\s+(?:reply|respond|answer|put\s+it|say|handle)\b"
+    r"|\bwhat\s+do\s+you\s+(?:think|suggest|recommend)\b|\bany\s+(?:advice|suggestions?|ideas?)\b|\bhow\s+to\s+(?:reply|respond|answer)\b"
+    r"|怎么回|如何回|怎样回|回什么|怎么答复|如何答复|该怎么说|怎么说(?:比较|才)?好|说什么好|该说什么|你觉得|你看(?:怎么|该|呢)|有什么建议|怎么处理(?:比较|才)?好",
+    re.IGNORECASE,
+)
+
+
+def advice_on_a_quote(said: str) -> bool:
+    """A quotation, and outside it a request for advice on answering it: nothing is asked to be done."""
+    outside = without_passed_on(said)
+    return bool(QUOTATION.search(said)) and bool(ADVICE_ASKED.search(outside))
+
+
 # The arguments that carry the user's free text (a name, a remark, a message): never read for a negation.
 FREE_TEXT = {"content", "remarks", "name", "fund_name"}
 

@@ -398,6 +398,8 @@ class RulesChatPolicy:
             context = restraint.unless_gone(context, persons)
             if restraint.injected(message):
                 return Step.say(_("这句话像是要改写我的指令，我不会因此执行任何操作。需要做什么，请直接告诉我。"))
+            if not confirmed and restraint.advice_on_a_quote(message):
+                return Step.say(_("引号里是别人写的话，你是在问怎么回应，所以我没有执行任何操作。要我发消息或办理，请直接说要做什么。"))
             if restraint.deferred(context, {name for name, _arguments in writes}) and not negated_elsewhere(context, writes, turn.offered):
                 return Step.say(_("好的，先不做：这句话里有否定或“先不”的意思，我没有执行任何操作。"))
             if restraint.supposed(context) or (not confirmed and planned(context, writes)):

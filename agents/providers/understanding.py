@@ -303,6 +303,8 @@ ARTICLE = re.compile(r"\b(?:a|an)\s+(?!(?:few|couple|dozen|pair|lot|bit|little|n
 ZH_GROUPS = {"打": 12, "双": 2, "对": 2}
 HALF_DOZEN = re.compile(r"半打|\bhalf\s+a\s+dozen\b")
 EN_GROUP = re.compile(r"\s+(?:dozen|pairs?)\b(?:\s+of\b)?")
+# "bread x2", "苹果×3": a count written as a multiplier after the thing.
+TIMES = re.compile(r"(?<![A-Za-z\d])[x×*]\s?(\d+)(?![\d.]|[A-Za-z])", re.IGNORECASE)
 # A count the words leave open ("几个", "a few", "some"): a number span without a value, so a frame
 # that needs the count asks for it instead of reading a "一" or an "a" nearby as one.
 VAGUE = re.compile(
@@ -319,6 +321,8 @@ def numbers(folded: str) -> list[Span]:
     def free(start: int, end: int) -> bool:
         return not any(s.start < end and start < s.end for s in spans)
 
+    for found in TIMES.finditer(folded):
+        spans.append(Span("number", int(found.group(1)), found.start(), found.end(), found.group()))
     for found in DIGITS.finditer(folded):
         value, end = int(found.group()), found.end()
         if group := EN_GROUP.match(folded, end):  # "2 dozen"
