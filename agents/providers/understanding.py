@@ -295,8 +295,8 @@ EN_NUMERAL = re.compile(
     r"\b(?:a\s+couple(?:\s+of)?(?=\s+[a-z])|a\s+pair\s+of|a\s+dozen|" + "|".join(sorted(EN_NUMBERS, key=len, reverse=True)) + r")\b"
 )
 DIGITS = re.compile(r"(?<![A-Za-z\d#.])\d+(?![\d.]*\d)(?![A-Za-z]{0,2}\d)")
-# "一下", "一起", "一点": a numeral that counts nothing.
-NOT_COUNTING = re.compile(r"一(?:下|起|点|些|会|直|定|共|样|般|切|边|旦|半)|十分|万一|第[一二三四五六七八九十]")
+# "一下", "一起", "一点", "挂一单": a numeral that counts nothing (one listing is no count of goods).
+NOT_COUNTING = re.compile(r"一(?:下|起|点|些|会|直|定|共|样|般|切|边|旦|半|单)|十分|万一|第[一二三四五六七八九十]")
 # "a bread", "an apple": one, when a countable thing follows (never "a few", "a dozen", "a lot").
 ARTICLE = re.compile(r"\b(?:a|an)\s+(?!(?:few|couple|dozen|pair|lot|bit|little|number|bunch|handful|half)\b)(?=[a-z])")
 # Words that count in groups: 一打 is twelve, 两双 four, "two dozen" 24.

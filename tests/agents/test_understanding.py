@@ -1646,3 +1646,13 @@ def test_a_number_that_is_no_count_of_the_purchase_is_asked_not_read_as_one(demo
 )
 def test_a_quoted_request_and_a_question_how_to_answer_it_writes_nothing(demo, talker, message):
     assert _writes(talker("前台助理", message)) == []
+
+
+@pytest.mark.parametrize("message", ["挂个单：小麦5个，总价30", "帮我挂一单 小麦 5个，总价 30"])
+def test_posting_a_listing_with_its_count_and_total_sells(demo, talker, message):
+    assert _calls(talker("Carol", message), "create_market_order") == [{"resource_type": "wheat", "quantity": 5, "price": 30}]
+
+
+@pytest.mark.parametrize(("message", "name"), [("新建个基金 名字 稳健收益五号", "稳健收益五号"), ("建个基金，名称 Alpha Seven", "Alpha Seven")])
+def test_a_new_funds_name_after_a_bare_label_and_a_space(demo, talker, message, name):
+    assert _calls(talker("基金助理", message), "create_fund") == [{"fund_name": name}]
