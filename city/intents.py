@@ -754,23 +754,28 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "purchase", item_id=item["item_id"], quantity=count)
 
 
-# Between an item and the count written after it: "苹果 3个", "apples, 3 of them", "苹果买三个", "面包，要五个".
-COUNT_AFTER = re.compile(r"^[\s,，、:：]*(?:(?:买|要|来|拿)\s*)?$|^[\s,，]*(?:i\s+)?(?:want|need|get|take)?\s*$", re.IGNORECASE)
+# A number said about money or what one has ("花了8块", "有20块", "price 10"): no count of a purchase.
+NOT_A_PURCHASE_COUNT = re.compile(r"花|付|钱|价|费|有|剩|\b(?:cost|costs|paid|pay|price|credits?|have|had|got)\b", re.IGNORECASE)
 
 
 def _count_is_sure(filled: Filled, item: Span) -> bool:
-    """Whether the purchase's count is known: none said (one), one before the item, or one right after it
-    ("买苹果 3个", "buy apples, 3 of them", "bread x2"). Any other number, or two counts, is asked, never read as 1."""
+    """Whether the purchase's count is known: none said (one), one before the item ("买3个苹果", "two cartloads of
+    stone"), or one after it that counts ("买苹果 3个", "buy apples, 3 of them", "bread x2", "来两个"). A number the
+    words tie to money or stock, or two counts, is asked, never read as one."""
     if "quantity" in filled.missing:
         return False
     number = filled.slots.get("quantity")
+    folded = filled.reading.folded
     if number is None:
         return not any(s.score >= 0.9 and s.value is not None for s in filled.reading.of("number"))
     if number.end <= item.start:  # "买3个苹果", "buy two carts of stone"; not "我有10块钱，买个苹果"
-        return not re.search(r"[，,。.；;!！?？]", filled.reading.folded[number.end : item.start]) and item.start - number.end <= 12
-    between = filled.reading.folded[item.end : number.start]
-    return bool(COUNT_AFTER.match(between)) and (
-        number.text[:1] in "x×*" or bool(COUNTED.match(filled.reading.folded, number.end)) or number.end == len(filled.reading.folded.rstrip(" 。.!！吧"))
+        return not re.search(r"[，,。.；;!！?？]", folded[number.end : item.start]) and item.start - number.end <= 20
+    if NOT_A_PURCHASE_COUNT.search(folded[item.end : number.start]) or re.match(r"\s*(?:块钱|元|信用点|credits?\b)", folded[number.end :]):
+        return False
+    return (
+        number.text[:1] in "x×*"
+        or bool(COUNTED.match(folded, number.end) or LOT.match(folded, number.end))
+        or not folded[number.end :].strip(" 。.!！吧~")
     )
 
 
