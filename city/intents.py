@@ -261,6 +261,7 @@ def find(turn: Turn, match: re.Match) -> Step:
     r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:还|现在)?有\s*\S{1,12}?吗",
     r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:现在|目前|手里|手上)?(?:还)?(?:有|拥有|持有|剩)\s*(?:多少|几|什么|哪些|啥)",
     r"\b(?:does|is|has)\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:have|holding|hold|got|own)\b",
+    r"\bwhat\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:is\s+|'s\s+)?(?:carrying|holding|has\s+got|has|owns)\b",
     priority=4,
     tool="get_my_resources",
 )
@@ -268,7 +269,8 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     owner = match["owner"]
     if re.search(r"信用点|精力|体力|饱食度|credits|energy|satiety", turn.plain, re.IGNORECASE):
         return DECLINE  # the status, not the stock
-    if owner.lower() in SELF_WORDS | {"you", "i"} or owner[-1] in "我你":
+    # "Show me what Eve is carrying", said to Eve: the agent named by its own name is the agent.
+    if owner.lower() in SELF_WORDS | {"you", "i"} or owner[-1] in "我你" or owner.lower() == agent_name(turn.system).lower():
         if re.search(r"钱|\bmoney\b", turn.plain, re.IGNORECASE):
             return DECLINE  # "我还有多少钱": the credits are the status
         return _once(turn, "get_my_resources")

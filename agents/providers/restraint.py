@@ -662,3 +662,12 @@ def recounted(text: str) -> str:
     if found["unit"] and not head[count.end :].lstrip().startswith(found["unit"]):
         return text  # "一袋面粉……不对，两个": another measure may be another thing
     return head[: count.start] + found["count"] + head[count.end :]
+
+
+def to_self(text: str, name: str) -> str:
+    """The message with the operator's third person for the agent taken off: "让Bob把二十个小麦给Carol", said to Bob,
+    is "把二十个小麦给Carol" (English "have Bob give …" is read as it stands)."""
+    if not name:
+        return text
+    zh = re.match(rf"^\s*(?:请|麻烦)?\s*(?:让|叫|要)\s*{re.escape(name)}\s*(?=把|将|给|去|送|转|卖|买|吃|挂|接|查|看)", text)
+    return text[zh.end() :] if zh else text

@@ -262,6 +262,7 @@ def read_turn(messages: list[dict], offered: set[str]) -> Turn:
     # "买一袋面粉……哦不对，两袋": a bare count correcting the one count before it is read as meant.
     text = restraint.recounted(str(messages[last_user].get("content") or "") if last_user >= 0 else "")
     system = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
+    text = restraint.to_self(text, agent_name(system))  # "让Bob把…", said to Bob: Bob is the agent
     outcomes = _outcomes_in(messages[last_user + 1 :])
     earlier, earlier_calls, earlier_outcomes, answered = "", [], [], ""
     if len(users) > 1:

@@ -1656,3 +1656,18 @@ def test_posting_a_listing_with_its_count_and_total_sells(demo, talker, message)
 @pytest.mark.parametrize(("message", "name"), [("新建个基金 名字 稳健收益五号", "稳健收益五号"), ("建个基金，名称 Alpha Seven", "Alpha Seven")])
 def test_a_new_funds_name_after_a_bare_label_and_a_space(demo, talker, message, name):
     assert _calls(talker("基金助理", message), "create_fund") == [{"fund_name": name}]
+
+
+@pytest.mark.parametrize("message", ["Show me what Alice is holding.", "what Alice has got right now"])
+def test_the_agent_named_by_its_own_name_reads_its_own_stock(demo, talker, message):
+    assert [call["name"] for call in talker("Alice", message).tool_calls] == ["get_my_resources"]
+    assert talker("Alice", "what Dave is carrying?").tool_calls == []  # another's stock: said so, never read
+
+
+@pytest.mark.parametrize(
+    ("message", "receiver", "resource", "count"),
+    [("让Alice把两个面包给Eve", 5, "bread", 2), ("叫Alice给Dave转2个面粉", 4, "flour", 2)],
+)
+def test_the_operator_naming_the_agent_in_the_third_person_asks_the_agent(demo, talker, message, receiver, resource, count):
+    assert _calls(talker("Alice", message), "transfer_resource") == [{"to_agent_id": receiver, "resource_type": resource, "quantity": count}]
+    assert _writes(talker("Alice", "让Eve把两个面包给Dave")) == []  # another resident's goods stay hers
