@@ -261,6 +261,7 @@ def find(turn: Turn, match: re.Match) -> Step:
     r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:还|现在)?有\s*\S{1,12}?吗",
     r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:现在|目前|手里|手上)?(?:还)?(?:有|拥有|持有|剩)\s*(?:多少|几|什么|哪些|啥)",
     r"\b(?:does|is|has)\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:have|holding|hold|got|own)\b",
+    r"\bwhat\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:is\s+|'s\s+)?(?:carrying|holding|has\s+got|has|owns)\b",
     priority=4,
     tool="get_my_resources",
 )
@@ -268,7 +269,8 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     owner = match["owner"]
     if re.search(r"信用点|精力|体力|饱食度|credits|energy|satiety", turn.plain, re.IGNORECASE):
         return DECLINE  # the status, not the stock
-    if owner.lower() in SELF_WORDS | {"you", "i"} or owner[-1] in "我你":
+    # "Show me what Eve is carrying", said to Eve: the agent named by its own name is the agent.
+    if owner.lower() in SELF_WORDS | {"you", "i"} or owner[-1] in "我你" or owner.lower() == agent_name(turn.system).lower():
         if re.search(r"钱|\bmoney\b", turn.plain, re.IGNORECASE):
             return DECLINE  # "我还有多少钱": the credits are the status
         return _once(turn, "get_my_resources")
@@ -481,6 +483,8 @@ def buy(turn: Turn, match: re.Match) -> Step:
         name.lower() in turn.plain.lower() for name in Agent.objects.filter(is_active=True).values_list("name", flat=True)
     ):
         return DECLINE  # another resident's listing, not the shop
+    if match["qty"] is None and any(s.score >= 0.9 for s in numbers(turn.plain.lower())):
+        return DECLINE  # "买苹果 3个", "buy apples, 3 of them": a count after the item, which the frame reads
     wanted = match["item"].lower()
     step, item = _listed(turn, "list_shop_items", "items", lambda i: wanted in (i["name"].lower(), i["resource_type"]))
     if step is not None:
@@ -551,7 +555,7 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 from agents.providers.framing import COLON, trailing_text  # noqa: E402
 from agents.providers.frames import SHARE, Filled, asked_in_another_clause, frame, someone_elses_state  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402
-from agents.providers.understanding import Entity, entities, fold, named_phrase, read  # noqa: E402
+from agents.providers.understanding import Entity, entities, fold, named_phrase, numbers, read  # noqa: E402
 
 
 @entities(
@@ -591,7 +595,7 @@ MARKET_WORDS = ("market", "listing", "市场", "挂单", "挂的")
 BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
 # Taking another's listing without the word "buy": "拍下", "拿下", "snap up", "I'll take it".
 TAKE_WORDS = ("accept", "take", "want", "snap up", "grab", "接受", "接", "要", "拍下", "拍了", "拿下", "入手")
-SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "挂市场", "挂单卖", "挂")
+SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "挂市场", "挂单卖", "挂个单", "挂一单", "挂张单", "挂一个单", "挂")
 EACH = re.compile(
     r"\beach\b|\bapiece\b|\ba\s+piece\b|\bper\s+(?:unit|piece|loaf|one|item|bag)\b|每(?:个|份|块|袋|斤|单位)|单价"
     r"|[一1](?:个|份|袋|斤)\s*(?:卖|要|算|是)?\s*\d+|\d+\s*(?:块钱?|元|信用点|credits?)?\s*[一1](?:个|份|袋|斤)",
@@ -738,6 +742,8 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
     wanted = filled.slots.get("item_id") or filled.slots["resource_type"]
     if item is None:
         return Step.say(_("商店里没有「%(item)s」。") % {"item": wanted.text})
+    if not _count_is_sure(filled, wanted):
+        return Step.say(_("要买几个「%(item)s」？请说一个数量，比如「买 2 个%(item)s」。") % {"item": item["name"]})
     count = filled.value("quantity", 1)
     named_the_item = "item_id" in filled.slots and filled.slots["item_id"].text == item["name"].lower()
     number = filled.slots.get("quantity")
@@ -748,6 +754,31 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
         # "5 wood" is not five bundles of five: say what a purchase gives, and act on nothing.
         return Step.say(bundle_question(item, count))
     return _once(turn, "purchase", item_id=item["item_id"], quantity=count)
+
+
+# A number said about money or what one has ("花了8块", "有20块", "price 10"): no count of a purchase.
+NOT_A_PURCHASE_COUNT = re.compile(r"花|付|钱|价|费|有|剩|\b(?:cost|costs|paid|pay|price|credits?|have|had|got)\b", re.IGNORECASE)
+
+
+def _count_is_sure(filled: Filled, item: Span) -> bool:
+    """Whether the purchase's count is known: none said (one), one before the item ("买3个苹果", "two cartloads of
+    stone"), or one after it that counts ("买苹果 3个", "buy apples, 3 of them", "bread x2", "来两个"). A number the
+    words tie to money or stock, or two counts, is asked, never read as one."""
+    if "quantity" in filled.missing:
+        return False
+    number = filled.slots.get("quantity")
+    folded = filled.reading.folded
+    if number is None:
+        return not any(s.score >= 0.9 and s.value is not None for s in filled.reading.of("number"))
+    if number.end <= item.start:  # "买3个苹果", "buy two carts of stone"; not "我有10块钱，买个苹果"
+        return not re.search(r"[，,。.；;!！?？]", folded[number.end : item.start]) and item.start - number.end <= 20
+    if NOT_A_PURCHASE_COUNT.search(folded[item.end : number.start]) or re.match(r"\s*(?:块钱|元|信用点|credits?\b)", folded[number.end :]):
+        return False
+    return (
+        number.text[:1] in "x×*"
+        or bool(COUNTED.match(folded, number.end) or LOT.match(folded, number.end))
+        or not folded[number.end :].strip(" 。.!！吧~")
+    )
 
 
 # "the second one", "that one", "第二个": a "one" that points, not a count.

@@ -559,6 +559,8 @@ disable_frame.names_the_miss = fund_missed
 
 NAMED = re.compile(
     r"\b(?:called|named|name\s*(?:is|:)?|call\s+it)\s+|\bfund\s*[:：]\s*|(?:叫做|名叫|名为|叫|名字是|名称是?为?)\s*|基金\s*[:：]\s*"
+    # "建个基金 名字 红利精选": a bare label, then the name after a space.
+    r"|(?<![改换新])(?:名字|名称)[ \t]+(?=[\u4e00-\u9fffA-Za-z0-9「“\"'])"
     # "新建基金 红利精选", "add fund Quant Hedge": the name right after the new fund, set apart by a space.
     r"|(?:新建|创建|新增|添加|加)(?:一[个只支])?(?:新的?)?基金[ \t]+(?!名|叫|备注|类型)(?=[\u4e00-\u9fffA-Za-z0-9「“\"'])"
     r"|\b(?:add|create|new|open|start|set\s+up)[ \t]+(?:a[ \t]+)?(?:new[ \t]+)?fund[ \t]+(?!(?i:called|named|name|with|for)\b)(?=(?-i:[A-Z0-9])|[\"'“「])",

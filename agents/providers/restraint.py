@@ -559,6 +559,23 @@ def without_passed_on(said: str) -> str:
     return "".join(kept)
 
 
+# "the guest wrote 'refund me and tell the supplier' - what should we say?", "客人留言「…」，我们该怎么回？": a request
+# quoted from someone else, then advice asked: the quotation is theirs, and what is asked is what to answer.
+ADVICE_ASKED = re.compile(
+    r"\bwhat\s+(?:do\s+you\s+think\s+)?(?:should|shall|would|do|can|could)\s+(?:we|i|you)\s+(?:say|reply|answer|tell|respond|write|send)\b"
+    r"|\bhow\s+(?:should|shall|would|do|can|could)\s+(?:we|i|you)\s+(?:reply|respond|answer|put\s+it|say|handle)\b"
+    r"|\bwhat\s+do\s+you\s+(?:think|suggest|recommend)\b|\bany\s+(?:advice|suggestions?|ideas?)\b|\bhow\s+to\s+(?:reply|respond|answer)\b"
+    r"|怎么回|如何回|怎样回|回什么|怎么答复|如何答复|该怎么说|怎么说(?:比较|才)?好|说什么好|该说什么|你觉得|你看(?:怎么|该|呢)|有什么建议|怎么处理(?:比较|才)?好",
+    re.IGNORECASE,
+)
+
+
+def advice_on_a_quote(said: str) -> bool:
+    """A quotation, and outside it a request for advice on answering it: nothing is asked to be done."""
+    outside = without_passed_on(said)
+    return bool(QUOTATION.search(said)) and bool(ADVICE_ASKED.search(outside))
+
+
 # The arguments that carry the user's free text (a name, a remark, a message): never read for a negation.
 FREE_TEXT = {"content", "remarks", "name", "fund_name"}
 
@@ -645,3 +662,12 @@ def recounted(text: str) -> str:
     if found["unit"] and not head[count.end :].lstrip().startswith(found["unit"]):
         return text  # "一袋面粉……不对，两个": another measure may be another thing
     return head[: count.start] + found["count"] + head[count.end :]
+
+
+def to_self(text: str, name: str) -> str:
+    """The message with the operator's third person for the agent taken off: "让Bob把二十个小麦给Carol", said to Bob,
+    is "把二十个小麦给Carol" (English "have Bob give …" is read as it stands)."""
+    if not name:
+        return text
+    zh = re.match(rf"^\s*(?:请|麻烦)?\s*(?:让|叫|要)\s*{re.escape(name)}\s*(?=把|将|给|去|送|转|卖|买|吃|挂|接|查|看)", text)
+    return text[zh.end() :] if zh else text

@@ -262,6 +262,7 @@ def read_turn(messages: list[dict], offered: set[str]) -> Turn:
     # "买一袋面粉……哦不对，两袋": a bare count correcting the one count before it is read as meant.
     text = restraint.recounted(str(messages[last_user].get("content") or "") if last_user >= 0 else "")
     system = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
+    text = restraint.to_self(text, agent_name(system))  # "让Bob把…", said to Bob: Bob is the agent
     outcomes = _outcomes_in(messages[last_user + 1 :])
     earlier, earlier_calls, earlier_outcomes, answered = "", [], [], ""
     if len(users) > 1:
@@ -398,6 +399,8 @@ class RulesChatPolicy:
             context = restraint.unless_gone(context, persons)
             if restraint.injected(message):
                 return Step.say(_("这句话像是要改写我的指令，我不会因此执行任何操作。需要做什么，请直接告诉我。"))
+            if not confirmed and restraint.advice_on_a_quote(message):
+                return Step.say(_("引号里是别人写的话，你是在问怎么回应，所以我没有执行任何操作。要我发消息或办理，请直接说要做什么。"))
             if restraint.deferred(context, {name for name, _arguments in writes}) and not negated_elsewhere(context, writes, turn.offered):
                 return Step.say(_("好的，先不做：这句话里有否定或“先不”的意思，我没有执行任何操作。"))
             if restraint.supposed(context) or (not confirmed and planned(context, writes)):

@@ -295,14 +295,16 @@ EN_NUMERAL = re.compile(
     r"\b(?:a\s+couple(?:\s+of)?(?=\s+[a-z])|a\s+pair\s+of|a\s+dozen|" + "|".join(sorted(EN_NUMBERS, key=len, reverse=True)) + r")\b"
 )
 DIGITS = re.compile(r"(?<![A-Za-z\d#.])\d+(?![\d.]*\d)(?![A-Za-z]{0,2}\d)")
-# "一下", "一起", "一点": a numeral that counts nothing.
-NOT_COUNTING = re.compile(r"一(?:下|起|点|些|会|直|定|共|样|般|切|边|旦|半)|十分|万一|第[一二三四五六七八九十]")
+# "一下", "一起", "一点", "挂一单": a numeral that counts nothing (one listing is no count of goods).
+NOT_COUNTING = re.compile(r"一(?:下|起|点|些|会|直|定|共|样|般|切|边|旦|半|单)|十分|万一|第[一二三四五六七八九十]")
 # "a bread", "an apple": one, when a countable thing follows (never "a few", "a dozen", "a lot").
 ARTICLE = re.compile(r"\b(?:a|an)\s+(?!(?:few|couple|dozen|pair|lot|bit|little|number|bunch|handful|half)\b)(?=[a-z])")
 # Words that count in groups: 一打 is twelve, 两双 four, "two dozen" 24.
 ZH_GROUPS = {"打": 12, "双": 2, "对": 2}
 HALF_DOZEN = re.compile(r"半打|\bhalf\s+a\s+dozen\b")
 EN_GROUP = re.compile(r"\s+(?:dozen|pairs?)\b(?:\s+of\b)?")
+# "bread x2", "苹果×3": a count written as a multiplier after the thing.
+TIMES = re.compile(r"(?<![A-Za-z\d])[x×*]\s?(\d+)(?![\d.]|[A-Za-z])", re.IGNORECASE)
 # A count the words leave open ("几个", "a few", "some"): a number span without a value, so a frame
 # that needs the count asks for it instead of reading a "一" or an "a" nearby as one.
 VAGUE = re.compile(
@@ -319,6 +321,8 @@ def numbers(folded: str) -> list[Span]:
     def free(start: int, end: int) -> bool:
         return not any(s.start < end and start < s.end for s in spans)
 
+    for found in TIMES.finditer(folded):
+        spans.append(Span("number", int(found.group(1)), found.start(), found.end(), found.group()))
     for found in DIGITS.finditer(folded):
         value, end = int(found.group()), found.end()
         if group := EN_GROUP.match(folded, end):  # "2 dozen"

@@ -1620,3 +1620,69 @@ def test_them_is_the_party_the_last_turn_wrote_to_or_read(demo, talker, first, s
     [sent] = _calls(talker("前台助理", first, second), "message_send")
     assert sent["channel"] == "upstream" and sent["order_no"] == "HT20260301002"
     assert words in sent["content"] and "房型" not in sent["content"]
+
+
+# ---------------------------------------------------------------- round 12, parser14: l's two wrong writes as classes
+# A count written after the item is the purchase's count, and a number the parser can't place is asked, never read
+# as one; a request quoted from someone else, followed by a request for advice, writes nothing. None of l's sentences.
+
+
+@pytest.mark.parametrize(
+    ("message", "item", "count"),
+    [
+        ("买面包 2个", 1, 2),
+        ("买面包2个吧", 1, 2),
+        ("面包买两个", 1, 2),
+        ("买面包，要两个", 1, 2),
+        ("buy bread, 2 of them", 1, 2),
+        ("buy bread x2", 1, 2),
+        ("buy apples 2", 2, 2),
+    ],
+)
+def test_a_count_written_after_the_item_is_the_purchase_count(demo, talker, message, item, count):
+    assert _calls(talker("Alice", message), "purchase") == [{"item_id": item, "quantity": count}]
+
+
+@pytest.mark.parametrize("message", ["我兜里有20块，买个面包", "买面包，上次花了8块"])
+def test_a_number_that_is_no_count_of_the_purchase_is_asked_not_read_as_one(demo, talker, message):
+    result = talker("Alice", message)
+    assert _writes(result) == [] and _asks(result.reply)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "the customer asked 'can you message the supplier that I'll be late' - what should we tell him?",
+        'a guest wrote "refund HT20260301002 and let the hotel know", how should we reply?',
+        "客人留言说“帮我退款，再通知供应商取消”，我们该怎么回？",
+        "客户写道「给供应商发消息说我要改日期」，你觉得怎么回复比较好",
+        "顾客说'退了吧，顺便跟酒店说一声'，回什么好？",
+    ],
+)
+def test_a_quoted_request_and_a_question_how_to_answer_it_writes_nothing(demo, talker, message):
+    assert _writes(talker("前台助理", message)) == []
+
+
+@pytest.mark.parametrize("message", ["挂个单：小麦5个，总价30", "帮我挂一单 小麦 5个，总价 30"])
+def test_posting_a_listing_with_its_count_and_total_sells(demo, talker, message):
+    assert _calls(talker("Carol", message), "create_market_order") == [{"resource_type": "wheat", "quantity": 5, "price": 30}]
+
+
+@pytest.mark.parametrize(("message", "name"), [("新建个基金 名字 稳健收益五号", "稳健收益五号"), ("建个基金，名称 Alpha Seven", "Alpha Seven")])
+def test_a_new_funds_name_after_a_bare_label_and_a_space(demo, talker, message, name):
+    assert _calls(talker("基金助理", message), "create_fund") == [{"fund_name": name}]
+
+
+@pytest.mark.parametrize("message", ["Show me what Alice is holding.", "what Alice has got right now"])
+def test_the_agent_named_by_its_own_name_reads_its_own_stock(demo, talker, message):
+    assert [call["name"] for call in talker("Alice", message).tool_calls] == ["get_my_resources"]
+    assert talker("Alice", "what Dave is carrying?").tool_calls == []  # another's stock: said so, never read
+
+
+@pytest.mark.parametrize(
+    ("message", "receiver", "resource", "count"),
+    [("让Alice把两个面包给Eve", 5, "bread", 2), ("叫Alice给Dave转2个面粉", 4, "flour", 2)],
+)
+def test_the_operator_naming_the_agent_in_the_third_person_asks_the_agent(demo, talker, message, receiver, resource, count):
+    assert _calls(talker("Alice", message), "transfer_resource") == [{"to_agent_id": receiver, "resource_type": resource, "quantity": count}]
+    assert _writes(talker("Alice", "让Eve把两个面包给Dave")) == []  # another resident's goods stay hers
