@@ -317,7 +317,7 @@ class RulesChatPolicy:
         if step is None:
             step, item = DECLINE, None
             # "is the quarry still hiring? if so, sign me up": the question and its condition are the tool's to check.
-            available_if = restraint.unless_gone(turn.said, [e.surface for e in lexicon() if e.kind == "resident"]) != turn.said
+            available_if = restraint.unless_gone(turn.said, resident_names()) != turn.said
             for item, match in found:
                 if available_if and item.name.endswith(("how_to", "hypothetical")):
                     continue
@@ -387,7 +387,7 @@ class RulesChatPolicy:
         messages = [m for m in (turn.earlier if turn.continues else "", said) if m]
         free = [v for _name, arguments in writes for k, v in arguments.items() if k in restraint.FREE_TEXT and isinstance(v, str)]
         speaker = agent_name(turn.system)
-        persons = [entity.surface for entity in lexicon() if entity.kind == "resident"]
+        persons = resident_names()
         # "yes" to the question a relayed instruction or a plan was asked back with: the user now asks for it.
         confirmed = bool(YES.match(turn.said))
         for message in messages:
@@ -743,6 +743,11 @@ def suggestions(offered: set[str], limit: int = SUGGESTIONS) -> list[tuple[str, 
             if rows and len(picked) < limit:
                 picked.append(rows.pop(0))
     return picked
+
+
+def resident_names() -> list[str]:
+    """Every way the lexicon writes a resident: a condition naming one is about a person, not availability."""
+    return [entity.surface for entity in lexicon() if entity.kind == "resident"]
 
 
 def agent_name(system: str) -> str:
