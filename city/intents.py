@@ -32,6 +32,8 @@ SYNONYMS = {
     "stone": ("石头", "石材", "石块", "rock", "rocks", "stones"),
     "wheat": ("麦子",),
     "bread": ("馒头", "loaf", "loaves", "loaf of bread", "loaves of bread"),
+    # The pinyin input's homophones for 苹果 (píngguǒ): the commonest slip of Chinese typing.
+    "apple": ("平果", "萍果", "苹菓"),
 }
 # What people call a kind of building besides its slug and its name.
 KIND_SYNONYMS = {
@@ -320,7 +322,7 @@ def check_in(turn: Turn, match: re.Match) -> Step:
 @intent(
     rf"吃\s*(?:点|\d*\s*[个份块口])?\s*{RES}",
     r"吃饭|吃东西|进食|吃点东西|我饿了|好饿|饿了",
-    r"\beat(?:\s+(?:a|an|some|one|1|my))?\s+(?P<res>[A-Za-z][\w-]*)",
+    r"\beat(?:\s+(?:a|an|some|one|1|my|\d+|two|three|four|five|(?:a\s+)?couple(?:\s+of)?|both|(?:all\s+)?my(?:\s+(?:last|two|three))?))?\s+(?P<res>[A-Za-z][\w-]*)",
     r"\beat\b",
     r"\bi'?m\s+hungry\b|\bhave\s+(?:a\s+)?(?:meal|something\s+to\s+eat)\b",
     tool="eat",

@@ -229,13 +229,18 @@ def _quoted_at(text: str, start: int) -> bool:
     return start > 0 and text[start - 1] in QUOTES
 
 
+# "名字改成中文 贝塔平衡", "改成英文名：Beta Two": the language says which name follows, it is not the name
+# ("改名为中文教育基金" names 中文教育基金: the word must stand apart, or be 中文名/英文名).
+IN_LANGUAGE = r"(?:(?:中文|英文)(?:名(?:字|称)?(?:叫|是)?\s*[:：]?\s*|\s*[:：]\s*|\s+))?"
+
+
 @intent(
     r"(?:把|将)?\s*基金\s*#?(?P<id>\d+)\s*的?备注(?:改成|改为|修改为|更新为|设为|设置为|换成|写成)\s*(?P<remarks>.+?)" + TEXT_END,
-    r"(?:把|将)?\s*基金\s*#?(?P<id>\d+)\s*的?(?:名称|名字)?(?:改名为|改名成|重命名为|改为|改成|更名为)\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
+    r"(?:把|将)?\s*基金\s*#?(?P<id>\d+)\s*的?(?:名称|名字)?(?:改名为|改名成|重命名为|改为|改成|更名为)\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
     r"(?:修改|更新|更改)\s*基金\s*#?(?P<id>\d+)\s*的?备注\s*(?:为|成|:|：)\s*(?P<remarks>.+?)" + TEXT_END,
     r"(?:把|将)\s*" + NAME + r"\s*(?:基金)?的?备注(?:改成|改为|修改为|更新为|设为|设置为|换成|写成)\s*(?P<remarks>.+?)" + TEXT_END,
-    r"(?:把|将)\s*" + NAME + r"\s*基金的?(?:名称|名字)?(?:改名为|改名成|重命名为|改为|改成|更名为)\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
-    r"(?:把|将)\s*" + NAME + r"\s*(?:改名为|改名成|重命名为|更名为)\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
+    r"(?:把|将)\s*" + NAME + r"\s*基金的?(?:名称|名字)?(?:改名为|改名成|重命名为|改为|改成|更名为)\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
+    r"(?:把|将)\s*" + NAME + r"\s*(?:改名为|改名成|重命名为|更名为)\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
     r"\b(?:change|set|update|edit) (?:the )?(?:remarks?|notes?) (?:of|for|on) (?:the )?fund #?(?P<id>\d+) to(?:\s+(?:read|say))?\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
     r"\b(?:change|set|update|edit) (?:the )?fund #?(?P<id>\d+)(?:'s)? (?:remarks?|notes?) to(?:\s+(?:read|say))?\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
     r"\brename (?:the )?fund #?(?P<id>\d+) to [\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
@@ -340,7 +345,7 @@ def _on_known_fund(turn: Turn, tool_name: str, **arguments) -> Step:
     r"备注\s*(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|为|改|:|：)\s*(?P<remarks>.+?)" + TEXT_END,
     # "set the remarks on X to: closed to new money": after "to:" the remarks run whole, their own "to" kept.
     r"\b(?:remarks?|notes?)\b[^:：]*?\bto\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
-    r"(?:改名为|改名成|改名叫|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫))\s*[「“\"']?(?P<new>[^\s「」“”\"'，,。]+)",
+    r"(?:改名为|改名成|改名叫|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫))\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
     r"\b(?:rename\b.*?\bto|name\s+to|change\s+the\s+name\b.*?\bto)\s+[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
     verbatim=True,
     tool="update_fund",
@@ -650,7 +655,12 @@ def _remarks_as_typed(said: str, first: str, last: str) -> str:
     end = said.rfind(last) + len(last) if last in said[start:] else start + len(first)
     body = said[start:end]
     label = REMARKS_KEY.match(body)
-    return body[label.end() if label else 0 :].strip().strip(QUOTES).strip()
+    body = body[label.end() if label else 0 :].strip()
+    # 'remarks "equity, high risk" — wait, not yet': quoted remarks end at their closing quote; what
+    # follows is the user talking to the agent, left in the message for the gate to read.
+    if (quoted := QUOTED.match(body)) is not None:
+        return quoted.group(1).strip()
+    return body.strip(QUOTES).strip()
 
 
 def _as_field(piece: str) -> str:

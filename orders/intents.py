@@ -57,6 +57,14 @@ SOONER = r"(?:(?:a|one|two|three|\d+|a\s+couple\s+of)\s+days?\s+)?early"
 LEAVES_EARLY = rf"(?:check(?:s|ing)?[ -]?out|leav(?:e|es|ing)|go(?:es|ing)?\s+home|head(?:s|ing)?\s+off)\s+{SOONER}"
 AHEAD = r"提前(?:一|两|二|三|\d+)?天?(?:离店|退房|走|离开)"
 
+# An early check-out told in the message, and a question whether a refund is possible.
+EARLY = re.compile(rf"{AHEAD}|提前(?:走|离开|离店|退房)|{LEAVES_EARLY}|early[ -]check[ -]?out|early departure", re.IGNORECASE)
+# The user's own words for the supplier, quoted or after a colon: sent as typed, never swapped for the template.
+OWN_WORDS = re.compile(r"[:：「“\"]")
+# The supplier's number for an order, as they write it (SUP-88901).
+SUPPLIER_NUMBER = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2,4}-\d{4,}(?![0-9])")
+REFUND_QUESTION = re.compile(r"(?:能|可以|可不可以|能不能)退|退(?:款|钱)?(?:吗|么|不)|\brefund(?:ed|able)?\b", re.IGNORECASE)
+
 
 @intent(
     rf"{AHEAD}.*?{ORDER_NO}",
@@ -185,13 +193,16 @@ GUEST_WORDS = ("guest", "customer", "downstream", "客人", "顾客", "客户", 
 ORDER_ASK = gettext_lazy("是哪个订单？请给我订单号，例如 HT20260301001。")
 
 
-@entities(reads={Order: ("order_no", "guest_name")})
+@entities(reads={Order: ("order_no", "guest_name", "supplier_order_no")})
 def order_entities() -> list[Entity]:
-    """Orders by number, and by their guest's name ("张三那个订单", "the booking for 王五"): a guest with two
-    orders is two candidates for the same words, and the frame asks which."""
+    """Orders by number, by the supplier's number for them ("tell supplier SUP-88903 …"), and by their guest's
+    name ("张三那个订单", "the booking for 王五"): a guest with two orders is two candidates for the same words,
+    and the frame asks which."""
     found = []
-    for no, guest in Order.objects.values_list("order_no", "guest_name"):
+    for no, guest, supplier_no in Order.objects.values_list("order_no", "guest_name", "supplier_order_no"):
         found.append(Entity("order", no, no, no))
+        if supplier_no:
+            found.append(Entity("order", supplier_no, no, no))
         if guest and len(guest.strip()) >= 2:
             found.append(Entity("order", guest.strip(), no, no))
     return found
@@ -281,7 +292,7 @@ def _addressed(filled: Filled) -> tuple[str, int] | None:
             for at in (m.start() for m in re.finditer(re.escape(word), folded))
         ]
         # A guest by name ("let 张三 know …", "告诉王五…"): the guest of the order the name resolves to.
-        + [(s.start, "downstream", s.end) for s in filled.reading.of("order") if not re.fullmatch(r"[A-Za-z]{2}\d{8,}", s.text)]
+        + [(s.start, "downstream", s.end) for s in filled.reading.of("order") if not ORDER_NUMBER.fullmatch(s.text)]
     )
     for at, channel, end in named:
         clause = max((m.end() for m in CLAUSE_END.finditer(folded, 0, at)), default=0)
@@ -290,6 +301,13 @@ def _addressed(filled: Filled) -> tuple[str, int] | None:
     return None
 
 
+# An order pointed at ("那单", "this booking") and a topic named instead of words ("about the early checkout"):
+# without an order known, the desk asks which one; a topic alone is never sent as the message.
+ORDER_POINTED = re.compile(r"[那这该此]单|[那这该此]个?订单|[那这]笔|\b(?:this|that|the)\s+(?:order|booking|reservation)\b", re.IGNORECASE)
+TOPIC_BEFORE = re.compile(r"(?:\babout|\bregarding|关于)\s*$", re.IGNORECASE)
+TOPIC_ONLY = re.compile(r"(?:about|regarding|re:?)\s+(?:the|this|that|our|his|her|their)?\s*[\w\s-]{1,30}?[.?!]?|关于.{1,20}?(?:的事(?:情|儿)?)?[。？?]?", re.IGNORECASE)
+# An order by a number, ours (HT20260301001) or the supplier's (SUP-88901), not by its guest's name.
+ORDER_NUMBER = re.compile(r"[A-Za-z]{2}\d{8,}|[A-Za-z]{2,4}-?\d{4,}")
 CLAUSE_END = re.compile(r"[,，;；。!！?？]|\.\s")
 # "ping them again", "再催一下他们", "问问对方": the party the last turn wrote to or read, addressed by a pronoun.
 THEM = re.compile(
@@ -365,7 +383,7 @@ GENERIC_BODY = re.compile(
 @frame(
     "message_send",
     triggers=(
-        "tell", "let", "know", "inform", "notify", "message", "msg", "write to", "ask", "send", "remind",
+        "tell", "let", "know", "inform", "notify", "message", "msg", "email", "e-mail", "write to", "ask", "send", "remind",
         "reply to", "respond to", "write back", "ping", "contact", "check with", "confirm with",
         "告诉", "通知", "转告", "提醒", "跟", "对", "给", "说", "问", "回复", "答复", "联系", "发消息", "发条消息", "发个消息", "发一条消息",
     ),
@@ -415,18 +433,33 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     if text is None:
         return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})
     text = without_request_to_agent(without_order_reference(text))
-    arguments = {"channel": channel, "content": text.value}
+    if (
+        (order := filled.slots.get("order_no")) and channel == "upstream" and REFUND_QUESTION.search(text.value) and EARLY.search(said)
+        and not OWN_WORDS.search(said)
+    ):
+        # "HT… 客人要提前走，帮我问下供应商剩下两晚能不能退": the early check-out's own question to the supplier,
+        # the desk's template from the order looked up (its supplier number, stay and room).
+        return checkout_flow(turn, order.value)
+    topic = bool(TOPIC_ONLY.fullmatch(text.value) or TOPIC_BEFORE.search(said, 0, text.start))
+    if "order_no" not in filled.slots and (ORDER_POINTED.search(filled.reading.folded) or topic):
+        return Step.say(str(ORDER_ASK))  # "问问供应商那单能不能退", "message the supplier about the early checkout": which order?
+    if topic:
+        return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})  # a topic is no message
+    content = text.value
+    if channel == "upstream" and (theirs := SUPPLIER_NUMBER.search(said)) and theirs.group() not in content and not OWN_WORDS.search(said):
+        content = f"{theirs.group()}: {content}"  # "tell supplier SUP-88903 that …": the booking as they know it, as typed
+    arguments = {"channel": channel, "content": content}
     if order := filled.slots.get("order_no"):
         arguments["order_no"] = order.value
     done = turn.last("message_send")
     if done is not None:
         if done.result.get("status") == "pending_confirmation":
             return Step.say(
-                _("我将发给%(who)s：「%(text)s」\n回复「是」发送，回复「不」取消。") % {"who": who, "text": text.value}
+                _("我将发给%(who)s：「%(text)s」\n回复「是」发送，回复「不」取消。") % {"who": who, "text": content}
             )
         if not done.ok:
             return Step.say(_error(done))
-        return Step.say(_("已发给%(who)s：「%(text)s」") % {"who": who, "text": text.value})
+        return Step.say(_("已发给%(who)s：「%(text)s」") % {"who": who, "text": content})
     # Never sent on the chat's word alone: a pending action quoting the text, run on staff's "yes".
     return Step(proposed=(("message_send", arguments),))
 

@@ -21,6 +21,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+# How people write "tomorrow", "tonight" and the days of the week in a hurry: "tmrw", "2nite", "by fri".
+TOMORROW = r"(?:tomorrow|tmrw?|tmrow|tmoro|2mor+ow?|tomoz|tom+or+ow)"
+TONIGHT = r"(?:tonight|tonite|2nite)"
+WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)"
+
 # "…, or not", "nah", "actually no", "想想还是留着吧", "不，等等": the request taken back in a later clause.
 RETRACTED = (
     r"\bor\s+(?:maybe\s+)?not\b|\b(?:nah|nope|naw)\b|\bactually,?\s+(?:no|nope|don'?t|not|never)\b|\bon\s+reflection\b"
@@ -71,7 +76,7 @@ DEFERRAL = re.compile(
     r"哪有多|哪有闲|哪来的|哪儿来的|"
     r"还能撑|撑得住|撑到|忍一?忍|忍一下|忍得住|忍到|扛得住|熬得住|熬到|"
     r"没门|休想|[一二两三四五六七八九十][个块份袋点只根张]?[也都]不|再议|再商量|再讨论|再研究|再看看|看情况|待定|先放(?:一放|着)|先搁着|搁置|缓一缓|缓缓"
-    r"|\b(?:don'?t|do\s+not|doesn'?t|never|no\s+need|not\s+(?:now|yet|today|tonight|right\s+now)|hold\s+off|"
+    r"|\b(?:don'?t|do\s+not|doesn'?t|never|no\s+need|not\s+(?:now|yet|today|" + TONIGHT + r"|right\s+now)|hold\s+off|"
     r"wait|later|nevermind|never\s+mind|let'?s\s+not|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|"
     r"on\s+second\s+thought|no\s+(?:refunds?|check(?:ing)?-?\s?in|[a-z]+ing)"
     # "I won't", "I shouldn't", "I refuse to", "no way", "I'd rather not", "I'm not …", "not necessary".
@@ -189,7 +194,8 @@ DONE_EN = (
 SAME_PAST_EN = r"quit|left|put|set|let|cut"
 # A time already past: "yesterday", "last night", "this morning", "two hours ago", "on Monday" (with a past verb).
 PAST_TIME_EN = (
-    r"yesterday|last\s+(?:night|week|month|year|time|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)|"
+    # "the last night (of the stay)" is a night of the booking, not yesterday's: "last" after "the" is the final one.
+    r"yesterday|(?<!the\s)last\s+(?:night|week|month|year|time|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)|"
     r"this\s+morning|earlier(?:\s+today)?|(?:an?|one|two|three|four|five|few|couple(?:\s+of)?|\d+)\s+(?:hours?|minutes?|mins?|days?|weeks?)\s+ago|"
     r"on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|at\s+(?:lunch|breakfast|dinner|noon)|around\s+\d{1,2}(?::\d\d)?(?:\s*(?:am|pm))?"
 )
@@ -243,7 +249,7 @@ HYPOTHETICAL = re.compile(
     # "unless Eve pays, …", "maybe … then", "到时候再…", "等周五再说", "除非…", "周五前没人买就…".
     r"|\bif\s+(?:nobody|no\s*one|no-one|anybody|anyone|somebody|someone|nothing|none|they|he|she|the\s+\w+\s+(?:is|are|does|do|doesn'?t|don'?t|isn'?t|aren'?t))\b"
     r"|\bunless\b|\bin\s+case\b|\bmaybe\b[^.?!]{0,60}\bthen\b"
-    r"|\bby\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the\s+weekend|end\s+of|tomorrow|tonight|next)\b"
+    r"|\bby\s+(?:" + WEEKDAY + r"|the\s+weekend|end\s+of|" + TOMORROW + "|" + TONIGHT + r"|next)\b"
     r"|到时候|到时|除非|万一|以防|等[^，,。.!！?？]{1,12}?再|(?:周|星期|礼拜)[一二三四五六日天末](?:之?前|以前)|没人[^，,。]{0,6}(?:就|的话)"
     r"|等\s*\S{1,8}?(?:来了|到了|回来|醒了|来的时候|到的时候|需要)|(?:如果|(?<![主只需])要是|假如|假设|万一|倘若)(?!(?:可以|方便|不麻烦|你愿意|您愿意|能的话))"
     # A supposition or a wish, not a request: "in theory I could …", "I wish I could …", "imagine giving …",
@@ -325,13 +331,13 @@ PLANNED = re.compile(
     # "回头给Eve…", "晚点…", "月底我就辞职", "过阵子…", "今晚…", "两小时后…".
     r"|下个?季度|下半年|下学期|回头(?!看)|过阵子|过段时间|过一阵子?|过些(?:天|日子)|过一会儿?|待会儿?|等会儿?|稍后|晚点|晚些|改日|今晚|今天晚上|"
     r"(?:晚上|下午|中午|傍晚)(?!好)|月底|月初|年底|年初|周末|明年|[一二两三四五六七八九十几半\d]+\s*(?:个)?(?:小时|钟头|分钟|天|周)(?:之?后|以后)"
-    r"|\b(?:plan(?:ning)?\s+to|intend(?:ing)?\s+to|going\s+to|gonna|tomorrow|tonight|next\s+(?:week|month|time|year)|later\s+(?:today|this\s+week|on)"
+    r"|\b(?:plan(?:ning)?\s+to|intend(?:ing)?\s+to|going\s+to|gonna|" + TOMORROW + "|" + TONIGHT + r"|next\s+(?:week|month|time|year)|later\s+(?:today|this\s+week|on)"
     # "after lunch", "in an hour", "this weekend", "at the end of the month", "eventually", "at 5pm".
     r"|after\s+(?:lunch|dinner|breakfast|work|school|class|payday|(?:the|my|this|next|our)\s+[a-z]+)"
     r"|in\s+(?:an?|one|two|three|four|five|ten|a\s+few|a\s+couple(?:\s+of)?|\d+)\s+(?:hours?|minutes?|mins?|days?|weeks?|months?)"
     r"|this\s+(?:evening|afternoon|weekend|coming)|(?:at\s+)?the\s+end\s+of\s+(?:the\s+)?(?:day|week|month|year)"
     r"|eventually|sometime|at\s+some\s+point|at\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|o'?clock)"
-    r"|(?:on|this|next)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|in\s+a\s+(?:bit|while|moment|sec|second|minute)"
+    r"|(?:on|this|next)\s+" + WEEKDAY + r"|in\s+a\s+(?:bit|while|moment|sec|second|minute)"
     r"|before\s+(?:i|we)\s+(?:go|leave|head|log|sleep)|when\s+i\s+(?:get|come)\s+back)\b"
     # "做完这个月就辞职", "忙完再…", "我先问问经理": something else first, then the request.
     r"|(?:做|干|忙|弄|搞|开|吃|写)完[^，,。!！?？]{0,8}?(?:就|再|后|以后|之后)|(?:之后|以后)再",
@@ -344,6 +350,12 @@ THIRD_PARTY = re.compile(
 # Words that ask for it now ("先去商店买两袋面粉", "buy 2 bread now"): the plan beside them is the reason.
 NOW = re.compile(
     r"请|帮我|麻烦|先(?=[去帮把给买卖转送来做办吃停启接领签打退查发建盖挂从])|现在|马上|立刻|立即|赶紧|\b(?:please|pls|now|right\s+away|go\s+ahead|can\s+you|could\s+you|would\s+you)\b",
+    re.IGNORECASE,
+)
+# A word that asks for it now against a time word in the same clause ("明天要用，先去买", "tomorrow's fine but
+# do it now"); manners ("please", "请", "can you") ask politely, not now: "send Eve 2 wheat tomorrow please" waits.
+URGENT = re.compile(
+    r"先(?=[去帮把给买卖转送来做办吃停启接领签打退查发建盖挂从])|现在|马上|立刻|立即|赶紧|\b(?:now|right\s+away|go\s+ahead|asap|immediately)\b",
     re.IGNORECASE,
 )
 # "Carol told me to give Eve two apples", "老板让我把科技先锋停用", 'my wife said "give Eve 3 apples"': another
@@ -491,7 +503,7 @@ AVAILABLE_ASKED = re.compile(
 # A condition on a person, or on a time still to come ("如果明天还有空位", "if it's still open next week"), is no
 # availability the tool checks now.
 LATER_OR_PERSON = re.compile(
-    r"\b(?:he|she|him|her|tomorrow|tonight|next|later|someday|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+    r"\b(?:he|she|him|her|" + TOMORROW + "|" + TONIGHT + r"|next|later|someday|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
     r"|他|她|明天|明早|明晚|后天|下周|下个|以后|之后|将来|到时|过几天|过两天|周[一二三四五六日末]|星期|礼拜"
     r"|今晚|晚上|下午|中午|傍晚|回头|晚点|一会|待会|过会|稍后|月底|年底",
     re.IGNORECASE,

@@ -645,7 +645,7 @@ def planned(message: str, writes: list[tuple[str, dict]]) -> bool:
     }
 
     def plans(i: int, clause: str) -> bool:
-        if i in timed and not restraint.NOW.search(clause):
+        if i in timed and not restraint.URGENT.search(clause):
             return True
         found = restraint.PLANNED.search(clause)
         # Whose plan: "客人明天就走" the guest's; "I'll give Eve 3 stone after lunch" the speaker's, whoever else it names.
@@ -655,7 +655,7 @@ def planned(message: str, writes: list[tuple[str, dict]]) -> bool:
             and not restraint.THEIR_DEED.search(clause)
             if found else False
         )
-        return bool(found) and not restraint.NOW.search(clause) and not theirs
+        return bool(found) and not restraint.URGENT.search(clause) and not theirs
 
     return all(plans(bounds.index((a, b)) if (a, b) in bounds else -1, message[a:b]) for a, b in holding)
 
@@ -664,13 +664,19 @@ def bidding(clause: str, words: list[str]) -> bool:
     """The clause opens with the write's own verb ("give Eve 3 stone on monday", "给Eve…"): the speaker bids it."""
     from .understanding import tokens
 
-    said = tokens(clause.strip())
+    said = tokens(ASKING.sub("", clause.strip(), count=1))
     if not said:
         return False
     first = said[0]
     return first.lemma in words or first.lemma + "e" in words or any(first.text.startswith(w) for w in words if not w.isascii())
 
 
+# How a bid opens before its verb: "can you give Eve …", "please send …", "请给…", "麻烦帮我买…".
+ASKING = re.compile(
+    r"^(?:(?:hey|hi|ok|okay|so|um)\W+)?(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+)?|(?:please|pls|plz|kindly)\s+)"
+    r"|^(?:请你?|麻烦你?|劳驾)?(?:帮我|帮忙)?",
+    re.IGNORECASE,
+)
 # What a clause that only says when may hold besides its time word ("first thing tomorrow morning,").
 TIME_FILLER = re.compile(
     r"[\W_]|\b(?:ok|okay|so|then|and|well|um|hmm|first|thing|early|late|in|the|on|at|by|around|about|this|morning|evening|"

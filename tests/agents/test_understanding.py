@@ -1686,3 +1686,83 @@ def test_the_agent_named_by_its_own_name_reads_its_own_stock(demo, talker, messa
 def test_the_operator_naming_the_agent_in_the_third_person_asks_the_agent(demo, talker, message, receiver, resource, count):
     assert _calls(talker("Alice", message), "transfer_resource") == [{"to_agent_id": receiver, "resource_type": resource, "quantity": count}]
     assert _writes(talker("Alice", "让Eve把两个面包给Dave")) == []  # another resident's goods stay hers
+
+
+# ---------------------------------------------------------------------------- round 13 (the integrator's own sentences)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "give eve 2 bread tmrw", "send Eve 2 wheat 2moro pls", "give Eve 2 apples tonite", "give eve 2 bread by fri",
+        "pass Eve 2 wheat on thurs", "send Eve 2 wheat tomorrow please", "can you give Eve 2 wheat tomorrow?", "明天请给Eve两个小麦",
+    ],
+)
+def test_a_hurried_tomorrow_tonight_or_weekday_is_a_plan_for_later_however_politely_asked(demo, talker, message):
+    assert _writes(talker("Bob", message)) == []
+    assert _calls(talker("Bob", "please give eve 2 wheat, she needs it tomorrow"), "transfer_resource")  # the plan is the reason
+    assert _calls(talker("Bob", "sun's out! give Eve 2 apples"), "transfer_resource")  # the sun is no Sunday
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        'create a fund named "Alpha Growth" with remarks "equity, high risk" — wait, not yet',
+        "新建基金叫「阿尔法」，备注「权益类，高风险」，先别提交",
+    ],
+)
+def test_a_no_after_quoted_remarks_is_the_users_not_the_remarks(demo, talker, message):
+    assert _writes(talker("基金助理", message)) == []
+
+
+@pytest.mark.parametrize(
+    ("message", "remarks"),
+    [('create a fund named "Alpha Growth" with remarks "equity, high risk", thanks', "equity, high risk"), ("新建基金叫「阿尔法」，备注「权益类，高风险」", "权益类，高风险")],
+)
+def test_quoted_remarks_end_at_their_closing_quote(demo, talker, message, remarks):
+    assert _calls(talker("基金助理", message), "create_fund") == [{"fund_name": message.split('"')[1] if '"' in message else "阿尔法", "remarks": remarks}]
+
+
+@pytest.mark.parametrize("message", ["eat 2 apples", "eat a couple apples", "eat both apples"])
+def test_eating_a_counted_food_eats_that_food(demo, talker, message):
+    assert _calls(talker("Bob", message), "eat") == [{"resource_type": "apple"}]
+
+
+@pytest.mark.parametrize(
+    ("message", "order"),
+    [("let supplier SUP-88902 know the guest needs a crib", "HT20260301002"), ("跟供应商SUP-88903说客人要加一张床", "HT20260301003")],
+)
+def test_the_suppliers_own_order_number_names_our_order(demo, talker, message, order):
+    [call] = _calls(talker("前台助理", message), "message_send")
+    assert call["channel"] == "upstream" and call["order_no"] == order
+    assert [c["arguments"] for c in talker("前台助理", "SUP-88902 是哪个订单？").tool_calls] == [{"order_no": "HT20260301002"}]
+
+
+@pytest.mark.parametrize("message", ["跟供应商问一下这单还能不能加床", "email the supplier about the late arrival", "ask the supplier whether that booking includes parking"])
+def test_a_message_for_an_order_nobody_named_asks_which_order(demo, talker, message):
+    result = talker("前台助理", message)
+    assert _writes(result) == [] and _asks(result.reply)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "HT20260301002 的客人想提前一天走，问问供应商能不能退",
+        "HT20260301002's guest is checking out early, ask the supplier if the last night is refundable",
+    ],
+)
+def test_an_early_check_out_and_a_refund_question_for_the_supplier_runs_the_check_out(demo, talker, message):
+    calls = [c for c in talker("前台助理", message).tool_calls if c["name"] == "message_send"]
+    assert [c["arguments"]["channel"] for c in calls] == ["upstream"] and "SUP-88902" in calls[0]["arguments"]["content"]
+
+
+@pytest.mark.parametrize(
+    ("message", "name"),
+    [("把科技先锋的名字改成英文 Tech Pioneer", "Tech Pioneer"), ("把科技先锋改名为中文名：科创先锋", "科创先锋"), ("把科技先锋改名为中文教育基金", "中文教育基金")],
+)
+def test_a_language_before_a_new_name_is_no_part_of_it(demo, talker, message, name):
+    assert _calls(talker("基金助理", message), "update_fund") == [{"fund_id": 2, "fund_name": name}]
+
+
+def test_the_pinyin_slip_for_apples_is_apples(demo, talker):
+    assert _calls(talker("Bob", "给Dave俩平果"), "transfer_resource") == [{"to_agent_id": 4, "resource_type": "apple", "quantity": 2}]
