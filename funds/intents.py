@@ -137,6 +137,8 @@ def list_funds_intent(turn: Turn, match: re.Match) -> Step | None:
     done = turn.last("list_funds")
     if done is not None:
         return Step.say(_said(done))
+    if part := name_holds(turn.said):
+        return Step.call("list_funds", fund_name=part)  # "list funds containing 能源": the funds whose name holds it
     if match.groupdict().get("active") or wants_active(turn.said):
         return Step.call("list_funds", active_only=True)
     return Step.call("list_funds")
@@ -215,7 +217,7 @@ def fund_form_intent(turn: Turn, match: re.Match) -> Step:
 
 
 # Where an unquoted new name ends: its clause ("rename X to Tech Pioneer, keep the remarks").
-NEW_NAME_END = re.compile(r"\s*[,，;；。!！?？]\s*|\s+(?:and|but|please|thanks)\b", re.IGNORECASE)
+NEW_NAME_END = re.compile(r"\s*[,，;；。!！?？]\s*|\.\s+|\s+[—–-]{1,2}\s*|\s*[—–]{1,2}\s*|\s+(?:and|but|please|thanks)\b", re.IGNORECASE)
 
 
 def _new_name(typed: str, quoted: bool = False) -> str:
@@ -366,6 +368,7 @@ def update_any_order(turn: Turn, match: re.Match) -> Step:
 # ---------------------------------------------------------------------------- frames
 
 from agents.providers.frames import Filled, frame  # noqa: E402
+from agents.providers.restraint import FIELD_LEFT_ALONE  # noqa: E402
 from agents.providers.understanding import QUOTED, Entity, entities, without_particle  # noqa: E402
 
 FUND_WORDS = ("fund", "基金")
@@ -393,6 +396,9 @@ NAME_HAS = (
     re.compile(r"(?:名字|名称|名)(?:里|中|里面)?(?:带|带有|包含|含有?|有)\s*[「“\"'‘]?(?P<part>[^「」“”\"'‘’，,。的\s]{1,20})[」”\"'’]?\s*(?:字样|字)?的"),
     re.compile(r"\bwith\s+[\"'“‘]?(?P<part>[^\"'“”‘’]{1,30}?)[\"'”’]?\s+in\s+(?:the|its|their)\s+names?\b", re.IGNORECASE),
     re.compile(r"\bnames?\s+(?:contain(?:s|ing)?|includ(?:es|ing)|with)\s+[\"'“‘]?(?P<part>[^\"'“”‘’?,.\s]{1,30})", re.IGNORECASE),
+    # "list funds containing 能源", "funds matching 'tech'", "含“能源”的基金", "包含稳健的基金".
+    re.compile(r"\bfunds?\s+(?:contain(?:s|ing)?|includ(?:es|ing)|match(?:es|ing)?)\s+[\"'“‘]?(?P<part>[^\"'“”‘’?,.\s]{1,30})", re.IGNORECASE),
+    re.compile(r"(?:包含|含有?|带有?)\s*[「“\"'‘]?(?P<part>[^「」“”\"'‘’，,。的\s]{1,20})[」”\"'’]?\s*(?:字样|字)?的基金"),
 )
 
 
@@ -483,6 +489,7 @@ def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Ste
     triggers=(
         "how many", "多少", "几个", "几只", "list", "which", "all", "哪些", "有什么", "列表", "active ones", "enabled ones",
         "count", "number of", "统计", "数一下", "数数", "列一下", "in the name", "名字里", "名字带", "名称里", "名称带", "有没有",
+        "containing", "matching", "包含", "含有",
         "the funds", "our funds", "every fund", "启用的", "在用的", "所有", "各个基金", "每个基金", "基金们",
         "active funds", "enabled funds", "live funds", "running funds", "funds that are", "funds which are",
         "启用状态", "启用中", "在运行的", "正常的基金", "生效的",
@@ -619,7 +626,8 @@ def new_fund(said: str) -> tuple[str, list[str]]:
         name = without_particle(re.sub(r"\s*的基金\s*$|\s+fund\s*$", "", head[0]).strip(" ?？!！.。"))
         rest = head[1] if len(head) > 1 else ""
     pieces = [p.strip(" ?？!！.。") for p in PIECES.split(rest)]
-    return name, [p for p in pieces if p and not COURTESY.match(p) and not NOT_YET.match(p)]
+    # "no remarks needed", "备注以后再填": what the user says of the remarks is no remark.
+    return name, [p for p in pieces if p and not COURTESY.match(p) and not NOT_YET.match(p) and not FIELD_LEFT_ALONE.search(p)]
 
 
 @frame(

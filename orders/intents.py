@@ -301,6 +301,12 @@ def _addressed(filled: Filled) -> tuple[str, int] | None:
     return None
 
 
+# The order itself asked for by a verb of looking up ("look up order HT…", "查一下订单…", "pull up the booking").
+ORDER_LOOKED_UP = re.compile(
+    r"\b(?:look\s+up|pull\s+up|bring\s+up|check|find|open|show(?:\s+me)?)\s+(?:the\s+)?(?:order|booking|reservation)\b"
+    r"|(?:查|查一下|查下|查查|调出|找一下|看一下|看看)\s*(?:订单|这单|那单|单子)",
+    re.IGNORECASE,
+)
 # An order pointed at ("那单", "this booking") and a topic named instead of words ("about the early checkout"):
 # without an order known, the desk asks which one; a topic alone is never sent as the message.
 ORDER_POINTED = re.compile(r"[那这该此]单|[那这该此]个?订单|[那这]笔|\b(?:this|that|the)\s+(?:order|booking|reservation)\b", re.IGNORECASE)
@@ -446,10 +452,13 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     if topic:
         return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})  # a topic is no message
     content = text.value
-    if channel == "upstream" and (theirs := SUPPLIER_NUMBER.search(said)) and theirs.group() not in content and not OWN_WORDS.search(said):
-        content = f"{theirs.group()}: {content}"  # "tell supplier SUP-88903 that …": the booking as they know it, as typed
+    order = filled.slots.get("order_no")
+    if channel == "upstream" and (theirs := SUPPLIER_NUMBER.search(said)) and theirs.group() not in content:
+        # "tell supplier SUP-88903 that …", "message the supplier about SUP-88903: …": the booking as they know it, as
+        # typed, leads the words (which follow unchanged).
+        content = f"{theirs.group()}: {content}"
     arguments = {"channel": channel, "content": content}
-    if order := filled.slots.get("order_no"):
+    if order:
         arguments["order_no"] = order.value
     done = turn.last("message_send")
     if done is not None:
@@ -483,6 +492,8 @@ def read_frame(turn: Turn, filled: Filled) -> Step | None:
         return DECLINE
     if _addressed(filled) is not None and SAYING_VERB.search(_head_of(filled)):
         return DECLINE  # "给…的客人发个消息：…": words to send, not the channel to read
+    if ORDER_LOOKED_UP.search(filled.reading.folded):
+        return DECLINE  # "look up order HT…, the guest says …": the order is asked for; what the guest says is why
     if turn.last("message_list") is not None:
         return None
     arguments = {"channel": found[0]}

@@ -92,6 +92,8 @@ POINTS_BACK = re.compile(r"\b(?:it|that\s+one|this\s+one|him|her)\b|它|他|她|
 CARRIED_KINDS = ("fund", "order", "bounty", "resident", "resource")
 # What a message that asks for a missing slot may take from the last one without pointing back.
 ASKED_KINDS = ("fund", "order", "bounty", "resource")
+# What a message may take from further back than the last message: the case the conversation is about.
+HISTORY_KINDS = ("fund", "order")
 
 
 def points_back(turn: Turn) -> Step | None:
@@ -107,15 +109,16 @@ def points_back(turn: Turn) -> Step | None:
     asking = alone is not DECLINE and alone is not None and not acts(alone) and bool(alone.reply)
     if not complete and not asking and not POINTS_BACK.search(turn.said):
         return None
-    current, earlier = read(turn.said), read(turn.earlier)
-    named = {s.kind for s in current.spans}
-    # Exact names, or a part of one name only, quoted or not ("名字带“稳健”的基金" → 稳健增长一号).
-    spans = [(s, turn.earlier[s.start : s.end]) for s in earlier.spans if s.kind != "quoted"]
-    spans += [(inner, s.value) for s in earlier.of("quoted") for inner in read(s.value).spans if inner.end - inner.start == len(s.value)]
-    carried = [(s, text) for s, text in spans if s.kind in CARRIED_KINDS and s.kind not in named and (s.exact or _sure_alone(s))]
-    carried = [(s, text) for i, (s, text) in enumerate(carried) if all((o.kind, o.value) != (s.kind, s.value) for o, _t in carried[:i])]
+    named = {s.kind for s in read(turn.said).spans}
+    carried = _carried(turn.earlier, named)
     if asking and not complete and not POINTS_BACK.search(turn.said):
         carried = [(s, text) for s, text in carried if s.kind in ASKED_KINDS]  # never a resident unnamed
+    if not carried and (asking or POINTS_BACK.search(turn.said)) and not complete:
+        # "HT… 客人要提前走" → "供应商说可以退两晚" → "那就登记退款": the order (or fund) the conversation named a
+        # few turns back, when the turns since named nothing of the kind; goods or a resident never come from that far.
+        carried = next(
+            (found for older in turn.history if (found := [(s, t) for s, t in _carried(older, named) if s.kind in HISTORY_KINDS])), []
+        )
     if not carried and POINTS_BACK.search(turn.said) and (name := _the_one_shown(turn)):
         return _read_with(turn, name)  # "把它启用" after a list with one disabled fund in it: that one
     if not carried or len({s.kind for s, _text in carried}) != len(carried):
@@ -138,10 +141,27 @@ def points_back(turn: Turn) -> Step | None:
     return step
 
 
+def _carried(message: str, named: set[str]) -> list[tuple[Span, str]]:
+    """What ``message`` named that a later message may carry (its kinds not named again), as typed, once each:
+    exact names, or a part of one name only, quoted or not ("名字带“稳健”的基金" → 稳健增长一号)."""
+    earlier = read(message)
+    spans = [(s, message[s.start : s.end]) for s in earlier.spans if s.kind != "quoted"]
+    spans += [(inner, s.value) for s in earlier.of("quoted") for inner in read(s.value).spans if inner.end - inner.start == len(s.value)]
+    carried = [(s, text) for s, text in spans if s.kind in CARRIED_KINDS and s.kind not in named and (s.exact or _sure_alone(s))]
+    return [(s, text) for i, (s, text) in enumerate(carried) if all((o.kind, o.value) != (s.kind, s.value) for o, _t in carried[:i])]
+
+
 # The state the last message asked about ("有哪些停用的基金", "which funds are disabled?") and the row values that have it.
 SHOWN_STATES = (
     (re.compile(r"停用|禁用|关闭|下线|\b(?:disabled|inactive|switched\s+off|turned\s+off|offline)\b", re.IGNORECASE), {"disable", "disabled", "inactive"}),
     (re.compile(r"启用|开启|在用|上线|\b(?:enabled|active|live|running)\b", re.IGNORECASE), {"enable", "enabled", "active"}),
+)
+
+
+# The one in a state, named as such ("the disabled one", "停用的那个"), in the order of SHOWN_STATES.
+NAMED_STATES = (
+    re.compile(r"\bthe\s+(?:disabled|inactive|switched[- ]off|turned[- ]off)\s+one\b|(?:已)?(?:停用|禁用|关闭)的(?:那个|那只|那支|那一个)", re.IGNORECASE),
+    re.compile(r"\bthe\s+(?:enabled|active|live|running)\s+one\b|(?:启用|在用)(?:中)?的(?:那个|那只|那支|那一个)", re.IGNORECASE),
 )
 
 
@@ -150,6 +170,11 @@ def _the_one_shown(turn: Turn) -> str:
     the state the message asked about (the one disabled fund of "which funds are disabled?"); "" when not one."""
     rows = listed_rows(turn)
     if len(rows) > 1:
+        # "the disabled one — switch it back on": the state this message names picks first.
+        for named, (_words, values) in zip(NAMED_STATES, SHOWN_STATES):
+            if named.search(turn.said):
+                rows = [row for row in rows if any(isinstance(v, str) and v.casefold() in values for v in row.values())]
+                return row_name(rows[0]) if len(rows) == 1 else ""
         for words, values in SHOWN_STATES:
             if words.search(turn.earlier):
                 rows = [row for row in rows if any(isinstance(v, str) and v.casefold() in values for v in row.values())]
@@ -240,7 +265,8 @@ def follow_up(turn: Turn) -> Step | None:
     if (pick := ordinal(turn.said)) is not None and _pick_rival(read(turn.earlier), pick) is None and (step := _pick_option(turn, pick)):
         return step  # "那就第一个吧" after "送面粉和建磨坊哪个好一点？": the first thing named
     if not (YES.match(turn.said) or NO.match(turn.said) or is_bare(turn.said)) and _complete_alone(turn, current):
-        return None  # "接第二个悬赏" says everything itself
+        # "接第二个悬赏" says everything itself; "ok ask the supplier if …" too, but for the order the last turn named.
+        return points_back(turn)
     earlier_turn = replace(turn, said=turn.earlier, continues=turn.earlier)
     earlier = read(turn.earlier)
     if YES.match(turn.said):

@@ -593,8 +593,10 @@ FREE_TEXT = {"content", "remarks", "name", "fund_name"}
 
 
 def without(said: str, free_text: Iterable[str]) -> str:
-    """The message less the write's own free text (a name, a remark, a message to pass on)."""
-    for text in sorted((t for t in free_text if t), key=len, reverse=True):
+    """The message less the write's own free text (a name, a remark, a message to pass on), as typed: the order
+    reference a message puts before the user's words ("SUP-88903: …") is blanked where the user typed it."""
+    typed = {piece for t in free_text if t for piece in (t, *re.split(r"(?<=\d)[：:]\s", t)[1:])}
+    for text in sorted((t for t in typed if t.strip()), key=len, reverse=True):
         said = said.replace(text, " ")
     return said
 
@@ -683,3 +685,19 @@ def to_self(text: str, name: str) -> str:
         return text
     zh = re.match(rf"^\s*(?:请|麻烦)?\s*(?:让|叫|要)\s*{re.escape(name)}\s*(?=把|将|给|去|送|转|卖|买|吃|挂|接|查|看)", text)
     return text[zh.end() :] if zh else text
+
+
+# "no remarks needed, we'll fill them in later", "备注不用动", "keep the remarks as they are": a no to a field the
+# write leaves unset (or as it is), not to the write ("rename X to Y, 备注不用动" renames).
+FIELD_LEFT_ALONE = re.compile(
+    r"\bno\s+(?:remarks?|notes?|description)\b|\b(?:remarks?|notes?)\b[^,.;!?]{0,20}?\b(?:later|can\s+wait|not\s+needed|aren'?t\s+needed|as\s+(?:they|it)\s+(?:are|is))\b"
+    r"|\bfill\s+(?:them|it|those|that)\s+in\s+later\b|\bkeep\s+the\s+(?:remarks?|notes?)\b|\bleave\s+the\s+(?:remarks?|notes?)\b"
+    r"|备注(?:先|就|暂时)?(?:不用|不必|别|不要|无需)(?:动|改|填|写|管|加)?|备注(?:先|就|暂时)?空着|备注(?:保持|照旧|不变)"
+    r"|(?:不用|不必|别|不要|无需)(?:动|改|填|写|加)备注|备注以后再(?:填|写|补|加)",
+    re.IGNORECASE,
+)
+
+
+def leaves_a_field(clause: str, writes: Iterable[tuple[str, dict]]) -> bool:
+    """The clause says no to the remarks, and no write sets them: it is about what stays as it is."""
+    return bool(FIELD_LEFT_ALONE.search(clause)) and not any("remarks" in arguments for _name, arguments in writes)

@@ -59,6 +59,10 @@ class Outcome:
         return self.result.get("data")
 
 
+# Reads of one thing the question names that answer it as well as a list does.
+ANSWERING_READS = {"order_query", "get_fund_detail"}
+
+
 @dataclass
 class Turn:
     # The message in its normal form (what the intents match); ``said`` is as typed, and
@@ -76,6 +80,9 @@ class Turn:
     earlier_outcomes: list[Outcome] = field(default_factory=list)
     # The agent's reply to that message: the options it named ("「稳健增长一号」还是「稳健增长2号」？").
     answered: str = ""
+    # The user's messages before ``earlier``, the newest first (a few): where an order or fund named two turns
+    # back is found when the last message named none ("HT… 要提前走" → "供应商说可以退" → "那就登记退款").
+    history: list[str] = field(default_factory=list)
     # Set while a follow-up is read: the earlier message whose frame it continues.
     continues: str = ""
     # The user said "yes" to what the earlier message proposed.
@@ -271,9 +278,10 @@ def read_turn(messages: list[dict], offered: set[str]) -> Turn:
         earlier_outcomes = _outcomes_in(messages[users[-2] + 1 : last_user])
         replies = [m for m in messages[users[-2] + 1 : last_user] if m.get("role") == "assistant" and m.get("content")]
         answered = str(replies[-1].get("content") or "") if replies else ""
+    history = [str(messages[i].get("content") or "") for i in reversed(users[-5:-2])]
     return Turn(
         text=text, offered=offered, outcomes=outcomes, system=system, said=text, earlier=earlier, earlier_calls=earlier_calls,
-        earlier_outcomes=earlier_outcomes, answered=answered,
+        earlier_outcomes=earlier_outcomes, answered=answered, history=history,
     )
 
 
@@ -426,11 +434,12 @@ class RulesChatPolicy:
                     return Step.say("\n".join([_("这是一个问题，我不会因此执行操作。以下是查到的信息："), summarize(turn)]))
                 if "get_my_status" in turn.offered and restraint.about_me(context):
                     return Step(calls=(("get_my_status", {}),), reply=_("这是一个问题，我不会因此执行操作；先看看你的状态。"))
-                # "最近有啥悬赏可以接的吗": a look-up answers what the question asks about, and nothing is written.
+                # "最近有啥悬赏可以接的吗", "HT…退款到哪一步了？": a look-up (a list, or the one order or fund named)
+                # answers what the question asks about, and nothing is written.
                 from .framing import read_frames
 
                 look = read_frames(replace(turn, outcomes=[]), reads_only=True)
-                if look is not DECLINE and look is not None and look.calls and all(name.startswith("list_") for name, _a in look.calls):
+                if look is not DECLINE and look is not None and look.calls and all(name.startswith("list_") or name in ANSWERING_READS for name, _a in look.calls):
                     return Step(calls=look.calls, reply=_("这是一个问题，我不会因此执行操作；先查一下相关信息。"))
                 return Step.say(_("这是一个问题，我不会因此执行操作；想让我做什么请直接说。"))
             # The write's own free text names no owner: "a fund called 'Bob's Pick'" is no Bob's thing.
@@ -522,7 +531,10 @@ def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set
     # "别把苹果给Eve，我自己还要吃的": the speaker's own need is the no's reason, not a request of its own.
     clean = [sub_reading(reading, a, b) for a, b in bounds if (a, b) not in negated and not restraint.own_need(message[a:b])]
     return all(
-        not sub_reading(reading, a, b).has(*mine)
+        # "no remarks needed, we'll fill them in later", "备注不用动": the field the write leaves alone (named by a word
+        # of the write's own tool, the remarks) is no no to the write.
+        restraint.leaves_a_field(message[a:b], writes)
+        or not sub_reading(reading, a, b).has(*mine)
         and (
             sub_reading(reading, a, b).has(*others)
             or (NO_LONGER.search(message[a:b]) and not restraint.CALLED_OFF.search(message[a:b]))
@@ -722,8 +734,11 @@ def negation_is_elsewhere(turn: Turn) -> bool:
 
     negated = [i for i, (a, b) in enumerate(bounds) if restraint.DEFERRAL.search(turn.said[a:b])]
     # "I don't need the flour anymore, sell 3 of them": a clause saying the speaker does without the goods is
-    # why, no refusal; another clause asks.
-    reasons = [i for i in negated if restraint.not_needed(turn.said[bounds[i][0] : bounds[i][1]])]
+    # why, no refusal; another clause asks. "备注不用动", "no remarks needed": a field left alone, no refusal either.
+    reasons = [
+        i for i in negated
+        if restraint.not_needed(turn.said[bounds[i][0] : bounds[i][1]]) or restraint.FIELD_LEFT_ALONE.search(turn.said[bounds[i][0] : bounds[i][1]])
+    ]
     negated = [i for i in negated if i not in reasons]
     wanted = set().union(*(tools for i, tools in enumerate(tools_in) if i not in negated and i not in reasons))
     refused = set().union(*(tools for i, tools in enumerate(tools_in) if i in negated))

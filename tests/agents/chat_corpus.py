@@ -756,7 +756,8 @@ CORPUS += [
     refuse(R, "晚点再去伐木场上班"),
     refuse(D, "HT20260301002先不用退款"),
     refuse(F, "暂时别启用货币市场旧份额"),
-    refuse(D, "HT20260301001可以退款吗？"),
+    # A question about one order is answered by reading it (round 14); nothing is written.
+    say(D, "HT20260301001可以退款吗？", call("order_query", order_no="HT20260301001")),
     refuse(R, "去伐木场干活一天能挣多少？"),
     refuse(R, "do you think I should claim the wall bounty?"),
     say(R, "am I hungry? should I eat?", call("get_my_status")),

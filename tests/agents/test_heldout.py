@@ -74,6 +74,14 @@ DISPUTED = {
     "its guest's name is looked up (a read); the writer expected a question for the number",
     "l-zh-fd-15": "王五 is the demo guest of exactly one order (HT20260301003): as for d-fd-zh-15, the order found by "
     "its guest's name is looked up (a read); the writer, who listed it as debatable, expected a question",
+    "n-zh-fd-14": "张三 is the demo guest of exactly one order (HT20260301001): as for d-fd-zh-15, the order is found by "
+    "its guest's name (an entity resolved from the user's words), and the refund is a proposal naming order and guest "
+    "that waits for staff; the writer, who listed it as debatable, expected a question for the number",
+    "n-en-fa-20": "'the balanced fund': Beta Balanced is the one fund whose name holds 'balanced'; the writer counted "
+    "稳健增长一号 too because its remarks say 平衡型, but remarks are no name; the disable is a proposal staff confirm",
+    "n-en-fd-12": "the supplier's number (SUP-88903) is in none of the user's words: the question goes, as a question, "
+    "under the order the turn before named (order_no HT20260301003), which is how the channel files it; the desk's "
+    "early check-out template, which quotes SUP-…, runs when the check-out itself is asked for",
 }
 
 HELDOUT = Path(__file__).parent / "heldout"

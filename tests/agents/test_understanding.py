@@ -1766,3 +1766,85 @@ def test_a_language_before_a_new_name_is_no_part_of_it(demo, talker, message, na
 
 def test_the_pinyin_slip_for_apples_is_apples(demo, talker):
     assert _calls(talker("Bob", "给Dave俩平果"), "transfer_resource") == [{"to_agent_id": 4, "resource_type": "apple", "quantity": 2}]
+
+
+# ---------------------------------------------------------------------------- round 14 (the integrator's own sentences)
+
+
+@pytest.mark.parametrize(
+    ("message", "name"),
+    [
+        ("rename 科技先锋 to Tech Pioneers Asia — the remarks stay", "Tech Pioneers Asia"),
+        ("rename 科技先锋 to Tech Pioneers Asia - leave the remarks", "Tech Pioneers Asia"),
+        ("rename 科技先锋 to Tech Pioneers Asia. thanks!", "Tech Pioneers Asia"),
+        ("rename 科技先锋 to Tech-Pioneers", "Tech-Pioneers"),
+    ],
+)
+def test_a_new_name_ends_at_a_dash_or_a_sentence_end(demo, talker, message, name):
+    assert _calls(talker("基金助理", message), "update_fund") == [{"fund_id": 2, "fund_name": name}]
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ("Set up a fund named Harbor Yield. no notes needed, we'll fill them in later", "Harbor Yield"),
+        ("新建基金叫海港红利，备注先空着", "海港红利"),
+    ],
+)
+def test_a_no_to_the_remarks_is_no_no_to_the_new_fund_nor_a_remark(demo, talker, message, said):
+    assert _calls(talker("基金助理", message), "create_fund") == [{"fund_name": said}]
+
+
+@pytest.mark.parametrize("message", ["把科技先锋改名叫科技先锋二号，备注不用动", "rename 科技先锋 to Tech Pioneers II, leave the remarks as they are"])
+def test_a_rename_that_leaves_the_remarks_alone_renames(demo, talker, message):
+    [call] = _calls(talker("基金助理", message), "update_fund")
+    assert call["fund_id"] == 2 and "remarks" not in call
+    assert _writes(talker("基金助理", "新建基金叫海港红利，先别建")) == []  # a no to the creating itself still holds
+
+
+@pytest.mark.parametrize(("message", "part"), [("show funds containing 增长", "增长"), ("funds matching 'Beta'", "Beta"), ("列出包含科技的基金", "科技")])
+def test_funds_containing_words_are_searched_by_them(demo, talker, message, part):
+    assert [c["arguments"] for c in talker("基金助理", message).tool_calls if c["name"] == "list_funds"] == [{"fund_name": part}]
+
+
+@pytest.mark.parametrize(("first", "then"), [("list all funds", "ok, the disabled one: turn it back on"), ("有哪些基金", "停用的那个重新启用吧")])
+def test_the_one_in_a_state_named_after_a_list_is_that_row(demo, talker, first, then):
+    assert _calls(talker("基金助理", first, then), "enable_fund") == [{"fund_id": 5}]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        ["HT20260301002 的客人要提前一天走", "供应商那边说可以退一晚", "行，那就登记退款"],
+        ["guest on HT20260301002 is leaving early", "the supplier agreed to refund one night", "great, register the refund"],
+    ],
+)
+def test_an_order_named_a_few_turns_back_is_the_one_a_later_refund_means(demo, talker, turns):
+    assert _calls(talker("前台助理", *turns), "refund") == [{"order_no": "HT20260301002"}]
+
+
+def test_goods_named_a_few_turns_back_are_not_carried_that_far(demo, talker):
+    assert _writes(talker("Bob", "how much wood do I have", "ok", "give 2 to Eve")) == []
+
+
+@pytest.mark.parametrize("message", ["HT20260301002 退款到哪一步了？", "where is the refund for HT20260301002 at?"])
+def test_a_question_on_an_orders_refund_reads_the_order(demo, talker, message):
+    result = talker("前台助理", message)
+    assert _writes(result) == [] and [c["name"] for c in result.tool_calls] == ["order_query"]
+
+
+@pytest.mark.parametrize(
+    "message", ["pull up order HT20260301002, the guest says the room was wrong", "查一下订单HT20260301002，客人说房型不对"]
+)
+def test_looking_up_an_order_is_no_reading_of_what_the_guest_says(demo, talker, message):
+    assert [c["name"] for c in talker("前台助理", message).tool_calls] == ["order_query"]
+
+
+def test_a_message_to_the_supplier_about_their_number_leads_with_it(demo, talker):
+    [call] = _calls(talker("前台助理", "message the supplier about SUP-88902: the guest leaves on the 11th, please confirm"), "message_send")
+    assert call == {"channel": "upstream", "order_no": "HT20260301002", "content": "SUP-88902: the guest leaves on the 11th, please confirm"}
+
+
+def test_ok_then_a_message_for_the_supplier_carries_the_order_just_looked_up(demo, talker):
+    [call] = _calls(talker("前台助理", "pull up HT20260301002", "ok tell the supplier the guest needs a late checkout"), "message_send")
+    assert call["order_no"] == "HT20260301002"
