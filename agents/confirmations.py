@@ -70,9 +70,7 @@ def confirm_pending_action(*, action_id: int, user: Any, arguments: dict | None 
             status=PendingAction.Status.CONFIRMED, decided_by=user, decided_at=now
         )
         if claimed:
-            # Read again with what the tool and the answer need (agent, conversation, requested and
-            # decided by) in one query: refresh_from_db() dropped the cached relations, one query each.
-            action = pending_action_get(action_id=action_id)
+            _decided(action, user=user, at=now)
             final_arguments = {**action.arguments, **(arguments or {})}
             context = ToolContext(
                 agent=action.agent,
@@ -106,7 +104,7 @@ def confirm_pending_action(*, action_id: int, user: Any, arguments: dict | None 
 
 def reject_pending_action(*, action_id: int, user: Any, reason: str = "") -> PendingAction:
     """Close the proposal without running it; the same people may as may confirm it (``require_decider``)."""
-    require_decider(user, action_id=action_id)
+    action = require_decider(user, action_id=action_id)
     now = timezone.now()
     reason = (reason or "").strip()[:500]
     with transaction.atomic():
@@ -114,7 +112,7 @@ def reject_pending_action(*, action_id: int, user: Any, reason: str = "") -> Pen
             status=PendingAction.Status.REJECTED, decided_by=user, decided_at=now, result={"reason": reason} if reason else {}
         )
         if rejected:
-            action = pending_action_get(action_id=action_id)
+            _decided(action, user=user, at=now, status=PendingAction.Status.REJECTED, result={"reason": reason} if reason else {})
             _record_outcome(action)
     if not rejected:
         raise _not_pending(action_id, now)
@@ -230,6 +228,18 @@ def outcome_message(action: PendingAction) -> str:
     if action.status == PendingAction.Status.EXPIRED:
         return _("操作已过期，未执行：%(summary)s") % {"summary": action.summary}
     return action.summary
+
+
+def _decided(action: PendingAction, *, user: Any, at, status: str = PendingAction.Status.CONFIRMED, result: dict | None = None) -> None:
+    """Make ``action``, read before its decision, what the decision's conditional UPDATE left in its row.
+
+    No second read: a pending row changes only by such an UPDATE (the admin shows it read-only), and
+    ``action`` was read while it was pending, so the claim changed exactly these fields (the
+    tool, the answer and the events read the agent, conversation and requester read with it).
+    """
+    action.status, action.decided_by, action.decided_at = status, user, at
+    if result is not None:
+        action.result = result
 
 
 def _expire(action_id: int, now) -> int:
@@ -348,14 +358,21 @@ def _sees_everything(user: Any) -> bool:
     return is_active_staff(user) and user.is_superuser
 
 
+# Permission → the view permission of its model, as found in the database: a permission's model is
+# fixed when migrate creates it, so each is looked up once per process (every decision and every
+# list of proposals asked again: one query each). One not found is looked up again next time.
+_VIEW_PERMISSIONS: dict[str, str] = {}
+
+
 def _domain_view_permissions(permissions: set[str]) -> dict[str, str]:
     """Each permission → the view permission of the model it belongs to ("city.transfer_resources"
     → "city.view_resourcetransfer"): the domain whose readers may see its proposals."""
-    if not permissions:
-        return {}
-    wanted = Q()
-    for permission in permissions:
-        app_label, _dot, codename = permission.partition(".")
-        wanted |= Q(content_type__app_label=app_label, codename=codename)
-    rows = Permission.objects.filter(wanted).values_list("content_type__app_label", "codename", "content_type__model")
-    return {f"{app_label}.{codename}": f"{app_label}.view_{model}" for app_label, codename, model in rows}
+    missing = permissions - _VIEW_PERMISSIONS.keys()
+    if missing:
+        wanted = Q()
+        for permission in missing:
+            app_label, _dot, codename = permission.partition(".")
+            wanted |= Q(content_type__app_label=app_label, codename=codename)
+        rows = Permission.objects.filter(wanted).values_list("content_type__app_label", "codename", "content_type__model")
+        _VIEW_PERMISSIONS.update({f"{app_label}.{codename}": f"{app_label}.view_{model}" for app_label, codename, model in rows})
+    return {permission: _VIEW_PERMISSIONS[permission] for permission in permissions if permission in _VIEW_PERMISSIONS}

@@ -168,7 +168,7 @@ def _resolve(name: str, agent: Agent | None, batch: ExecutionBatch | None) -> tu
     elif batch is not None and batch.holds(agent.pk, name):
         grant = batch.grants[agent.pk].get(name)
     else:
-        grant = agent.tools.filter(name=name).values_list("is_active", "requires_confirmation").first()
+        grant = _read_grants([agent.pk], {agent.pk: name})[agent.pk].get(name)  # composed once, as a batch's
     if grant is None:
         raise ApplicationError("tool_not_allowed", _("未授权使用该工具：%(name)s") % {"name": name})
     is_active, requires_confirmation = grant
@@ -412,6 +412,6 @@ def _audit(name: str, arguments: dict, result: dict, context: ToolContext, start
         if batch is not None:
             batch.audit_rows.append(row)  # a plain row: a tick audits thousands, an instance each cost more than its insert
         else:
-            ToolCall(**row).save(force_insert=True)
+            rows.insert(ToolCall, [row])  # composed once (core.rows): the ORM's insert cost more than the database's
     except Exception:
         logger.exception("could not audit tool call %s", name)

@@ -36,7 +36,8 @@ def agent_status(*, agent_id: int) -> dict:
 def pending_action_get(*, action_id: int) -> PendingAction:
     """The action with the relations deciding and showing it read (``PendingActionSerializer``'s too)."""
     related = ("agent", "conversation", "requested_by", "decided_by")
-    action = PendingAction.objects.select_related(*related).filter(pk=action_id).first()
+    # One row by its key: no ORDER BY for first() to compose (a confirm's dearest statement to build).
+    action = next(iter(PendingAction.objects.select_related(*related).filter(pk=action_id).order_by()[:1]), None)
     if action is None:
         raise NotFound("pending_action_not_found", _("待确认操作不存在"))
     return action

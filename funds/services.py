@@ -43,7 +43,8 @@ def _problems(*, fund_name: Any = None, remarks: Any = None, fund_id: int | None
             except ApplicationError as exc:
                 problems.append(_Problem(exc.field, exc.code, exc.message))
             else:
-                if Fund.objects.filter(fund_name__iexact=name).exclude(pk=fund_id).exists():
+                same_name = Fund.objects.filter(fund_name__iexact=name)
+                if (same_name if fund_id is None else same_name.exclude(pk=fund_id)).exists():
                     problems.append(_name_taken_problem(name))
     if remarks is not None:
         if not isinstance(remarks, str):

@@ -6,6 +6,9 @@ import copy
 
 from rest_framework import serializers
 
+# Fields that hold other fields (bound to them when made): copied the way DRF copies them, anew.
+_COMPOSITE = (serializers.BaseSerializer, serializers.ListField, serializers.DictField, serializers.ManyRelatedField)
+
 
 class CachedFieldsModelSerializer(serializers.ModelSerializer):
     """DRF's ModelSerializer, whose fields are built from the model once per class.
@@ -22,4 +25,13 @@ class CachedFieldsModelSerializer(serializers.ModelSerializer):
         if built is None:
             built = super().get_fields()
             cls._built_fields = built
-        return copy.deepcopy(built)
+        return {name: _copy(field) for name, field in built.items()}
+
+
+def _copy(field: serializers.Field) -> serializers.Field:
+    """A fresh, unbound copy of a field built once. DRF's copy calls the constructor again (half of an
+    answer's serializer time); a read-only field holding no other field only shows a value, and binding
+    sets the copy's own attributes, so a shallow copy of the never-bound original is the same field."""
+    if field.read_only and not isinstance(field, _COMPOSITE):
+        return copy.copy(field)
+    return copy.deepcopy(field)

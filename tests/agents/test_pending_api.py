@@ -69,6 +69,62 @@ def test_confirm_reads_the_agent_and_the_users_with_the_action(api_client, propo
     assert [query["sql"] for query in captured if alone.match(query["sql"])] == []
 
 
+def _reads_of(table: str, captured) -> list[str]:
+    return [q["sql"] for q in captured if q["sql"].startswith("SELECT") and f'FROM "{table}"' in q["sql"]]
+
+
+@pytest.mark.parametrize("decision", ["confirm", "reject"])
+def test_a_decision_reads_the_action_once_and_answers_with_the_row_as_stored(api_client, propose, decision):
+    """The action read before the decision is what its conditional UPDATE left, plus the fields that
+    UPDATE set (a pending row changes in no other way): no second read, and the answer is the row."""
+    action = propose("create_fund", fund_name="Alpha")
+    with CaptureQueriesContext(connection) as captured:
+        body = api_client.post(f"/api/pending-actions/{action.pk}/{decision}/", {"reason": "no"}, format="json").json()
+    assert len(_reads_of("agents_pendingaction", captured)) == 1
+    assert body["pending_action"] == api_client.get(f"/api/pending-actions/{action.pk}/").json()
+    assert body["pending_action"]["status"] == {"confirm": "confirmed", "reject": "rejected"}[decision]
+
+
+def _statement(sql: str) -> str:
+    """``SELECT agents_pendingaction``, ``INSERT funds_fund``, ``SAVEPOINT``: the verb and the table."""
+    words = sql.replace('"', "").split()
+    if words[0] == "SELECT":
+        return f"SELECT {words[words.index('FROM') + 1]}"
+    if words[0] in ("INSERT", "UPDATE"):
+        return f"{words[0]} {words[2 if words[0] == 'INSERT' else 1]}"
+    return words[0]
+
+
+def test_a_confirm_s_statements(api_client, propose):
+    """What a confirm costs the database (on SQLite; PostgreSQL writes the events to its outbox and
+    relays them after the commit): the action, read once; the claim; the grant; the tool's check and
+    write, each in its savepoint, with its event; the audit row; the outcome, its message and event.
+    The permissions' models are looked up once per process (``_domain_view_permissions``)."""
+    warm = propose("create_fund", fund_name="Warm")
+    api_client.post(f"/api/pending-actions/{warm.pk}/confirm/", {}, format="json")
+    action = propose("create_fund", fund_name="Alpha")
+    with CaptureQueriesContext(connection) as captured:
+        assert api_client.post(f"/api/pending-actions/{action.pk}/confirm/", {}, format="json").status_code == 200
+    assert [_statement(query["sql"]) for query in captured] == [
+        "SELECT agents_pendingaction",
+        "SAVEPOINT",
+        "UPDATE agents_pendingaction",
+        "SELECT agents_agent_tools",
+        "SAVEPOINT",
+        "SELECT funds_fund",
+        "SAVEPOINT",
+        "INSERT funds_fund",
+        "RELEASE",
+        "INSERT agents_eventlog",
+        "RELEASE",
+        "INSERT agents_toolcall",
+        "UPDATE agents_pendingaction",
+        "INSERT agents_message",
+        "INSERT agents_eventlog",
+        "RELEASE",
+    ]
+
+
 def test_confirm_with_edited_arguments(api_client, propose):
     action = propose("create_fund", fund_name="Alpha")
     body = api_client.post(
@@ -134,3 +190,19 @@ def test_the_chat_api_takes_a_confirm_answer_in_the_same_conversation(api_client
     fund = Fund.objects.get()
     assert answer["reply"] == f"基金「Alpha」创建成功，ID 为 {fund.pk}"
     assert answer["tool_calls"][0]["name"] == "create_fund"
+
+
+def test_the_model_of_a_proposal_s_permission_is_looked_up_once_per_process(django_assert_num_queries, monkeypatch):
+    """Who may see a proposal depends on the view permission of its domain's model: found once, as
+    migrate made it; a permission not found (yet) is looked up again."""
+    from agents import confirmations
+
+    monkeypatch.setattr(confirmations, "_VIEW_PERMISSIONS", {})
+    with django_assert_num_queries(1):
+        assert confirmations._domain_view_permissions({"funds.add_fund"}) == {"funds.add_fund": "funds.view_fund"}
+    with django_assert_num_queries(0):
+        assert confirmations._domain_view_permissions({"funds.add_fund"}) == {"funds.add_fund": "funds.view_fund"}
+    for _ in range(2):
+        with django_assert_num_queries(1):
+            found = confirmations._domain_view_permissions({"funds.add_fund", "city.transfer_resources", "funds.no_such"})
+        assert found == {"funds.add_fund": "funds.view_fund", "city.transfer_resources": "city.view_resourcetransfer"}

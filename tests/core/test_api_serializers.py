@@ -52,3 +52,29 @@ def test_it_shows_what_drf_s_model_serializer_shows(staff_user):
         assert Cached(funds, many=True).data == Plain(funds, many=True).data
         assert Cached(funds[0]).data == Plain(funds[0]).data
     assert [row["created_by"] for row in Cached(funds, many=True).data] == ["staff", None]
+
+
+def test_each_instance_binds_its_own_copies_and_the_built_fields_stay_unbound():
+    Cached, _plain = _serializers()
+    first, second = Cached(), Cached()
+    assert list(first.fields) == list(second.fields)
+    built = Cached._built_fields
+    for name in ("id", "fund_name", "created_by"):  # read-only and not, from the model and declared
+        assert first.fields[name] is not second.fields[name] is not built[name]
+        assert (first.fields[name].parent, first.fields[name].field_name) == (first, name)
+    assert all(field.parent is None and field.field_name is None for field in built.values())
+
+
+def test_a_field_holding_other_fields_is_copied_anew_so_its_children_reach_their_own_serializer():
+    from agents.models import Agent
+
+    class WithTools(CachedFieldsModelSerializer):
+        tools = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
+
+        class Meta:
+            model = Agent
+            fields = ["id", "name", "tools"]
+
+    first, second = WithTools(context={"n": 1}), WithTools(context={"n": 2})
+    assert first.fields["tools"].child_relation is not second.fields["tools"].child_relation
+    assert (first.fields["tools"].child_relation.context, second.fields["tools"].child_relation.context) == ({"n": 1}, {"n": 2})
