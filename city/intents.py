@@ -329,6 +329,8 @@ def check_in(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("吃一个面包"),
 )
 def eat(turn: Turn, match: re.Match) -> Step:
+    if PURCHASE_ASKED.search(turn.said):
+        return DECLINE  # "im hungry, buy me some food": a purchase, which the frames read (or ask which item)
     me = agent_name(turn.system).casefold()
     others = [s for s in read(turn.said).of("resident") if s.name.casefold() != me]
     if others or re.search(r"(?:给|送|转)(?:他|她)|\b(?:give|send|pass|hand)\s+(?:him|her|them)\b", turn.said, re.IGNORECASE):
@@ -420,6 +422,20 @@ COST_ASKED = re.compile(
 )
 
 
+# Where an unquoted new name stops besides a clause's end: a full stop before the next sentence ("name it North
+# Woods. I have the stone"), or a word that opens a reason ("…called Oak Hall because …").
+NAME_STOPS = re.compile(r"\.(?=\s|$)|\s+(?:because|since|but|cause|cuz|so\s+that|as\s+i|as\s+we)\b", re.IGNORECASE)
+
+
+def building_name(said: str) -> Span | None:
+    """The new building's name as typed, ending where its sentence or clause does; None when nothing is left."""
+    named = named_phrase(said)
+    if named is None or (stop := NAME_STOPS.search(named.value)) is None:
+        return named
+    value = named.value[: stop.start()].rstrip()
+    return replace(named, value=value, text=value, end=named.start + len(value)) if value else None
+
+
 def _about_a_bounty(said: str) -> bool:
     """"claim the bounty for building the mill", "把建造磨坊这个悬赏提交": building is the bounty's work, not asked of me."""
     return bool(re.search(r"悬赏|任务|\bbount(?:y|ies)\b", said, re.IGNORECASE))
@@ -444,7 +460,7 @@ def construct(turn: Turn, match: re.Match) -> Step:
         # "build something", "把建造磨坊这个悬赏提交": no kind of building named, or a bounty's title: the frames read it
         return DECLINE
     # The new name as typed: a kind's name inside it ("新农田") is not the kind.
-    named = named_phrase(turn.said)
+    named = building_name(turn.said)
     if named is None and COST_ASKED.search(turn.said):
         return building_costs(turn)
     if named is None:
@@ -629,6 +645,8 @@ def price_each(folded: str, price: Span) -> bool:
     return bool(EACH.search(clause)) and not TOTAL.search(clause)
 
 
+# A purchase asked for ("buy me some food", "买个面包"), not one told ("昨天买的面包"): never a meal from the stock.
+PURCHASE_ASKED = re.compile(r"买(?![了的过])|\b(?:buy|purchase)\b", re.IGNORECASE)
 GIVING = re.compile(r"给|转|送|\b(?:give|send|transfer|hand|pass|gift|toss)\b", re.IGNORECASE)
 EATING = re.compile(r"吃|\beat", re.IGNORECASE)
 
@@ -967,6 +985,8 @@ def checkin_frame(turn: Turn, filled: Filled) -> Step:
     not_with=GIVE_WORDS,
 )
 def eat_frame(turn: Turn, filled: Filled) -> Step:
+    if PURCHASE_ASKED.search(filled.reading.said):
+        return DECLINE  # hunger as the reason for a purchase: bought, or asked which item, never eaten from the stock
     food = filled.value("resource_type")
     if not filled.reading.has("eat", "hungry", "feed me", "吃", "饿") and not (food and HAVE_SOME.search(filled.reading.folded)):
         return DECLINE  # "I have an apple" tells; "have an apple" (to the resident) asks it to eat
@@ -1118,7 +1138,7 @@ def chat_frame(turn: Turn, filled: Filled) -> Step:
 )
 def construct_frame(turn: Turn, filled: Filled) -> Step:
     """"建个农田，名字叫西郊农田": the kind named outside the new name, the name whole."""
-    named = named_phrase(filled.reading.said)
+    named = building_name(filled.reading.said)
     kinds = [s for s in filled.reading.of("building_kind") if named is None or not s.overlaps(named)]
     if not kinds or _about_a_bounty(filled.reading.said):
         return DECLINE

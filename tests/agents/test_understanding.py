@@ -1766,3 +1766,35 @@ def test_a_language_before_a_new_name_is_no_part_of_it(demo, talker, message, na
 
 def test_the_pinyin_slip_for_apples_is_apples(demo, talker):
     assert _calls(talker("Bob", "给Dave俩平果"), "transfer_resource") == [{"to_agent_id": 4, "resource_type": "apple", "quantity": 2}]
+
+
+# ---- round 14 (parser15)
+# n's resident failures as classes, none of n's sentences: a new name ends where its sentence does; buying is never
+# eating; jobs are signed up for in more words; a reason or a plan in a clause of its own never takes the request over.
+
+
+@pytest.mark.parametrize(
+    ("message", "kind", "name"),
+    [
+        ("build a quarry and call it Stone Hill. We have plenty of rock around here", "quarry", "Stone Hill"),
+        ("build a farm named Green Acre since we need wheat", "farm", "Green Acre"),
+        ("build a farm called Green Acre.", "farm", "Green Acre"),
+        ("建个农田，名字叫南坡农田。木头我早就备好了", "farm", "南坡农田"),
+    ],
+)
+def test_a_new_buildings_name_ends_where_its_sentence_or_clause_does(demo, talker, message, kind, name):
+    assert _calls(talker("Carol", message), "construct_building") == [{"kind": kind, "name": name}]
+
+
+@pytest.mark.parametrize(
+    "message", ["famished, buy me some food please", "饿死了，去商店给我买点吃的", "so hungry, go buy me some grub"]
+)
+def test_a_purchase_with_no_item_named_asks_which_and_is_never_a_meal(demo, talker, message):
+    result = talker("Eve", message)
+    assert _writes(result) == [] and _asks(result.reply)
+
+
+def test_hunger_as_the_reason_for_a_named_purchase_buys_it(demo, talker):
+    assert _calls(talker("Eve", "so hungry, buy me an apple"), "purchase") == [{"item_id": 2, "quantity": 1}]
+    assert _calls(talker("Eve", "饿了，帮我买个面包"), "purchase") == [{"item_id": 1, "quantity": 1}]
+    assert _calls(talker("Eve", "饿了，吃个面包"), "eat") == [{"resource_type": "bread"}]  # eating asked still eats
