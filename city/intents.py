@@ -303,6 +303,10 @@ def my_resources(turn: Turn, match: re.Match) -> Step:
 # ---------------------------------------------------------------------------- needs and work
 
 
+# Looking for a job rather than starting a shift: "找个地方入职", "报个名", "找份工作".
+JOB_SOUGHT = re.compile(r"入职|应聘|报名|报个名|找(?:个|份)?(?:地方|工作|活|差事|岗位)|求职|招人|缺人")
+
+
 @intent(
     r"签到|打卡|上班",
     r"\bcheck[ -]?in\b",
@@ -312,6 +316,10 @@ def my_resources(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("上班打卡"),
 )
 def check_in(turn: Turn, match: re.Match) -> Step:
+    if match.group() == "上班" and re.search(r"签到|打卡", turn.plain):
+        return _once(turn, "checkin")  # "我到城东农田了，上班打卡": the shift starts, whatever building is named
+    if match.group() == "上班" and JOB_SOUGHT.search(turn.plain):
+        return DECLINE  # "想去上班了，帮我找个地方入职": a job sought (asked where), not a check-in
     if match.group() == "上班" and any(name in turn.plain for name in Building.objects.values_list("name", flat=True)):
         return DECLINE  # "去西市磨坊上班" asks for a job there, not a check-in
     if match.group() == "上班" and re.search(r"去|到|在", turn.plain) and (reading := read(turn.said)).of("building_kind") + reading.of("building"):
@@ -1017,14 +1025,29 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "rest")
 
 
+# Signing up for a job, said without "work": the building it names, or asked which.
+SIGNING_UP = ("报名", "报个名", "报上名", "报一下名", "sign up", "sign me up", "signing up", "enrol", "enroll", "join up")
+
+
 @frame(
     "assign_building",
-    triggers=("work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工", "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "a job", "some work"),
+    triggers=(
+        "work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工",
+        "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "a job", "some work", "get me hired", "get hired",
+        # Signing up for a job: "帮我报个名", "go sign up there", "enrol me at the farm".
+        *SIGNING_UP,
+    ),
     asks={"building_id": gettext_lazy("想去哪座建筑工作？可以说「有哪些建筑」看看。")},
     priority=2,
 )
 def work_frame(turn: Turn, filled: Filled) -> Step:
-    return _once(turn, "assign_building", building_id=filled.value("building_id"))
+    # "刚到长安…听说城东农田缺人": a building named in full outranks a part of another's name ("长安" of 长安面包坊).
+    named = filled.reading.of("building")
+    exact = {s.value: s.name for s in named if s.exact} or {s.value: s.name for s in named}
+    if len(exact) > 1:
+        return Step.say(_("想去哪座建筑工作？你提到了：%(names)s。") % {"names": "、".join(sorted(exact.values()))})
+    building = next(iter(exact), None) if exact else filled.value("building_id")
+    return _once(turn, "assign_building", building_id=building)
 
 
 @frame(

@@ -1798,3 +1798,30 @@ def test_hunger_as_the_reason_for_a_named_purchase_buys_it(demo, talker):
     assert _calls(talker("Eve", "so hungry, buy me an apple"), "purchase") == [{"item_id": 2, "quantity": 1}]
     assert _calls(talker("Eve", "饿了，帮我买个面包"), "purchase") == [{"item_id": 1, "quantity": 1}]
     assert _calls(talker("Eve", "饿了，吃个面包"), "eat") == [{"resource_type": "bread"}]  # eating asked still eats
+
+
+@pytest.mark.parametrize(
+    ("message", "building"),
+    [
+        ("听说西市磨坊还招人，工钱不高也行，帮我报个名吧", 2),
+        ("我没活干，在骊山采石场报上名吧", 5),
+        ("Carol, the mill on the west side (西市磨坊) has an opening. go sign up", 2),
+        ("sign me up at the lumberyard (终南伐木场), I need the wage", 4),
+        ("在长安待了三天了，听说骊山采石场缺人，给我报个名", 5),  # the city's name is no part of a building's
+    ],
+)
+def test_signing_up_at_a_named_building_takes_the_job(demo, talker, message, building):
+    agent = "Carol" if message.startswith("Carol") else "Eve"
+    assert _calls(talker(agent, message), "assign_building") == [{"building_id": building}]
+
+
+@pytest.mark.parametrize("message", ["闲得慌，帮我找份工作", "想上班了，随便找个地方让我入职", "I need work, get me hired somewhere", "面包坊和磨坊哪个都行，帮我报名"])
+def test_a_job_with_no_one_building_named_asks_where(demo, talker, message):
+    result = talker("Eve", message)
+    assert _writes(result) == [] and _asks(result.reply)
+    assert "checkin" not in [call["name"] for call in result.tool_calls]
+
+
+def test_a_shift_named_with_its_building_still_checks_in(demo, talker):
+    assert [call["name"] for call in talker("Bob", "我到城东农田了，上班打卡").tool_calls] == ["checkin"]
+    assert _writes(talker("Eve", "别给我报名骊山采石场")) == []  # a no to signing up
