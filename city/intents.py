@@ -176,6 +176,8 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     owner = match["owner"]
     if "transfer_resource" not in turn.offered:
         return DECLINE  # "把和客人的聊天记录调出来" to the desk: no resident's goods are at stake for it
+    if re.fullmatch(r"(?:仓库|库房|背包|口袋|包)(?:里|中)?|手(?:里|上|头)", owner):
+        return DECLINE  # "把仓库里的5个面包给Eve": where the speaker keeps the goods, not another's
     if re.search(r"我|自己|咱|俺", owner):
         return DECLINE  # "把市场上我挂的那单撤了": the speaker's own, whatever words stand before 我
     if re.fullmatch(r"[A-Za-z]{2}\d{8,}", owner):
@@ -247,6 +249,9 @@ def find(turn: Turn, match: re.Match) -> Step:
     if re.fullmatch(r"[a-z]+ing|there|that|this|it", match["name"].lower()):
         return DECLINE  # "who is selling wheat": no resident named; the frames read it
     name = match["name"]
+    if re.search(r"(?:他|她|ta|这人|那人|这个人|那个人)$", name, re.IGNORECASE) and not read(name).of("resident"):
+        # "帮我查下他的id": someone pointed at, never named; asked who, never looked up as "帮我查下他".
+        return Step.say(_("要找哪位居民？请说出名字。"))
     # "查一下Frank这个人", "找一下Bob吧": the resident's name the words begin with, less what follows it.
     inside = [s.name for s in read(name).of("resident") if s.exact and s.start == 0]
     if len(inside) == 1:
@@ -261,7 +266,7 @@ def find(turn: Turn, match: re.Match) -> Step:
     r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*(?:资源|库存|东西)",
     r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*\S{1,12}?\s*(?:还)?(?:有|剩)(?:多少|几)",
     r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:还|现在)?有\s*\S{1,12}?吗",
-    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:现在|目前|手里|手上)?(?:还)?(?:有|拥有|持有|剩)\s*(?:多少|几|什么|哪些|啥)",
+    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:现在|目前|手里|手上|仓库里|库房里)?(?:还|都)?(?:有|拥有|持有|剩)\s*(?:多少|几|什么|哪些|啥)",
     r"\b(?:does|is|has)\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:have|holding|hold|got|own)\b",
     r"\bwhat\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:is\s+|'s\s+)?(?:carrying|holding|has\s+got|has|owns)\b",
     priority=4,
@@ -283,7 +288,7 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
 
 @intent(
     r"我的资源|我(?:现在|目前|手里|手上)?(?:有|拥有|持有)(?:哪些|什么|多少)|我有什么|查看资源|(?:我的)?库存|背包",
-    r"\bmy\s+(?:resources|inventory|stock|goods|items|stuff|holdings)\b",
+    r"\bmy\s+(?:resources|inventory|stock|goods|items|stuff|holdings|storage|warehouse|storehouse)\b",
     r"\bwhat\s+(?:do|did)\s+i\s+(?:have|hold|own|got)\b",
     r"\bwhat\s+i\s+(?:have|hold|own|got)\b|\bdo\s+i\s+(?:have|hold|own)\b",
     r"\bwhat\s+(?:resources|goods|items|stuff)\b.*?\b(?:i|me)\b",
@@ -747,6 +752,8 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
     triggers=(
         *BUY_WORDS, "from the shop", "from the store", "at the shop", "at the store", "in the shop", "从商店", "商店里的", "在商店",
         "去商店", "get me", "pick up", "grab me", "grab", "order", "给我来", "帮我来",
+        # "gimme bread from shop x3": the shop named without "the" is where it comes from.
+        "from shop", "from store", "at shop",
     ),
     slots={"item_id": "item", "resource_type": "resource", "quantity": "number"},
     required=(),
@@ -1104,6 +1111,8 @@ def market_frame(turn: Turn, filled: Filled) -> Step:
     triggers=(
         "inventory", "bag", "pocket", "my stuff", "have i got", "what do i have", "do i have", "still have", "have left",
         "got left", "my stock", "口袋", "背包", "包里", "手里", "手上", "手头", "身上", "库存", "存货", "还剩", "剩下多少",
+        # Where one keeps one's goods: "我仓库里有啥", "what's in my storage".
+        "仓库", "库房", "家当", "my storage", "my warehouse", "my storehouse",
     ),
     not_with=(*GIVE_WORDS, *SELL_WORDS),
 )

@@ -1825,3 +1825,27 @@ def test_a_job_with_no_one_building_named_asks_where(demo, talker, message):
 def test_a_shift_named_with_its_building_still_checks_in(demo, talker):
     assert [call["name"] for call in talker("Bob", "我到城东农田了，上班打卡").tool_calls] == ["checkin"]
     assert _writes(talker("Eve", "别给我报名骊山采石场")) == []  # a no to signing up
+
+
+@pytest.mark.parametrize(
+    ("message", "item", "count"), [("yo, apples from store x2", 2, 2), ("gimme 2 apples from shop", 2, 2), ("bread from shop, x1", 1, 1)]
+)
+def test_goods_asked_for_from_a_shop_named_without_the_are_bought(demo, talker, message, item, count):
+    assert _calls(talker("Bob", message), "purchase") == [{"item_id": item, "quantity": count}]
+    assert _writes(talker("Bob", "gimme 3 bread")) == []  # no shop named: nothing to buy it from
+
+
+@pytest.mark.parametrize("message", ["我库房里还剩些什么", "瞧瞧我的家当", "what's in my storage right now", "我仓库里都有啥"])
+def test_where_i_keep_my_goods_is_my_stock(demo, talker, message):
+    assert [call["name"] for call in talker("Alice", message).tool_calls] == ["get_my_resources"]
+
+
+def test_a_store_room_is_no_owner_and_another_residents_store_room_stays_theirs(demo, talker):
+    assert _calls(talker("Alice", "把仓库里的2个面包给Eve"), "transfer_resource") == [{"to_agent_id": 5, "resource_type": "bread", "quantity": 2}]
+    assert talker("Alice", "Dave仓库里有啥").tool_calls == []
+
+
+@pytest.mark.parametrize("message", ["刚才跟我聊天的那位……查一下她的ID", "帮我查查他的编号"])
+def test_someone_pointed_at_but_never_named_is_asked_not_looked_up(demo, talker, message):
+    result = talker("Eve", message)
+    assert result.tool_calls == [] and _asks(result.reply)
