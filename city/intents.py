@@ -249,7 +249,7 @@ def find(turn: Turn, match: re.Match) -> Step:
     if re.fullmatch(r"[a-z]+ing|there|that|this|it", match["name"].lower()):
         return DECLINE  # "who is selling wheat": no resident named; the frames read it
     name = match["name"]
-    if re.search(r"(?:他|她|ta|这人|那人|这个人|那个人)$", name, re.IGNORECASE) and not read(name).of("resident"):
+    if re.search(r"(?:他|她|(?<![A-Za-z])ta|这人|那人|这个人|那个人)$", name, re.IGNORECASE) and not read(name).of("resident"):
         # "帮我查下他的id": someone pointed at, never named; asked who, never looked up as "帮我查下他".
         return Step.say(_("要找哪位居民？请说出名字。"))
     # "查一下Frank这个人", "找一下Bob吧": the resident's name the words begin with, less what follows it.
@@ -469,6 +469,8 @@ def building_costs(turn: Turn) -> Step | None:
     example=gettext_lazy("建造 mill 叫 西市磨坊"),
 )
 def construct(turn: Turn, match: re.Match) -> Step:
+    if only_an_aside(turn, read(turn.said), "construct_building"):
+        return DECLINE  # "give Frank 5 wood, he wants to build a mill someday": the gift is asked, the mill is why
     if _about_a_bounty(turn.said) or match["kind"].lower() not in set(BuildingKind.objects.values_list("slug", flat=True)):
         # "build something", "把建造磨坊这个悬赏提交": no kind of building named, or a bounty's title: the frames read it
         return DECLINE
@@ -584,7 +586,9 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 # slots filled from typed spans (see agents/providers/frames.py).
 
 from agents.providers.framing import COLON, trailing_text  # noqa: E402
-from agents.providers.frames import SHARE, Filled, asked_in_another_clause, frame, someone_elses_state  # noqa: E402
+from agents.providers.frames import (  # noqa: E402
+    SHARE, Filled, asked_in_another_clause, clauses, frame, registered_frames, someone_elses_state, sub_reading,
+)
 from agents.providers.rules import agent_name  # noqa: E402
 from agents.providers.understanding import Entity, entities, fold, named_phrase, numbers, read  # noqa: E402
 
@@ -660,6 +664,28 @@ def price_each(folded: str, price: Span) -> bool:
 
 # A purchase asked for ("buy me some food", "买个面包"), not one told ("昨天买的面包"): never a meal from the stock.
 PURCHASE_ASKED = re.compile(r"买(?![了的过])|\b(?:buy|purchase)\b", re.IGNORECASE)
+# A clause that muses instead of asking: a possibility ("石头多了还能拿去卖"), a someday ("以后盖个小农田"), someone
+# else's wish ("he wants to build a mill someday").
+ASIDE = re.compile(
+    r"还能|还可以|也能|也可以|能拿去|可以拿去|以后|将来|有朝一日|哪天|琢磨|寻思|想着"
+    r"|(?:他|她|他们|她们)(?:一直|总|也)?(?:想|要|打算|准备|计划)"
+    r"|\b(?:he|she|they)\s+(?:wants?|wanted|plans?|planned|hopes?|is\s+going|'s\s+going|means?)\s+to\b"
+    r"|\b(?:someday|some\s+day|one\s+day|eventually|down\s+the\s+road|could\s+always|can\s+always)\b",
+    re.IGNORECASE,
+)
+
+
+def only_an_aside(turn: Turn, reading, tool: str) -> bool:
+    """Every clause holding ``tool``'s words muses about it, and another clause asks for another write: the aside
+    says why or what next ("…, he wants to build a mill someday"), and the other clause is the request."""
+    words = [w for f in registered_frames() if f.tool == tool for w in f.words]
+    holding = [(a, b) for a, b in clauses(reading.said) if sub_reading(reading, a, b).has(*words)]
+    return (
+        bool(holding) and all(ASIDE.search(reading.said[a:b]) for a, b in holding)
+        and asked_in_another_clause(reading, turn.offered, tool, ())
+    )
+
+
 GIVING = re.compile(r"给|转|送|\b(?:give|send|transfer|hand|pass|gift|toss)\b", re.IGNORECASE)
 EATING = re.compile(r"吃|\beat", re.IGNORECASE)
 
@@ -747,6 +773,11 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
     return _listed(turn, "list_shop_items", "items", lambda row: row["resource_type"] == resource.value)
 
 
+# The shop's goods named ("商店的面包"): a purchase only with a count ordered by 来 ("来两份"), never a price asked.
+SHOP_OWNED = ("商店的", "店里的")
+SHOP_ORDER = re.compile(r"来\s*(?:[一二两三四五六七八九十几俩仨\d]+\s*)?[个份袋捆车]")
+
+
 @frame(
     "purchase",
     triggers=(
@@ -754,6 +785,8 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
         "去商店", "get me", "pick up", "grab me", "grab", "order", "给我来", "帮我来",
         # "gimme bread from shop x3": the shop named without "the" is where it comes from.
         "from shop", "from store", "at shop",
+        # "商店的一捆木材来两份": the shop's goods ordered with 来 and a count (see SHOP_ORDER).
+        *SHOP_OWNED,
     ),
     slots={"item_id": "item", "resource_type": "resource", "quantity": "number"},
     required=(),
@@ -763,6 +796,9 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
     priority=2,
 )
 def buy_frame(turn: Turn, filled: Filled) -> Step:
+    words = [w for f in registered_frames() if f.tool == "purchase" for w in f.words if w not in SHOP_OWNED]
+    if not filled.reading.has(*words) and not SHOP_ORDER.search(filled.reading.folded):
+        return DECLINE  # "商店的面包多少钱": the shop's goods named, nothing ordered
     if "item_id" not in filled.slots and "resource_type" not in filled.slots:
         return _what_to_buy(turn, filled)
     if beneficiary := _bought_for(filled.reading, agent_name(turn.system)):
@@ -876,6 +912,8 @@ def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
     priority=2,
 )
 def sell_frame(turn: Turn, filled: Filled) -> Step:
+    if only_an_aside(turn, filled.reading, "create_market_order"):
+        return DECLINE  # "去采石场上班吧，石头多了还能拿去卖": the job is asked, selling is a maybe
     quantity, price = _numbers_around(filled)
     if filled.reading.has(*SELLING_WORDS) or (filled.reading.has(*PRICE_WORDS) and (price is None or COST_ASKED_HOW.search(filled.reading.folded))):
         return DECLINE  # "who is selling wheat?", "面包卖多少钱": a question the listings answer ("total price 20" is no question)
@@ -1172,7 +1210,7 @@ def construct_frame(turn: Turn, filled: Filled) -> Step:
     """"建个农田，名字叫西郊农田": the kind named outside the new name, the name whole."""
     named = building_name(filled.reading.said)
     kinds = [s for s in filled.reading.of("building_kind") if named is None or not s.overlaps(named)]
-    if not kinds or _about_a_bounty(filled.reading.said):
+    if not kinds or _about_a_bounty(filled.reading.said) or only_an_aside(turn, filled.reading, "construct_building"):
         return DECLINE
     if named is None and COST_ASKED.search(filled.reading.said):
         return building_costs(turn)
