@@ -683,3 +683,78 @@ def to_self(text: str, name: str) -> str:
         return text
     zh = re.match(rf"^\s*(?:请|麻烦)?\s*(?:让|叫|要)\s*{re.escape(name)}\s*(?=把|将|给|去|送|转|卖|买|吃|挂|接|查|看)", text)
     return text[zh.end() :] if zh else text
+
+
+# ---------------------------------------------------------------------------- round 14 (parser15)
+# Words beside a request that hold nothing back, or one that does. Each check below wraps the one of the same name
+# above (the gate in rules.py calls them by name), so the gate itself is unchanged.
+
+
+def _blanked(text: str, pattern: re.Pattern) -> str:
+    return pattern.sub(lambda found: " " * len(found.group()), text)
+
+
+# "一共三十，少了不卖", "25 total, not a credit less": the lowest price a sale takes is its terms, no no to it.
+PRICE_FLOOR = re.compile(
+    r"(?:少了|少于[^，,。]{0,6}?|低于[^，,。]{0,6}?|便宜了|再少|少一(?:分|个子儿?|点|块)(?:钱)?(?:都|也)?)\s*(?:就|可)?不卖"
+    r"|\bnot\s+(?:a\s+(?:single\s+)?(?:credit|cent|penny|coin)\s+)?(?:for\s+)?less\b|\bno\s+less\b|\bnothing\s+less\b"
+    r"|\bwon'?t\s+(?:go|take|sell\s+for)\s+(?:any\s+)?(?:lower|less)\b",
+    re.IGNORECASE,
+)
+# "…, and if nobody bites I'll drop the price later", "…，没人买的话我再降价": what the speaker will do themselves if
+# the request falls through, in a clause after it. Blanked only when it names no write: it can't be the write's source.
+OWN_FALLBACK = re.compile(
+    r"(?:[,，;；]|\band\b|\bbut\b)\s*(?:and\s+|but\s+)?(?:if|in\s+case)\s+"
+    r"(?:nobody|no\s*one|no-one|none|anyone|anybody|someone|somebody|it|they|he|she|the\s+\w+)\b[^,，.;；!?]*?,?\s*"
+    r"(?P<then>\b(?:i'?ll|i\s+will|i\s+can|i\s+might)\b[^,，.;；!?]*)"
+    r"|[，,;；]\s*(?:要是|如果|万一)?(?:没人|没有人|有人|卖不掉|卖不出去|他|她)[^，,。;；]{0,10}?(?:的话|就)\s*[，,]?\s*(?P<then_zh>我(?:再|就|自己)[^，,。;；!！?？]*)",
+    re.IGNORECASE,
+)
+# "120信用点呢", "足足三天呢": an amount with 呢 exclaims; "多少信用点呢" still asks.
+AMOUNT_EXCLAIMED = re.compile(r"(?<![多几])(?:\d+|[一二两三四五六七八九十百千万]+)\s*(?:个|块|份|天|小时|信用点|块钱|元|credits?)?\s*呢")
+# "…, 8 for 30 right? it's all my money but whatever, do it": after checking a detail, the message ends with a go-ahead.
+GO_AHEAD_LAST = re.compile(
+    r"[?？][^?？]*(?:[,，.。!！]|\bwhatever|\bso|\bok(?:ay)?|\byeah|\bfine)\s*(?:just\s+)?(?:do\s+it|go\s+ahead|go\s+for\s+it|make\s+it\s+happen)\s*[.!！]*\s*$"
+    r"|[?？][^?？]*[,，。!！]\s*(?:就这么办|就这么定了|办吧|买吧|弄吧|就买吧)\s*[。.!！]*\s*$",
+    re.IGNORECASE,
+)
+# "以后盖个磨坊", "以后给Eve两个面包": a clause opening with 以后 tells some time to come ("吃完以后…" is read above).
+LATER_ON = re.compile(r"(?:^|[，,。;；!！])\s*(?:我)?以后(?!再)")
+
+
+def _names_no_write(text: str) -> bool:
+    from .frames import is_write, registered_frames
+
+    words = [w for f in registered_frames() if is_write(f.tool) for w in f.words]
+    from .understanding import read
+
+    return not read(text).has(*words)
+
+
+def _without_own_fallback(text: str) -> str:
+    """``text`` less each fallback whose own deed (what the speaker will then do) names no write."""
+    return OWN_FALLBACK.sub(
+        lambda found: " " * len(found.group()) if _names_no_write(found["then"] or found["then_zh"]) else found.group(), text
+    )
+
+
+_deferred_as_said, _supposed_as_said, _asked_as_said = deferred, supposed, asked
+
+
+def deferred(text: str, tools: set[str]) -> bool:  # noqa: F811
+    """As above, less a sale's price floor and the speaker's own fallback after the request."""
+    if "create_market_order" in tools:
+        text = _blanked(text, PRICE_FLOOR)
+    return _deferred_as_said(_without_own_fallback(text), tools)
+
+
+def supposed(text: str) -> bool:  # noqa: F811
+    """As above, less the speaker's own fallback after the request; a clause opening with 以后 is some other time."""
+    return bool(LATER_ON.search(text)) or _supposed_as_said(_without_own_fallback(text))
+
+
+def asked(text: str) -> bool:  # noqa: F811
+    """As above, less an amount exclaimed with 呢; a go-ahead that ends the message after a check question asks now."""
+    if GO_AHEAD_LAST.search(text):
+        return False
+    return _asked_as_said(_blanked(text, AMOUNT_EXCLAIMED))

@@ -1849,3 +1849,69 @@ def test_a_store_room_is_no_owner_and_another_residents_store_room_stays_theirs(
 def test_someone_pointed_at_but_never_named_is_asked_not_looked_up(demo, talker, message):
     result = talker("Eve", message)
     assert result.tool_calls == [] and _asks(result.reply)
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        ("Eve", "反正也没事干，帮我在终南伐木场报个名，木头攒多了还可以拿去卖", "assign_building", {"building_id": 4}),
+        ("Bob", "商店的苹果来三个，我寻思着以后开个面包坊", "purchase", {"item_id": 2, "quantity": 3}),
+        ("Bob", "买两个苹果，以后再盖个磨坊", "purchase", {"item_id": 2, "quantity": 2}),
+        ("Alice", "give Dave 3 flour, he wants to build a bakery one day", "transfer_resource", {"to_agent_id": 4, "resource_type": "flour", "quantity": 3}),
+        ("Alice", "给Dave两个面包，他一直想盖个面包坊", "transfer_resource", {"to_agent_id": 4, "resource_type": "bread", "quantity": 2}),
+    ],
+)
+def test_an_aside_about_building_or_selling_never_takes_the_request_over(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _calls(result, tool) == [arguments]
+    assert set(_writes(result)) == {tool}
+
+
+@pytest.mark.parametrize("message", ["他想盖个磨坊", "以后盖个磨坊叫北磨坊", "商店的面包多少钱", "石头多了还能拿去卖"])
+def test_a_musing_alone_still_acts_on_nothing(demo, talker, message):
+    assert _writes(talker("Bob", message)) == []
+
+
+def test_the_shops_goods_ordered_with_a_count_are_bought(demo, talker):
+    assert _calls(talker("Bob", "店里的面包来一个"), "purchase") == [{"item_id": 1, "quantity": 1}]
+
+
+@pytest.mark.parametrize(
+    ("message", "count", "price"),
+    [
+        ("把5个小麦挂到市场上，总价20，低于这个价不卖", 5, 20),
+        ("list 4 wheat for 18 total, not a credit less", 4, 18),
+        ("put 5 wheat on the market for 24 total, and if nobody takes it i'll lower the price", 5, 24),
+        ("把5个小麦挂到市场上，总价20，没人要的话我再降价", 5, 20),
+    ],
+)
+def test_a_price_floor_or_the_speakers_own_fallback_is_no_no_to_the_sale(demo, talker, message, count, price):
+    assert _calls(talker("Carol", message), "create_market_order") == [{"resource_type": "wheat", "quantity": count, "price": price}]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "5个小麦总价20挂出去，算了，不卖了",
+        "sell 4 wheat for 18, and if nobody wants it i'll buy bread instead",  # the fallback is a write of its own
+        "if nobody buys my wheat, i'll sell 4 wheat for 18",
+        "sell 4 wheat for 18, and if it doesn't sell by friday i'll cancel it",
+        "以后盖个磨坊叫北磨坊",
+        "以后给Eve两个面包",
+    ],
+)
+def test_a_no_a_condition_on_the_write_itself_or_a_later_time_still_holds_back(demo, talker, message):
+    assert _writes(talker("Carol", message)) == []
+
+
+@pytest.mark.parametrize(("message", "bounty"), [("送面粉的那个悬赏我接了，整整30信用点呢", 3), ("收集100小麦那个悬赏我来接，奖励有50呢", 1)])
+def test_an_amount_exclaimed_with_ne_asks_nothing(demo, talker, message, bounty):
+    assert _calls(talker("Eve", message), "claim_bounty") == [{"bounty_id": bounty}]
+    assert _writes(talker("Eve", "那个悬赏奖励多少信用点呢")) == []
+    assert _writes(talker("Eve", "那个修缮城墙的悬赏我昨天接了")) == []  # told, not asked
+
+
+def test_a_go_ahead_after_checking_a_detail_asks_now(demo, talker):
+    assert _calls(talker("Eve", "i'll buy carol's wheat listing, 5 for 20 yeah? fine, go ahead"), "accept_market_order") == [{"order_id": 1}]
+    assert _writes(talker("Eve", "buy carol's wheat listing, is that wise?")) == []
+    assert _writes(talker("Bob", "should I buy 2 apples? don't do it")) == []
