@@ -589,6 +589,7 @@ from agents.providers.framing import COLON, trailing_text  # noqa: E402
 from agents.providers.frames import (  # noqa: E402
     SHARE, Filled, asked_in_another_clause, clauses, frame, registered_frames, someone_elses_state, sub_reading,
 )
+from agents.providers import restraint  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402
 from agents.providers.understanding import Entity, entities, fold, named_phrase, numbers, read  # noqa: E402
 
@@ -1109,12 +1110,14 @@ def buildings_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "list_buildings")
 
 
-@frame(
-    "get_my_status",
-    triggers=("credit", "energy", "satiety", "status", "balance", "wallet", "信用点", "精力", "饱食度", "状态", "钱", "余额"),
-    priority=1,
-)
+STATUS_WORDS = ("credit", "energy", "satiety", "status", "balance", "wallet", "信用点", "精力", "饱食度", "状态", "钱", "余额")
+
+
+@frame("get_my_status", triggers=STATUS_WORDS, priority=1)
 def status_frame(turn: Turn, filled: Filled) -> Step:
+    if not restraint.asked(filled.reading.said) and asked_in_another_clause(filled.reading, turn.offered, "get_my_status", STATUS_WORDS):
+        # "你饱食度都掉到40了，把面包吃了吧", "build me something, I've got credits to spare": the state is why.
+        return DECLINE
     return _once(turn, "get_my_status")
 
 

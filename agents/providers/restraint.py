@@ -718,6 +718,12 @@ GO_AHEAD_LAST = re.compile(
     r"|[?？][^?？]*[,，。!！]\s*(?:就这么办|就这么定了|办吧|买吧|弄吧|就买吧)\s*[。.!！]*\s*$",
     re.IGNORECASE,
 )
+# "别硬撑", "don't tough it out": a no to going without is a yes to what was asked ("把面包吃了吧，别硬撑").
+NO_HOLDING_OUT = re.compile(
+    r"(?:别|不要|不用)(?:再)?(?:硬撑|撑着|硬扛|扛着|忍着|饿着(?:自己)?|熬着|死撑)"
+    r"|\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:tough\s+it\s+out|hold\s+out|starve(?:\s+yourself)?|suffer|push\s+through)\b",
+    re.IGNORECASE,
+)
 # "以后盖个磨坊", "以后给Eve两个面包": a clause opening with 以后 tells some time to come ("吃完以后…" is read above).
 LATER_ON = re.compile(r"(?:^|[，,。;；!！])\s*(?:我)?以后(?!再)")
 
@@ -742,10 +748,10 @@ _deferred_as_said, _supposed_as_said, _asked_as_said = deferred, supposed, asked
 
 
 def deferred(text: str, tools: set[str]) -> bool:  # noqa: F811
-    """As above, less a sale's price floor and the speaker's own fallback after the request."""
+    """As above, less a sale's price floor, the speaker's own fallback after the request and a no to going without."""
     if "create_market_order" in tools:
         text = _blanked(text, PRICE_FLOOR)
-    return _deferred_as_said(_without_own_fallback(text), tools)
+    return _deferred_as_said(_blanked(_without_own_fallback(text), NO_HOLDING_OUT), tools)
 
 
 def supposed(text: str) -> bool:  # noqa: F811

@@ -1915,3 +1915,26 @@ def test_a_go_ahead_after_checking_a_detail_asks_now(demo, talker):
     assert _calls(talker("Eve", "i'll buy carol's wheat listing, 5 for 20 yeah? fine, go ahead"), "accept_market_order") == [{"order_id": 1}]
     assert _writes(talker("Eve", "buy carol's wheat listing, is that wise?")) == []
     assert _writes(talker("Bob", "should I buy 2 apples? don't do it")) == []
+
+
+@pytest.mark.parametrize(
+    ("message", "tool", "arguments"),
+    [
+        ("精力只剩20了，去睡一觉吧，别硬撑", "rest", {}),
+        ("satiety is down to 30, eat a bread, don't tough it out", "eat", {"resource_type": "bread"}),
+        ("Dave，饱食度才三十多，手里的面包吃一个吧", "eat", {"resource_type": "bread"}),
+    ],
+)
+def test_the_state_said_as_the_reason_and_a_no_to_going_without_leave_the_request(demo, talker, message, tool, arguments):
+    assert _calls(talker("Dave", message), tool) == [arguments]
+
+
+@pytest.mark.parametrize("message", ["别硬撑，先别吃，等会儿再说", "饱食度才40，先别吃面包", "精力还够，不用睡"])
+def test_a_real_no_beside_the_state_still_holds_back(demo, talker, message):
+    assert _writes(talker("Dave", message)) == []
+
+
+@pytest.mark.parametrize("message", ["I've got spare credits, build something", "build me something nice", "钱有的是，盖个楼"])
+def test_building_with_no_kind_named_asks_which_and_reads_no_status(demo, talker, message):
+    result = talker("Frank", message)
+    assert result.tool_calls == [] and _asks(result.reply)
