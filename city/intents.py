@@ -664,7 +664,7 @@ def price_each(folded: str, price: Span) -> bool:
 
 
 # A purchase asked for ("buy me some food", "买个面包"), not one told ("昨天买的面包"): never a meal from the stock.
-PURCHASE_ASKED = re.compile(r"买(?![了的过])|\b(?:buy|purchase)\b", re.IGNORECASE)
+PURCHASE_ASKED = re.compile(r"(?<!没钱)(?<![没不别])买(?![了的过不到])|(?<!can't\s)(?<!cant\s)(?<!don't\s)(?<!dont\s)\b(?:buy|purchase)\b", re.IGNORECASE)
 # A clause that muses instead of asking: a possibility ("石头多了还能拿去卖"), a someday ("以后盖个小农田"), someone
 # else's wish ("he wants to build a mill someday").
 ASIDE = re.compile(

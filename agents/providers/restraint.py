@@ -729,12 +729,11 @@ LATER_ON = re.compile(r"(?:^|[，,。;；!！])\s*(?:我)?以后(?!再)")
 
 
 def _names_no_write(text: str) -> bool:
+    """No write frame's trigger word is in ``text``: no write can have been read out of it."""
     from .frames import is_write, registered_frames
-
-    words = [w for f in registered_frames() if is_write(f.tool) for w in f.words]
     from .understanding import read
 
-    return not read(text).has(*words)
+    return not read(text).has(*(w for f in registered_frames() if is_write(f.tool) for w in f.words))
 
 
 def _without_own_fallback(text: str) -> str:

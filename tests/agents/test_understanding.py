@@ -1798,6 +1798,7 @@ def test_hunger_as_the_reason_for_a_named_purchase_buys_it(demo, talker):
     assert _calls(talker("Eve", "so hungry, buy me an apple"), "purchase") == [{"item_id": 2, "quantity": 1}]
     assert _calls(talker("Eve", "饿了，帮我买个面包"), "purchase") == [{"item_id": 1, "quantity": 1}]
     assert _calls(talker("Eve", "饿了，吃个面包"), "eat") == [{"resource_type": "bread"}]  # eating asked still eats
+    assert _calls(talker("Dave", "没钱买，先吃个面包"), "eat") == [{"resource_type": "bread"}]  # no purchase asked
 
 
 @pytest.mark.parametrize(
