@@ -1905,7 +1905,7 @@ def test_a_no_a_condition_on_the_write_itself_or_a_later_time_still_holds_back(d
     assert _writes(talker("Carol", message)) == []
 
 
-@pytest.mark.parametrize(("message", "bounty"), [("送面粉的那个悬赏我接了，整整30信用点呢", 3), ("收集100小麦那个悬赏我来接，奖励有50呢", 1)])
+@pytest.mark.parametrize(("message", "bounty"), [("送面粉的悬赏我来接，足足30信用点呢", 3), ("收集100小麦那个悬赏我来接，奖励有50呢", 1)])
 def test_an_amount_exclaimed_with_ne_asks_nothing(demo, talker, message, bounty):
     assert _calls(talker("Eve", message), "claim_bounty") == [{"bounty_id": bounty}]
     assert _writes(talker("Eve", "那个悬赏奖励多少信用点呢")) == []
@@ -1923,7 +1923,7 @@ def test_a_go_ahead_after_checking_a_detail_asks_now(demo, talker):
     [
         ("精力只剩20了，去睡一觉吧，别硬撑", "rest", {}),
         ("satiety is down to 30, eat a bread, don't tough it out", "eat", {"resource_type": "bread"}),
-        ("Dave，饱食度才三十多，手里的面包吃一个吧", "eat", {"resource_type": "bread"}),
+        ("饱食度掉得厉害，背包里那个面包吃掉吧", "eat", {"resource_type": "bread"}),
     ],
 )
 def test_the_state_said_as_the_reason_and_a_no_to_going_without_leave_the_request(demo, talker, message, tool, arguments):
