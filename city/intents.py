@@ -176,6 +176,8 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     owner = match["owner"]
     if "transfer_resource" not in turn.offered:
         return DECLINE  # "把和客人的聊天记录调出来" to the desk: no resident's goods are at stake for it
+    if re.fullmatch(r"(?:仓库|库房|背包|口袋|包)(?:里|中)?|手(?:里|上|头)", owner):
+        return DECLINE  # "把仓库里的5个面包给Eve": where the speaker keeps the goods, not another's
     if re.search(r"我|自己|咱|俺", owner):
         return DECLINE  # "把市场上我挂的那单撤了": the speaker's own, whatever words stand before 我
     if re.fullmatch(r"[A-Za-z]{2}\d{8,}", owner):
@@ -247,6 +249,9 @@ def find(turn: Turn, match: re.Match) -> Step:
     if re.fullmatch(r"[a-z]+ing|there|that|this|it", match["name"].lower()):
         return DECLINE  # "who is selling wheat": no resident named; the frames read it
     name = match["name"]
+    if re.search(r"(?:他|她|(?<![A-Za-z])ta|这人|那人|这个人|那个人)$", name, re.IGNORECASE) and not read(name).of("resident"):
+        # "帮我查下他的id": someone pointed at, never named; asked who, never looked up as "帮我查下他".
+        return Step.say(_("要找哪位居民？请说出名字。"))
     # "查一下Frank这个人", "找一下Bob吧": the resident's name the words begin with, less what follows it.
     inside = [s.name for s in read(name).of("resident") if s.exact and s.start == 0]
     if len(inside) == 1:
@@ -261,7 +266,7 @@ def find(turn: Turn, match: re.Match) -> Step:
     r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*(?:资源|库存|东西)",
     r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*\S{1,12}?\s*(?:还)?(?:有|剩)(?:多少|几)",
     r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:还|现在)?有\s*\S{1,12}?吗",
-    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:现在|目前|手里|手上)?(?:还)?(?:有|拥有|持有|剩)\s*(?:多少|几|什么|哪些|啥)",
+    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:现在|目前|手里|手上|仓库里|库房里)?(?:还|都)?(?:有|拥有|持有|剩)\s*(?:多少|几|什么|哪些|啥)",
     r"\b(?:does|is|has)\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:have|holding|hold|got|own)\b",
     r"\bwhat\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:is\s+|'s\s+)?(?:carrying|holding|has\s+got|has|owns)\b",
     priority=4,
@@ -283,7 +288,7 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
 
 @intent(
     r"我的资源|我(?:现在|目前|手里|手上)?(?:有|拥有|持有)(?:哪些|什么|多少)|我有什么|查看资源|(?:我的)?库存|背包",
-    r"\bmy\s+(?:resources|inventory|stock|goods|items|stuff|holdings)\b",
+    r"\bmy\s+(?:resources|inventory|stock|goods|items|stuff|holdings|storage|warehouse|storehouse)\b",
     r"\bwhat\s+(?:do|did)\s+i\s+(?:have|hold|own|got)\b",
     r"\bwhat\s+i\s+(?:have|hold|own|got)\b|\bdo\s+i\s+(?:have|hold|own)\b",
     r"\bwhat\s+(?:resources|goods|items|stuff)\b.*?\b(?:i|me)\b",
@@ -303,6 +308,10 @@ def my_resources(turn: Turn, match: re.Match) -> Step:
 # ---------------------------------------------------------------------------- needs and work
 
 
+# Looking for a job rather than starting a shift: "找个地方入职", "报个名", "找份工作".
+JOB_SOUGHT = re.compile(r"入职|应聘|报名|报个名|找(?:个|份)?(?:地方|工作|活|差事|岗位)|求职|招人|缺人")
+
+
 @intent(
     r"签到|打卡|上班",
     r"\bcheck[ -]?in\b",
@@ -312,6 +321,10 @@ def my_resources(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("上班打卡"),
 )
 def check_in(turn: Turn, match: re.Match) -> Step:
+    if match.group() == "上班" and re.search(r"签到|打卡", turn.plain):
+        return _once(turn, "checkin")  # "我到城东农田了，上班打卡": the shift starts, whatever building is named
+    if match.group() == "上班" and JOB_SOUGHT.search(turn.plain):
+        return DECLINE  # "想去上班了，帮我找个地方入职": a job sought (asked where), not a check-in
     if match.group() == "上班" and any(name in turn.plain for name in Building.objects.values_list("name", flat=True)):
         return DECLINE  # "去西市磨坊上班" asks for a job there, not a check-in
     if match.group() == "上班" and re.search(r"去|到|在", turn.plain) and (reading := read(turn.said)).of("building_kind") + reading.of("building"):
@@ -329,6 +342,8 @@ def check_in(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("吃一个面包"),
 )
 def eat(turn: Turn, match: re.Match) -> Step:
+    if PURCHASE_ASKED.search(turn.said):
+        return DECLINE  # "im hungry, buy me some food": a purchase, which the frames read (or ask which item)
     me = agent_name(turn.system).casefold()
     others = [s for s in read(turn.said).of("resident") if s.name.casefold() != me]
     if others or re.search(r"(?:给|送|转)(?:他|她)|\b(?:give|send|pass|hand)\s+(?:him|her|them)\b", turn.said, re.IGNORECASE):
@@ -420,6 +435,20 @@ COST_ASKED = re.compile(
 )
 
 
+# Where an unquoted new name stops besides a clause's end: a full stop before the next sentence ("name it North
+# Woods. I have the stone"), or a word that opens a reason ("…called Oak Hall because …").
+NAME_STOPS = re.compile(r"\.(?=\s|$)|\s+(?:because|since|but|cause|cuz|so\s+that|as\s+i|as\s+we)\b", re.IGNORECASE)
+
+
+def building_name(said: str) -> Span | None:
+    """The new building's name as typed, ending where its sentence or clause does; None when nothing is left."""
+    named = named_phrase(said)
+    if named is None or (stop := NAME_STOPS.search(named.value)) is None:
+        return named
+    value = named.value[: stop.start()].rstrip()
+    return replace(named, value=value, text=value, end=named.start + len(value)) if value else None
+
+
 def _about_a_bounty(said: str) -> bool:
     """"claim the bounty for building the mill", "把建造磨坊这个悬赏提交": building is the bounty's work, not asked of me."""
     return bool(re.search(r"悬赏|任务|\bbount(?:y|ies)\b", said, re.IGNORECASE))
@@ -440,11 +469,13 @@ def building_costs(turn: Turn) -> Step | None:
     example=gettext_lazy("建造 mill 叫 西市磨坊"),
 )
 def construct(turn: Turn, match: re.Match) -> Step:
+    if only_an_aside(turn, read(turn.said), "construct_building"):
+        return DECLINE  # "give Frank 5 wood, he wants to build a mill someday": the gift is asked, the mill is why
     if _about_a_bounty(turn.said) or match["kind"].lower() not in set(BuildingKind.objects.values_list("slug", flat=True)):
         # "build something", "把建造磨坊这个悬赏提交": no kind of building named, or a bounty's title: the frames read it
         return DECLINE
     # The new name as typed: a kind's name inside it ("新农田") is not the kind.
-    named = named_phrase(turn.said)
+    named = building_name(turn.said)
     if named is None and COST_ASKED.search(turn.said):
         return building_costs(turn)
     if named is None:
@@ -555,7 +586,10 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 # slots filled from typed spans (see agents/providers/frames.py).
 
 from agents.providers.framing import COLON, trailing_text  # noqa: E402
-from agents.providers.frames import SHARE, Filled, asked_in_another_clause, frame, someone_elses_state  # noqa: E402
+from agents.providers.frames import (  # noqa: E402
+    SHARE, Filled, asked_in_another_clause, clauses, frame, registered_frames, someone_elses_state, sub_reading,
+)
+from agents.providers import restraint  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402
 from agents.providers.understanding import Entity, entities, fold, named_phrase, numbers, read  # noqa: E402
 
@@ -627,6 +661,30 @@ def price_each(folded: str, price: Span) -> bool:
     end = next((m.start() for m in CLAUSE_END.finditer(folded, price.end)), len(folded))
     clause = folded[max(start, price.start - 16) : min(end, price.end + 24)]
     return bool(EACH.search(clause)) and not TOTAL.search(clause)
+
+
+# A purchase asked for ("buy me some food", "买个面包"), not one told ("昨天买的面包"): never a meal from the stock.
+PURCHASE_ASKED = re.compile(r"(?<!没钱)(?<![没不别])买(?![了的过不到])|(?<!can't\s)(?<!cant\s)(?<!don't\s)(?<!dont\s)\b(?:buy|purchase)\b", re.IGNORECASE)
+# A clause that muses instead of asking: a possibility ("石头多了还能拿去卖"), a someday ("以后盖个小农田"), someone
+# else's wish ("he wants to build a mill someday").
+ASIDE = re.compile(
+    r"还能|还可以|也能|也可以|能拿去|可以拿去|以后|将来|有朝一日|哪天|琢磨|寻思|想着"
+    r"|(?:他|她|他们|她们)(?:一直|总|也)?(?:想|要|打算|准备|计划)"
+    r"|\b(?:he|she|they)\s+(?:wants?|wanted|plans?|planned|hopes?|is\s+going|'s\s+going|means?)\s+to\b"
+    r"|\b(?:someday|some\s+day|one\s+day|eventually|down\s+the\s+road|could\s+always|can\s+always)\b",
+    re.IGNORECASE,
+)
+
+
+def only_an_aside(turn: Turn, reading, tool: str) -> bool:
+    """Every clause holding ``tool``'s words muses about it, and another clause asks for another write: the aside
+    says why or what next ("…, he wants to build a mill someday"), and the other clause is the request."""
+    words = [w for f in registered_frames() if f.tool == tool for w in f.words]
+    holding = [(a, b) for a, b in clauses(reading.said) if sub_reading(reading, a, b).has(*words)]
+    return (
+        bool(holding) and all(ASIDE.search(reading.said[a:b]) for a, b in holding)
+        and asked_in_another_clause(reading, turn.offered, tool, ())
+    )
 
 
 GIVING = re.compile(r"给|转|送|\b(?:give|send|transfer|hand|pass|gift|toss)\b", re.IGNORECASE)
@@ -716,11 +774,20 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
     return _listed(turn, "list_shop_items", "items", lambda row: row["resource_type"] == resource.value)
 
 
+# The shop's goods named ("商店的面包"): a purchase only with a count ordered by 来 ("来两份"), never a price asked.
+SHOP_OWNED = ("商店的", "店里的")
+SHOP_ORDER = re.compile(r"来\s*(?:[一二两三四五六七八九十几俩仨\d]+\s*)?[个份袋捆车]")
+
+
 @frame(
     "purchase",
     triggers=(
         *BUY_WORDS, "from the shop", "from the store", "at the shop", "at the store", "in the shop", "从商店", "商店里的", "在商店",
         "去商店", "get me", "pick up", "grab me", "grab", "order", "给我来", "帮我来",
+        # "gimme bread from shop x3": the shop named without "the" is where it comes from.
+        "from shop", "from store", "at shop",
+        # "商店的一捆木材来两份": the shop's goods ordered with 来 and a count (see SHOP_ORDER).
+        *SHOP_OWNED,
     ),
     slots={"item_id": "item", "resource_type": "resource", "quantity": "number"},
     required=(),
@@ -730,6 +797,9 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
     priority=2,
 )
 def buy_frame(turn: Turn, filled: Filled) -> Step:
+    words = [w for f in registered_frames() if f.tool == "purchase" for w in f.words if w not in SHOP_OWNED]
+    if not filled.reading.has(*words) and not SHOP_ORDER.search(filled.reading.folded):
+        return DECLINE  # "商店的面包多少钱": the shop's goods named, nothing ordered
     if "item_id" not in filled.slots and "resource_type" not in filled.slots:
         return _what_to_buy(turn, filled)
     if beneficiary := _bought_for(filled.reading, agent_name(turn.system)):
@@ -843,6 +913,8 @@ def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
     priority=2,
 )
 def sell_frame(turn: Turn, filled: Filled) -> Step:
+    if only_an_aside(turn, filled.reading, "create_market_order"):
+        return DECLINE  # "去采石场上班吧，石头多了还能拿去卖": the job is asked, selling is a maybe
     quantity, price = _numbers_around(filled)
     if filled.reading.has(*SELLING_WORDS) or (filled.reading.has(*PRICE_WORDS) and (price is None or COST_ASKED_HOW.search(filled.reading.folded))):
         return DECLINE  # "who is selling wheat?", "面包卖多少钱": a question the listings answer ("total price 20" is no question)
@@ -967,6 +1039,8 @@ def checkin_frame(turn: Turn, filled: Filled) -> Step:
     not_with=GIVE_WORDS,
 )
 def eat_frame(turn: Turn, filled: Filled) -> Step:
+    if PURCHASE_ASKED.search(filled.reading.said):
+        return DECLINE  # hunger as the reason for a purchase: bought, or asked which item, never eaten from the stock
     food = filled.value("resource_type")
     if not filled.reading.has("eat", "hungry", "feed me", "吃", "饿") and not (food and HAVE_SOME.search(filled.reading.folded)):
         return DECLINE  # "I have an apple" tells; "have an apple" (to the resident) asks it to eat
@@ -997,14 +1071,29 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "rest")
 
 
+# Signing up for a job, said without "work": the building it names, or asked which.
+SIGNING_UP = ("报名", "报个名", "报上名", "报一下名", "sign up", "sign me up", "signing up", "enrol", "enroll", "join up")
+
+
 @frame(
     "assign_building",
-    triggers=("work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工", "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "a job", "some work"),
+    triggers=(
+        "work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工",
+        "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "a job", "some work", "get me hired", "get hired",
+        # Signing up for a job: "帮我报个名", "go sign up there", "enrol me at the farm".
+        *SIGNING_UP,
+    ),
     asks={"building_id": gettext_lazy("想去哪座建筑工作？可以说「有哪些建筑」看看。")},
     priority=2,
 )
 def work_frame(turn: Turn, filled: Filled) -> Step:
-    return _once(turn, "assign_building", building_id=filled.value("building_id"))
+    # "刚到长安…听说城东农田缺人": a building named in full outranks a part of another's name ("长安" of 长安面包坊).
+    named = filled.reading.of("building")
+    exact = {s.value: s.name for s in named if s.exact} or {s.value: s.name for s in named}
+    if len(exact) > 1:
+        return Step.say(_("想去哪座建筑工作？你提到了：%(names)s。") % {"names": "、".join(sorted(exact.values()))})
+    building = next(iter(exact), None) if exact else filled.value("building_id")
+    return _once(turn, "assign_building", building_id=building)
 
 
 @frame(
@@ -1021,12 +1110,14 @@ def buildings_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "list_buildings")
 
 
-@frame(
-    "get_my_status",
-    triggers=("credit", "energy", "satiety", "status", "balance", "wallet", "信用点", "精力", "饱食度", "状态", "钱", "余额"),
-    priority=1,
-)
+STATUS_WORDS = ("credit", "energy", "satiety", "status", "balance", "wallet", "信用点", "精力", "饱食度", "状态", "钱", "余额")
+
+
+@frame("get_my_status", triggers=STATUS_WORDS, priority=1)
 def status_frame(turn: Turn, filled: Filled) -> Step:
+    if not restraint.asked(filled.reading.said) and asked_in_another_clause(filled.reading, turn.offered, "get_my_status", STATUS_WORDS):
+        # "你饱食度都掉到40了，把面包吃了吧", "build me something, I've got credits to spare": the state is why.
+        return DECLINE
     return _once(turn, "get_my_status")
 
 
@@ -1061,6 +1152,8 @@ def market_frame(turn: Turn, filled: Filled) -> Step:
     triggers=(
         "inventory", "bag", "pocket", "my stuff", "have i got", "what do i have", "do i have", "still have", "have left",
         "got left", "my stock", "口袋", "背包", "包里", "手里", "手上", "手头", "身上", "库存", "存货", "还剩", "剩下多少",
+        # Where one keeps one's goods: "我仓库里有啥", "what's in my storage".
+        "仓库", "库房", "家当", "my storage", "my warehouse", "my storehouse",
     ),
     not_with=(*GIVE_WORDS, *SELL_WORDS),
 )
@@ -1118,9 +1211,9 @@ def chat_frame(turn: Turn, filled: Filled) -> Step:
 )
 def construct_frame(turn: Turn, filled: Filled) -> Step:
     """"建个农田，名字叫西郊农田": the kind named outside the new name, the name whole."""
-    named = named_phrase(filled.reading.said)
+    named = building_name(filled.reading.said)
     kinds = [s for s in filled.reading.of("building_kind") if named is None or not s.overlaps(named)]
-    if not kinds or _about_a_bounty(filled.reading.said):
+    if not kinds or _about_a_bounty(filled.reading.said) or only_an_aside(turn, filled.reading, "construct_building"):
         return DECLINE
     if named is None and COST_ASKED.search(filled.reading.said):
         return building_costs(turn)

@@ -541,8 +541,10 @@ def unless_gone(text: str, persons: Iterable[str] = ()) -> str:
 
 
 def supposed(text: str) -> bool:
-    """The message muses about some other time or a supposition ("哪天有空的话…", "maybe someday I'll…")."""
-    return bool(HYPOTHETICAL.search(text)) or conditional(text)
+    """The message muses about some other time or a supposition ("哪天有空的话…", "maybe someday I'll…", a clause
+    opening with 以后); the speaker's own fallback after the request ("if nobody bites I'll drop the price") is none."""
+    text = _without_own_fallback(text)
+    return bool(LATER_ON.search(text)) or bool(HYPOTHETICAL.search(text)) or conditional(text)
 
 
 def reported(text: str, tools: set[str]) -> bool:
@@ -615,13 +617,22 @@ def own_need(clause: str) -> bool:
 
 def deferred(text: str, tools: set[str]) -> bool:
     """A negation or deferral around the action; for a write that itself stops something
-    ("不想干了" quits, "不卖了" cancels the listing) only one that puts it off counts."""
+    ("不想干了" quits, "不卖了" cancels the listing) only one that puts it off counts. A sale's price floor
+    ("少了不卖"), the speaker's own fallback after the request and a no to going without ("别硬撑") are none."""
+    if "create_market_order" in tools:
+        text = _blanked(text, PRICE_FLOOR)
+    text = _blanked(_without_own_fallback(text), NO_HOLDING_OUT)
     if tools & UNDOING:
         return bool(PUT_OFF.search(text))
     return bool(DEFERRAL.search(text))
 
 
 def asked(text: str) -> bool:
+    """A question about the action, not a polite request; an amount exclaimed with 呢 asks nothing, and a go-ahead
+    that ends the message after a check question ("8 for 30 right? … do it") asks for it now."""
+    if GO_AHEAD_LAST.search(text):
+        return False
+    text = _blanked(text, AMOUNT_EXCLAIMED)
     if not QUESTION.search(text):
         return False
     return not POLITE.search(text) or bool(STILL_ASKING.search(text))
@@ -701,3 +712,60 @@ FIELD_LEFT_ALONE = re.compile(
 def leaves_a_field(clause: str, writes: Iterable[tuple[str, dict]]) -> bool:
     """The clause says no to the remarks, and no write sets them: it is about what stays as it is."""
     return bool(FIELD_LEFT_ALONE.search(clause)) and not any("remarks" in arguments for _name, arguments in writes)
+
+
+# ---------------------------------------------------------------------------- round 14 (parser15)
+# Words beside a request that hold nothing back, or one that does: read by ``deferred``, ``supposed`` and ``asked``.
+
+
+def _blanked(text: str, pattern: re.Pattern) -> str:
+    return pattern.sub(lambda found: " " * len(found.group()), text)
+
+
+# "一共三十，少了不卖", "25 total, not a credit less": the lowest price a sale takes is its terms, no no to it.
+PRICE_FLOOR = re.compile(
+    r"(?:少了|少于[^，,。]{0,6}?|低于[^，,。]{0,6}?|便宜了|再少|少一(?:分|个子儿?|点|块)(?:钱)?(?:都|也)?)\s*(?:就|可)?不卖"
+    r"|\bnot\s+(?:a\s+(?:single\s+)?(?:credit|cent|penny|coin)\s+)?(?:for\s+)?less\b|\bno\s+less\b|\bnothing\s+less\b"
+    r"|\bwon'?t\s+(?:go|take|sell\s+for)\s+(?:any\s+)?(?:lower|less)\b",
+    re.IGNORECASE,
+)
+# "…, and if nobody bites I'll drop the price later", "…，没人买的话我再降价": what the speaker will do themselves if
+# the request falls through, in a clause after it. Blanked only when it names no write: it can't be the write's source.
+OWN_FALLBACK = re.compile(
+    r"(?:[,，;；]|\band\b|\bbut\b)\s*(?:and\s+|but\s+)?(?:if|in\s+case)\s+"
+    r"(?:nobody|no\s*one|no-one|none|anyone|anybody|someone|somebody|it|they|he|she|the\s+\w+)\b[^,，.;；!?]*?,?\s*"
+    r"(?P<then>\b(?:i'?ll|i\s+will|i\s+can|i\s+might)\b[^,，.;；!?]*)"
+    r"|[，,;；]\s*(?:要是|如果|万一)?(?:没人|没有人|有人|卖不掉|卖不出去|他|她)[^，,。;；]{0,10}?(?:的话|就)\s*[，,]?\s*(?P<then_zh>我(?:再|就|自己)[^，,。;；!！?？]*)",
+    re.IGNORECASE,
+)
+# "120信用点呢", "足足三天呢": an amount with 呢 exclaims; "多少信用点呢" still asks.
+AMOUNT_EXCLAIMED = re.compile(r"(?<![多几])(?:\d+|[一二两三四五六七八九十百千万]+)\s*(?:个|块|份|天|小时|信用点|块钱|元|credits?)?\s*呢")
+# "…, 8 for 30 right? it's all my money but whatever, do it": after checking a detail, the message ends with a go-ahead.
+GO_AHEAD_LAST = re.compile(
+    r"[?？][^?？]*(?:[,，.。!！]|\bwhatever|\bso|\bok(?:ay)?|\byeah|\bfine)\s*(?:just\s+)?(?:do\s+it|go\s+ahead|go\s+for\s+it|make\s+it\s+happen)\s*[.!！]*\s*$"
+    r"|[?？][^?？]*[,，。!！]\s*(?:就这么办|就这么定了|办吧|买吧|弄吧|就买吧)\s*[。.!！]*\s*$",
+    re.IGNORECASE,
+)
+# "别硬撑", "don't tough it out": a no to going without is a yes to what was asked ("把面包吃了吧，别硬撑").
+NO_HOLDING_OUT = re.compile(
+    r"(?:别|不要|不用)(?:再)?(?:硬撑|撑着|硬扛|扛着|忍着|饿着(?:自己)?|熬着|死撑)"
+    r"|\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:tough\s+it\s+out|hold\s+out|starve(?:\s+yourself)?|suffer|push\s+through)\b",
+    re.IGNORECASE,
+)
+# "以后盖个磨坊", "以后给Eve两个面包": a clause opening with 以后 tells some time to come ("吃完以后…" is read above).
+LATER_ON = re.compile(r"(?:^|[，,。;；!！])\s*(?:我)?以后(?!再)")
+
+
+def _names_no_write(text: str) -> bool:
+    """No write frame's trigger word is in ``text``: no write can have been read out of it."""
+    from .frames import is_write, registered_frames
+    from .understanding import read
+
+    return not read(text).has(*(w for f in registered_frames() if is_write(f.tool) for w in f.words))
+
+
+def _without_own_fallback(text: str) -> str:
+    """``text`` less each fallback whose own deed (what the speaker will then do) names no write."""
+    return OWN_FALLBACK.sub(
+        lambda found: " " * len(found.group()) if _names_no_write(found["then"] or found["then_zh"]) else found.group(), text
+    )

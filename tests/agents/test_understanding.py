@@ -1848,3 +1848,176 @@ def test_a_message_to_the_supplier_about_their_number_leads_with_it(demo, talker
 def test_ok_then_a_message_for_the_supplier_carries_the_order_just_looked_up(demo, talker):
     [call] = _calls(talker("前台助理", "pull up HT20260301002", "ok tell the supplier the guest needs a late checkout"), "message_send")
     assert call["order_no"] == "HT20260301002"
+
+
+# ---- round 14 (parser15)
+# n's resident failures as classes, none of n's sentences: a new name ends where its sentence does; buying is never
+# eating; jobs are signed up for in more words; a reason or a plan in a clause of its own never takes the request over.
+
+
+@pytest.mark.parametrize(
+    ("message", "kind", "name"),
+    [
+        ("build a quarry and call it Stone Hill. We have plenty of rock around here", "quarry", "Stone Hill"),
+        ("build a farm named Green Acre since we need wheat", "farm", "Green Acre"),
+        ("build a farm called Green Acre.", "farm", "Green Acre"),
+        ("建个农田，名字叫南坡农田。木头我早就备好了", "farm", "南坡农田"),
+    ],
+)
+def test_a_new_buildings_name_ends_where_its_sentence_or_clause_does(demo, talker, message, kind, name):
+    assert _calls(talker("Carol", message), "construct_building") == [{"kind": kind, "name": name}]
+
+
+@pytest.mark.parametrize(
+    "message", ["famished, buy me some food please", "饿死了，去商店给我买点吃的", "so hungry, go buy me some grub"]
+)
+def test_a_purchase_with_no_item_named_asks_which_and_is_never_a_meal(demo, talker, message):
+    result = talker("Eve", message)
+    assert _writes(result) == [] and _asks(result.reply)
+
+
+def test_hunger_as_the_reason_for_a_named_purchase_buys_it(demo, talker):
+    assert _calls(talker("Eve", "so hungry, buy me an apple"), "purchase") == [{"item_id": 2, "quantity": 1}]
+    assert _calls(talker("Eve", "饿了，帮我买个面包"), "purchase") == [{"item_id": 1, "quantity": 1}]
+    assert _calls(talker("Eve", "饿了，吃个面包"), "eat") == [{"resource_type": "bread"}]  # eating asked still eats
+    assert _calls(talker("Dave", "没钱买，先吃个面包"), "eat") == [{"resource_type": "bread"}]  # no purchase asked
+
+
+@pytest.mark.parametrize(
+    ("message", "building"),
+    [
+        ("听说西市磨坊还招人，工钱不高也行，帮我报个名吧", 2),
+        ("我没活干，在骊山采石场报上名吧", 5),
+        ("Carol, the mill on the west side (西市磨坊) has an opening. go sign up", 2),
+        ("sign me up at the lumberyard (终南伐木场), I need the wage", 4),
+        ("在长安待了三天了，听说骊山采石场缺人，给我报个名", 5),  # the city's name is no part of a building's
+    ],
+)
+def test_signing_up_at_a_named_building_takes_the_job(demo, talker, message, building):
+    agent = "Carol" if message.startswith("Carol") else "Eve"
+    assert _calls(talker(agent, message), "assign_building") == [{"building_id": building}]
+
+
+@pytest.mark.parametrize("message", ["闲得慌，帮我找份工作", "想上班了，随便找个地方让我入职", "I need work, get me hired somewhere", "面包坊和磨坊哪个都行，帮我报名"])
+def test_a_job_with_no_one_building_named_asks_where(demo, talker, message):
+    result = talker("Eve", message)
+    assert _writes(result) == [] and _asks(result.reply)
+    assert "checkin" not in [call["name"] for call in result.tool_calls]
+
+
+def test_a_shift_named_with_its_building_still_checks_in(demo, talker):
+    assert [call["name"] for call in talker("Bob", "我到城东农田了，上班打卡").tool_calls] == ["checkin"]
+    assert _writes(talker("Eve", "别给我报名骊山采石场")) == []  # a no to signing up
+
+
+@pytest.mark.parametrize(
+    ("message", "item", "count"), [("yo, apples from store x2", 2, 2), ("gimme 2 apples from shop", 2, 2), ("bread from shop, x1", 1, 1)]
+)
+def test_goods_asked_for_from_a_shop_named_without_the_are_bought(demo, talker, message, item, count):
+    assert _calls(talker("Bob", message), "purchase") == [{"item_id": item, "quantity": count}]
+    assert _writes(talker("Bob", "gimme 3 bread")) == []  # no shop named: nothing to buy it from
+
+
+@pytest.mark.parametrize("message", ["我库房里还剩些什么", "瞧瞧我的家当", "what's in my storage right now", "我仓库里都有啥"])
+def test_where_i_keep_my_goods_is_my_stock(demo, talker, message):
+    assert [call["name"] for call in talker("Alice", message).tool_calls] == ["get_my_resources"]
+
+
+def test_a_store_room_is_no_owner_and_another_residents_store_room_stays_theirs(demo, talker):
+    assert _calls(talker("Alice", "把仓库里的2个面包给Eve"), "transfer_resource") == [{"to_agent_id": 5, "resource_type": "bread", "quantity": 2}]
+    assert talker("Alice", "Dave仓库里有啥").tool_calls == []
+
+
+@pytest.mark.parametrize("message", ["刚才跟我聊天的那位……查一下她的ID", "帮我查查他的编号"])
+def test_someone_pointed_at_but_never_named_is_asked_not_looked_up(demo, talker, message):
+    result = talker("Eve", message)
+    assert result.tool_calls == [] and _asks(result.reply)
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        ("Eve", "反正也没事干，帮我在终南伐木场报个名，木头攒多了还可以拿去卖", "assign_building", {"building_id": 4}),
+        ("Bob", "商店的苹果来三个，我寻思着以后开个面包坊", "purchase", {"item_id": 2, "quantity": 3}),
+        ("Bob", "买两个苹果，以后再盖个磨坊", "purchase", {"item_id": 2, "quantity": 2}),
+        ("Alice", "give Dave 3 flour, he wants to build a bakery one day", "transfer_resource", {"to_agent_id": 4, "resource_type": "flour", "quantity": 3}),
+        ("Alice", "给Dave两个面包，他一直想盖个面包坊", "transfer_resource", {"to_agent_id": 4, "resource_type": "bread", "quantity": 2}),
+    ],
+)
+def test_an_aside_about_building_or_selling_never_takes_the_request_over(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _calls(result, tool) == [arguments]
+    assert set(_writes(result)) == {tool}
+
+
+@pytest.mark.parametrize("message", ["他想盖个磨坊", "以后盖个磨坊叫北磨坊", "商店的面包多少钱", "石头多了还能拿去卖"])
+def test_a_musing_alone_still_acts_on_nothing(demo, talker, message):
+    assert _writes(talker("Bob", message)) == []
+
+
+def test_the_shops_goods_ordered_with_a_count_are_bought(demo, talker):
+    assert _calls(talker("Bob", "店里的面包来一个"), "purchase") == [{"item_id": 1, "quantity": 1}]
+
+
+@pytest.mark.parametrize(
+    ("message", "count", "price"),
+    [
+        ("把5个小麦挂到市场上，总价20，低于这个价不卖", 5, 20),
+        ("list 4 wheat for 18 total, not a credit less", 4, 18),
+        ("put 5 wheat on the market for 24 total, and if nobody takes it i'll lower the price", 5, 24),
+        ("把5个小麦挂到市场上，总价20，没人要的话我再降价", 5, 20),
+    ],
+)
+def test_a_price_floor_or_the_speakers_own_fallback_is_no_no_to_the_sale(demo, talker, message, count, price):
+    assert _calls(talker("Carol", message), "create_market_order") == [{"resource_type": "wheat", "quantity": count, "price": price}]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "5个小麦总价20挂出去，算了，不卖了",
+        "sell 4 wheat for 18, and if nobody wants it i'll buy bread instead",  # the fallback is a write of its own
+        "if nobody buys my wheat, i'll sell 4 wheat for 18",
+        "sell 4 wheat for 18, and if it doesn't sell by friday i'll cancel it",
+        "以后盖个磨坊叫北磨坊",
+        "以后给Eve两个面包",
+    ],
+)
+def test_a_no_a_condition_on_the_write_itself_or_a_later_time_still_holds_back(demo, talker, message):
+    assert _writes(talker("Carol", message)) == []
+
+
+@pytest.mark.parametrize(("message", "bounty"), [("送面粉的悬赏我来接，足足30信用点呢", 3), ("收集100小麦那个悬赏我来接，奖励有50呢", 1)])
+def test_an_amount_exclaimed_with_ne_asks_nothing(demo, talker, message, bounty):
+    assert _calls(talker("Eve", message), "claim_bounty") == [{"bounty_id": bounty}]
+    assert _writes(talker("Eve", "那个悬赏奖励多少信用点呢")) == []
+    assert _writes(talker("Eve", "那个修缮城墙的悬赏我昨天接了")) == []  # told, not asked
+
+
+def test_a_go_ahead_after_checking_a_detail_asks_now(demo, talker):
+    assert _calls(talker("Eve", "i'll buy carol's wheat listing, 5 for 20 yeah? fine, go ahead"), "accept_market_order") == [{"order_id": 1}]
+    assert _writes(talker("Eve", "buy carol's wheat listing, is that wise?")) == []
+    assert _writes(talker("Bob", "should I buy 2 apples? don't do it")) == []
+
+
+@pytest.mark.parametrize(
+    ("message", "tool", "arguments"),
+    [
+        ("精力只剩20了，去睡一觉吧，别硬撑", "rest", {}),
+        ("satiety is down to 30, eat a bread, don't tough it out", "eat", {"resource_type": "bread"}),
+        ("饱食度掉得厉害，背包里那个面包吃掉吧", "eat", {"resource_type": "bread"}),
+    ],
+)
+def test_the_state_said_as_the_reason_and_a_no_to_going_without_leave_the_request(demo, talker, message, tool, arguments):
+    assert _calls(talker("Dave", message), tool) == [arguments]
+
+
+@pytest.mark.parametrize("message", ["别硬撑，先别吃，等会儿再说", "饱食度才40，先别吃面包", "精力还够，不用睡"])
+def test_a_real_no_beside_the_state_still_holds_back(demo, talker, message):
+    assert _writes(talker("Dave", message)) == []
+
+
+@pytest.mark.parametrize("message", ["I've got spare credits, build something", "build me something nice", "钱有的是，盖个楼"])
+def test_building_with_no_kind_named_asks_which_and_reads_no_status(demo, talker, message):
+    result = talker("Frank", message)
+    assert result.tool_calls == [] and _asks(result.reply)
