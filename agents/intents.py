@@ -40,7 +40,8 @@ def hypothetical(turn: Turn, match) -> Step:
 @intent(
     r"^did\b",
     r"^(?:have|has)\s+(?:you|i|we|they|he|she)\s+(?:already\s+)?(?:\w+(?:ed|en)|sent|made|done|bought|sold|got|paid|put)\b",
-    r"(?:了吗|了没有?|过吗|是否已经|是不是已经|有没有(?:转|给|送|领|接|创建|停用|启用))",
+    # "了没" asks at the end of its clause ("转了没？", "发了没有"); "钱多了没地方花" says there is nowhere to spend it.
+    r"(?:了吗|了没有?(?=\s*(?:[?？。.!！,，~]|呢|啊|呀|$))|过吗|是否已经|是不是已经|有没有(?:转|给|送|领|接|创建|停用|启用))",
     r"^(?:我|你)?(?:是不是|是否)",
     priority=GUARD,
 )

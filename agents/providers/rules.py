@@ -411,7 +411,7 @@ class RulesChatPolicy:
                 return Step.say(_("引号里是别人写的话，你是在问怎么回应，所以我没有执行任何操作。要我发消息或办理，请直接说要做什么。"))
             if restraint.deferred(context, {name for name, _arguments in writes}) and not negated_elsewhere(context, writes, turn.offered):
                 return Step.say(_("好的，先不做：这句话里有否定或“先不”的意思，我没有执行任何操作。"))
-            if restraint.supposed(context) or (not confirmed and planned(context, writes)):
+            if restraint.supposed(without_their_plans(context, writes)) or (not confirmed and planned(context, writes)):
                 return Step.say(_("听起来这是以后的打算或一种假设，我现在没有执行任何操作。需要时请直接说。"))
             # The count's own message: "three", answering "how many?" after "some bread", is exact.
             if message is said and any(k in restraint.COUNTS for _name, arguments in writes for k in arguments) and restraint.approximate(context):
@@ -670,6 +670,21 @@ def planned(message: str, writes: list[tuple[str, dict]]) -> bool:
         return bool(found) and not restraint.URGENT.search(clause) and not theirs
 
     return all(plans(bounds.index((a, b)) if (a, b) in bounds else -1, message[a:b]) for a, b in holding)
+
+
+def without_their_plans(message: str, writes: list[tuple[str, dict]]) -> str:
+    """``message`` less each clause telling someone else's plan ("he wants to build a mill someday") that names none
+    of the write's words: their someday is why, not a supposition about the request."""
+    from . import restraint
+    from .frames import clauses, registered_frames, sub_reading
+    from .understanding import read
+
+    words = [w for f in registered_frames() if f.tool in {name for name, _a in writes} for w in f.words]
+    reading, kept = read(message), list(message)
+    for a, b in clauses(message):
+        if restraint.THEIR_DEED.search(message[a:b]) and not sub_reading(reading, a, b).has(*words):
+            kept[a:b] = " " * (b - a)
+    return "".join(kept)
 
 
 def bidding(clause: str, words: list[str]) -> bool:

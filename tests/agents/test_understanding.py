@@ -2021,3 +2021,16 @@ def test_a_real_no_beside_the_state_still_holds_back(demo, talker, message):
 def test_building_with_no_kind_named_asks_which_and_reads_no_status(demo, talker, message):
     result = talker("Frank", message)
     assert result.tool_calls == [] and _asks(result.reply)
+
+
+@pytest.mark.parametrize("message", ["钱多了没地方花，买两个面包吧", "活干完了没事做，去休息一下"])
+def test_了没_inside_a_clause_asks_nothing_about_the_past(demo, talker, message):
+    assert _writes(talker("Frank", message)) != []
+    assert _writes(talker("Frank", "给Eve转了没？")) == []  # at the end of its clause it asks what was done
+
+
+def test_someone_elses_someday_in_a_clause_of_its_own_is_why_not_a_supposition(demo, talker):
+    assert _calls(talker("Bob", "give Frank 2 wheat, Frank wants to bake someday"), "transfer_resource") == [
+        {"to_agent_id": 6, "resource_type": "wheat", "quantity": 2}
+    ]
+    assert _writes(talker("Bob", "give Frank 2 wheat, maybe someday")) == []  # the speaker's own someday still holds
