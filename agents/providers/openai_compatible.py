@@ -59,7 +59,7 @@ import openai
 from django.utils.translation import gettext as _
 from openai import AsyncOpenAI
 
-from .base import GROUNDED, Completion, ContextOverflow, ModelError, ModelTimeout, ModelUnavailable, ReplyListener, ToolCallRequest, sendable
+from .base import GROUNDED, Completion, ContextOverflow, ModelError, ModelTimeout, ModelUnavailable, ReplyListener, ToolCallRequest, request_sent, sendable
 from .frames import SLOT_KINDS
 from .lenient_json import NoJSON, find_json
 
@@ -313,8 +313,16 @@ def broken_off(exc: Exception | None, *, partial: str, usage: dict, timeout: flo
 _pooled: ContextVar[tuple[Any, AsyncOpenAI] | None] = ContextVar("openai_pooled_client", default=None)
 
 
+async def _announce_sent(request: Any) -> None:
+    """The HTTP client's hook as a request leaves: tell the calling task's listener (``request_sent``)."""
+    listener = request_sent.get()
+    if listener is not None:
+        listener()
+
+
 class OpenAICompatibleProvider:
     name = "openai"
+    announces_requests = True  # ``request_sent`` hears of each request
 
     def __init__(
         self, *, model: str, api_key: str = "", base_url: str = "", timeout: float = 60.0, max_tokens: int = 512,
@@ -351,7 +359,7 @@ class OpenAICompatibleProvider:
             base_url=self.base_url or None,
             timeout=self.timeout,
             max_retries=0,
-            http_client=openai.DefaultAsyncHttpxClient(verify=self._ssl),
+            http_client=openai.DefaultAsyncHttpxClient(verify=self._ssl, event_hooks={"request": [_announce_sent]}),
         )
 
     @asynccontextmanager
