@@ -149,7 +149,7 @@ class _Tick:
         self.fallback: set[int] = set()  # batches whose rests are the tick's, not decisions
         self.arrived: deque[tuple[int, BatchDecisions]] = deque()  # answered, not yet executed
         self.arrival = asyncio.Event()
-        self.turn = asyncio.Lock()  # held by the slot building a request (``ask_in_turn``)
+        self.turns = _Turns()  # the slots building their requests (``ask_in_turn``) go first
 
     async def run(self, batches: Iterable[tuple[list[int], str]], concurrency: int) -> None:
         """Ask for every batch, at most ``concurrency`` at a time, and execute the answers as they come.
@@ -158,8 +158,8 @@ class _Tick:
         is read. ``batches`` is planned as the slots take them: a prompt is built when a slot is
         free for it, so the first calls go out as soon as their own prompts exist (building the
         other 42 of 50 first held the first wave back ~25 ms). Where the policy says when a
-        request has left (``announces_requests``), sending goes first: a slot holds the ``turn``
-        from reading an answer until its next request is out, and executing waits for it.
+        request has left (``announces_requests``), sending goes first: a slot holds a turn from
+        reading an answer until its next request is out, and executing waits for the slots.
         """
         self.started = time.monotonic()
         planned = enumerate(batches)
@@ -183,7 +183,7 @@ class _Tick:
     async def ask_in_turn(self, planned: Iterator[tuple[int, tuple[list[int], str]]], paced: bool) -> None:
         """One call slot: ask for the next planned batch until none is left, handing each answer to
         ``execute_arrivals`` (which runs it while this slot's next call is out)."""
-        turn = _Turn(self.turn) if paced else None
+        turn = _Turn(self.turns) if paced else None
         heard = request_sent.set(turn.give_up if turn is not None else None)
         try:
             while True:
@@ -212,8 +212,9 @@ class _Tick:
         """Execute the batches as their answers arrive, on the thread that owns the database
         connection, one transaction for every batch that arrived meanwhile (up to
         ``GROUP_DECISIONS`` decisions): while one group executes, the model calls go on.
-        When paced, a group starts once no request is being built (``turn``): executing takes
-        the interpreter from the event loop, and a request it delayed delays a whole chain of calls.
+        When paced, a group starts once no slot is building a request or waiting to (``turns``):
+        executing takes the interpreter from the event loop, and a request it delayed delays a
+        whole chain of calls.
         Stops when every planned batch has been executed (``total`` is known once planning ends)."""
         executed = 0
         while self.total is None or executed < self.total:
@@ -221,8 +222,7 @@ class _Tick:
             self.arrival.clear()
             while self.arrived:
                 if paced:
-                    async with self.turn:
-                        pass
+                    await self.turns.quiet.wait()
                 group, size = [], 0
                 while self.arrived and (not group or size + len(self.arrived[0][1].decisions) <= GROUP_DECISIONS):
                     group.append(self.arrived.popleft())
@@ -271,24 +271,52 @@ class _Tick:
         self.stats["execute_s"] = round(self.stats["execute_s"] + time.monotonic() - began, 3)
 
 
+class _Turns:
+    """The event loop's attention, shared by a tick's call slots: one slot at a time builds its
+    request (``lock``), and executing waits while any slot holds or wants it (``quiet``): a group
+    that started first would take the interpreter from the requests of the answers just in."""
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.wanting = 0
+        self.quiet = asyncio.Event()
+        self.quiet.set()
+
+    def want(self) -> None:
+        self.wanting += 1
+        self.quiet.clear()
+
+    def done(self) -> None:
+        self.wanting -= 1
+        if not self.wanting:
+            self.quiet.set()
+
+
 class _Turn:
-    """A call slot's hold on ``_Tick.turn``: taken when the slot goes on from an answer, given up
+    """A call slot's hold on the ``_Turns``: taken when the slot goes on from an answer, given up
     when its next request has left (``request_sent``) or the slot stops. Never held across a wait
     for the network: a slot that asks nothing (the budget is spent) keeps it only until it goes on."""
 
-    def __init__(self, lock: asyncio.Lock) -> None:
-        self.lock = lock
+    def __init__(self, turns: _Turns) -> None:
+        self.turns = turns
         self.held = False
 
     async def take(self) -> None:
-        if not self.held:
-            await self.lock.acquire()
-            self.held = True
+        if self.held:
+            return
+        self.turns.want()
+        try:
+            await self.turns.lock.acquire()
+        except BaseException:
+            self.turns.done()
+            raise
+        self.held = True
 
     def give_up(self) -> None:
         if self.held:
             self.held = False
-            self.lock.release()
+            self.turns.lock.release()
+            self.turns.done()
 
 
 @dataclass
