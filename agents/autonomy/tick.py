@@ -4,9 +4,10 @@ With ``CELERY_BROKER_URL`` set, the batches run as Celery tasks instead (``distr
 rest of this describes the in-process tick, the embedded default.
 
 The world is the registered ``WorldSource``'s (the city's); it is read once. Residents
-are split into batches; batches are sent to the policy concurrently (at most
-``concurrency`` at a time), and each batch's decisions are executed as soon as they
-arrive, on this thread (the one holding the database connection) while other batches are
+are split into batches; batches are sent to the policy concurrently (``concurrency`` call
+slots, each taking the next batch as soon as its answer is read; where the provider says when
+a request has left, sending goes first: ``_Tick.run``), and each batch's decisions are
+executed as soon as they arrive, on this thread (the one holding the database connection) while other batches are
 still with the model: the batches that arrived while the previous ones executed run together,
 in one short transaction (``execution.apply_batches``, at most ``GROUP_DECISIONS`` decisions:
 through the audited executor, source ``autonomy``, as chat does; each decision recorded once
