@@ -7,8 +7,8 @@ The world is the registered ``WorldSource``'s (the city's); it is read once. Res
 are split into batches; batches are sent to the policy concurrently (``concurrency`` call
 slots, each taking the next batch as soon as its answer is read; where the provider says when
 a request has left, sending goes first: ``_Tick.run``), and each batch's decisions are
-executed as soon as they arrive, on this thread (the one holding the database connection) while other batches are
-still with the model: the batches that arrived while the previous ones executed run together,
+executed as soon as they arrive, on this thread (the one holding the database connection)
+while other batches are still with the model: the batches that arrived while the previous ones executed run together,
 in one short transaction (``execution.apply_batches``, at most ``GROUP_DECISIONS`` decisions:
 through the audited executor, source ``autonomy``, as chat does; each decision recorded once
 under its ``(tick, resident)`` key); no transaction ever waits on a model. A batch whose model call fails, times

@@ -732,7 +732,8 @@ class OpenAICompatibleProvider:
             raise ModelError(_("模型返回了无法解析的响应")) from exc
         counted = body.get("usage") if isinstance(body, dict) else None
         try:
-            usage = {key: int(counted.get(key) or 0) for key in ("prompt_tokens", "completion_tokens", "total_tokens")} if isinstance(counted, dict) else {}
+            keys = ("prompt_tokens", "completion_tokens", "total_tokens")
+            usage = {key: int(counted.get(key) or 0) for key in keys} if isinstance(counted, dict) else {}
         except (TypeError, ValueError):
             usage = {}
         try:
