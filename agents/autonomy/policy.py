@@ -44,6 +44,11 @@ class ModelPolicy:
         self._actions = list(actions)
         self._choices = choices  # the world source's: what a batch's snapshot offers each parameter
 
+    @property
+    def announces_requests(self) -> bool:
+        """Whether ``request_sent`` hears when each of this policy's requests has left (the tick paces its calls by it)."""
+        return bool(getattr(self.provider, "announces_requests", False))
+
     def session(self) -> AbstractAsyncContextManager[Any]:
         """What a tick's calls share: the provider's pooled client where it keeps one."""
         pooled = getattr(self.provider, "pooled", None)

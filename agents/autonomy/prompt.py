@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from django.utils import translation
+
 from agents.registry import localized_schema, registry
 
 def params_hint(action: str) -> str:
@@ -43,6 +45,24 @@ def _bare(node: Any) -> Any:
     return node
 
 
+# (action, language) → (the tool's spec, its parameters as decoding needs them): read once, not for
+# every batch's call (each of a tick's 50 calls walked all 13 tools' schemas on the event loop).
+_decoding: dict[tuple[str, str], tuple[Any, dict]] = {}
+
+
+def _decoding_params(action: str) -> dict:
+    """The action's parameters as its tool declares them, without the words a grammar does not need.
+    Never changed by its callers (``_narrowed`` copies); rebuilt when the tool is registered anew."""
+    spec = registry.get(action)
+    if spec is None:
+        return {"type": "object"}
+    key = (action, translation.get_language() or "")
+    known = _decoding.get(key)
+    if known is None or known[0] is not spec:
+        known = _decoding[key] = (spec, _bare(localized_schema(spec.input_schema)))
+    return known[1]
+
+
 def _narrowed(params: dict, choices: Mapping[str, Sequence]) -> dict | None:
     """``params`` with each chosen property limited to its values; None when a required one has none."""
     properties = dict(params.get("properties", {}))
@@ -74,9 +94,7 @@ def decisions_schema(
     """
     shapes = []
     for action in actions:
-        spec = registry.get(action)
-        params = _bare(localized_schema(spec.input_schema)) if spec is not None else {"type": "object"}
-        params = _narrowed(params, (choices or {}).get(action, {}))
+        params = _narrowed(_decoding_params(action), (choices or {}).get(action, {}))
         if params is None:
             continue
         shapes.append({

@@ -46,6 +46,10 @@ class RecordingPolicy:
     def session(self) -> Any:
         return session(self.policy)
 
+    @property
+    def announces_requests(self) -> bool:
+        return bool(getattr(self.policy, "announces_requests", False))
+
     async def answer(self, world: Any, batch: list[int], prompt: str) -> Answer:
         offered = getattr(self.policy, "choices", None)
         choices = offered(world, batch) if offered is not None else None

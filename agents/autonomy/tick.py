@@ -4,10 +4,11 @@ With ``CELERY_BROKER_URL`` set, the batches run as Celery tasks instead (``distr
 rest of this describes the in-process tick, the embedded default.
 
 The world is the registered ``WorldSource``'s (the city's); it is read once. Residents
-are split into batches; batches are sent to the policy concurrently (at most
-``concurrency`` at a time), and each batch's decisions are executed as soon as they
-arrive, on this thread (the one holding the database connection) while other batches are
-still with the model: the batches that arrived while the previous ones executed run together,
+are split into batches; batches are sent to the policy concurrently (``concurrency`` call
+slots, each taking the next batch as soon as its answer is read; where the provider says when
+a request has left, sending goes first: ``_Tick.run``), and each batch's decisions are
+executed as soon as they arrive, on this thread (the one holding the database connection)
+while other batches are still with the model: the batches that arrived while the previous ones executed run together,
 in one short transaction (``execution.apply_batches``, at most ``GROUP_DECISIONS`` decisions:
 through the audited executor, source ``autonomy``, as chat does; each decision recorded once
 under its ``(tick, resident)`` key); no transaction ever waits on a model. A batch whose model call fails, times
@@ -38,6 +39,7 @@ from django.utils.translation import gettext as _
 
 from agents.models import AutonomyRound
 from agents.providers import ModelError, context_tokens, get_provider
+from agents.providers.base import request_sent
 from agents.providers.tokens import decisions_tokens, estimate_tokens
 from core.heap import freeze_more, frozen_heap
 
@@ -136,6 +138,7 @@ class _Tick:
         self.progress = progress
         self.expected = expected  # batches of ``batch_size``; planning may split some (the context)
         self.total: int | None = None  # the batches planned, once planning has ended
+        self.planned = 0  # the batches taken so far
         self.done = 0
         self.started = time.monotonic()
         self.budget = settings.AUTONOMY_TOKEN_BUDGET  # 0: no limit
@@ -147,54 +150,80 @@ class _Tick:
         self.fallback: set[int] = set()  # batches whose rests are the tick's, not decisions
         self.arrived: deque[tuple[int, BatchDecisions]] = deque()  # answered, not yet executed
         self.arrival = asyncio.Event()
+        self.turns = _Turns()  # the slots building their requests (``ask_in_turn``) go first
 
     async def run(self, batches: Iterable[tuple[list[int], str]], concurrency: int) -> None:
         """Ask for every batch, at most ``concurrency`` at a time, and execute the answers as they come.
 
-        ``batches`` is planned as the calls go: each batch's call is started before the next batch's
-        prompt is built, so the first calls are out while the others are still being planned (the
-        planning of 50 prompts is done during the first calls' wait, not before them)."""
-        gate = asyncio.Semaphore(concurrency)
+        Each of the ``concurrency`` call slots takes the next batch as soon as its previous answer
+        is read. ``batches`` is planned as the slots take them: a prompt is built when a slot is
+        free for it, so the first calls go out as soon as their own prompts exist (building the
+        other 42 of 50 first held the first wave back ~25 ms). Where the policy says when a
+        request has left (``announces_requests``), sending goes first: a slot holds a turn from
+        reading an answer until its next request is out, and executing waits for the slots.
+        """
         self.started = time.monotonic()
-        executing = asyncio.create_task(self.execute_arrivals())
-        asking: list[asyncio.Task] = []
+        planned = enumerate(batches)
+        paced = bool(getattr(self.policy, "announces_requests", False))
+        executing = asyncio.create_task(self.execute_arrivals(paced))
+        slots: list[asyncio.Task] = []
         try:
             async with policy_session(self.policy):  # one HTTP client for the tick's model calls
-                for index, (batch, prompt) in enumerate(batches):
-                    asking.append(asyncio.create_task(self.run_batch(index, batch, prompt, gate)))
-                    await asyncio.sleep(0)  # its call starts before the next prompt is built
-                self.total = len(asking)
-                self.stats["batches"] = self.total
-                await asyncio.gather(*asking)
+                slots = [asyncio.create_task(self.ask_in_turn(planned, paced)) for _ in range(concurrency)]
+                await asyncio.gather(*slots)
         except BaseException:
-            for task in asking:
+            for task in slots:
                 task.cancel()
             executing.cancel()
             raise
-        self.arrival.set()  # every batch is in: the executor finishes the last ones and stops
         await executing
 
     def budget_spent(self) -> bool:
         return bool(self.budget) and self.stats["tokens"] >= self.budget
 
-    async def run_batch(self, index: int, batch: list[int], prompt: str, gate: asyncio.Semaphore) -> None:
-        async with gate:
-            decided = await self.ask(index, batch, prompt)
-        self.stats["decide_s"] = round(max(self.stats["decide_s"], time.monotonic() - self.started), 3)
-        # Executed by ``execute_arrivals``: the next batch's model call starts meanwhile.
-        self.arrived.append((index, decided))
-        self.arrival.set()
+    async def ask_in_turn(self, planned: Iterator[tuple[int, tuple[list[int], str]]], paced: bool) -> None:
+        """One call slot: ask for the next planned batch until none is left, handing each answer to
+        ``execute_arrivals`` (which runs it while this slot's next call is out)."""
+        turn = _Turn(self.turns) if paced else None
+        heard = request_sent.set(turn.give_up if turn is not None else None)
+        try:
+            while True:
+                if turn is not None:
+                    await turn.take()  # given up by the provider once the request has left
+                taken = next(planned, None)  # the iterator is shared: each slot takes the next batch
+                if taken is None:
+                    break
+                index, (batch, prompt) = taken
+                self.planned = max(self.planned, index + 1)
+                decided = await self.ask(index, batch, prompt)
+                self.stats["decide_s"] = round(max(self.stats["decide_s"], time.monotonic() - self.started), 3)
+                self.arrived.append((index, decided))
+                self.arrival.set()
+                if turn is None:
+                    await asyncio.sleep(0)  # let the executor have the answer before this slot asks again
+        finally:
+            if turn is not None:
+                turn.give_up()
+            request_sent.reset(heard)
+        if self.total is None:  # planning has ended: the executor can tell when it is done
+            self.total = self.stats["batches"] = self.planned
+            self.arrival.set()
 
-    async def execute_arrivals(self) -> None:
+    async def execute_arrivals(self, paced: bool) -> None:
         """Execute the batches as their answers arrive, on the thread that owns the database
         connection, one transaction for every batch that arrived meanwhile (up to
         ``GROUP_DECISIONS`` decisions): while one group executes, the model calls go on.
+        When paced, a group starts once no slot is building a request or waiting to (``turns``):
+        executing takes the interpreter from the event loop, and a request it delayed delays a
+        whole chain of calls.
         Stops when every planned batch has been executed (``total`` is known once planning ends)."""
         executed = 0
         while self.total is None or executed < self.total:
             await self.arrival.wait()
             self.arrival.clear()
             while self.arrived:
+                if paced:
+                    await self.turns.quiet.wait()
                 group, size = [], 0
                 while self.arrived and (not group or size + len(self.arrived[0][1].decisions) <= GROUP_DECISIONS):
                     group.append(self.arrived.popleft())
@@ -241,6 +270,54 @@ class _Tick:
         ]
         apply_batches(batches, self.world.agents)
         self.stats["execute_s"] = round(self.stats["execute_s"] + time.monotonic() - began, 3)
+
+
+class _Turns:
+    """The event loop's attention, shared by a tick's call slots: one slot at a time builds its
+    request (``lock``), and executing waits while any slot holds or wants it (``quiet``): a group
+    that started first would take the interpreter from the requests of the answers just in."""
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.wanting = 0
+        self.quiet = asyncio.Event()
+        self.quiet.set()
+
+    def want(self) -> None:
+        self.wanting += 1
+        self.quiet.clear()
+
+    def done(self) -> None:
+        self.wanting -= 1
+        if not self.wanting:
+            self.quiet.set()
+
+
+class _Turn:
+    """A call slot's hold on the ``_Turns``: taken when the slot goes on from an answer, given up
+    when its next request has left (``request_sent``) or the slot stops. Never held across a wait
+    for the network: a slot that asks nothing (the budget is spent) keeps it only until it goes on."""
+
+    def __init__(self, turns: _Turns) -> None:
+        self.turns = turns
+        self.held = False
+
+    async def take(self) -> None:
+        if self.held:
+            return
+        self.turns.want()
+        try:
+            await self.turns.lock.acquire()
+        except BaseException:
+            self.turns.done()
+            raise
+        self.held = True
+
+    def give_up(self) -> None:
+        if self.held:
+            self.held = False
+            self.turns.lock.release()
+            self.turns.done()
 
 
 @dataclass

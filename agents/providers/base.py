@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -12,6 +14,12 @@ from core.errors import ApplicationError, BadGateway, GatewayTimeout, ServiceUna
 # words (``agents.grounding``), or False for a write those words cannot fill. Providers that
 # decode arguments under a schema use it; it never travels to an endpoint (``sendable``).
 GROUNDED = "grounded"
+
+
+# Told, in the calling task, each time one of its model requests has been handed to the network. A
+# caller running many calls on one event loop (the autonomy tick) builds its next request meanwhile
+# instead of letting it queue behind other work. Providers that tell say so (``announces_requests``).
+request_sent: ContextVar[Callable[[], None] | None] = ContextVar("request_sent", default=None)
 
 
 def sendable(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -444,6 +444,89 @@ def test_the_first_batch_is_asked_before_the_last_prompt_is_built(resident, monk
     assert AgentActionLog.objects.filter(round_id=result.round_id).count() == 4
 
 
+def test_a_prompt_is_built_only_when_a_call_slot_is_free_for_it(resident, monkeypatch):
+    """With two slots, the third batch's prompt waits for the first answer: the first calls do not
+    wait while every other prompt is built on the event loop (50 prompts held the first wave ~25 ms)."""
+    import asyncio
+
+    from agents.autonomy.policy import Answer
+    from agents.autonomy.sources import world_source
+
+    order = []
+    source = world_source()
+    snapshot = source.snapshot
+    monkeypatch.setattr(source, "snapshot", lambda world, batch: order.append(("planned", batch[0])) or snapshot(world, batch))
+
+    class Recording:
+        name, model, uses_prompt = "openai", "m", True
+
+        async def answer(self, world, batch, prompt):
+            await asyncio.sleep(0.02)
+            order.append(("answered", batch[0]))
+            return Answer(decisions(*({"agent_id": i, "action": "rest"} for i in batch)))
+
+    ids = [resident(f"R{i}").pk for i in range(4)]
+    result = run_tick(batch_size=1, concurrency=2, policy=Recording())
+    assert order[:2] == [("planned", ids[0]), ("planned", ids[1])], order
+    assert order.index(("planned", ids[2])) > order.index(("answered", ids[0])), order
+    assert (result.stats["batches"], result.stats["success"], result.stats["fallback"]) == (4, 4, 0)
+
+
+def test_a_slot_lets_the_next_request_be_built_once_its_own_has_left(resident):
+    """A policy that says when its request has left (``request_sent``) gets its calls paced by the
+    tick, never serialised: every slot's call is out at once while the answers are awaited."""
+    import asyncio
+
+    from agents.autonomy.policy import Answer
+    from agents.providers.base import request_sent
+
+    in_flight, most = 0, 0
+
+    class Announcing:
+        name, model, uses_prompt, announces_requests = "openai", "m", True, True
+
+        async def answer(self, world, batch, prompt):
+            nonlocal in_flight, most
+            request_sent.get()()  # the request has left; the answer is awaited below
+            in_flight += 1
+            most = max(most, in_flight)
+            await asyncio.sleep(0.05)
+            in_flight -= 1
+            return Answer(decisions(*({"agent_id": i, "action": "rest"} for i in batch)))
+
+    for i in range(6):
+        resident(f"R{i}")
+    result = run_tick(batch_size=1, concurrency=3, policy=Announcing())
+    assert most == 3
+    assert (result.stats["batches"], result.stats["success"], result.stats["fallback"]) == (6, 6, 0)
+    assert AgentActionLog.objects.filter(round_id=result.round_id).count() == 6
+
+
+def test_the_openai_provider_tells_the_calling_task_each_request_it_sends(endpoint, resident, monkeypatch):
+    """``request_sent`` hears of every request of the tick's calls (the pooled client's hook), in
+    the task that made it: what lets a slot give up its turn before the answer is awaited."""
+    from agents.autonomy import tick as tick_module
+    from agents.providers.base import request_sent
+
+    heard = []
+    ask = tick_module.ask_policy
+
+    async def listening(policy, world, batch, *args, **kwargs):
+        listener = request_sent.get()
+        token = request_sent.set(lambda: (heard.append(batch[0]), listener and listener()))
+        try:
+            return await ask(policy, world, batch, *args, **kwargs)
+        finally:
+            request_sent.reset(token)
+
+    ids = [resident(f"R{i}").pk for i in range(3)]
+    endpoint.respond_with(lambda request: {"content": decisions(*({"agent_id": i, "action": "rest"} for i in prompt_ids(request)))}, delay=0)
+    monkeypatch.setattr(tick_module, "ask_policy", listening)
+    result = run_tick(batch_size=1, concurrency=2)
+    assert sorted(heard) == ids and len(endpoint.requests) == 3
+    assert (result.stats["success"], result.stats["fallback"]) == (3, 0)
+
+
 def test_each_batch_caps_its_answer_by_its_size(endpoint, resident):
     resident("Alice"), resident("Bob"), resident("Carol")
     endpoint.respond_with(lambda request: {"content": decisions(*({"agent_id": i, "action": "rest"} for i in prompt_ids(request)))}, delay=0)
