@@ -672,6 +672,10 @@ def planned(message: str, writes: list[tuple[str, dict]]) -> bool:
     return all(plans(bounds.index((a, b)) if (a, b) in bounds else -1, message[a:b]) for a, b in holding)
 
 
+# The speaker in a clause: "我", "I", "me", "my".
+SPEAKER = re.compile(r"我|咱|\b(?:i|me|my|mine|we|us|our)\b|\bi['’]", re.IGNORECASE)
+
+
 def without_their_plans(message: str, writes: list[tuple[str, dict]]) -> str:
     """``message`` less each clause telling someone else's plan ("he wants to build a mill someday") that names none
     of the write's words: their someday is why, not a supposition about the request."""
@@ -682,7 +686,9 @@ def without_their_plans(message: str, writes: list[tuple[str, dict]]) -> str:
     words = [w for f in registered_frames() if f.tool in {name for name, _a in writes} for w in f.words]
     reading, kept = read(message), list(message)
     for a, b in clauses(message):
-        if restraint.THEIR_DEED.search(message[a:b]) and not sub_reading(reading, a, b).has(*words):
+        clause = message[a:b]
+        # "Carol的小麦我也想买": the speaker's own wish in the clause is theirs to suppose, whoever else it names.
+        if restraint.THEIR_DEED.search(clause) and not SPEAKER.search(clause) and not sub_reading(reading, a, b).has(*words):
             kept[a:b] = " " * (b - a)
     return "".join(kept)
 
