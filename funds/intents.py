@@ -258,7 +258,25 @@ def update_fund_intent(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
     if groups.get("new"):
         return _on_fund(turn, match, "update_fund", fund_name=_new_name(groups["new"], _quoted_at(match.string, match.start("new"))))
-    return _on_fund(turn, match, "update_fund", remarks=as_typed(turn, groups["remarks"]))
+    return _on_fund(turn, match, "update_fund", remarks=without_aside(as_typed(turn, groups["remarks"])))
+
+
+# "…to: 债券为主，季度调仓 — keep the name as is", "…改成：长期持有——名字别动": after a dash, the user talks to the
+# agent about the rest of the fund, which is no part of the remarks.
+ASIDE = re.compile(
+    r"\s+[—–-]{1,2}\s+|\s*[—–]{1,2}\s*"
+)
+ASIDE_OPENS = re.compile(
+    r"^(?:and\s+|but\s+|please\s+)?(?:keep|leave|don'?t|do\s+not|no\s+need|never\s+mind|not\s+the|the\s+name|name\s+(?:stays|unchanged))\b"
+    r"|^(?:名字|名称|其他|别的|其余)?(?:别|不用|不要|不必|保持|照旧|不变|先别)",
+    re.IGNORECASE,
+)
+
+
+def without_aside(remarks: str) -> str:
+    """``remarks`` less a trailing aside to the agent after a dash ("— keep the name as is", "——名字别动")."""
+    parts = ASIDE.split(remarks, maxsplit=1)
+    return parts[0].strip() if len(parts) == 2 and ASIDE_OPENS.match(parts[1].strip()) else remarks
 
 
 def as_typed(turn: Turn, fragment: str) -> str:
@@ -356,7 +374,7 @@ def update_any_order(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
     if groups.get("new"):
         return _on_known_fund(turn, "update_fund", fund_name=_new_name(groups["new"], _quoted_at(match.string, match.start("new"))))
-    remarks = as_typed(turn, groups["remarks"])
+    remarks = without_aside(as_typed(turn, groups["remarks"]))
     # "add a remark to fund 2: long term": the fund named before the colon is not part of the remarks.
     if (head := re.match(r"^\s*(?:(?:the\s+)?fund\s*#?\s*\d+|基金\s*#?\s*\d+|[^:：]{1,30}?)\s*[:：]\s*(?=\S)", remarks, re.IGNORECASE)) and (
         FUND_ID.match(head.group().strip()) or _names_a_fund(head.group().rstrip(":： "))

@@ -59,6 +59,13 @@ AHEAD = r"提前(?:一|两|二|三|\d+)?天?(?:离店|退房|走|离开)"
 
 # An early check-out told in the message, and a question whether a refund is possible.
 EARLY = re.compile(rf"{AHEAD}|提前(?:走|离开|离店|退房)|{LEAVES_EARLY}|early[ -]check[ -]?out|early departure", re.IGNORECASE)
+# Words telling the guest the refund is done ("退款已经到账", "your refund has been processed"): the system's to say.
+REFUND_DONE = re.compile(
+    r"(?:退款|钱|费用|房费)(?:已经?|都)?(?:到账|到了|办好|办理好|办完|办妥|完成|退了|退回|退好|退到)|已(?:经)?(?:退款|退钱|退回)"
+    r"|\brefund(?:s)?\s+(?:has|have)\s+(?:been\s+)?(?:completed|processed|issued|sent|done|paid|approved)\b|\b(?:been|was|were)\s+refunded\b"
+    r"|\brefund\s+is\s+(?:done|complete|completed|through|in|processed)\b",
+    re.IGNORECASE,
+)
 # The user's own words for the supplier, quoted or after a colon: sent as typed, never swapped for the template.
 OWN_WORDS = re.compile(r"[:：「“\"]")
 # The supplier's number for an order, as they write it (SUP-88901).
@@ -181,7 +188,7 @@ ADDRESSED = re.compile(
 )
 # A verb of passing words on: with it, a message that addresses a guest or supplier is words to send.
 SAYING_VERB = re.compile(
-    r"说|讲|告诉|通知|转告|提醒|问|发(?:个|条|一条)?消息|留言|回复|答复|确认一下|核实一下"
+    r"说|讲|告诉|通知|转告|提醒|问|发(?:个|条|一条)?消息|发(?=\s*[:：“「\"])|留言|回复|答复|确认一下|核实一下"
     r"|\b(?:tell|let\b.*\bknow|inform|notify|message|msg|dm|ask|say|send|remind|email|text|reply|respond|ping|contact|check\s+with|confirm\s+with)\b"
 )
 ASKING = re.compile(r"问问|问一下|询问|问|\bask\b")
@@ -221,8 +228,10 @@ def order_entities() -> list[Entity]:
     priority=5,
 )
 def checkout_frame(turn: Turn, filled: Filled) -> Step | None:
-    if _passes_words_on(filled):
-        return DECLINE  # "跟客人说一下，可以提前到12点入住": words to pass on, the message frame's
+    if _passes_words_on(filled) or (_addressed(filled) is not None and OWN_WORDS.search(filled.reading.said)):
+        # "跟客人说一下，可以提前到12点入住", '给供应商发：“SUP-88903 客人申请提前离店…”': words to pass on, as typed: the
+        # message frame's, never swapped for the check-out's own question.
+        return DECLINE
     if not filled.reading.has(
         "leave", "check out", "checkout", "checking out", "depart", "go home", "stay", "trip", "离店", "退房", "走", "离开", "住", "回家"
     ):
@@ -446,6 +455,9 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
         # "HT… 客人要提前走，帮我问下供应商剩下两晚能不能退": the early check-out's own question to the supplier,
         # the desk's template from the order looked up (its supplier number, stay and room).
         return checkout_flow(turn, order.value)
+    if channel == "downstream" and REFUND_DONE.search(text.value):
+        # The desk's rule: the guest hears of a refund from the system once staff registered it, never from the desk.
+        return Step.say(_("退款登记后系统会通知客人；在那之前我不能告诉客人退款已办理，所以没有发送。"))
     topic = bool(TOPIC_ONLY.fullmatch(text.value) or TOPIC_BEFORE.search(said, 0, text.start))
     if "order_no" not in filled.slots and (ORDER_POINTED.search(filled.reading.folded) or topic):
         return Step.say(str(ORDER_ASK))  # "问问供应商那单能不能退", "message the supplier about the early checkout": which order?

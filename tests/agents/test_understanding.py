@@ -2034,3 +2034,23 @@ def test_someone_elses_someday_in_a_clause_of_its_own_is_why_not_a_supposition(d
         {"to_agent_id": 6, "resource_type": "wheat", "quantity": 2}
     ]
     assert _writes(talker("Bob", "give Frank 2 wheat, maybe someday")) == []  # the speaker's own someday still holds
+
+
+def test_quoted_words_for_the_supplier_about_an_early_check_out_are_sent_as_typed(demo, talker):
+    text = "SUP-88902 客人李四想提前一天走，请确认能否退款。"
+    result = talker("前台助理", f"给供应商发：“{text}”")
+    assert _calls(result, "message_send") == [{"channel": "upstream", "order_no": "HT20260301002", "content": text}]
+    assert result.tool_calls[-1]["result"]["status"] == "pending_confirmation"  # proposed, never sent as a template
+
+
+@pytest.mark.parametrize(
+    "message", ["告诉HT20260301002的客人钱已经退了", "let the guest on HT20260301002 know they've been refunded", "tell the guest of HT20260301002 the refund is done"]
+)
+def test_the_desk_never_tells_a_guest_the_refund_is_done(demo, talker, message):
+    assert _writes(talker("前台助理", message)) == []
+    assert _calls(talker("前台助理", "跟HT20260301002的客人说一声，退款正在处理中"), "message_send")  # in progress may be said
+
+
+def test_an_aside_after_a_dash_is_no_part_of_the_remarks(demo, talker):
+    [call] = _calls(talker("基金助理", "set the remarks on 科技先锋 to: 关注芯片 — leave the name alone"), "update_fund")
+    assert call == {"fund_id": 2, "remarks": "关注芯片"}
