@@ -48,7 +48,7 @@ from .executor import execute, openai_tools, refuse_calls
 from .models import Agent, Conversation, Message
 from .providers import Completion, ContextOverflow, ModelError, ModelProvider, context_tokens, get_provider, model_for
 from .providers.base import ReplyListener, model_failure, stream_reply
-from .providers.vocabulary import language_of
+from .providers.understanding import spoken_language
 from .providers.tokens import messages_tokens, tools_tokens
 from .registry import ToolContext
 from .grounding import grounded
@@ -247,7 +247,7 @@ def converse(
     max_rounds = settings.AGENT_MAX_TOOL_ROUNDS
     # A model gets the tools best first and the ids of what the message names; the rules provider reads it all itself.
     ranked = model is not None
-    with translation.override(language_of(said or "")):
+    with translation.override(spoken_language(said or "")):
         named = mentions(said or "") if ranked else ""
     for round_number in range(max_rounds + 1):
         if listener is not None and listener.stopped:  # stopped while a tool ran
@@ -280,7 +280,7 @@ def converse(
             if not reply:
                 reply = _("已达到本轮工具调用上限（%(n)s 轮），请换个说法或分步提问。") % {"n": max_rounds} if not offered else _("（模型没有给出回复）")
             return store_reply(conversation, reply, tool_calls=made, usage=completion.usage)
-        with translation.override(language_of(said or "")):
+        with translation.override(spoken_language(said or "")):
             for done in _run_tool_calls(conversation, completion, ctx):
                 made.append(done)
                 if listener is not None:

@@ -32,8 +32,8 @@ from django.utils.translation import gettext as _
 
 from ..registry import registry
 from .base import Completion, ToolCallRequest
-from .understanding import lexicon, one_lexicon
-from .vocabulary import correct_typos, domain_terms, language_of, normalize
+from .understanding import lexicon, one_lexicon, spoken_language
+from .vocabulary import correct_typos, domain_terms, normalize
 
 # A question about how things are ("is Beta Balanced active?", "科技先锋是启用的吗"), not about what to do
 # ("should I disable fund 2?"): a look-up may answer it.
@@ -94,8 +94,8 @@ class Turn:
         A reply without words ("12", "HT20260301001") is in the language of the message it answers."""
         said = self.said or self.text
         if self.earlier and not re.search(r"[A-Za-z\u4e00-\u9fff]{2,}", re.sub(r"[A-Za-z]{2}\d{8,}", "", said)):
-            return language_of(self.earlier)
-        return language_of(said)
+            return spoken_language(self.earlier)
+        return spoken_language(said)
 
     def last(self, name: str) -> Outcome | None:
         return next((o for o in reversed(self.outcomes) if o.name == name), None)

@@ -598,6 +598,22 @@ NAMING = re.compile(
 FINAL_PARTICLE = re.compile(r"(?<=[\u4e00-\u9fffA-Za-z0-9])[吧呢啊呀嘛哈啦]+$")
 
 
+def spoken_language(said: str) -> str:
+    """The language a message speaks, its names aside: "rename 科技先锋 to Tech Pioneers" is English whatever the
+    fund is called, "科技先锋改名" Chinese. The database's names and quotations in Latin words are set aside; a
+    message left with no Latin word is read as written."""
+    from .vocabulary import language_of
+
+    if not re.search(r"[A-Za-z]{2,}", said or ""):
+        return language_of(said)
+    kept = list(said)
+    for span in read(said).spans:
+        if span.kind != "number":
+            kept[span.start : span.end] = " " * (span.end - span.start)
+    rest = "".join(kept)
+    return language_of(rest if re.search(r"[A-Za-z]{2,}", rest) else said)
+
+
 def without_particle(name: str) -> str:
     return FINAL_PARTICLE.sub("", name.strip()).strip()
 

@@ -2054,3 +2054,13 @@ def test_the_desk_never_tells_a_guest_the_refund_is_done(demo, talker, message):
 def test_an_aside_after_a_dash_is_no_part_of_the_remarks(demo, talker):
     [call] = _calls(talker("基金助理", "set the remarks on 科技先锋 to: 关注芯片 — leave the name alone"), "update_fund")
     assert call == {"fund_id": 2, "remarks": "关注芯片"}
+
+
+@pytest.mark.parametrize(
+    ("message", "english"),
+    [("rename 科技先锋 to Tech Pioneers II", True), ("disable 绿色能源主题 please", True), ("科技先锋改名叫Tech Pioneers", False), ("给Eve两个apple", False)],
+)
+def test_the_reply_speaks_the_messages_language_whatever_the_names_in_it(demo, talker, message, english):
+    agent = "Bob" if "Eve" in message else "基金助理"
+    reply = talker(agent, message).reply
+    assert bool(re.search(r"[\u4e00-\u9fff]{2,}", re.sub(r"[“「][^”」]*[”」]|苹果", "", reply))) is not english, reply
