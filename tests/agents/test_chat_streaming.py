@@ -85,6 +85,14 @@ def test_stop_closes_the_model_request_and_keeps_the_partial_reply_marked_stoppe
     assert reply.stopped and reply.content == "第0句。第1句。"
 
 
+def test_stop_holds_even_when_the_model_writes_faster_than_the_stop_is_polled(endpoint, alice, staff_user):
+    """A small local model's pieces came closer together than STOP_POLL: Stop was never seen until the end."""
+    endpoint.reply([f"第{n}句。" for n in range(40)], chunk_delay=0.005)  # 40 pieces in 0.2 s, no 0.1 s gap
+    result = run_chat(agent=alice, message="讲个长故事", user=staff_user, listener=Recorder(stop_after_pieces=3))
+
+    assert result.stopped and result.reply == "第0句。第1句。第2句。"
+
+
 def test_a_stopped_reply_goes_back_to_the_model_as_what_was_said(endpoint, alice, staff_user):
     endpoint.reply(["一", "二", "三", "四"], chunk_delay=0.3).reply("好的。")
     first = run_chat(agent=alice, message="数数", user=staff_user, listener=Recorder(stop_after_pieces=1))
