@@ -415,18 +415,25 @@ def test_tokens_of_an_abandoned_answer_count_against_the_budget(resident):
     assert result.stats["failed_batches"] == 1 and result.stats["tokens"] == 750
 
 
+def _planning_recorded(monkeypatch) -> list[tuple[str, int]]:
+    """A list the tick's world source appends ("planned", first resident id) to as it builds each batch's prompt."""
+    from agents.autonomy.sources import world_source
+
+    order: list[tuple[str, int]] = []
+    source = world_source()
+    snapshot = source.snapshot
+    monkeypatch.setattr(source, "snapshot", lambda world, batch: order.append(("planned", batch[0])) or snapshot(world, batch))
+    return order
+
+
 def test_the_first_batch_is_asked_before_the_last_prompt_is_built(resident, monkeypatch):
     """Planning goes with the calls: a batch's call starts before the next prompt is built, so the
     first calls do not wait for every prompt (50 of them took ~20 ms before the first call went out)."""
     import asyncio
 
     from agents.autonomy.policy import Answer
-    from agents.autonomy.sources import world_source
 
-    order = []
-    source = world_source()
-    snapshot = source.snapshot
-    monkeypatch.setattr(source, "snapshot", lambda world, batch: order.append(("planned", batch[0])) or snapshot(world, batch))
+    order = _planning_recorded(monkeypatch)
 
     class Recording:
         name, model, uses_prompt = "openai", "m", True
@@ -450,12 +457,8 @@ def test_a_prompt_is_built_only_when_a_call_slot_is_free_for_it(resident, monkey
     import asyncio
 
     from agents.autonomy.policy import Answer
-    from agents.autonomy.sources import world_source
 
-    order = []
-    source = world_source()
-    snapshot = source.snapshot
-    monkeypatch.setattr(source, "snapshot", lambda world, batch: order.append(("planned", batch[0])) or snapshot(world, batch))
+    order = _planning_recorded(monkeypatch)
 
     class Recording:
         name, model, uses_prompt = "openai", "m", True

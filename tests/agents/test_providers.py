@@ -6,6 +6,7 @@ import json
 import logging
 import socket
 import threading
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -172,19 +173,23 @@ class GarbageHandler(BaseHTTPRequestHandler):
         pass
 
 
-@pytest.mark.parametrize("body", [b"<html>not an API</html>", b'{"choices": []}', b'{"choices": "x"}'])
-def test_garbage_answer_is_a_model_error(body):
+@contextmanager
+def garbage_answering(body: bytes):
+    """A provider whose endpoint answers every request with ``body``."""
     handler = type("Handler", (GarbageHandler,), {"body": body})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        provider = OpenAICompatibleProvider(model="m", base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", timeout=2)
-        with pytest.raises(ModelError):
-            complete(provider)
+        yield OpenAICompatibleProvider(model="m", base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", timeout=2)
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize("body", [b"<html>not an API</html>", b'{"choices": []}', b'{"choices": "x"}'])
+def test_garbage_answer_is_a_model_error(body):
+    with garbage_answering(body) as provider, pytest.raises(ModelError):
+        complete(provider)
 
 
 @pytest.mark.parametrize("body", [
@@ -193,17 +198,8 @@ def test_garbage_answer_is_a_model_error(body):
 def test_garbage_answer_to_a_schema_decoded_request_is_a_model_error(body):
     """The tick's calls read the answer's JSON themselves (``_read_raw``): what the SDK's models
     refused is refused the same way, never an exception of another kind."""
-    handler = type("Handler", (GarbageHandler,), {"body": body})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        provider = OpenAICompatibleProvider(model="m", base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", timeout=2)
-        with pytest.raises(ModelError):
-            async_to_sync(provider.complete)(HELLO, [], json_schema={"type": "object"})
-    finally:
-        server.shutdown()
-        server.server_close()
+    with garbage_answering(body) as provider, pytest.raises(ModelError):
+        async_to_sync(provider.complete)(HELLO, [], json_schema={"type": "object"})
 
 
 def test_a_schema_decoded_answer_keeps_its_usage(scripted_openai):
