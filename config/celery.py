@@ -8,7 +8,7 @@ in-process.
 import os
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import task_prerun, worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -24,3 +24,14 @@ def prepare_event_sending(**kwargs) -> None:
     from core.events import prepare_sending  # Django is set up by now, not when this module loads
 
     prepare_sending()
+
+
+@task_prerun.connect
+def replace_broken_connections(**kwargs) -> None:
+    """A kept connection (``CELERY_DB_REUSE_MAX``) that died since the last batch (PostgreSQL
+    restarted, the backend was terminated) is closed before the batch, which then opens a new one."""
+    from django.db import connections
+
+    for connection in connections.all(initialized_only=True):
+        if connection.connection is not None and not connection.is_usable():
+            connection.close()

@@ -237,6 +237,47 @@ def test_a_second_loop_waits_for_the_first_and_says_so(kind, redis_server, djang
     assert expected.lower() in second.output().lower()
 
 
+def worker_backends(database_url: str) -> list[int]:
+    """The PostgreSQL backends connected to the test's database (but this one)."""
+    import psycopg
+
+    database = database_url.rsplit("/", 1)[1]
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        rows = connection.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()", [database]
+        ).fetchall()
+    return [pid for (pid,) in rows]
+
+
+@pytest.mark.timeout(300)
+def test_a_worker_keeps_its_connection_between_batches_and_replaces_one_that_died(redis_server, django_child, tmp_path):
+    """Celery's Django fixup would close the worker's connection after every batch (a new PostgreSQL
+    backend each time); the worker keeps it, and one terminated between ticks is replaced, not failed on."""
+    url = django_child("postgres")
+    env = {"CELERY_BROKER_URL": redis_db(redis_server, 8), "AGENT_PROVIDER": "rules", "AGENT_TOOL_CALLS_PER_MINUTE": "1000"}
+    with booting(start_workers(["keeper"], url, env, tmp_path, concurrency=1)) as started:
+        ids = run_django(url, "tests.agents.celery_scenarios:populate", agents=12)
+    [keeper] = ready(started)
+    try:
+        first = tick_command(url, env, tmp_path / "first.log")
+        assert first.exit_code(timeout=120) == 0, first.output()
+        [kept] = worker_backends(url)  # the tick command has ended: what is left is the worker's, one connection
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as connection:
+            connection.execute("SELECT pg_terminate_backend(%s)", [kept])
+        second = tick_command(url, env, tmp_path / "second.log")
+        assert second.exit_code(timeout=120) == 0, second.output()
+        assert worker_backends(url) not in ([], [kept])  # a new connection, kept again
+    finally:
+        keeper.stop()
+    assert not re.search(r"Task agents\.autonomy_batch\[[^\]]+\] raised", keeper.output()), keeper.output()
+    ticks = run_django(url, "tests.agents.celery_scenarios:ledger")["ticks"]
+    assert len(ticks) == 2
+    for tick in ticks:
+        assert_applied_once(tick, ids, worker="keeper")
+
+
 def test_a_worker_killed_during_its_sweep_holds_redelivery_back_briefly(settings):
     """Each worker takes kombu's restore mutex every few seconds to sweep for stranded batches. Kombu's
     default lets it live 300 s: a worker SIGKILLed while holding it stopped every redelivery for five
