@@ -9,6 +9,7 @@ workers: ``test_autonomy_celery.py``."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -48,6 +49,9 @@ class InProcessBroker:
         self.sent: Counter = Counter()  # batch index → messages sent
         self.runs: Counter = Counter()  # batch index → runs by a worker
         self.queued_when_asked: list[int] = []
+
+    def sending(self) -> contextlib.AbstractContextManager:
+        return contextlib.nullcontext()  # no producer to hold
 
     def send(self, args: tuple) -> str:
         args = json.loads(json.dumps(args))  # as the broker carries them
