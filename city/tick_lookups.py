@@ -57,20 +57,10 @@ def current() -> BatchLookups | None:
 class BatchLookups:
     def __init__(self, agent_ids: Iterable[int], building_ids: Iterable[int], workers: Iterable[int] = ()) -> None:
         self._agents: dict[int, Agent] = _lock_agents(sorted(set(agent_ids)))
-        wanted = sorted({pk for pk in building_ids if isinstance(pk, int) and not isinstance(pk, bool)})
+        self._wanted: list[int] | None = sorted({pk for pk in building_ids if isinstance(pk, int) and not isinstance(pk, bool)})
         self._buildings: dict[int, Building] = {}
         self._staff: dict[int, int] = {}
         self._jobs: dict[int, str | None] = {}
-        if wanted:
-            buildings = Building.objects.select_for_update(no_key=True).filter(pk__in=wanted).order_by("pk")
-            self._buildings = {building.pk: building for building in buildings}
-            counted = Employment.objects.filter(building_id__in=self._buildings).order_by().values("building_id")
-            self._staff = dict.fromkeys(self._buildings, 0) | dict(
-                counted.annotate(n=Count("id")).values_list("building_id", "n")
-            )
-            self._jobs = dict.fromkeys(self._agents, None) | dict(
-                Employment.objects.filter(agent_id__in=self._agents).values_list("agent_id", "building__name")
-            )
         self._kinds: dict[str, ResourceType] | None = None
         self._items: dict[int, ShopItem] | None = None
         self._touched: list[tuple[dict, Any]] = []
@@ -102,6 +92,22 @@ class BatchLookups:
             for (agent_id,) in cursor.fetchall():
                 self._checked_in[agent_id] = True
 
+    def _hold_buildings(self) -> None:
+        """Lock the buildings the batch's job decisions name (ascending id, after the residents),
+        count their staff and read where the residents work: once, when the first job decision
+        runs. The batch runs those last (``CityWorld.contended_actions``): another batch naming
+        the same building waits for the end of this one's job decisions, not for all of its work."""
+        wanted, self._wanted = self._wanted, None
+        if not wanted:
+            return
+        buildings = Building.objects.select_for_update(no_key=True).filter(pk__in=wanted).order_by("pk")
+        self._buildings = {building.pk: building for building in buildings}
+        counted = Employment.objects.filter(building_id__in=self._buildings).order_by().values("building_id")
+        self._staff = dict.fromkeys(self._buildings, 0) | dict(counted.annotate(n=Count("id")).values_list("building_id", "n"))
+        self._jobs = dict.fromkeys(self._agents, None) | dict(
+            Employment.objects.filter(agent_id__in=self._agents).values_list("agent_id", "building__name")
+        )  # read in the batch's transaction: a job left earlier in the batch is gone already
+
     # ------------------------------------------------------------------ reads
 
     def agent(self, agent_id: Any) -> Agent | None:
@@ -113,14 +119,17 @@ class BatchLookups:
 
     def building(self, building_id: Any) -> Building | None:
         """A locked building the batch's decisions name, or None."""
+        self._hold_buildings()
         return self._buildings.get(building_id)
 
     def staff(self, building_id: int) -> int | None:
         """How many work in a held building, or None."""
+        self._hold_buildings()
         return self._staff.get(building_id)
 
     def job(self, agent_id: int) -> Any:
         """The name of the building the resident works in, None when jobless, ``UNKNOWN`` when not held."""
+        self._hold_buildings()
         return self._jobs.get(agent_id, UNKNOWN)
 
     def workplace(self, agent_id: int) -> Any:

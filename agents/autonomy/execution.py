@@ -112,6 +112,8 @@ def apply_batches(batches: Sequence[tuple[BatchDecisions, BatchOrigin]], agents:
     fail, the batches are logged as failed.
     """
     items = [(decision, origin) for decided, origin in batches for decision in decided.decisions.values()]
+    contended = world_source().contended_actions
+    items.sort(key=lambda item: item[0].action in contended)  # those last, each batch's order kept otherwise
     if len({origin.round_id for _, origin in items}) > 1:
         raise ValueError("apply_batches runs the batches of one tick")
     indexes = ", ".join(str(origin.index) for _, origin in batches)

@@ -36,6 +36,10 @@ class Policy(Protocol):
 class WorldSource(Protocol):
     # action (the tool of that name) → how the prompt labels it, in the prompt's order
     actions: Mapping[str, str]
+    # actions whose writes lock rows that other residents' decisions lock too (a building's slots,
+    # a bounty, another resident's goods): a batch runs them last, so that those rows stay locked
+    # only from then to its commit, not while the rest of the batch runs
+    contended_actions: frozenset[str]
 
     def build(self, agent_ids: list[int] | None = None) -> World:
         """Read the world once for a tick, in a fixed number of queries."""

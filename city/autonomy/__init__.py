@@ -19,6 +19,7 @@ from .world import World, bounty_board, build_world, decision_choices, render_sn
 
 class CityWorld:
     actions = ACTIONS
+    contended_actions = frozenset({"assign_building", "claim_bounty", "transfer_resource", "accept_market_order"})
 
     def build(self, agent_ids: list[int] | None = None) -> World:
         return build_world(agent_ids)

@@ -138,7 +138,8 @@ def test_autonomy_transfer_resource_success(endpoint, resident, django_capture_o
     assert AgentResource.objects.get(agent=bob).quantity == 3
     transfer = ResourceTransfer.objects.get()
     assert (transfer.from_agent, transfer.to_agent, transfer.source) == (alice, bob, "autonomy")
-    assert [e["action"] for e in events("agent_action")] == ["transfer_resource", "rest"]
+    # A batch runs the decisions that lock other residents' rows last (CityWorld.contended_actions).
+    assert [e["action"] for e in events("agent_action")] == ["rest", "transfer_resource"]
     assert len(events("resource_transferred")) == 1
 
 
