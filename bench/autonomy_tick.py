@@ -33,7 +33,9 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -140,13 +142,97 @@ def on_workers(counts: list[int], agents: int) -> None:
             env = {"AGENT_PROVIDER": "rules", "CELERY_BROKER_URL": queue, "AGENT_TOOL_CALLS_PER_MINUTE": "1000"}
             workers = start_workers([f"bench{i}" for i in range(n)], url, env, Path(workdir), concurrency=1)
             try:
-                result = run_django(url, "bench.autonomy_tick:one_tick", env=env, timeout=3600)
+                with Watch(postgres, url, workers) as watch:
+                    result = run_django(url, "bench.autonomy_tick:one_tick", env=env, timeout=3600)
             finally:
                 with ThreadPoolExecutor(len(workers)) as pool:  # stopped together, as they started
                     list(pool.map(lambda process: process.stop(), workers))
             rate = result["stats"]["decided"] / result["wall_s"]
             first = first or rate
             print(f"  {n} workers: {rate:7.0f} decisions/s   {rate / (first * n):.2f} × linear   ({result['line']})")
+            phases = ", ".join(f"{key.removesuffix('_s')} {value:.2f} s" for key, value in result["stats"].items() if key.endswith("_s"))
+            print(f"    {phases}; {watch.summary()}")
+
+
+class Watch:
+    """What bounds a tick on the workers: the CPU each part used (workers, PostgreSQL, the coordinator
+    and Redis, in cores) and what PostgreSQL's connections waited on, sampled every 20 ms."""
+
+    def __init__(self, postgres, database_url: str, workers: list) -> None:
+        self.postgres = postgres
+        self.database = database_url.rsplit("/", 1)[1]
+        self.groups = [worker.popen.pid for worker in workers]  # each worker is its own process group
+        self.waits: Counter = Counter()
+        self.samples = 0
+        self.stopping = threading.Event()
+
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds so far of each part, ended children included."""
+        from bench.cluster import cpu_seconds
+
+        used: Counter = Counter()
+        postmaster = int((self.postgres.data_dir / "postmaster.pid").read_text().split()[0])
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                continue
+            pid, parent, group = int(entry.name), int(fields[1]), int(fields[2])
+            if group in self.groups:
+                used["workers"] += cpu_seconds(pid, children=False)
+            elif pid == postmaster:
+                used["postgres"] += cpu_seconds(pid)  # its ended backends too
+            elif parent == postmaster:
+                used["postgres"] += cpu_seconds(pid, children=False)
+            elif parent == os.getpid():
+                used["redis"] += cpu_seconds(pid)  # the only child of this process that lives through the tick
+        times = os.times()
+        used["coordinator"] = times.children_user + times.children_system  # the tick's child, reaped when it ends
+        return used
+
+    def sample_waits(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.postgres.url, autocommit=True) as connection:
+            while not self.stopping.wait(0.02):
+                rows = connection.execute(
+                    """SELECT CASE WHEN state = 'idle in transaction' THEN 'idle in transaction'
+                                   WHEN wait_event_type = 'Lock' THEN wait_event_type || ':' || wait_event || ' in '
+                                        || regexp_replace(left(query, 50), '\\s+', ' ', 'g')
+                                   ELSE wait_event_type || ':' || wait_event END
+                       FROM pg_stat_activity
+                       WHERE datname = %s AND pid <> pg_backend_pid()
+                         AND (state = 'idle in transaction' OR (state = 'active' AND wait_event IS NOT NULL))""",
+                    [self.database],
+                ).fetchall()
+                self.samples += 1
+                self.waits.update(row[0] for row in rows if row[0])
+
+    def __enter__(self) -> Watch:
+        from bench.cluster import machine_busy_seconds
+
+        self.began, self.machine, self.used = time.monotonic(), machine_busy_seconds(), self.cpu()
+        self.thread = threading.Thread(target=self.sample_waits, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        from bench.cluster import machine_busy_seconds
+
+        self.stopping.set()
+        self.thread.join()
+        elapsed = time.monotonic() - self.began
+        busy, total = machine_busy_seconds()
+        self.busy = (busy - self.machine[0]) / max(0.001, total - self.machine[1])
+        self.cores = {part: (seconds - self.used.get(part, 0.0)) / elapsed for part, seconds in self.cpu().items()}
+
+    def summary(self) -> str:
+        """Cores used by each part, the machine's busy share, and the top waits (connections waiting, per sample)."""
+        cores = ", ".join(f"{part} {value:.2f}" for part, value in sorted(self.cores.items(), key=lambda kv: -kv[1]))
+        waits = ", ".join(f"{wait} {count / max(1, self.samples):.2f}" for wait, count in self.waits.most_common(4))
+        return f"cores used: {cores}; machine {100 * self.busy:.0f} % busy; waiting (mean connections): {waits or 'none'}"
 
 
 def decide_rest_or_chat(request: dict) -> dict:
