@@ -54,8 +54,8 @@ UNDERSTOOD_FLOOR = {
     "cases_2026_11.json": 0.97, "cases_2026_11_b.json": 0.95, "cases_2026_11_c.json": 0.94, "cases_2026_11_d.json": 0.95,
     "cases_2026_11_e.json": 0.98, "cases_2026_11_f.json": 0.92, "cases_2026_11_g.json": 0.93,
     "cases_2026_11_h.json": 0.92, "cases_2026_11_i.json": 0.91, "cases_2026_11_j.json": 0.93,
-    "cases_2026_11_k.json": 0.99, "cases_2026_11_l.json": 0.94, "cases_2026_11_m.json": 0.91,
-    "cases_2026_11_n.json": 0.93, "cases_2026_11_o.json": 0.80,
+    "cases_2026_11_k.json": 0.99, "cases_2026_11_l.json": 0.94, "cases_2026_11_m.json": 0.92,
+    "cases_2026_11_n.json": 0.93, "cases_2026_11_o.json": 0.81, "cases_2026_11_p.json": 0.85,
 }
 TARGET = 0.90
 # Cases whose frozen expectation the demo data or a documented behaviour contradicts; still scored
@@ -78,6 +78,11 @@ DISPUTED = {
     "n-zh-fd-14": "张三 is the demo guest of exactly one order (HT20260301001): as for d-fd-zh-15, the order is found by "
     "its guest's name (an entity resolved from the user's words), and the refund is a proposal naming order and guest "
     "that waits for staff; the writer, who listed it as debatable, expected a question for the number",
+    "p-zh-fd-14": "张三 is the demo guest of exactly one order (HT20260301001): as for n-zh-fd-14, a refund proposal naming "
+    "order and guest for staff to confirm; the writer, who listed it as debatable, expected a question for the number",
+    "p-en-fd-16": "SUP-88901 is the supplier's number of exactly one order (HT20260301001), which the order's own record "
+    "holds (round 13 reads a supplier number as the order it names): the refund is a proposal naming our order and its "
+    "guest for staff to confirm; the writer, who listed it as debatable, expected a question",
     "n-en-fa-20": "'the balanced fund': Beta Balanced is the one fund whose name holds 'balanced'; the writer counted "
     "稳健增长一号 too because its remarks say 平衡型, but remarks are no name; the disable is a proposal staff confirm",
     "n-en-fd-12": "the supplier's number (SUP-88903) is in none of the user's words: the question goes, as a question, "
