@@ -134,13 +134,13 @@ def list_board(turn: Turn, match) -> Step | None:
 
 # How people say a bounty's state when they ask for a list: "被人接了", "已经做完的", "someone took".
 CLAIMED_SAID = re.compile(
-    r"接了|接走|被人?接|有人接|已经?接|领走|被人?领|有人领|认领了|\b(?:claimed|taken|took|picked\s+up|in\s+progress)\b", re.IGNORECASE
+    r"接了|接走|被人?接|有人接|已经?接|领走|被人?领|有人领|认领了|抢走|被抢|\b(?:claimed|taken|took|grabbed|picked\s+up|in\s+progress)\b", re.IGNORECASE
 )
 COMPLETED_SAID = re.compile(r"完成|做完|搞定|交付了|\b(?:completed|finished|done)\b", re.IGNORECASE)
 CANCELLED_SAID = re.compile(r"取消|撤销|\b(?:cancell?ed|withdrawn)\b", re.IGNORECASE)
 # "我自己接了哪些", "my bounties", "which ones did I claim": the speaker's own claims.
 MINE_SAID = re.compile(
-    r"我自己|我接|我领|我认领|我的悬赏|我的任务|\b(?:my|mine)\b|\bi(?:\s+have\s+|['’]ve\s+|\s+)(?:claimed|taken|took|picked)|\bdid\s+i\s+(?:claim|take)",
+    r"我自己|我接|我领|我认领|我的悬赏|我的任务|\b(?:my|mine)\b|\bi(?:\s+have\s+|['’]ve\s+|\s+)(?:claimed|taken|took|picked)|\bdid\s+i\s+(?:claim|take|sign\s+up\s+for|grab|pick)|我报名的|我报了",
     re.IGNORECASE,
 )
 # A question for a list of bounties, not an order to claim or complete one.

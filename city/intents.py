@@ -628,9 +628,11 @@ BUYING = re.compile(r"买|购买|\b(?:buy|purchase)\b", re.IGNORECASE)
 GIVE_WORDS = ("give", "send", "transfer", "hand", "pass", "gift", "toss", "给", "转", "送", "分给", "转赠")
 SHOP_WORDS = ("shop", "store", "商店", "店里", "小卖部")
 MARKET_WORDS = ("market", "listing", "市场", "挂单", "挂的")
+BOUNTIES_SAID = re.compile(r"\bbount(?:y|ies)\b|悬赏", re.IGNORECASE)
+MARKET_SAID = re.compile(r"\bmarket|\blistings?\b|市场|挂单|挂的", re.IGNORECASE)  # "list" is no listing
 BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
 # Taking another's listing without the word "buy": "拍下", "拿下", "snap up", "I'll take it".
-TAKE_WORDS = ("accept", "take", "want", "snap up", "grab", "接受", "接", "要", "拍下", "拍了", "拿下", "入手")
+TAKE_WORDS = ("accept", "take", "want", "snap up", "grab", "接受", "接", "要", "拍下", "拍了", "拿下", "入手", "收了", "收下")
 SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "挂市场", "挂单卖", "挂个单", "挂一单", "挂张单", "挂一个单", "挂")
 EACH = re.compile(
     r"\beach\b|\bapiece\b|\ba\s+piece\b|\bper\s+(?:unit|piece|loaf|one|item|bag)\b|每(?:个|份|块|袋|斤|单位)|单价"
@@ -977,6 +979,8 @@ def cancel_frame(turn: Turn, filled: Filled) -> Step:
 def accept_frame(turn: Turn, filled: Filled) -> Step:
     if not filled.reading.has(*BUY_WORDS, *TAKE_WORDS):
         return DECLINE
+    if BOUNTIES_SAID.search(filled.reading.said) and not MARKET_SAID.search(filled.reading.said):
+        return DECLINE  # "the bounties someone already grabbed": the board, not a listing
     me = agent_name(turn.system)
     # "Alice，Dave挂的木材你买下来": the agent addressed is no seller; the other resident is.
     sellers = [s for s in filled.reading.of("resident") if s.name != me]
@@ -1078,7 +1082,7 @@ SIGNING_UP = ("报名", "报个名", "报上名", "报一下名", "sign up", "si
 @frame(
     "assign_building",
     triggers=(
-        "work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工",
+        "work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工", "打份工", "打个工", "打零工", "打短工",
         "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "a job", "some work", "get me hired", "get hired",
         # Signing up for a job: "帮我报个名", "go sign up there", "enrol me at the farm".
         *SIGNING_UP,

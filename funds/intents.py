@@ -231,6 +231,15 @@ def _quoted_at(text: str, start: int) -> bool:
     return start > 0 and text[start - 1] in QUOTES
 
 
+def _typed_new_name(match: re.Match) -> str:
+    """The new name a pattern's ``new`` group starts: in quotes, the whole quotation ("叫“贝塔 平衡”": its space too)."""
+    start = match.start("new")
+    if not _quoted_at(match.string, start):
+        return _new_name(match["new"])
+    close = re.search(f"[{QUOTES}]", match.string[start:])
+    return _new_name(match.string[start : start + close.start()] if close else match["new"], True)
+
+
 # "名字改成中文 贝塔平衡", "改成英文名：Beta Two": the language says which name follows, it is not the name
 # ("改名为中文教育基金" names 中文教育基金: the word must stand apart, or be 中文名/英文名).
 IN_LANGUAGE = r"(?:(?:中文|英文)(?:名(?:字|称)?(?:叫|是)?\s*[:：]?\s*|\s*[:：]\s*|\s+))?"
@@ -245,10 +254,10 @@ IN_LANGUAGE = r"(?:(?:中文|英文)(?:名(?:字|称)?(?:叫|是)?\s*[:：]?\s*|
     r"(?:把|将)\s*" + NAME + r"\s*(?:改名为|改名成|重命名为|更名为)\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
     r"\b(?:change|set|update|edit) (?:the )?(?:remarks?|notes?) (?:of|for|on) (?:the )?fund #?(?P<id>\d+) to(?:\s+(?:read|say))?\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
     r"\b(?:change|set|update|edit) (?:the )?fund #?(?P<id>\d+)(?:'s)? (?:remarks?|notes?) to(?:\s+(?:read|say))?\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
-    r"\brename (?:the )?fund #?(?P<id>\d+) to [\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
+    r"\brename (?:the )?fund #?(?P<id>\d+) to [\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*(?:\.?\s*$|[,;]\s|\s[—–-]{1,2}\s|[—–])",
     r"\b(?:change|set|update|edit) (?:the )?(?:remarks?|notes?) (?:of|for|on) (?:the )?(?:fund )?" + EN_NAME
     + r"(?: fund)? to(?:\s+(?:read|say))?\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
-    r"\brename (?:the )?(?:fund )?" + EN_NAME + r"(?: fund)? to [\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
+    r"\brename (?:the )?(?:fund )?" + EN_NAME + r"(?: fund)? to [\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*(?:\.?\s*$|[,;]\s|\s[—–-]{1,2}\s|[—–])",
     priority=1,
     verbatim=True,
     tool="update_fund",
@@ -257,7 +266,7 @@ IN_LANGUAGE = r"(?:(?:中文|英文)(?:名(?:字|称)?(?:叫|是)?\s*[:：]?\s*|
 def update_fund_intent(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
     if groups.get("new"):
-        return _on_fund(turn, match, "update_fund", fund_name=_new_name(groups["new"], _quoted_at(match.string, match.start("new"))))
+        return _on_fund(turn, match, "update_fund", fund_name=_typed_new_name(match))
     return _on_fund(turn, match, "update_fund", remarks=without_aside(as_typed(turn, groups["remarks"])))
 
 
@@ -285,8 +294,9 @@ def as_typed(turn: Turn, fragment: str) -> str:
     from agents.providers.understanding import QUOTED
 
     if quote := QUOTED.search(fragment):
-        return quote.group(1).strip()
-    fragment = re.sub(r"^(?:一下|下)?\s*[:：]?\s*", "", fragment.strip()).strip().strip("「」“”\"'")
+        fragment = quote.group(1).strip()  # found below as typed: the normal form made "，" a ","
+    else:
+        fragment = re.sub(r"^(?:一下|下)?\s*[:：]?\s*", "", fragment.strip()).strip().strip("「」“”\"'")
     loose = "".join(
         r"\s*" if c.isspace() else (rf"[{re.escape(c)}{chr(ord(c) + 0xFEE0)}]" if 0x21 <= ord(c) <= 0x7E and not c.isalnum() else
         (r"[\d一二两三四五六七八九十百千]+" if c.isdigit() else re.escape(c)))
@@ -362,18 +372,19 @@ def _on_known_fund(turn: Turn, tool_name: str, **arguments) -> Step:
 
 
 @intent(
-    r"备注\s*(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|为|改|:|：)\s*(?P<remarks>.+?)" + TEXT_END,
+    r"备注\s*(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|为|改(?![掉了好动])|:|：)\s*(?P<remarks>.+?)" + TEXT_END,
     # "set the remarks on X to: closed to new money": after "to:" the remarks run whole, their own "to" kept.
     r"\b(?:remarks?|notes?)\b[^:：]*?\bto\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
-    r"(?:改名为|改名成|改名叫|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫))\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
-    r"\b(?:rename\b.*?\bto|name\s+to|change\s+the\s+name\b.*?\bto)\s+[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*\.?\s*$",
+    # "…改个名，叫科技先锋精选", "改个中文名，就叫「…」": the new name after the 叫.
+    r"(?:改名为|改名成|改名叫|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)个(?:中文|英文|新)?名字?\s*[，,]?\s*(?:就)?叫)\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
+    r"\b(?:rename\b.*?\bto|name\s+to|change\s+the\s+name\b.*?\bto)\s+[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*(?:\.?\s*$|[,;]\s|\s[—–-]{1,2}\s|[—–])",
     verbatim=True,
     tool="update_fund",
 )
 def update_any_order(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
     if groups.get("new"):
-        return _on_known_fund(turn, "update_fund", fund_name=_new_name(groups["new"], _quoted_at(match.string, match.start("new"))))
+        return _on_known_fund(turn, "update_fund", fund_name=_typed_new_name(match))
     remarks = without_aside(as_typed(turn, groups["remarks"]))
     # "add a remark to fund 2: long term": the fund named before the colon is not part of the remarks.
     if (head := re.match(r"^\s*(?:(?:the\s+)?fund\s*#?\s*\d+|基金\s*#?\s*\d+|[^:：]{1,30}?)\s*[:：]\s*(?=\S)", remarks, re.IGNORECASE)) and (
@@ -397,7 +408,7 @@ INACTIVE = re.compile(r"\b(?:not|inactive|disabled|off|closed)\b|停用|禁用|�
 
 # "停用的不用管", "ignore the disabled ones": the inactive funds left out, which is asking for the active ones.
 LEFT_OUT = re.compile(
-    r"(?:停用|禁用|关闭)的?(?:基金)?\s*(?:不用管|不用看|不要|别管|除外|不算|不看|忽略)|(?:除了|不要|不看|忽略|别管)(?:那些)?(?:停用|禁用|关闭)的?"
+    r"(?:停用|禁用|关闭)的?(?:基金)?\s*(?:不用管|不用看|不要|别管|除外|不算|不看|忽略|别列|不用列|不要列|别显示|不用显示|别放)|(?:除了|不要|不看|忽略|别管)(?:那些)?(?:停用|禁用|关闭)的?"
     r"|\b(?:ignore|skip|except|excluding|without|not)\s+(?:the\s+)?(?:disabled|inactive|closed)(?:\s+ones)?\b",
     re.IGNORECASE,
 )
@@ -412,7 +423,7 @@ def wants_active(said: str) -> bool:
 # "名字里带“能源”的基金", "funds with 'Beta' in the name": the funds whose name holds these words.
 NAME_HAS = (
     re.compile(r"(?:名字|名称|名)(?:里|中|里面)?(?:带|带有|包含|含有?|有)\s*[「“\"'‘]?(?P<part>[^「」“”\"'‘’，,。的\s]{1,20})[」”\"'’]?\s*(?:字样|字)?的"),
-    re.compile(r"\bwith\s+[\"'“‘]?(?P<part>[^\"'“”‘’]{1,30}?)[\"'”’]?\s+in\s+(?:the|its|their)\s+names?\b", re.IGNORECASE),
+    re.compile(r"(?:\bwith|\bw/)\s*[\"'“‘]?(?P<part>[^\"'“”‘’]{1,30}?)[\"'”’]?\s+in\s+(?:the|its|their)\s+names?\b", re.IGNORECASE),
     re.compile(r"\bnames?\s+(?:contain(?:s|ing)?|includ(?:es|ing)|with)\s+[\"'“‘]?(?P<part>[^\"'“”‘’?,.\s]{1,30})", re.IGNORECASE),
     # "list funds containing 能源", "funds matching 'tech'", "含“能源”的基金", "包含稳健的基金".
     re.compile(r"\bfunds?\s+(?:contain(?:s|ing)?|includ(?:es|ing)|match(?:es|ing)?)\s+[\"'“‘]?(?P<part>[^\"'“”‘’?,.\s]{1,30})", re.IGNORECASE),
@@ -581,7 +592,17 @@ enable_frame.names_the_miss = fund_missed
     priority=2,
 )
 def disable_frame(turn: Turn, filled: Filled) -> Step:
+    if REMARKS_REMOVED.search(filled.reading.said):
+        return Step.say(_("备注要改成什么？"))  # "把X的备注删掉": the remarks go, not the fund
     return _on_resolved(turn, filled, "disable_fund")
+
+
+# "把绿色能源的备注删掉", "remove the note on Beta": a delete whose object is the remarks.
+REMARKS_REMOVED = re.compile(
+    r"备注\s*(?:都|全)?\s*(?:删|去掉|清掉|清空|拿掉)|(?:删掉|删除|去掉|清空|清掉)\s*(?:\S{0,12}的)?\s*备注"
+    r"|\b(?:remove|delete|clear|drop|wipe|erase)\s+(?:\w+\s+){0,4}?(?:remarks?|notes?)\b",
+    re.IGNORECASE,
+)
 
 
 disable_frame.names_the_miss = fund_missed
@@ -604,7 +625,7 @@ QUOTES = "“”\"'「」『』‘’"
 # Where one piece of a new fund's description ends: a clause mark, a sentence's end, "and"/"with",
 # or a space before another labelled field ("短债 类型:债券型", "Alpine Growth? Notes: …").
 PIECES = re.compile(
-    r"\s*[,，;；。?？!！]\s*|\.\s+|\s+(?:and|with)\s+|\s+(?=[^\s:：,，]{1,12}\s*[:：])", re.IGNORECASE
+    r"\s*[,，;；。?？!！]\s*|\.\s+|\s+(?:and|with)\s+|\s+(?=[^\s:：,，]{1,12}\s*[:：])|\s+(?=备注|说明)", re.IGNORECASE
 )
 # Thanks and please closing a request: manners, not remarks.
 COURTESY = re.compile(

@@ -395,6 +395,10 @@ GENERIC_BODY = re.compile(
 )
 
 
+# "the guest", "客人", "住客": one of the supplier's many guests, unnamed.
+THE_GUEST = re.compile(r"\b(?:the|our|this|that)\s+(?:guest|customer|client)s?\b|客人|住客|顾客|客户", re.IGNORECASE)
+
+
 @frame(
     "message_send",
     triggers=(
@@ -459,8 +463,13 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
         # The desk's rule: the guest hears of a refund from the system once staff registered it, never from the desk.
         return Step.say(_("退款登记后系统会通知客人；在那之前我不能告诉客人退款已办理，所以没有发送。"))
     topic = bool(TOPIC_ONLY.fullmatch(text.value) or TOPIC_BEFORE.search(said, 0, text.start))
-    if "order_no" not in filled.slots and (ORDER_POINTED.search(filled.reading.folded) or topic):
-        return Step.say(str(ORDER_ASK))  # "问问供应商那单能不能退", "message the supplier about the early checkout": which order?
+    # Dictated after a colon or in quotes, the words go as typed; told about, "the guest" needs the booking.
+    dictated = re.search(r"[:：「“\"']\s*$", said[: text.start])
+    about_a_guest = channel == "upstream" and not dictated and THE_GUEST.search(text.value) and not SUPPLIER_NUMBER.search(said)
+    if "order_no" not in filled.slots and (ORDER_POINTED.search(filled.reading.folded) or topic or about_a_guest):
+        # "问问供应商那单能不能退", "message the supplier about the early checkout", "tell the supplier the guest is
+        # leaving early": which order? (the supplier has many guests)
+        return Step.say(str(ORDER_ASK))
     if topic:
         return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})  # a topic is no message
     content = text.value
@@ -492,6 +501,7 @@ send_frame.asks_itself = True
     "message_list",
     triggers=(
         "reply", "replied", "answer", "say", "said", "respond", "messages", "msg", "conversation", "chat", "thread", "unread", "未读",
+        "get back to", "got back to", "gotten back", "heard back", "hear back", "回话", "回音",
         "channel", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
     ),
     not_with=("send", "tell", "let", "msg guest", "msg the", "msg supplier", "告诉", "说：", "说:", "发消息：", "发消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),

@@ -122,6 +122,8 @@ CLAUSE_MARK = re.compile(
     r"[,，。;；!！?？\n]|(?<!\d)\.(?!\d)|\s(?:so|then|now|but|and\s+then)\s|所以|然后|但是|不过|现在",
     re.IGNORECASE,
 )
+# A dash too: "disable it — we can't keep it listed" says why after it (where a no stands, not what "him" names).
+CLAUSE_OR_DASH = re.compile(CLAUSE_MARK.pattern + r"|\s[—–-]{1,2}\s|[—–]{1,2}", re.IGNORECASE)
 # A clause that tells what was done ("我刚收了一筐苹果", "sold 3 wood yesterday"), not what to do.
 REPORTED = re.compile(
     r"[了过](?![吧吗])|昨天|前天|刚才|刚刚|上次|之前|已经"
@@ -134,10 +136,10 @@ REPORTED = re.compile(
 ASKING = re.compile(r"帮我|请|麻烦|吧|\b(?:please|can\s+you|could\s+you|would\s+you)\b", re.IGNORECASE)
 
 
-def clauses(said: str) -> list[tuple[int, int]]:
+def clauses(said: str, marks: re.Pattern = CLAUSE_MARK) -> list[tuple[int, int]]:
     """(start, end) of each clause of ``said``."""
     out, start = [], 0
-    for mark in CLAUSE_MARK.finditer(said):
+    for mark in marks.finditer(said):
         if mark.start() > start:
             out.append((start, mark.start()))
         start = mark.end()

@@ -159,12 +159,16 @@ POLITE = re.compile(
 STILL_ASKING = re.compile(
     r"多少|怎么|怎样|如何|为什么|该不该|what|how|why|should\s+i|do\s+you\s+think"
     # Advice: "would you disable it if you were me?", "你觉得呢", "换你会停用吗".
-    r"|if\s+(?:you|u)\s+were|in\s+my\s+(?:shoes|place|position)|your\s+(?:advice|opinion|take)|recommend|advise|你觉得|你看呢|你说呢|建议|如果是你|换(?:做|成)?(?:是)?你",
+    r"|if\s+(?:you|u)\s+were|in\s+my\s+(?:shoes|place|position)|your\s+(?:advice|opinion|take)|recommend|advise|你觉得|你看呢|你说呢|建议|如果是你|换(?:做|成)?(?:是)?你"
+    # "你能不能直接改掉？我就问问", "could you skip the approval? just curious": a "can you" only asked about.
+    r"|就问问|只是问问|随便问问|问问而已|问一下而已|好奇|\bjust\s+(?:asking|curious|wondering)\b|\bonly\s+asking\b|\bout\s+of\s+curiosity\b",
     re.IGNORECASE,
 )
 # A question about the speaker's own state ("how am I doing? hungry?"): the status answers it.
 STATE = re.compile(
-    r"饿|饱|累|困|精力|体力|饱食|状态|我怎么样|我还好|\b(?:hungry|starving|tired|energy|satiety|status|how\s+am\s+i|how'?s\s+my)\b",
+    r"饿|饱|累|困|精力|体力|饱食|状态|我怎么样|我还好|\b(?:hungry|starving|tired|energy|satiety|status|how\s+am\s+i|how'?s\s+my)\b"
+    # "我还剩多少钱，想买东西又怕不够", "how much money do I have left?": the credits the status shows.
+    r"|(?:多少|几个?)(?:钱|信用点|余额)|还剩多少|\bhow\s+(?:much|many)\s+(?:money|credits?|cash)\b|\b(?:my\s+)?balance\b",
     re.IGNORECASE,
 )
 # "Bob's hungry", "Dave's out of bread": 's is "is" or "has", not an owner.
@@ -324,6 +328,16 @@ def approximate(text: str) -> bool:
 def corrected(text: str) -> bool:
     """The message corrects itself on the way ("… I mean 3", "…，不对，三个")."""
     return bool(SELF_CORRECTED.search(text))
+
+
+# "叫东林木场……不对不对，叫「北坡木场」", "叫价值精选，哦等一下，改叫…": a name or remarks read from words that
+# correct themselves hold the correction: what was meant is not sure.
+REVISED = re.compile(SELF_CORRECTED.pattern + r"|(?:哦|啊|呃|噢)\s*(?:等一下|等等)|改叫|改成叫|还是叫", re.IGNORECASE)
+
+
+def revised(free_text: str) -> bool:
+    """Free text (a name, remarks, a message) holding the user's own change of mind."""
+    return bool(REVISED.search(free_text))
 # "我明天打算给Eve两个苹果", "I'm planning to give Eve 2 apples tomorrow": what the speaker means to do
 # some other time, told; the clause asking for the write says when, and it is not now.
 PLANNED = re.compile(
@@ -704,9 +718,15 @@ FIELD_LEFT_ALONE = re.compile(
     r"\bno\s+(?:remarks?|notes?|description)\b|\b(?:remarks?|notes?)\b[^,.;!?]{0,20}?\b(?:later|can\s+wait|not\s+needed|aren'?t\s+needed|as\s+(?:they|it)\s+(?:are|is))\b"
     r"|\bfill\s+(?:them|it|those|that)\s+in\s+later\b|\bkeep\s+the\s+(?:remarks?|notes?)\b|\bleave\s+the\s+(?:remarks?|notes?)\b"
     r"|备注(?:先|就|暂时)?(?:不用|不必|别|不要|无需)(?:动|改|填|写|管|加)?|备注(?:先|就|暂时)?空着|备注(?:保持|照旧|不变)"
+    r"|备注(?:先|就|暂时)?不(?:填|写|加|动|改)|备注(?:以后|回头|之后|晚点)再(?:说|填|写|补|加)"
     r"|(?:不用|不必|别|不要|无需)(?:动|改|填|写|加)备注|备注以后再(?:填|写|补|加)",
     re.IGNORECASE,
 )
+
+
+def without_left_fields(text: str, writes: Iterable[tuple[str, dict]]) -> str:
+    """``text`` less what it says of the remarks no write sets ("…红利低波 备注先不填"): no no to the write."""
+    return text if any("remarks" in arguments for _name, arguments in writes) else FIELD_LEFT_ALONE.sub(" ", text)
 
 
 def leaves_a_field(clause: str, writes: Iterable[tuple[str, dict]]) -> bool:

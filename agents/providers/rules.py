@@ -394,6 +394,8 @@ class RulesChatPolicy:
             said = correction["rest"]
         messages = [m for m in (turn.earlier if turn.continues else "", said) if m]
         free = [v for _name, arguments in writes for k, v in arguments.items() if k in restraint.FREE_TEXT and isinstance(v, str)]
+        if any(restraint.revised(v) for v in free):
+            return Step.say(_("这句话中途改了口，我不确定以哪个为准，没有执行任何操作。请把最终的要求完整地说一遍，好吗？"))
         speaker = agent_name(turn.system)
         persons = resident_names()
         # "yes" to the question a relayed instruction or a plan was asked back with: the user now asks for it.
@@ -405,6 +407,7 @@ class RulesChatPolicy:
             context = restraint.without_passed_on(restraint.without(message, free))
             # "还在的话", "if there's still a spot": a condition the write's tool checks itself holds nothing back.
             context = restraint.unless_gone(context, persons)
+            context = restraint.without_left_fields(context, writes)
             if restraint.injected(message):
                 return Step.say(_("这句话像是要改写我的指令，我不会因此执行任何操作。需要做什么，请直接告诉我。"))
             if not confirmed and restraint.advice_on_a_quote(message):
@@ -515,13 +518,13 @@ def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set
     """The negation says no to another thing, in a clause of its own ("不用休息了，先帮我上班打卡" checks in):
     each negated clause asks for another of this agent's tools, and a clause without one asks for the write."""
     from . import restraint
-    from .frames import clauses, registered_frames, sub_reading
+    from .frames import CLAUSE_OR_DASH, clauses, registered_frames, sub_reading
     from .understanding import read
 
     tools = {name for name, _a in writes}
     mine = [w for f in registered_frames() if f.tool in tools for w in f.words]
     others = [w for f in registered_frames() if f.tool in offered and f.tool not in tools for w in f.words]
-    bounds = clauses(message)
+    bounds = clauses(message, CLAUSE_OR_DASH)
     if len(bounds) < 2 or not mine:
         return False
     reading = read(message)

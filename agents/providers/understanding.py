@@ -376,6 +376,8 @@ def quotation(longest: int) -> re.Pattern:
 
 QUOTED = quotation(200)
 ORDER_NO = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2}\d{8,})(?![0-9])")
+# "HT 20260301003", "HT-20260301003": an order number typed apart (capitals only: "at 20260301" is no order).
+ORDER_NO_APART = re.compile(r"(?<![A-Za-z0-9])([A-Z]{2})[ -](\d{8,})(?![0-9])")
 
 
 def quoted(text: str) -> list[Span]:
@@ -383,7 +385,9 @@ def quoted(text: str) -> list[Span]:
 
 
 def order_numbers(text: str) -> list[Span]:
-    return [Span("order", m.group(1).upper(), m.start(1), m.end(1), m.group(1)) for m in ORDER_NO.finditer(text)]
+    whole = [Span("order", m.group(1).upper(), m.start(1), m.end(1), m.group(1)) for m in ORDER_NO.finditer(text)]
+    apart = [Span("order", m.group(1) + m.group(2), m.start(), m.end(), m.group()) for m in ORDER_NO_APART.finditer(text)]
+    return sorted(whole + apart, key=lambda span: span.start)
 
 
 # ---------------------------------------------------------------------------- names

@@ -2064,3 +2064,65 @@ def test_the_reply_speaks_the_messages_language_whatever_the_names_in_it(demo, t
     agent = "Bob" if "Eve" in message else "基金助理"
     reply = talker(agent, message).reply
     assert bool(re.search(r"[\u4e00-\u9fff]{2,}", re.sub(r"[“「][^”」]*[”」]|苹果", "", reply))) is not english, reply
+
+
+# ---------------------------------------------------------------------------- round 15 (held-out p's classes, own sentences)
+
+
+def test_quoted_remarks_keep_their_full_width_punctuation(demo, talker):
+    [call] = _calls(talker("基金助理", "把科技先锋的备注改成“主投半导体，兼顾软件”"), "update_fund")
+    assert call == {"fund_id": 2, "remarks": "主投半导体，兼顾软件"}
+
+
+@pytest.mark.parametrize("message", ["新建一个基金 名字叫 红利低波 备注先不填", "新建一个基金，名字就叫 红利低波 备注以后再说"])
+def test_a_new_name_ends_before_what_is_said_of_the_remarks(demo, talker, message):
+    assert _calls(talker("基金助理", message), "create_fund") == [{"fund_name": "红利低波"}]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [("Carol", "帮我盖个伐木场，名字叫东林木场……不对不对，叫“北坡木场”"), ("基金助理", "建个基金叫价值精选，哦等一下，改叫“价值精选二号”，备注写大盘价值")],
+)
+def test_free_text_that_corrects_itself_is_asked_about_never_written(demo, talker, agent, message):
+    result = talker(agent, message)
+    assert _writes(result) == [] and _asks(result.reply)
+
+
+@pytest.mark.parametrize("message", ["你能不能直接把绿色能源主题的备注删掉？我就问问", "把科技先锋的备注改掉", "remove the notes on Beta Balanced"])
+def test_removing_the_remarks_never_disables_the_fund_nor_writes_a_fragment(demo, talker, message):
+    assert _writes(talker("基金助理", message)) == []
+
+
+def test_a_quoted_new_name_is_taken_whole_and_a_name_changed_with_改个名_is_read(demo, talker):
+    assert _calls(talker("基金助理", "Beta Balanced 换个中文名，就叫“贝塔 平衡”"), "update_fund") == [{"fund_id": 4, "fund_name": "贝塔 平衡"}]
+    assert _calls(talker("基金助理", "科技先锋那个改个名，叫科技先锋精选"), "update_fund") == [{"fund_id": 2, "fund_name": "科技先锋精选"}]
+
+
+def test_a_reason_after_a_dash_or_comma_leaves_the_fund_write(demo, talker):
+    assert _calls(talker("基金助理", "please disable 绿色能源主题 — risk flagged it and we can't keep it listed"), "disable_fund")
+    assert _calls(talker("基金助理", "rename Beta Balanced to Beta Global, we're relaunching it next month"), "update_fund") == [
+        {"fund_id": 4, "fund_name": "Beta Global"}
+    ]
+
+
+def test_a_message_to_the_supplier_about_the_guest_asks_which_order_unless_dictated(demo, talker):
+    result = talker("前台助理", "tell the supplier the guest wants a late checkout")
+    assert _writes(result) == [] and "HT" in result.reply
+    assert _calls(talker("前台助理", "tell the supplier: the guest wants a late checkout"), "message_send")
+
+
+def test_desk_reads_replies_and_order_numbers_typed_apart(demo, talker):
+    assert _calls(talker("前台助理", "did the supplier get back to us on HT20260301001 yet?"), "message_list") == [
+        {"channel": "upstream", "order_no": "HT20260301001"}
+    ]
+    assert _calls(talker("前台助理", "查一下 HT-20260301003"), "order_query") == [{"order_no": "HT20260301003"}]
+
+
+def test_residents_phrasings_of_round_15(demo, talker):
+    assert _calls(talker("Eve", "我想去东郊磨坊打份工"), "assign_building")
+    assert _calls(talker("Dave", "carol挂的那单小麦我收了"), "accept_market_order") == [{"order_id": 1}]
+    assert _calls(talker("Bob", "我还剩多少钱啊，想买东西又怕不够"), "get_my_status") == [{}]
+    assert _calls(talker("Bob", "list the bounties someone already grabbed"), "list_bounties") == [{"status": "claimed"}]
+    assert _calls(talker("Alice", "which bounties did i sign up for"), "list_bounties") == [{"status": "claimed", "mine": True}]
+    assert _calls(talker("基金助理", "只看启用的基金，停用的别列出来"), "list_funds") == [{"active_only": True}]
+    assert _calls(talker("基金助理", "list funds w/ 科技 in the name"), "list_funds") == [{"fund_name": "科技"}]
