@@ -7,6 +7,7 @@ from django.db.models import Count, Min, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core import rows
 from core.errors import ApplicationError, NotFound
 from core.params import parse_id
 
@@ -33,11 +34,14 @@ def agent_status(*, agent_id: int) -> dict:
     return dict(agent)
 
 
+# The action with the relations deciding and showing it read (``PendingActionSerializer``'s too),
+# composed once: a confirm's dearest statement to build.
+_PENDING_ACTION = rows.OneByKey(PendingAction.objects.select_related("agent", "conversation", "requested_by", "decided_by"))
+
+
 def pending_action_get(*, action_id: int) -> PendingAction:
-    """The action with the relations deciding and showing it read (``PendingActionSerializer``'s too)."""
-    related = ("agent", "conversation", "requested_by", "decided_by")
-    # One row by its key: no ORDER BY for first() to compose (a confirm's dearest statement to build).
-    action = next(iter(PendingAction.objects.select_related(*related).filter(pk=action_id).order_by()[:1]), None)
+    """The action with the relations deciding and showing it read."""
+    action = _PENDING_ACTION.get(action_id)
     if action is None:
         raise NotFound("pending_action_not_found", _("待确认操作不存在"))
     return action

@@ -13,7 +13,8 @@ all (the tick's audit and round-log rows: building an instance cost more than in
 
 What it leaves out: ``save()`` overrides and ``pre_save``/``post_save`` signals. Use it only for
 models that have neither (``create`` refuses a model with a signal receiver). ``read_all`` is
-``model.objects.all()`` the same way, for the small tables a tick batch reads whole.
+``model.objects.all()`` the same way, for the small tables a tick batch reads whole, and
+``OneByKey`` a queryset's one row by its key (``select_related`` included), for a request's reads.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any, TypeVar
 
 from django.db import connections, models, router
 from django.db.models import Model
+from django.db.models.query import QuerySet, get_related_populators
 from django.db.models.base import ModelState
 from django.db.models.signals import post_init, post_save, pre_init, pre_save
 from django.utils import timezone
@@ -241,3 +243,43 @@ def _select_all(alias: str, model: type[Model]) -> tuple[str, tuple[str, ...], t
         if functions:
             converters.append((index, column, tuple(functions)))
     return sql, tuple(field.attname for field in fields), tuple(converters)
+
+
+class OneByKey:
+    """``queryset.filter(pk=key).first()`` without an ORDER BY, the statement and the mapping of its
+    row to instances (``select_related`` ones too) composed once per database alias, the way
+    ``ModelIterable`` maps them. Composing a query of four joined relations cost a confirm more
+    than running it (``bench.requests --profile confirm``). Keep one per queryset, at module level."""
+
+    _KEY = -7_319_402_221  # stands for the key while the statement is composed; found among its parameters
+
+    def __init__(self, queryset: QuerySet) -> None:
+        self.queryset = queryset.order_by()
+        self._composed: dict[str, tuple] = {}
+
+    def _compose(self, alias: str) -> tuple:
+        compiler = self.queryset.filter(pk=self._KEY)[:1].query.get_compiler(using=alias)
+        sql, params = compiler.as_sql()
+        klass_info, select = compiler.klass_info, compiler.select
+        start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
+        names = [column[0].target.attname for column in select[start:end]]
+        populators = get_related_populators(klass_info, select, alias)
+        composed = (compiler, sql, list(params), list(params).index(self._KEY), start, end, names, populators)
+        self._composed[alias] = composed
+        return composed
+
+    def get(self, key: Any) -> Model | None:
+        model = self.queryset.model
+        alias = router.db_for_read(model)
+        compiler, sql, params, index, start, end, names, populators = self._composed.get(alias) or self._compose(alias)
+        params = params.copy()
+        params[index] = model._meta.pk.get_prep_value(key)  # a key that is no key fails as the ORM's filter does
+        with connections[alias].cursor() as cursor:
+            cursor.execute(sql, params)
+            found = cursor.fetchall()
+        for row in compiler.results_iter([found]):
+            obj = model.from_db(alias, names, row[start:end])
+            for populator in populators:
+                populator.populate(row, obj)
+            return obj
+        return None

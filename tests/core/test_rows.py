@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from agents.models import Tool, ToolCall
 from city.models import ResourceType
@@ -92,3 +95,24 @@ def test_from_db_goes_through_the_models_own_from_db_when_init_has_receivers(mak
     finally:
         post_init.disconnect(receiver, sender=Agent)
     assert seen == [41]
+
+
+def test_one_by_key_reads_what_the_orm_reads_relations_included(make_agent, django_assert_num_queries):
+    from agents.models import PendingAction
+
+    alice = make_agent("Alice")
+    action = PendingAction.objects.create(
+        agent=alice, tool_name="create_fund", arguments={"fund_name": "X"}, expires_at=timezone.now() + timedelta(hours=1)
+    )
+    one = rows.OneByKey(PendingAction.objects.select_related("agent", "decided_by"))
+    expected = PendingAction.objects.select_related("agent", "decided_by").get(pk=action.pk)
+
+    with django_assert_num_queries(1):  # the relations come with the row
+        read = one.get(action.pk)
+        assert (read.agent.name, read.decided_by) == ("Alice", None)
+    fields = [field.attname for field in PendingAction._meta.concrete_fields]
+    assert [getattr(read, name) for name in fields] == [getattr(expected, name) for name in fields]
+    assert (read._state.adding, read._state.db) == (False, "default")
+    assert one.get(action.pk + 1000) is None
+    with pytest.raises(ValueError):
+        one.get("seven")  # as PendingAction.objects.filter(pk="seven") fails
