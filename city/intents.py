@@ -436,8 +436,12 @@ COST_ASKED = re.compile(
 
 
 # Where an unquoted new name stops besides a clause's end: a full stop before the next sentence ("name it North
-# Woods. I have the stone"), or a word that opens a reason ("…called Oak Hall because …").
-NAME_STOPS = re.compile(r"\.(?=\s|$)|\s+(?:because|since|but|cause|cuz|so\s+that|as\s+i|as\s+we)\b", re.IGNORECASE)
+# Woods. I have the stone"), a word that opens a reason ("…called Oak Hall because …"), a dash or an ellipsis.
+NAME_STOPS = re.compile(
+    r"\.(?=\s|$)|\s+(?:because|since|but|cause|cuz|so\s+that|as\s+i|as\s+we)\b"
+    r"|\s[—–-]{1,2}\s|[—–]{1,2}|……|…",  # "…call it Sunny Acres — I've got the wood": an aside after a dash or an ellipsis
+    re.IGNORECASE,
+)
 
 
 def building_name(said: str) -> Span | None:

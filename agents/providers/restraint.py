@@ -125,8 +125,8 @@ QUESTION = re.compile(
     r"|\b(?:how\s+to|how\s+(?:it|that|this)\s+works|is\s+there\s+(?:a|any)\s+way|explain|torn|unsure|not\s+sure|undecided|"
     r"on\s+the\s+fence|hesitant|hesitating|debating|pondering|mulling)\b"
     r"|犹豫|纠结|拿不定|拿不准|没想好|不确定|流程|步骤|教程|这种事|这类事"
-    # A comparison: "吃面包比吃苹果好", "selling beats buying", "giving is better than …".
-    r"|比[^，,。!！?？]{1,10}?(?:好|强|差|贵|便宜|划算|合适|香|值|重要)|\b(?:better|worse|cheaper|smarter)\s+than\b|\bbeats\b"
+    # A comparison: "吃面包比吃苹果好", "selling beats buying", "giving is better than …" ("总比闲着强" is why, not a musing).
+    r"|(?<!总)比[^，,。!！?？]{1,10}?(?:好|强|差|贵|便宜|划算|合适|香|值|重要)|\b(?:better|worse|cheaper|smarter)\s+than\b|\bbeats\b"
     # An opinion about the action, not a request: "quitting smoking is hard", "disabling X would be a mistake",
     # "我最喜欢吃面包了".
     r"|\b(?:is|are|was|'s|would\s+be|'d\s+be|will\s+be|might\s+be)\s+(?:so\s+|really\s+|very\s+|pretty\s+|too\s+|such\s+|kind\s+of\s+|a\s+)?"

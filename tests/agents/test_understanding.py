@@ -2126,3 +2126,10 @@ def test_residents_phrasings_of_round_15(demo, talker):
     assert _calls(talker("Alice", "which bounties did i sign up for"), "list_bounties") == [{"status": "claimed", "mine": True}]
     assert _calls(talker("基金助理", "只看启用的基金，停用的别列出来"), "list_funds") == [{"active_only": True}]
     assert _calls(talker("基金助理", "list funds w/ 科技 in the name"), "list_funds") == [{"fund_name": "科技"}]
+
+
+def test_a_new_buildings_name_ends_at_a_dash_and_总比_gives_a_reason(demo, talker):
+    [built] = _calls(talker("Carol", "build a farm and call it Sunny Acres — I've got the wood and the cash"), "construct_building")
+    assert built == {"kind": "farm", "name": "Sunny Acres"}
+    assert _calls(talker("Eve", "我想去骊山采石场上班，总比闲着强"), "assign_building")
+    assert _writes(talker("Eve", "去采石场上班比去磨坊好吗")) == []  # a comparison asked about still asks
