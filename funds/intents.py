@@ -625,7 +625,8 @@ QUOTES = "“”\"'「」『』‘’"
 # Where one piece of a new fund's description ends: a clause mark, a sentence's end, "and"/"with",
 # or a space before another labelled field ("短债 类型:债券型", "Alpine Growth? Notes: …").
 PIECES = re.compile(
-    r"\s*[,，;；。?？!！]\s*|\.\s+|\s+(?:and|with)\s+|\s+(?=[^\s:：,，]{1,12}\s*[:：])|\s+(?=备注|说明)", re.IGNORECASE
+    r"\s*[,，;；。?？!！]\s*|\.\s+|\s+(?:and|with)\s+|\s+(?=[^\s:：,，]{1,12}\s*[:：])|\s+(?=备注|说明)|\s*(?:\s[—–-]{1,2}\s|[—–]{1,2})\s*",
+    re.IGNORECASE,
 )
 # Thanks and please closing a request: manners, not remarks.
 COURTESY = re.compile(

@@ -492,6 +492,8 @@ AVAILABLE_IF = re.compile(
     rf"(?:(?:如果|要是|假如|若是?)[^，,。.!！?？;；]{{0,16}}?{_STILL}{_THERE_ZH}\s*(?:的话)?\s*(?:[，,]\s*)?(?:就|那就|那)"
     rf"|(?:如果|要是|假如|若是?)[^，,。.!！?？;；]{{0,16}}?{_STILL}{_THERE_ZH}\s*(?:的话\s*)?[，,]"
     rf"|{_STILL}{_THERE_ZH}\s*(?:的话|就)\s*(?:[，,]\s*)?(?:就|那就|那)?)"
+    # en: "bread if I have any", "if we still have some left": what the tool finds or refuses itself.
+    r"|\bif\s+(?:i|we)\s+(?:still\s+)?(?:have|got)\s+(?:any|some)(?:\s+left)?\b"
     # en: "if there's still a spot", "if it's still open", "if the quarry is still hiring", "if nobody took it yet".
     r"|\b(?:if|as\s+long\s+as|provided)\s+(?:there'?s|there\s+is|there\s+are)\s+(?:still\s+)?(?:a|an|any|some|one)?\s*"
     r"(?:spot|room|opening|place|vacanc(?:y|ies)|slot|position|space|job|seat)s?\b(?:\s+(?:left|open|available|free|there))?"
@@ -724,9 +726,20 @@ FIELD_LEFT_ALONE = re.compile(
 )
 
 
+# "名字别动", "名称不变", "keep the name": a no to the name, which a write of the remarks alone leaves as it is.
+NAME_LEFT_ALONE = re.compile(
+    r"(?:名字|名称)(?:先|就|暂时)?(?:别动|不用动|不动|不变|不用改|别改|不改|保持)|\b(?:keep|leave)\s+the\s+name\b|\bname\s+stays\b",
+    re.IGNORECASE,
+)
+
+
 def without_left_fields(text: str, writes: Iterable[tuple[str, dict]]) -> str:
-    """``text`` less what it says of the remarks no write sets ("…红利低波 备注先不填"): no no to the write."""
-    return text if any("remarks" in arguments for _name, arguments in writes) else FIELD_LEFT_ALONE.sub(" ", text)
+    """``text`` less what it says of the remarks or the name no write sets ("…红利低波 备注先不填", "…——名字别动"):
+    no no to the write."""
+    changed = {key for _name, arguments in writes for key in arguments}
+    if "remarks" not in changed:
+        text = FIELD_LEFT_ALONE.sub(" ", text)
+    return text if changed & {"fund_name", "name"} else NAME_LEFT_ALONE.sub(" ", text)
 
 
 def leaves_a_field(clause: str, writes: Iterable[tuple[str, dict]]) -> bool:
@@ -746,7 +759,8 @@ def _blanked(text: str, pattern: re.Pattern) -> str:
 PRICE_FLOOR = re.compile(
     r"(?:少了|少于[^，,。]{0,6}?|低于[^，,。]{0,6}?|便宜了|再少|少一(?:分|个子儿?|点|块)(?:钱)?(?:都|也)?)\s*(?:就|可)?不卖"
     r"|\bnot\s+(?:a\s+(?:single\s+)?(?:credit|cent|penny|coin)\s+)?(?:for\s+)?less\b|\bno\s+less\b|\bnothing\s+less\b"
-    r"|\bwon'?t\s+(?:go|take|sell\s+for)\s+(?:any\s+)?(?:lower|less)\b",
+    r"|\bwon'?t\s+(?:go|take|sell\s+for)\s+(?:any\s+)?(?:lower|less)\b"
+    r"|(?:别|不要|不能)(?:卖)?(?:太|得太)?便宜了?|\bdon'?t\s+(?:sell\s+(?:it|them)\s+)?(?:go\s+)?too\s+cheap\b",
     re.IGNORECASE,
 )
 # "…, and if nobody bites I'll drop the price later", "…，没人买的话我再降价": what the speaker will do themselves if

@@ -2133,3 +2133,20 @@ def test_a_new_buildings_name_ends_at_a_dash_and_总比_gives_a_reason(demo, tal
     assert built == {"kind": "farm", "name": "Sunny Acres"}
     assert _calls(talker("Eve", "我想去骊山采石场上班，总比闲着强"), "assign_building")
     assert _writes(talker("Eve", "去采石场上班比去磨坊好吗")) == []  # a comparison asked about still asks
+
+
+def test_asides_after_a_dash_and_fields_left_alone_leave_the_fund_write(demo, talker):
+    assert _calls(talker("基金助理", "create a fund called Nordic Bonds — remarks: low risk, long duration"), "create_fund") == [
+        {"fund_name": "Nordic Bonds", "remarks": "low risk, long duration"}
+    ]
+    assert _calls(talker("基金助理", "把Beta Balanced的备注改成：海外配置为主——名字别动"), "update_fund") == [
+        {"fund_id": 4, "remarks": "海外配置为主"}
+    ]
+    assert _writes(talker("基金助理", "把科技先锋改名叫科技精选，别动")) == []  # a no to the request itself still holds
+
+
+def test_a_price_floor_and_a_condition_the_tool_checks_hold_nothing_back(demo, talker):
+    assert _calls(talker("Dave", "卖8个木头，一共40块，别太便宜了"), "create_market_order") == [
+        {"resource_type": "wood", "quantity": 8, "price": 40}
+    ]
+    assert _calls(talker("Frank", "eat something, I'm starving — bread if I have any"), "eat")
