@@ -332,7 +332,12 @@ def corrected(text: str) -> bool:
 
 # "叫东林木场……不对不对，叫「北坡木场」", "叫价值精选，哦等一下，改叫…": a name or remarks read from words that
 # correct themselves hold the correction: what was meant is not sure.
-REVISED = re.compile(SELF_CORRECTED.pattern + r"|(?:哦|啊|呃|噢)\s*(?:等一下|等等)|改叫|改成叫|还是叫", re.IGNORECASE)
+# ("信息不对称" in remarks is no correction: 不对 counts standing apart.)
+REVISED = re.compile(
+    r"\bi\s+mean(?:t)?\b|\bno\s+wait\b|\bactually\s+no\b|[,.;!…]\s*(?:no|sorry|oops)\s*[,.;!]|我是说|我的意思是|说错了|更正一下"
+    r"|(?:^|[，,。.…\s])不对|不对(?:[，,。.!！…\s]|$)|(?:哦|啊|呃|噢)\s*(?:不对|不是|等一下|等等)|改叫|改成叫|还是叫",
+    re.IGNORECASE,
+)
 
 
 def revised(free_text: str) -> bool:

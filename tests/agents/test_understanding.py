@@ -2088,6 +2088,11 @@ def test_free_text_that_corrects_itself_is_asked_about_never_written(demo, talke
     assert _writes(result) == [] and _asks(result.reply)
 
 
+def test_不对_inside_a_word_of_the_remarks_is_no_correction(demo, talker):
+    [call] = _calls(talker("基金助理", "把科技先锋的备注改成：关注信息不对称带来的机会"), "update_fund")
+    assert call == {"fund_id": 2, "remarks": "关注信息不对称带来的机会"}
+
+
 @pytest.mark.parametrize("message", ["你能不能直接把绿色能源主题的备注删掉？我就问问", "把科技先锋的备注改掉", "remove the notes on Beta Balanced"])
 def test_removing_the_remarks_never_disables_the_fund_nor_writes_a_fragment(demo, talker, message):
     assert _writes(talker("基金助理", message)) == []
