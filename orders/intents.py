@@ -388,6 +388,9 @@ BARE_SEND = re.compile(
 
 # "send the guest a message", "给客人发一条消息": a noun for a message, no words of the user's own to send.
 GENERIC_BODY = re.compile(
+    # "问问供应商行不行", "…能不能加", "ask the supplier if that's ok": a bare yes-or-no asks about words said before.
+    r"\s*(?:(?:能不能|可不可以|可以不可以)(?:(?!退)[\u4e00-\u9fff])?|行不行|好不好|成不成|行吗|可以吗|能行吗|好吗|ok|okay"
+    r"|if\s+(?:that'?s|it'?s)\s+ok(?:ay)?)\s*[?？。.!！]*\s*|"
     r"\s*(?:(?:a|an|the|some|one|another|quick|short|little|new)\s+)*"
     r"(?:message|msg|note|text|line|word|reply|notification|something|anything|dm)s?(?:\s+(?:to\s+)?(?:them|him|her))?\s*[.!。！]?\s*"
     r"|\s*(?:一|个|条|一条|一个|些|一些|点|一点)?(?:消息|信息|留言|通知|短信|话|东西|内容)\s*(?:吧|一下)?\s*[。.!！]?\s*",

@@ -2155,3 +2155,10 @@ def test_a_price_floor_and_a_condition_the_tool_checks_hold_nothing_back(demo, t
         {"resource_type": "wood", "quantity": 8, "price": 40}
     ]
     assert _calls(talker("Frank", "eat something, I'm starving — bread if I have any"), "eat")
+
+
+@pytest.mark.parametrize("message", ["HT20260301003 的客人说想延住一晚，问问供应商行不行", "HT20260301003的客人想加床，帮我问问供应商能不能加"])
+def test_a_bare_yes_or_no_for_the_supplier_is_never_sent_as_the_message(demo, talker, message):
+    result = talker("前台助理", message)
+    assert _writes(result) == [] and _asks(result.reply)
+    assert _calls(talker("前台助理", "问问供应商HT20260301003能不能加一张床"), "message_send")  # a whole question is sent
