@@ -747,10 +747,6 @@ def without_left_fields(text: str, writes: Iterable[tuple[str, dict]]) -> str:
     return text if changed & {"fund_name", "name"} else NAME_LEFT_ALONE.sub(" ", text)
 
 
-def leaves_a_field(clause: str, writes: Iterable[tuple[str, dict]]) -> bool:
-    """The clause says no to the remarks, and no write sets them: it is about what stays as it is."""
-    return bool(FIELD_LEFT_ALONE.search(clause)) and not any("remarks" in arguments for _name, arguments in writes)
-
 
 # ---------------------------------------------------------------------------- round 14 (parser15)
 # Words beside a request that hold nothing back, or one that does: read by ``deferred``, ``supposed`` and ``asked``.

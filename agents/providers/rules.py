@@ -29,6 +29,7 @@ from asgiref.sync import sync_to_async
 from django.utils import translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from ..registry import registry
 from .base import Completion, ToolCallRequest
@@ -129,6 +130,8 @@ GUARD = 50
 # What a handler returns when its pattern matched words that are not its business
 # ("商店里有什么" is not a resident's stock): the next matching intent decides.
 DECLINE = Step(reply="\0decline")
+# The message, or the words it gives a write, corrects itself on the way: which words stand is not sure.
+SAID_TWO_WAYS = gettext_lazy("这句话中途改了口，我不确定以哪个为准，没有执行任何操作。请把最终的要求完整地说一遍，好吗？")
 
 
 @dataclass(frozen=True)
@@ -395,7 +398,7 @@ class RulesChatPolicy:
         messages = [m for m in (turn.earlier if turn.continues else "", said) if m]
         free = [v for _name, arguments in writes for k, v in arguments.items() if k in restraint.FREE_TEXT and isinstance(v, str)]
         if any(restraint.revised(v) for v in free):
-            return Step.say(_("这句话中途改了口，我不确定以哪个为准，没有执行任何操作。请把最终的要求完整地说一遍，好吗？"))
+            return Step.say(str(SAID_TWO_WAYS))
         speaker = agent_name(turn.system)
         persons = resident_names()
         # "yes" to the question a relayed instruction or a plan was asked back with: the user now asks for it.
@@ -420,7 +423,7 @@ class RulesChatPolicy:
             if message is said and any(k in restraint.COUNTS for _name, arguments in writes for k in arguments) and restraint.approximate(context):
                 return Step.say(_("这个数量是个大概的数，我没有执行任何操作。请告诉我确切的数量，好吗？"))
             if restraint.corrected(context):
-                return Step.say(_("这句话中途改了口，我不确定以哪个为准，没有执行任何操作。请把最终的要求完整地说一遍，好吗？"))
+                return Step.say(str(SAID_TWO_WAYS))
             if not confirmed and (
                 restraint.relayed(context) or asked_of_me(context, writes) or told_by_others(context, writes)
                 or quoted_only(restraint.without(message, free), context, writes)
@@ -533,11 +536,9 @@ def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set
         return False
     # "别把苹果给Eve，我自己还要吃的": the speaker's own need is the no's reason, not a request of its own.
     clean = [sub_reading(reading, a, b) for a, b in bounds if (a, b) not in negated and not restraint.own_need(message[a:b])]
+    # ("no remarks needed", "备注不用动", "名字别动": the gate took a field the write leaves alone out of the message.)
     return all(
-        # "no remarks needed, we'll fill them in later", "备注不用动": the field the write leaves alone (named by a word
-        # of the write's own tool, the remarks) is no no to the write.
-        restraint.leaves_a_field(message[a:b], writes)
-        or not sub_reading(reading, a, b).has(*mine)
+        not sub_reading(reading, a, b).has(*mine)
         and (
             sub_reading(reading, a, b).has(*others)
             or (NO_LONGER.search(message[a:b]) and not restraint.CALLED_OFF.search(message[a:b]))
