@@ -40,8 +40,8 @@ KIND_SYNONYMS = {
     "farm": ("农场", "田地", "farmland"),
     "mill": ("磨房", "面粉厂", "flour mill"),
     "bakery": ("面包房", "面包店", "烘焙坊", "bakehouse"),
-    "lumberyard": ("木材厂", "伐木厂", "sawmill"),
-    "quarry": ("石料场", "石场"),
+    "lumberyard": ("木材厂", "伐木厂", "sawmill", "lumber yard", "lumber mill", "timber yard", "logging camp", "wood yard"),
+    "quarry": ("石料场", "石场", "stone quarry", "stone pit", "rock quarry"),
 }
 SELF_WORDS = {"我", "me", "myself", "自己", "us", "我们"}
 NOT_A_FOOD = {"something", "anything", "food", "now", "some", "please", "lunch", "dinner", "breakfast"}
@@ -615,8 +615,8 @@ def city_entities() -> list[Entity]:
     kinds: dict[str, list[tuple[int, str]]] = {}
     for pk, name, slug, kind_name in Building.objects.values_list("pk", "name", "kind__slug", "kind__name"):
         found.append(Entity("building", name, pk, name, partial=True))
-        kinds.setdefault(slug, []).append((pk, name))
-        kinds.setdefault(kind_name, []).append((pk, name))
+        for word in {slug, kind_name, *KIND_SYNONYMS.get(slug, ())}:  # "the sawmill" is the one lumberyard
+            kinds.setdefault(word, []).append((pk, name))
     for word, buildings in kinds.items():
         if len(buildings) == 1:
             found.append(Entity("building", word, buildings[0][0], buildings[0][1]))

@@ -82,10 +82,15 @@ NAME_NUMERAL = re.compile(r"([一二三四五六七八九十]+)(号|期)")
 
 def _whole_name(name: str) -> str:
     """The fund an extracted name holds whole ("绿色能源主题这只", "the old fund (货币市场旧份额)",
-    "稳健增长1号"): its own name; the words as extracted when they hold no fund's whole name."""
+    "稳健增长1号") or is surely part of ("tech" of 科技先锋, glossed): its own name; the words as
+    extracted when they hold no fund's whole name."""
     from agents.providers.understanding import read
 
+    from agents.providers.frames import SURE
+
     spans = [span for span in read(name, {"fund"}).of("fund") if span.exact]
+    if not spans:  # "tech" of "the tech fund": a part that is surely one fund's, and all the words typed
+        spans = [s for s in read(name, {"fund"}).of("fund") if s.score >= SURE and not s.rivals and s.text.strip() == name.strip().casefold()]
     if len({span.name for span in spans}) != 1 or spans[0].name.casefold() == name.strip().casefold():
         return name  # no fund's whole name, two of them, or exactly the name as typed
     return spans[0].name
@@ -479,6 +484,7 @@ def fund_entities() -> list[Entity]:
     found = []
     for pk, name in Fund.objects.values_list("pk", "fund_name"):
         found.append(Entity("fund", name, pk, name, partial=True))
+        found += [Entity("fund", english, pk, name, partial=True) for english in english_names(name)]
         # "fund 2", "基金3", "基金 #3": the id as people type it, exact.
         found += [Entity("fund", surface, pk, name) for surface in (f"fund {pk}", f"fund #{pk}", f"基金{pk}", f"基金 {pk}", f"基金#{pk}", f"基金 #{pk}")]
         # "3号基金", "fund id 2", "fund no. 4", "ID为5的基金": the id with its label, exact.
@@ -497,6 +503,44 @@ def fund_entities() -> list[Entity]:
         if (digits := NAME_NUMERAL.sub(lambda m: str(chinese_number(m.group(1))) + m.group(2), name)) != name:
             found.append(Entity("fund", digits, pk, name))
     return found
+
+
+# The words Chinese fund names are made of, in English: "the tech pioneer fund" is 科技先锋, "green energy" 绿色能源主题.
+# A name glossed whole (each of its words here, or a numbered series: 一号 is "no. 1") may be written in English.
+NAME_GLOSSES = {
+    "稳健": ("steady", "stable", "prudent"), "增长": ("growth",), "成长": ("growth",), "价值": ("value",),
+    "科技": ("tech", "technology"), "先锋": ("pioneer", "vanguard"), "创新": ("innovation",), "绿色": ("green",),
+    "新能源": ("new energy",), "能源": ("energy",), "环保": ("eco", "environmental"), "主题": ("theme", "thematic"),
+    "货币": ("money", "currency"), "市场": ("market",), "货币市场": ("money market",), "旧": ("old", "legacy"),
+    "份额": ("shares", "units", "share class"), "平衡": ("balanced",), "均衡": ("balanced",), "全球": ("global",),
+    "债券": ("bond",), "纯债": ("pure bond",), "红利": ("dividend",), "收益": ("income", "yield"), "指数": ("index",),
+    "量化": ("quant",), "消费": ("consumer", "consumption"), "医疗": ("healthcare",), "医药": ("pharma",),
+    "精选": ("select",), "优选": ("select",), "混合": ("mixed", "hybrid"), "蓝筹": ("blue chip",), "配置": ("allocation",),
+    "灵活": ("flexible",), "中国": ("china",), "回报": ("return",), "短债": ("short bond",), "高端": ("high end",),
+    "制造": ("manufacturing",), "智能": ("smart",), "安心": ("safe",), "稳定": ("stable",), "策略": ("strategy",),
+}
+
+
+def english_names(name: str, most: int = 12) -> list[str]:
+    """How English speakers write a Chinese fund name word for word (["steady growth no. 1", "stable growth 1", …]),
+    or none when a word of it has no gloss."""
+    options: list[tuple[str, ...]] = []
+    at = 0
+    while at < len(name):
+        if numbered := NAME_NUMERAL.match(name, at):
+            n = chinese_number(numbered.group(1))
+            options.append((f"no. {n}", f"no {n}", f"number {n}", str(n)))
+            at = numbered.end()
+            continue
+        word = next((w for w in sorted(NAME_GLOSSES, key=len, reverse=True) if name.startswith(w, at)), None)
+        if word is None:
+            return []
+        options.append(NAME_GLOSSES[word])
+        at += len(word)
+    names = [""]
+    for words in options:
+        names = [f"{head} {word}".strip() for head in names for word in words][:most]
+    return names
 
 
 def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Step:

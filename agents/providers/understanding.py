@@ -442,6 +442,12 @@ STOP_WORDS = {
 }
 
 
+def _within_words(piece: str, name: str) -> bool:
+    """A Latin piece is part of a name from a word's start ("market", "Alph" of "money market", "Alpha Asia"; "its" is
+    not of "units")."""
+    return re.search(rf"(?<![a-z0-9]){re.escape(piece)}", name) is not None
+
+
 HEAD_NOUN = re.compile(r"(?:基金|悬赏|任务|订单|挂单)$")
 
 
@@ -490,7 +496,7 @@ def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[
             if (start, end) not in texts:
                 continue
             piece, wide, close = texts[(start, end)]
-            if entity.partial and piece in name and len(piece) < len(name):
+            if entity.partial and len(piece) < len(name) and (piece in name if wide else _within_words(piece, name)):
                 if any(piece == w for w in STOP_WORDS):
                     continue
                 # A Chinese name's first word says more than its middle: "货币" of 货币市场旧份额 is sure where no other

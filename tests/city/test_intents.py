@@ -176,3 +176,9 @@ def test_saying_something_in_the_city_channel(alice, staff_user):
 def test_going_to_work_at_the_farm_is_not_a_city_action(alice, staff_user):
     reply, calls = chat(alice, staff_user, "去农田工作")
     assert calls == []
+
+
+@pytest.mark.parametrize("message", ["go work at the farmland", "去田地上班"])
+def test_a_kind_only_one_building_has_names_it_by_any_of_its_words(alice, farm, staff_user, message):
+    reply, calls = chat(alice, staff_user, message)
+    assert calls[-1] == ("assign_building", {"building_id": farm.pk})

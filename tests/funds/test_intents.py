@@ -115,3 +115,37 @@ def test_an_ambiguous_name_asks_which_fund(fund_agent, staff_user, funds):
     result, calls = chat(fund_agent, staff_user, "停用 Alph 基金")
     assert len(calls) == 1 and "多个基金" in result.reply
     assert not PendingAction.objects.exists()
+
+
+def test_a_chinese_fund_name_is_glossed_word_for_word():
+    from funds.intents import english_names
+
+    assert "steady growth no. 1" in english_names("稳健增长一号")
+    assert "tech pioneer" in english_names("科技先锋") and "technology pioneer" in english_names("科技先锋")
+    assert english_names("Beta Balanced") == [] and english_names("长安一号") == []  # a word without a gloss: none
+
+
+@pytest.mark.parametrize(
+    ("message", "tool_name"),
+    [
+        ("what's the status of the tech pioneer fund?", "get_fund_detail"),
+        ("turn off the green energy one", "disable_fund"),
+        ("change the remarks on the tech fund to 'AI and chips'", "update_fund"),
+    ],
+)
+def test_a_chinese_fund_named_in_english(fund_agent, staff_user, message, tool_name):
+    tech = create_fund(fund_name="科技先锋")
+    green = create_fund(fund_name="绿色能源主题")
+    create_fund(fund_name="货币市场旧份额")
+    result, calls = chat(fund_agent, staff_user, message)
+    wanted = green if "green" in message else tech
+    assert calls[0] == ("list_funds", {"fund_name": wanted.fund_name})
+    assert calls[-1][0] == tool_name and calls[-1][1]["fund_id"] == wanted.pk
+
+
+def test_a_latin_word_stands_for_a_name_only_from_a_word_start(db):
+    from agents.providers.understanding import read
+
+    create_fund(fund_name="货币市场旧份额")  # glossed "currency market legacy units": "its" is inside "units"
+    assert read("change its remarks to 'x'", {"fund"}).of("fund") == []
+    assert [span.name for span in read("the money market fund", {"fund"}).of("fund")] == ["货币市场旧份额"]
