@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from .frames import CORRECTION, NO, YES, ask_for, candidates, fill, is_bare, is_follow_up, ordinal
 from .restraint import asked
 from .rules import DECLINE, Step, Turn
-from .understanding import Reading, Span, quotation, read
+from .understanding import CJK_RUN, Reading, Span, quotation, read
 
 
 def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: bool = False, reads_only: bool = False) -> Step:
@@ -251,6 +251,54 @@ def _pick_named(turn: Turn) -> Step | None:
     name = named[0].name.casefold()
     hits = [i for i, row in enumerate(rows) if name == row_name(row).casefold() or name in row_name(row).casefold().split(" ")]
     return _pick_row(turn, hits[0]) if len(hits) == 1 else None
+
+
+# The change of mind within one message: "给Alice三根木头，哦不对，五根", "send 4 flour to frank... wait no, to bob".
+CHANGE_OF_MIND = re.compile(
+    r"(?:[,，.。;；!！…—–\s-]+|^)(?:(?:oh|uh|um|oops|sorry|hmm)[\s,，.!]*)?"
+    r"(?:no\s+wait|wait\s*,?\s*no|i\s+mean(?:t)?|actually\s*,?\s*no|scratch\s+that|make\s+(?=(?:it|that)\s)|我是说|我的意思是"
+    r"|(?:哦|啊|呃|噢|额)?\s*(?:不对|说错了)(?:[，,\s]*不对)*|更正一下|(?:哦|啊)\s*不是)(?:\s*(?:it|that)\b)?[\s,，.。:：!！…—-]*",
+    re.IGNORECASE,
+)
+
+
+def changed_mind(turn: Turn) -> bool:
+    """A message that takes part of itself back: read as its first words and the correction after
+    them ("给Alice三根木头，哦不对，五根" is "给Alice三根木头" and then "不，五根"), when the correction names
+    each thing it changes once ("五根", "to bob": one count, one resident) and names things only. A name,
+    remarks or a message said two ways, or two counts after the change, is still asked about. A
+    correction that names again everything the first words named is read alone."""
+    from .frames import ENTITY_KINDS
+
+    if YES.match(turn.said) or NO.match(turn.said) or CORRECTION.match(turn.said):
+        return False
+    changes = list(CHANGE_OF_MIND.finditer(turn.said))
+    changes = [m for m in changes if m.start() > 0 and m.end() < len(turn.said)]
+    if len(changes) != 1:
+        return False  # none, or changed twice ("…，不对，三个苹果，不对，四个"): what stands is not sure
+    first, correction = turn.said[: changes[0].start()].strip(), turn.said[changes[0].end() :].strip()
+    named = [s for s in read(correction).spans if s.score >= 0.9]  # what the words name surely ("miller" is no mill)
+    before = [s for s in read(first).spans if s.score >= 0.9]
+    if not first or not named or not before or any(s.kind not in {*ENTITY_KINDS, "number"} for s in named):
+        return False
+    if _measure(correction, named) not in ("", _measure(first, before)):
+        return False  # "给Eve两袋面粉，不对，三个": another measure may be another thing
+    for kind in {s.kind for s in named}:
+        if len({s.value for s in named if s.kind == kind}) > 1 or len({s.value for s in before if s.kind == kind}) > 1:
+            return False  # "哦不对，给五根吧……三根不够", "sell 5 wood for 20, no wait, 25": which count changed is not sure
+    if {s.kind for s in before} <= {s.kind for s in named} and _complete_alone(replace(turn, said=correction), read(correction)):
+        turn.earlier, turn.said = "", correction  # "…wait no, send those four to bob instead": said anew, whole
+    else:
+        turn.earlier, turn.said = first, ("不，" if CJK_RUN.search(turn.said) else "no, ") + correction
+    turn.earlier_calls, turn.earlier_outcomes, turn.answered, turn.history = [], [], "", []
+    return True
+
+
+def _measure(said: str, spans: list[Span]) -> str:
+    """The measure word after the words' count ("两袋" → 袋), "" when none."""
+    count = next((s for s in spans if s.kind == "number" and s.score >= 0.9), None)
+    unit = re.match(r"\s*([个份块张袋捆斤只件瓶杯箱包颗条根堆车])", said[count.end :]) if count else None
+    return unit.group(1) if unit else ""
 
 
 def follow_up(turn: Turn) -> Step | None:

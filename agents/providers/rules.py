@@ -316,6 +316,9 @@ class RulesChatPolicy:
         offered = {t["function"]["name"] for t in tools if t.get("type") == "function"}
         turn = read_turn(messages, offered)
         with translation.override(turn.language), one_lexicon():
+            from .framing import changed_mind
+
+            changed_mind(turn)  # "…，哦不对，五根": the first words, then the correction, as two turns would be
             turn.text, turn.plain, found = understand(turn.said, offered)
             return self._decide(turn, found)
 

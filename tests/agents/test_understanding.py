@@ -837,11 +837,31 @@ def test_a_question_about_what_could_be_done_is_answered_by_a_look_up(demo, talk
 @pytest.mark.parametrize(
     "message",
     # Round 8: a bare count replacing the one count before it is no longer asked back (see below).
-    ["list my 6 stone for 30, I mean 25", "把6个石料挂出去卖30，我是说25", "给Eve两个面粉，不对，三个苹果", "给Eve两袋面粉，不对，三个"],
+    # Round 16: a correction naming each thing it changes once is read as meant (see below).
+    ["list my 6 stone for 30, I mean 25", "把6个石料挂出去卖30，我是说25", "给Eve两袋面粉，不对，三个", "给Eve两个面粉，不对，三个苹果，不对，四个"],
 )
 def test_a_message_that_corrects_itself_asks_and_acts_on_nothing(demo, talker, message):
     result = talker("Frank", message)
     assert _writes(result) == [] and _asks(result.reply)
+
+
+@pytest.mark.parametrize(
+    ("message", "arguments"),
+    [
+        ("给Eve两个面粉，不对，三个苹果", {"to_agent_id": 5, "resource_type": "apple", "quantity": 3}),
+        ("send 2 flour to dave... wait no, he's got plenty, send them to eve instead", {"to_agent_id": 5, "resource_type": "flour", "quantity": 2}),
+        ("给Dave转1个面粉，我是说给Eve", {"to_agent_id": 5, "resource_type": "flour", "quantity": 1}),
+    ],
+)
+def test_a_correction_naming_each_thing_it_changes_once_is_read_as_meant(demo, talker, message, arguments):
+    assert _calls(talker("Frank", message), "transfer_resource") == [arguments]
+
+
+@pytest.mark.parametrize("message", ["buy 2 apples, no wait, 3 bread", "买两个苹果，不对，买三个面包"])
+def test_a_correction_saying_the_whole_request_again_is_read_alone(demo, talker, message):
+    from city.models import ShopItem
+
+    assert _calls(talker("Carol", message), "purchase") == [{"item_id": ShopItem.objects.get(name="面包").pk, "quantity": 3}]
 
 
 @pytest.mark.parametrize(
