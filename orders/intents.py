@@ -202,12 +202,18 @@ ORDER_ASK = gettext_lazy("是哪个订单？请给我订单号，例如 HT202603
 
 @entities(reads={Order: ("order_no", "guest_name", "supplier_order_no")})
 def order_entities() -> list[Entity]:
-    """Orders by number, by the supplier's number for them ("tell supplier SUP-88903 …"), and by their guest's
+    """Orders by number (or its last digits: "001那单"), by the supplier's number for them ("tell supplier SUP-88903 …"), and by their guest's
     name ("张三那个订单", "the booking for 王五"): a guest with two orders is two candidates for the same words,
     and the frame asks which."""
     found = []
-    for no, guest, supplier_no in Order.objects.values_list("order_no", "guest_name", "supplier_order_no"):
+    orders = list(Order.objects.values_list("order_no", "guest_name", "supplier_order_no"))
+    for no, guest, supplier_no in orders:
         found.append(Entity("order", no, no, no))
+        # "001那单", "any reply on 001?": the number's last digits as the desk says them, where no other order ends so.
+        for digits in (3, 4):
+            tail = no[-digits:]
+            if tail.isdigit() and tail.startswith("0") and sum(other.endswith(tail) for other, _g, _s in orders) == 1:
+                found.append(Entity("order", tail, no, no))
         if supplier_no:
             found.append(Entity("order", supplier_no, no, no))
         if guest and len(guest.strip()) >= 2:

@@ -29,6 +29,24 @@ def test_order_look_up_phrases_query_the_order(desk, text, order_no):
 
 
 @pytest.mark.parametrize(
+    "text, order_no",
+    [("查一下002", "HT20260301002"), ("order 003 details pls", "HT20260301003"), ("any reply from the supplier on 001 yet?", "HT20260301001")],
+)
+def test_an_order_is_named_by_its_last_digits_where_no_other_ends_so(desk, text, order_no):
+    completion = first_step(desk, text)
+    assert [json.loads(c.arguments)["order_no"] for c in completion.tool_calls] == [order_no]
+
+
+def test_last_digits_two_orders_end_in_name_neither(desk):
+    from orders.models import Order
+
+    first = Order.objects.get(order_no="HT20260301001")
+    Order.objects.create(**{**{f.name: getattr(first, f.name) for f in Order._meta.concrete_fields if not f.primary_key}, "order_no": "HT20260302001", "supplier_order_no": "SUP-1"})
+    completion = first_step(desk, "查一下001")
+    assert not any(json.loads(c.arguments).get("order_no") for c in completion.tool_calls)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "客人要提前离店，订单 HT20260301001",
