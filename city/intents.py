@@ -357,7 +357,7 @@ def eat(turn: Turn, match: re.Match) -> Step:
 @intent(
     r"休息|睡觉|睡一觉|歇一会|歇会|我累了|好累",
     r"\b(?:take|have|get)\s+(?:a\s+|some\s+)?rest\b",
-    r"\brest\b",
+    r"(?<!the\s)\brest\b(?!\s+of\b)",  # "the rest", "rest of my wheat": what is left over
     r"\b(?:sleep|nap)\b|\bi'?m\s+tired\b",
     tool="rest",
     example=gettext_lazy("休息一下"),
@@ -926,7 +926,8 @@ def sell_frame(turn: Turn, filled: Filled) -> Step:
         return DECLINE  # "who is selling wheat?", "面包卖多少钱": a question the listings answer ("total price 20" is no question)
     if not filled.reading.has(*(word for word in SELL_WORDS if word != "挂"), "市场"):
         return DECLINE  # "挂" alone is no sale: "挂3个面粉到市场" is
-    if any(s.value != agent_name(turn.system) for s in filled.reading.of("resident")):
+    said = filled.reading.said
+    if any(s.value != agent_name(turn.system) and not _owns_nothing_here(said, s) for s in filled.reading.of("resident")):
         return DECLINE  # "the wood Dave is selling": Dave's order, not a sale of mine
     res = _resource_word(filled)
     if quantity is None:
@@ -943,6 +944,12 @@ def sell_frame(turn: Turn, filled: Filled) -> Step:
             said += _("（每个 %(each)s，整批总价 %(total)s）") % {"each": price.value, "total": total}
         return Step.say(said)
     return _call("create_market_order", resource_type=filled.value("resource_type"), quantity=quantity.value, price=total)
+
+
+def _owns_nothing_here(said: str, resident) -> bool:
+    """"keeping the rest for Alice's roof": a resident named with a possession that is no goods."""
+    after = said[resident.end :]
+    return bool(restraint.POSSESSIVE.match(after)) and not restraint.possesses_goods(after)
 
 
 def _my_open_orders(turn: Turn, listed) -> list[dict]:
@@ -1069,8 +1076,15 @@ HUNGRY = ("hungry", "starving", "饿")
 WEARY = ("tired", "exhausted", "累")
 
 
+# "the rest I'm keeping", "the rest of my wheat": what is left over.
+REMAINDER = re.compile(r"\b(?:the|all\s+the|whatever)\s+rest\b|\brest\s+of\b", re.IGNORECASE)
+
+
 @frame("rest", triggers=("rest", "sleep", "nap", *WEARY, "lie down", "take a break", "休息", "睡", "歇", "躺"))
 def rest_frame(turn: Turn, filled: Filled) -> Step:
+    said = REMAINDER.sub(" ", filled.reading.said)
+    if not any(word in said.casefold() for word in ("rest", "sleep", "nap", *WEARY, "lie down", "take a break", "休息", "睡", "歇", "躺")):
+        return DECLINE  # "the rest I'm keeping": what is left, nobody resting
     asked = filled.reading.has("rest", "sleep", "nap", "lie down", "take a break", "休息", "睡", "歇", "躺")
     if not asked and asked_in_another_clause(filled.reading, turn.offered, "rest", WEARY):
         return DECLINE  # "农田的活太累了，辞了吧": quitting is asked, the tiredness is why

@@ -674,8 +674,27 @@ def others(said: str, tool: str, speaker: str, residents: Iterable[tuple], value
         if IS_NOT_OWNS.match(said[end:]):
             continue  # "Bob's hungry, give him a bread": Bob is, he owns nothing here
         if POSSESSIVE.match(said[end:]) and not re.search(r"(?:给|to)\s*$", said[:start], re.IGNORECASE):
+            if not possesses_goods(said[end:]):
+                continue  # "the rest I'm keeping for Alice's roof": a roof is no goods of hers the write is about
             return True
     return False
+
+
+# What a resident's possessive may hold that a write is about: goods, listings, or a pointer to them.
+GOODS_WORDS = re.compile(
+    r"\b(?:listings?|orders?|stuff|goods|things|stock|items?|ones?|supplies|share|stash|harvest|load)\b"
+    r"|东西|货|挂单|单子|那个|这个|那些|这些|那单|这单|那份|存货|库存",
+    re.IGNORECASE,
+)
+
+
+def possesses_goods(after: str) -> bool:
+    """The words after a possessive ("'s roof", "的面粉") name goods, a listing, a pointer, or nothing (the goods
+    are named before it: "sell Bob's"): only then is the resident the owner of what the write is about."""
+    from .understanding import read
+
+    held = re.split(r"[,，.。;；!！?？—–]|\s(?:and|but|so|because)\s", POSSESSIVE.sub("", after, count=1), maxsplit=1)[0][:24]
+    return not held.strip() or bool(GOODS_WORDS.search(held)) or bool(read(held).of("resource"))
 
 
 # "买一袋面粉……哦不对，两袋", "give Eve 2 flour, no wait, 3": the correction is a bare count and nothing else.

@@ -2182,3 +2182,17 @@ def test_a_bare_yes_or_no_for_the_supplier_is_never_sent_as_the_message(demo, ta
     result = talker("前台助理", message)
     assert _writes(result) == [] and _asks(result.reply)
     assert _calls(talker("前台助理", "问问供应商HT20260301003能不能加一张床"), "message_send")  # a whole question is sent
+
+
+# ---------------------------------------------------------------- round 16: what is left over, and a possession that is no goods
+
+
+@pytest.mark.parametrize("message", ["put 5 wood up on the market, 20 credits for the lot — the rest I'm keeping for Alice's roof", "sell 3 wood, 15 total, it's for Bob's birthday"])
+def test_the_rest_is_what_is_left_and_a_residents_roof_is_no_goods_of_hers(demo, talker, message):
+    result = talker("Dave", message)
+    assert _writes(result) == ["create_market_order"]
+
+
+@pytest.mark.parametrize("message", ["sell Alice's wood for 20", "把Carol的小麦卖了", "cancel Carol's listing"])
+def test_another_residents_goods_are_still_not_sold(demo, talker, message):
+    assert _writes(talker("Dave", message)) == []
