@@ -1120,14 +1120,18 @@ def work_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "list_buildings",
-    triggers=("building", "job", "work", "hiring", "wage", "salary", "建筑", "工作", "岗位", "招人", "招工", "上班", "工资", "薪水"),
+    triggers=(
+        "building", "job", "work", "hiring", "wage", "salary", "建筑", "工作", "岗位", "招人", "招工", "上班", "工资", "薪水",
+        # "how much does the bakery pay per day?", "磨坊日薪多少": a building's wage, on its row.
+        "pay per day", "pay a day", "pays per day", "pays a day", "daily pay", "日薪", "工钱", "一天给多少", "一天多少钱",
+    ),
     not_with=("earn", "think", "quit", "挣", "赚", "辞"),
     slots={},
     required=(),
 )
 def buildings_frame(turn: Turn, filled: Filled) -> Step:
-    """"where can I work?", "哪里招人": a question the buildings' list answers."""
-    if not filled.reading.has("where", "which", "any", "list", "哪里", "哪儿", "哪些", "哪个", "有没有"):
+    """"where can I work?", "哪里招人", "面包坊一天工资多少": a question the buildings' list answers."""
+    if not filled.reading.has("where", "which", "any", "list", "how much", "哪里", "哪儿", "哪些", "哪个", "有没有", "多少"):
         return DECLINE
     return _once(turn, "list_buildings")
 

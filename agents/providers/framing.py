@@ -505,9 +505,16 @@ SAYING = re.compile(
     re.IGNORECASE,
 )
 COLON = re.compile(r"(?<!\d)[:：](?!\d)\s*")  # a time's colon ("10:30") starts nothing
-FILLER = re.compile(r"^(?:一声|一下|他们|她|他|客人|顾客|供应商|the guest|the supplier|them|him|her|that(?=\s))\s*[，,:：]?\s*", re.IGNORECASE)
+FILLER = re.compile(
+    r"(?:一声|一下|他们|她|他|客人|顾客|供应商|大家|所有人|全城|the guest|the supplier|them|him|her|that(?=\s)"
+    # "tell everyone in the city chat that …": who hears it, and where, is no part of what is said.
+    r"|(?:everyone|everybody|all|people|folks|the\s+(?:whole\s+)?(?:city|town))(?:\s+(?:in|on)\s+(?:the\s+)?(?:city\s+)?(?:chat|channel|town|city))?(?=\s))"
+    r"\s*[，,:：]?\s*",
+    re.IGNORECASE,
+)
 
 
+ADDRESSING = re.compile(r"tell|告诉|通知|转告|喊|吆喝|说一声", re.IGNORECASE)
 LONG_QUOTE = quotation(500)
 
 
@@ -526,7 +533,9 @@ def trailing_text(said: str, after: int = 0) -> Span | None:
     if not found:
         return None
     start = found.end()
-    while (filler := FILLER.match(said, start)) and filler.end() > start:
+    # "tell everyone in the city chat that …", "告诉他们一声，…": who is told comes first (after a colon or "say",
+    # "the guest leaves on the 11th" is what is said).
+    while ADDRESSING.match(found.group().strip()) and (filler := FILLER.match(said, start)) and filler.end() > start:
         start = filler.end()
     text = said[start:].strip()
     if not text:

@@ -429,7 +429,7 @@ class RulesChatPolicy:
                 return Step.say(str(SAID_TWO_WAYS))
             if not confirmed and (
                 restraint.relayed(context) or asked_of_me(context, writes) or told_by_others(context, writes)
-                or quoted_only(restraint.without(message, free), context, writes)
+                or quoted_only(restraint.without_left_fields(restraint.without(message, free), writes), context, writes)
             ):
                 return Step.say(_("这是转述别人的要求，我还没有执行。要我现在就做吗？回复「是」我就执行。"))
             if restraint.reported(context, {name for name, _arguments in writes}) and not asked_anew(context, writes):

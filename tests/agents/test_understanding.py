@@ -2196,3 +2196,18 @@ def test_the_rest_is_what_is_left_and_a_residents_roof_is_no_goods_of_hers(demo,
 @pytest.mark.parametrize("message", ["sell Alice's wood for 20", "把Carol的小麦卖了", "cancel Carol's listing"])
 def test_another_residents_goods_are_still_not_sold(demo, talker, message):
     assert _writes(talker("Dave", message)) == []
+
+
+@pytest.mark.parametrize("message", ["how much does the bakery pay per day?", "面包坊一天工资多少"])
+def test_a_buildings_wage_asked_is_read_from_the_buildings_list(demo, talker, message):
+    result = talker("Frank", message)
+    assert [c["name"] for c in result.tool_calls] == ["list_buildings"] and "18" in result.reply
+
+
+def test_a_field_left_alone_beside_a_rename_is_no_quotation(demo, talker):
+    assert _calls(talker("基金助理", "把科技先锋的名字改成科技先锋A，备注不变"), "update_fund") == [{"fund_id": 2, "fund_name": "科技先锋A"}]
+
+
+@pytest.mark.parametrize(("message", "content"), [("tell everyone in the city chat that fresh bread is out", "fresh bread is out")])
+def test_who_is_told_is_no_part_of_what_is_said(demo, talker, message, content):
+    assert _calls(talker("Carol", message), "chat") == [{"content": content}]
