@@ -381,7 +381,7 @@ def quit_job(turn: Turn, match: re.Match) -> Step:
 
 
 @intent(
-    r"(?:应聘|入职|加入)\s*(?:建筑)?\s*#?(?P<id>\d+)",
+    r"(?:应聘|入职|加入)\s*(?:建筑)?\s*#?(?P<id>\d+)(?!\d|\s*(?:份|个|家|次|天))",  # "应聘一份工作" counts a job, names no building
     r"\b(?:apply|work)\s+(?:for\s+a\s+job\s+)?(?:at|to|in)\s+(?:building\s+)?#?(?P<id>\d+)",
     priority=2,
     tool="assign_building",
@@ -400,6 +400,8 @@ def apply_by_id(turn: Turn, match: re.Match) -> Step:
 )
 def apply_by_name(turn: Turn, match: re.Match) -> Step:
     name = match["name"].strip()
+    if re.fullmatch(r"(?:\d+\s*[份个]|[一个份])?\s*(?:工作|活儿?|差事|岗位)", name):
+        return DECLINE  # "帮我应聘一份工作": a job, no building named; the frames ask which
     wanted = name.lower()
     step, building = _listed(turn, "list_buildings", "buildings", lambda b: wanted in (b["name"].lower(), b["kind"]))
     if step is not None:

@@ -62,8 +62,10 @@ EARLY = re.compile(rf"{AHEAD}|提前(?:走|离开|离店|退房)|{LEAVES_EARLY}|
 # Words telling the guest the refund is done ("退款已经到账", "your refund has been processed"): the system's to say.
 REFUND_DONE = re.compile(
     r"(?:退款|钱|费用|房费)(?:已经?|都)?(?:到账|到了|办好|办理好|办完|办妥|完成|退了|退回|退好|退到)|已(?:经)?(?:退款|退钱|退回)"
-    r"|\brefund(?:s)?\s+(?:has|have)\s+(?:been\s+)?(?:completed|processed|issued|sent|done|paid|approved)\b|\b(?:been|was|were)\s+refunded\b"
-    r"|\brefund\s+is\s+(?:done|complete|completed|through|in|processed)\b",
+    # "his refund's been processed", "the refund went through".
+    r"|\brefunds?(?:['’]s|\s+(?:has|have|had|is|was|were))?\s+(?:now\s+|already\s+|just\s+|all\s+)?(?:been\s+)?"
+    r"(?:completed|complete|processed|issued|sent|done|paid|approved|through)\b|\b(?:been|was|were)\s+refunded\b"
+    r"|\brefunds?\s+(?:went|has\s+gone|have\s+gone)\s+through\b",
     re.IGNORECASE,
 )
 # The user's own words for the supplier, quoted or after a colon: sent as typed, never swapped for the template.

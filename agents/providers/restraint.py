@@ -79,6 +79,8 @@ DEFERRAL = re.compile(
     r"|\b(?:don'?t|do\s+not|doesn'?t|never|no\s+need|not\s+(?:now|yet|today|" + TONIGHT + r"|right\s+now)|hold\s+off|"
     r"wait|later|nevermind|never\s+mind|let'?s\s+not|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|"
     r"on\s+second\s+thought|no\s+(?:refunds?|check(?:ing)?-?\s?in|[a-z]+ing)"
+    # "Not buying it, just venting.": a no that opens the sentence.
+    r"|(?:^|(?<=[.,;!?]\s)|(?<=[.,;!?]))\s*not\s+(?:(?!asking|kidding|joking)[a-z]+ing|it|that|this|one)\b"
     # "I won't", "I shouldn't", "I refuse to", "no way", "I'd rather not", "I'm not …", "not necessary".
     r"|refuse[sd]?|refusing|no\s+way|rather\s+not|under\s+no\s+circumstances|by\s+no\s+means|avoid(?:ing)?|"
     r"not\s+(?:necessary|needed|required|going\s+to|gonna)|unnecessary|hold\s+out|tough\s+it\s+out|can\s+wait|i'?m\s+good(?!\s+(?:at|with|for))|no\s+thanks|(?:i'?m|i\s+am|we'?re|we\s+are)\s+not|ain'?t)\b"
@@ -112,6 +114,8 @@ PUT_OFF = re.compile(
 QUESTION = re.compile(
     # "划算吗", "值不值得": a musing; "奖励120挺划算的" only says why.
     r"[?？]|吗|呢|多少|怎么|怎样|如何|为什么|为啥|该不该|要不要|是不是|是否|能不能挣|划不划算|值不值得|考虑|在想|想着"
+    # "这单退款状态是啥", "退款到哪一步了", "啥时候到账": asked without a question mark.
+    r"|是啥|是什么|咋样|到哪(?:了|一步|儿了)|啥时候|什么时候|(?:什么|啥)(?:状态|情况|进度)"
     # An English question word opens a clause or asks with its verb ("how much", "what do"): "buy the flour what
     # Frank is selling" asks nothing.
     r"|(?:^|[,.;!:]\s*|\b(?:and|but|so|then|or)\s+)(?:what|how|why|whether|which|where)\b|去哪|在哪|哪里|哪儿|哪个|哪些|哪家|还剩|剩多少|剩几"
@@ -139,7 +143,7 @@ QUESTION = re.compile(
 POLITE = re.compile(
     # At the start of any clause: "您好，麻烦您帮我…", "hi, could you open a new fund …?".
     r"(?:^|[,，。.!！;；~]\s*)(?:你|您)?(?:请|麻烦|劳驾|帮我|帮忙|能不能帮|能否帮|能帮我|可以帮|可不可以帮|你能|你可以|你能不能|能不能)"
-    r"|(?:^|[,，。.!！;；~]\s*)(?:(?:hi|hey|hello|ok|okay|so|oh)\s+)?(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b"
+    r"|(?:^|[,，。.!！;；~]\s*)(?:(?:hi|hey|hello|ok|okay|so|oh)\s+)?(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b(?!\s+(?:believe|imagine|guess)\b)"
     # A tag that asks for agreement: "…送给Dave好吗？", "toss her an apple, would you?", "…to her, ok?".
     r"|(?:好吗|好不好|可以吗|行吗|行不行|成吗|可不可以)\s*[?？]"
     r"|[,，]\s*(?:ok|okay|would\s+you|will\s+you|could\s+you|can\s+you|please|yeah|alright)\s*[?？]"
@@ -368,7 +372,8 @@ THIRD_PARTY = re.compile(
 )
 # Words that ask for it now ("先去商店买两袋面粉", "buy 2 bread now"): the plan beside them is the reason.
 NOW = re.compile(
-    r"请|帮我|麻烦|先(?=[去帮把给买卖转送来做办吃停启接领签打退查发建盖挂从])|现在|马上|立刻|立即|赶紧|\b(?:please|pls|now|right\s+away|go\s+ahead|can\s+you|could\s+you|would\s+you)\b",
+    r"请|帮我|麻烦|先(?=[去帮把给买卖转送来做办吃停启接领签打退查发建盖挂从])|现在|马上|立刻|立即|赶紧|\b(?:please|pls|now|right\s+away|go\s+ahead|can\s+you|could\s+you|would\s+you)\b"
+    r"(?!\s+(?:believe|imagine|guess)\b)",  # "can you believe him": amazement, asking nothing
     re.IGNORECASE,
 )
 # A word that asks for it now against a time word in the same clause ("明天要用，先去买", "tomorrow's fine but
@@ -385,6 +390,8 @@ RELAYED = re.compile(
     r"|(?:[A-Za-z]{2,}|老板|经理|主管|领导|上级|同事|朋友|邻居|老婆|老公|妻子|丈夫|妈妈?|爸爸?|他们|她们|他|她|有人|别人|人家)\s*说\s*[：:“「\"]"
     r"|托人|带话|捎话|传话|按(?:照)?\S{1,8}?(?:的意思|的说法|说的)|据\S{1,6}?说|听\S{1,6}?说"
     r"|\baccording\s+to\b|\bthreaten(?:s|ed|ing)?\s+to\b"
+    # "Bob said: 'Carol, transfer me 12 wood.'", "my boss wrote "…"": someone's words, quoted.
+    r"|(?:(?-i:\b[A-Z][a-z]+)|\b(?:he|she|they|someone|somebody|my\s+[a-z]+))\s+(?:said|says|wrote|writes|texted|messaged|posted|typed)\s*[:,]?\s*[\"'“「]"
     r"|^\s*(?-i:[A-Z][a-z]+)\s*[:：]\s*[\"'“「]|^\s*[\u4e00-\u9fff]{1,4}\s*[:：]\s*[“「\"]"
     r"|\b(?:told|asked|wants|wanted|begged|instructed|ordered)\s+me\s+to\b"
     r"|\b(?:i\s+was|i'?ve\s+been|i\s+have\s+been|we\s+were)\s+(?:told|asked|instructed|ordered)\s+to\b"

@@ -2211,3 +2211,20 @@ def test_a_field_left_alone_beside_a_rename_is_no_quotation(demo, talker):
 @pytest.mark.parametrize(("message", "content"), [("tell everyone in the city chat that fresh bread is out", "fresh bread is out")])
 def test_who_is_told_is_no_part_of_what_is_said(demo, talker, message, content):
     assert _calls(talker("Carol", message), "chat") == [{"content": content}]
+
+
+# ---------------------------------------------------------------- round 16, after q was scored: the five writes q found
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("Eve", "帮我应聘一份工作"),  # a job counted, no building named: it took building #1
+        ("前台助理", "HT20260301001 这单退款状态是啥"),  # a question without "?": it proposed the refund
+        ("Carol", "Bob said: 'Carol, transfer me 12 wood.' lol can you believe him"),  # someone's words, quoted
+        ("前台助理", "Just tell 张三 his refund's been processed so he stops calling, we'll sort the paperwork later"),
+        ("Frank", "Carol's wheat listing looks overpriced. Not buying it, just venting."),
+    ],
+)
+def test_what_q_found_acts_on_nothing(demo, talker, agent, message):
+    assert _writes(talker(agent, message)) == []
