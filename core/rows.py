@@ -247,9 +247,10 @@ def _select_all(alias: str, model: type[Model]) -> tuple[str, tuple[str, ...], t
 
 class OneByKey:
     """``queryset.filter(pk=key).first()`` without an ORDER BY, the statement and the mapping of its
-    row to instances (``select_related`` ones too) composed once per database alias, the way
-    ``ModelIterable`` maps them. Composing a query of four joined relations cost a confirm more
-    than running it (``bench.requests --profile confirm``). Keep one per queryset, at module level."""
+    row to instances (``select_related`` ones too, each value's converters) composed once per
+    database alias, the way ``ModelIterable`` maps them. Composing a query of four joined relations
+    cost a confirm more than running it (``bench.requests --profile confirm``), and so did working
+    out its forty columns' converters for every read. Keep one per queryset, at module level."""
 
     _KEY = -7_319_402_221  # stands for the key while the statement is composed; found among its parameters
 
@@ -264,20 +265,24 @@ class OneByKey:
         start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
         names = [column[0].target.attname for column in select[start:end]]
         populators = get_related_populators(klass_info, select, alias)
-        composed = (compiler, sql, list(params), list(params).index(self._KEY), start, end, names, populators)
+        columns = [column[0] for column in select[: compiler.col_count]]
+        if compiler.has_composite_fields(columns):
+            raise TypeError(f"OneByKey reads no composite key: {self.queryset.model.__name__}")
+        converters = compiler.get_converters(columns)  # what ``results_iter`` works out again for every read
+        composed = (compiler, sql, list(params), list(params).index(self._KEY), start, end, names, populators, converters)
         self._composed[alias] = composed
         return composed
 
     def get(self, key: Any) -> Model | None:
         model = self.queryset.model
         alias = router.db_for_read(model)
-        compiler, sql, params, index, start, end, names, populators = self._composed.get(alias) or self._compose(alias)
+        compiler, sql, params, index, start, end, names, populators, converters = self._composed.get(alias) or self._compose(alias)
         params = params.copy()
         params[index] = model._meta.pk.get_prep_value(key)  # a key that is no key fails as the ORM's filter does
         with connections[alias].cursor() as cursor:
             cursor.execute(sql, params)
             found = cursor.fetchall()
-        for row in compiler.results_iter([found]):
+        for row in compiler.apply_converters(found, converters) if converters else found:
             obj = model.from_db(alias, names, row[start:end])
             for populator in populators:
                 populator.populate(row, obj)

@@ -116,3 +116,27 @@ def test_one_by_key_reads_what_the_orm_reads_relations_included(make_agent, djan
     assert one.get(action.pk + 1000) is None
     with pytest.raises(ValueError):
         one.get("seven")  # as PendingAction.objects.filter(pk="seven") fails
+
+
+def _pending(agent, *, expires_in: timedelta):
+    from agents.models import PendingAction
+
+    return PendingAction.objects.create(
+        agent=agent, tool_name="create_fund", arguments={"fund_name": "X"}, expires_at=timezone.now() + expires_in
+    )
+
+
+def test_one_by_key_works_out_the_converters_once(make_agent, monkeypatch):
+    from django.db.models.sql.compiler import SQLCompiler
+
+    from agents.models import PendingAction
+
+    action = _pending(make_agent("Alice"), expires_in=timedelta(hours=1))
+    one = rows.OneByKey(PendingAction.objects.select_related("agent"))
+    worked_out = []
+    get_converters = SQLCompiler.get_converters
+    monkeypatch.setattr(SQLCompiler, "get_converters", lambda self, columns: worked_out.append(1) or get_converters(self, columns))
+
+    first, second = one.get(action.pk), one.get(action.pk)
+    assert len(worked_out) == 1
+    assert (second.arguments, second.agent.is_active) == (first.arguments, True) == ({"fund_name": "X"}, True)  # converted all the same
