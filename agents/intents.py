@@ -5,6 +5,7 @@ what was done, how-to questions (a wrong action is worse than none)."""
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from .providers import restraint
 from .providers.rules import DECLINE, GUARD, Step, Turn, intent, negation_is_elsewhere, outside_negation, suggestions
 
 
@@ -46,6 +47,8 @@ def hypothetical(turn: Turn, match) -> Step:
     priority=GUARD,
 )
 def question_about_the_past(turn: Turn, match) -> Step:
+    if restraint.TOLD_AFTER_ASKING.search(turn.said):
+        return DECLINE  # "今天签到了没？帮我签一下": the check question, then the request
     return Step.say(_("这是在问已经发生的事，我不会因此执行操作；可以问我当前的状态或资源。"))
 
 

@@ -639,7 +639,7 @@ MARKET_SAID = re.compile(r"\bmarket|\blistings?\b|市场|挂单|挂的", re.IGNO
 BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
 # Taking another's listing without the word "buy": "拍下", "拿下", "snap up", "I'll take it".
 TAKE_WORDS = ("accept", "take", "want", "snap up", "grab", "接受", "接", "要", "拍下", "拍了", "拿下", "入手", "收了", "收下")
-SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "挂市场", "挂单卖", "挂个单", "挂一单", "挂张单", "挂一个单", "挂")
+SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "post", "挂市场", "挂单卖", "挂个单", "挂一单", "挂张单", "挂一个单", "挂")
 EACH = re.compile(
     r"\beach\b|\bapiece\b|\ba\s+piece\b|\bper\s+(?:unit|piece|loaf|one|item|bag)\b|每(?:个|份|块|袋|斤|单位)|单价"
     r"|[一1](?:个|份|袋|斤)\s*(?:卖|要|算|是)?\s*\d+|\d+\s*(?:块钱?|元|信用点|credits?)?\s*[一1](?:个|份|袋|斤)",
@@ -926,8 +926,9 @@ def sell_frame(turn: Turn, filled: Filled) -> Step:
     quantity, price = _numbers_around(filled)
     if filled.reading.has(*SELLING_WORDS) or (filled.reading.has(*PRICE_WORDS) and (price is None or COST_ASKED_HOW.search(filled.reading.folded))):
         return DECLINE  # "who is selling wheat?", "面包卖多少钱": a question the listings answer ("total price 20" is no question)
-    if not filled.reading.has(*(word for word in SELL_WORDS if word != "挂"), "市场"):
-        return DECLINE  # "挂" alone is no sale: "挂3个面粉到市场" is
+    posted = filled.reading.has("post") and MARKET_SAID.search(filled.reading.said)
+    if not filled.reading.has(*(word for word in SELL_WORDS if word not in ("挂", "post")), "市场") and not posted:
+        return DECLINE  # "挂" or "post" alone is no sale: "挂3个面粉到市场", "post 5 wheat on the market" are
     said = filled.reading.said
     if any(s.value != agent_name(turn.system) and not _owns_nothing_here(said, s) for s in filled.reading.of("resident")):
         return DECLINE  # "the wood Dave is selling": Dave's order, not a sale of mine
@@ -961,7 +962,7 @@ def _my_open_orders(turn: Turn, listed) -> list[dict]:
 
 @frame(
     "cancel_market_order",
-    triggers=("cancel", "withdraw", "take down", "get rid of", "remove", "delete", "pull", "取消", "撤", "下架", "删除", "删掉"),
+    triggers=("cancel", "withdraw", "take down", "get rid of", "remove", "delete", "pull", "off the market", "取消", "撤", "下架", "删除", "删掉"),
     slots={},
     required=(),
     priority=3,
@@ -969,6 +970,8 @@ def _my_open_orders(turn: Turn, listed) -> list[dict]:
 def cancel_frame(turn: Turn, filled: Filled) -> Step:
     if not filled.reading.has(*MARKET_WORDS, "order", "订单"):
         return DECLINE
+    if filled.reading.has(*BUY_WORDS) and not filled.reading.has("cancel", "withdraw", "take down", "take my", "pull", "remove", "delete", "取消", "撤", "下架"):
+        return DECLINE  # "buy Carol's wheat order off the market": a purchase
     if turn.last("cancel_market_order") is not None:
         return Step.say(_result(turn.last("cancel_market_order")))
     listed = turn.last("list_market_orders")

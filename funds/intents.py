@@ -484,7 +484,7 @@ def fund_entities() -> list[Entity]:
     found = []
     for pk, name in Fund.objects.values_list("pk", "fund_name"):
         found.append(Entity("fund", name, pk, name, partial=True))
-        found += [Entity("fund", english, pk, name, partial=True) for english in english_names(name)]
+        found += [Entity("fund", english, pk, name, exact_only=True) for english in english_described(name)]
         # "fund 2", "基金3", "基金 #3": the id as people type it, exact.
         found += [Entity("fund", surface, pk, name) for surface in (f"fund {pk}", f"fund #{pk}", f"基金{pk}", f"基金 {pk}", f"基金#{pk}", f"基金 #{pk}")]
         # "3号基金", "fund id 2", "fund no. 4", "ID为5的基金": the id with its label, exact.
@@ -499,6 +499,9 @@ def fund_entities() -> list[Entity]:
                 f"fund details for id {pk}", f"fund info for id {pk}",
             )
         ]
+        # "五号基金", "三号": the id in Chinese numerals, exact.
+        if pk <= 99:
+            found += [Entity("fund", f"{_chinese_numeral(pk)}号基金", pk, name), Entity("fund", f"基金{_chinese_numeral(pk)}号", pk, name)]
         # "稳健增长1号" for 稳健增长一号: the numeral of a name typed as digits, exact.
         if (digits := NAME_NUMERAL.sub(lambda m: str(chinese_number(m.group(1))) + m.group(2), name)) != name:
             found.append(Entity("fund", digits, pk, name))
@@ -541,6 +544,34 @@ def english_names(name: str, most: int = 12) -> list[str]:
     for words in options:
         names = [f"{head} {word}".strip() for head in names for word in words][:most]
     return names
+
+
+# Words of a gloss that name no fund alone ("the theme fund", "the no. 1 fund").
+GLOSS_ALONE_SAYS_NOTHING = {"theme", "thematic", "shares", "units", "share", "class", "share class", "no.", "no", "number", "old", "legacy"}
+
+
+def english_described(name: str) -> set[str]:
+    """The English a Chinese fund name is called by: its gloss whole ("steady growth no. 1"), and any run of its
+    words with "fund" or "one" after it ("the tech fund", "the green energy one"); a run that only says "theme" or
+    "no. 1" is no name. Two funds described alike are two candidates, and the frame asks which."""
+    described = set()
+    for english in english_names(name):
+        described.add(english)
+        words = english.split()
+        for start in range(len(words)):
+            for end in range(start + 1, len(words) + 1):
+                run = words[start:end]
+                if all(word in GLOSS_ALONE_SAYS_NOTHING or word.isdigit() for word in run):
+                    continue
+                described.update(f"{' '.join(run)} {head}" for head in ("fund", "funds", "one"))
+    return described
+
+
+def _chinese_numeral(n: int) -> str:
+    """1–99 as written in Chinese: 5 → 五, 12 → 十二, 30 → 三十."""
+    digits = "零一二三四五六七八九"
+    tens, ones = divmod(n, 10)
+    return (("" if tens == 1 else digits[tens]) + "十" if tens else "") + (digits[ones] if ones else "")
 
 
 def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Step:

@@ -145,7 +145,7 @@ POLITE = re.compile(
     r"(?:^|[,，。.!！;；~]\s*)(?:你|您)?(?:请|麻烦|劳驾|帮我|帮忙|能不能帮|能否帮|能帮我|可以帮|可不可以帮|你能|你可以|你能不能|能不能)"
     r"|(?:^|[,，。.!！;；~]\s*)(?:(?:hi|hey|hello|ok|okay|so|oh)\s+)?(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b(?!\s+(?:believe|imagine|guess)\b)"
     # A tag that asks for agreement: "…送给Dave好吗？", "toss her an apple, would you?", "…to her, ok?".
-    r"|(?:好吗|好不好|可以吗|行吗|行不行|成吗|可不可以)\s*[?？]"
+    r"|(?:好吗|好吧|好不好|好么|可以吗|行吗|行不行|成吗|可不可以)\s*[?？]"
     r"|[,，]\s*(?:ok|okay|would\s+you|will\s+you|could\s+you|can\s+you|please|yeah|alright)\s*[?？]"
     r"|\bwould\s+you\s+mind\b"
     # "I was wondering if you could …", "would it be possible to …", "if you don't mind, …": asking, indirectly.
@@ -161,7 +161,7 @@ POLITE = re.compile(
 )
 # The question words a polite request may still carry as a real question ("能帮我算算能挣多少吗").
 STILL_ASKING = re.compile(
-    r"多少|怎么|怎样|如何|为什么|该不该|what|how|why|should\s+i|do\s+you\s+think"
+    r"多少|怎么|怎样|如何|为什么|该不该|\bwhat\b|\bhow\b|\bwhy\b|should\s+i|do\s+you\s+think"
     # Advice: "would you disable it if you were me?", "你觉得呢", "换你会停用吗".
     r"|if\s+(?:you|u)\s+were|in\s+my\s+(?:shoes|place|position)|your\s+(?:advice|opinion|take)|recommend|advise|你觉得|你看呢|你说呢|建议|如果是你|换(?:做|成)?(?:是)?你"
     # "你能不能直接改掉？我就问问", "could you skip the approval? just curious": a "can you" only asked about.
@@ -513,6 +513,9 @@ AVAILABLE_IF = re.compile(
     r"(?:open|available|there|up|free|unclaimed|unsold|listed|hiring|on\s+the\s+(?:market|board))\b"
     r"|\b(?:if|as\s+long\s+as|provided)\s+(?:they|the\s+\w+(?:\s+\w+)?)\s*(?:'re|are|'s|is)\s+(?:still\s+)?(?:hiring|taking\s+(?:people|workers|staff))\b"
     r"|\b(?:if|as\s+long\s+as)\s+(?:it|they|the\s+\w+(?:\s+\w+)?)\s+still\s+(?:needs?|wants?)\s+(?:workers|people|staff|hands|someone|somebody|help)\b"
+    # "if they still have a spot", "if it still has an opening".
+    r"|\b(?:if|as\s+long\s+as)\s+(?:they|it|the\s+\w+(?:\s+\w+)?)\s+(?:still\s+)?(?:have|has|got)\s+(?:a|an|any|one)\s+"
+    r"(?:spot|opening|place|vacancy|slot|position|space|job)s?\b(?:\s+(?:left|open|available|free))?"
     r"|\bif\s+(?:it|that)\s+(?:hasn'?t|has\s+not|wasn'?t|was\s+not)\s+(?:been\s+)?(?:taken|claimed|sold|grabbed|filled)(?:\s+yet)?\b"
     r"|\bif\s+no(?:body|\s*one|-one)\s+(?:has\s+|'s\s+)?(?:taken|claimed|grabbed|bought)\s+(?:it|that)(?:\s+yet)?\b"
     r"|\bif\s+(?:so|yes|it\s+is|there\s+is)\b",
@@ -643,13 +646,34 @@ def own_need(clause: str) -> bool:
     return bool(OWN_NEED.search(clause))
 
 
+# ", she's paying me later", ", he'll pick it up tomorrow": a clause about what someone else does, and when.
+THEIR_CLAUSE = re.compile(
+    r"(?:^|[,;.!—–]\s*)(?:and\s+|but\s+|since\s+|because\s+)?(?:she|he|they)(?:['’](?:s|ll|re|d)|\s+(?:is|will|are|was|has|can|should|would|might))\s+[^,;.!?]*",
+    re.IGNORECASE,
+)
+
+
+def _without_their_clauses(text: str) -> str:
+    """``text`` less each clause about another's deed that names no write ("she's paying me later")."""
+    def blank(found: re.Match) -> str:
+        clause = found.group()
+        if THEY_WAIT.search(clause) or not _names_no_write(clause):
+            return clause  # "but she can wait": the request's own time, put off
+        return " " * len(clause)
+
+    return THEIR_CLAUSE.sub(blank, text)
+
+
+THEY_WAIT = re.compile(r"\bwait|\bhold\s+on|\bno\s+(?:rush|hurry)|\bin\s+no\s+(?:rush|hurry)|\bnot\s+in\s+a\s+(?:rush|hurry)|\bdoesn'?t\s+need|\bdon'?t\s+need", re.IGNORECASE)
+
+
 def deferred(text: str, tools: set[str]) -> bool:
     """A negation or deferral around the action; for a write that itself stops something
     ("不想干了" quits, "不卖了" cancels the listing) only one that puts it off counts. A sale's price floor
     ("少了不卖"), the speaker's own fallback after the request and a no to going without ("别硬撑") are none."""
     if "create_market_order" in tools:
         text = _blanked(text, PRICE_FLOOR)
-    text = _blanked(_without_own_fallback(text), NO_HOLDING_OUT)
+    text = _blanked(_without_own_fallback(_without_their_clauses(text)), NO_HOLDING_OUT)
     if tools & UNDOING:
         return bool(PUT_OFF.search(text))
     return bool(DEFERRAL.search(text))
@@ -658,9 +682,9 @@ def deferred(text: str, tools: set[str]) -> bool:
 def asked(text: str) -> bool:
     """A question about the action, not a polite request; an amount exclaimed with 呢 asks nothing, and a go-ahead
     that ends the message after a check question ("8 for 30 right? … do it") asks for it now."""
-    if GO_AHEAD_LAST.search(text):
+    if GO_AHEAD_LAST.search(text) or TOLD_AFTER_ASKING.search(text):
         return False
-    text = _blanked(text, AMOUNT_EXCLAIMED)
+    text = _blanked(_blanked(text, AMOUNT_EXCLAIMED), NO_MATTER)
     if not QUESTION.search(text):
         return False
     return not POLITE.search(text) or bool(STILL_ASKING.search(text))
@@ -807,10 +831,16 @@ GO_AHEAD_LAST = re.compile(
     r"|[?？][^?？]*[,，。!！]\s*(?:就这么办|就这么定了|办吧|买吧|弄吧|就买吧)\s*[。.!！]*\s*$",
     re.IGNORECASE,
 )
+# "今天还没打卡吧？帮我打一下": a check question, then the request itself.
+TOLD_AFTER_ASKING = re.compile(r"[?？]\s*(?:那|那就|就)?\s*(?:帮我|请你?|麻烦你?|你就|给我)|[?？]\s*(?:please|pls|go\s+ahead\s+and)\b", re.IGNORECASE)
+# "奖励多少无所谓", "whatever it costs": an amount that does not matter asks nothing.
+NO_MATTER = re.compile(r"多少(?:钱)?(?:都)?(?:无所谓|都行|没关系|不重要|不在乎|随便)|\bwhatever\s+it\s+costs\b", re.IGNORECASE)
 # "别硬撑", "don't tough it out": a no to going without is a yes to what was asked ("把面包吃了吧，别硬撑").
 NO_HOLDING_OUT = re.compile(
     r"(?:别|不要|不用)(?:再)?(?:硬撑|撑着|硬扛|扛着|忍着|饿着(?:自己)?|熬着|死撑)"
-    r"|\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:tough\s+it\s+out|hold\s+out|starve(?:\s+yourself)?|suffer|push\s+through)\b",
+    r"|\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:tough\s+it\s+out|hold\s+out|starve(?:\s+yourself)?|suffer|push\s+through)\b"
+    # "so don't go crazy", "别太贵了": a limit on how, not a no to what.
+    r"|\b(?:don'?t|do\s+not)\s+(?:go\s+(?:crazy|overboard|nuts|wild)|overdo\s+it|break\s+the\s+bank)\b",
     re.IGNORECASE,
 )
 # "以后盖个磨坊", "以后给Eve两个面包": a clause opening with 以后 tells some time to come ("吃完以后…" is read above).

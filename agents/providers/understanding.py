@@ -77,6 +77,8 @@ class Entity:
     name: str = ""
     # Whether part of the name may stand for it ("稳健增长" for 稳健增长一号).
     partial: bool = False
+    # Whether only these very words stand for it: no typo of them does ("the tech fund", a description, not a name).
+    exact_only: bool = False
 
 
 EntitySource = Callable[[], Iterable[Entity]]
@@ -479,7 +481,7 @@ def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[
             if text.strip() and lowered not in STOP_WORDS and not re.fullmatch(r"[\d\W_]+", text):
                 pieces.add((start, end))
     best: dict[tuple[str, Any], Span] = {}
-    candidates = [entity for entity in found if entity.kind in kinds]
+    candidates = [entity for entity in found if entity.kind in kinds and not entity.exact_only]
     names = [fold(entity.surface) for entity in candidates]
     # Each piece's text, whether it is Chinese, and the names it is at least 80 % like (scored in one C loop per piece,
     # the same ``fuzz.ratio`` a pair at a time gave; below 80 a name was never a match).

@@ -2228,3 +2228,34 @@ def test_who_is_told_is_no_part_of_what_is_said(demo, talker, message, content):
 )
 def test_what_q_found_acts_on_nothing(demo, talker, agent, message):
     assert _writes(talker(agent, message)) == []
+
+
+# ---------------------------------------------------------------- round 16, on q: classes, each in new words
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool"),
+    [
+        ("Carol", "post 4 wheat on the market, 18 for the lot", "create_market_order"),
+        ("Frank", "take my flour listing off the market please", "cancel_market_order"),
+        ("Eve", "I'd like a job at the bakery if they still have a spot", "assign_building"),
+        ("Eve", "can u eat something? whatever's filling", "eat"),
+        ("Eve", "接收集小麦那个悬赏，奖励多少无所谓", "claim_bounty"),
+        ("Bob", "今天签到了没？帮我签一下", "checkin"),
+        ("Eve", "城东农田还缺人，我帮你报个名，好吧？", "assign_building"),
+        ("Eve", "buy me an apple at the shop, don't go crazy", "purchase"),
+        ("Frank", "give eve 1 flour, she's paying me back tomorrow", "transfer_resource"),
+        ("基金助理", "停用二号基金", "disable_fund"),
+        ("基金助理", "ok turn off the tech one", "disable_fund"),
+    ],
+)
+def test_what_q_missed_is_read(demo, talker, agent, message, tool):
+    assert _writes(talker(agent, message)) == [tool]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [("Frank", "give eve 1 flour, but she can wait"), ("Frank", "please buy Carol's wheat order off the market")],
+)
+def test_what_q_missed_is_read_no_further(demo, talker, agent, message):
+    assert "transfer_resource" not in _writes(talker(agent, message)) and "cancel_market_order" not in _writes(talker(agent, message))
