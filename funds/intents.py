@@ -831,6 +831,8 @@ REMARKS_ASKED = re.compile(r"\bwhat\b|\bwhats\b|\bwhat's\b|\bshow\b|\bread\b|\bs
     priority=3,
 )
 def remarks_frame(turn: Turn, filled: Filled) -> Step:
+    if FIELD_LEFT_ALONE.search(filled.reading.said):
+        return DECLINE  # "改个名，改成X，备注不动": the remarks stay as they are
     span = filled.slots["fund_id"]
     after = max(span.end, filled.reading.folded.find("备注") + 2, filled.reading.folded.find("remark") + 6)
     if REMARKS_ASKED.search(filled.reading.said) and not REMARKS_CHANGED.search(filled.reading.said):

@@ -2259,3 +2259,8 @@ def test_what_q_missed_is_read(demo, talker, agent, message, tool):
 )
 def test_what_q_missed_is_read_no_further(demo, talker, agent, message):
     assert "transfer_resource" not in _writes(talker(agent, message)) and "cancel_market_order" not in _writes(talker(agent, message))
+
+
+def test_remarks_left_alone_are_not_asked_for(demo, talker):
+    result = talker("基金助理", "给Beta Balanced改个名，改成“Beta Global”吧，备注不动")
+    assert "备注要改成什么" not in result.reply and all(set(c) <= {"fund_id", "fund_name"} for c in _calls(result, "update_fund"))
