@@ -286,8 +286,11 @@ def changed_mind(turn: Turn) -> bool:
     for kind in {s.kind for s in named}:
         if len({s.value for s in named if s.kind == kind}) > 1 or len({s.value for s in before if s.kind == kind}) > 1:
             return False  # "哦不对，给五根吧……三根不够", "sell 5 wood for 20, no wait, 25": which count changed is not sure
-    if {s.kind for s in before} <= {s.kind for s in named} and _complete_alone(replace(turn, said=correction), read(correction)):
+    alone = _complete_alone(replace(turn, said=correction), read(correction))
+    if alone and {s.kind for s in before} <= {s.kind for s in named}:
         turn.earlier, turn.said = "", correction  # "…wait no, send those four to bob instead": said anew, whole
+    elif alone:
+        return False  # "…，不对，三个吧，他今天没吃饭": the correction asks something of its own; which stands is not sure
     else:
         turn.earlier, turn.said = first, ("不，" if CJK_RUN.search(turn.said) else "no, ") + correction
     turn.earlier_calls, turn.earlier_outcomes, turn.answered, turn.history = [], [], "", []

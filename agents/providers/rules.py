@@ -318,16 +318,20 @@ class RulesChatPolicy:
         with translation.override(turn.language), one_lexicon():
             from .framing import changed_mind
 
-            changed_mind(turn)  # "…，哦不对，五根": the first words, then the correction, as two turns would be
+            # "…，哦不对，五根": the first words, then the correction, as two turns would be.
+            corrected = changed_mind(turn) and bool(turn.earlier)
             turn.text, turn.plain, found = understand(turn.said, offered)
-            return self._decide(turn, found)
+            return self._decide(turn, found, corrected=corrected)
 
-    def _decide(self, turn: Turn, found: list[tuple[Intent, re.Match]]) -> Completion:
+    def _decide(self, turn: Turn, found: list[tuple[Intent, re.Match]], *, corrected: bool = False) -> Completion:
         from . import restraint
         from .frames import is_write
         from .framing import follow_up, guarded, read_frames, write_frames
 
         step = follow_up(turn)
+        if corrected and step is None:
+            # The correction continues nothing the first words asked: never read alone ("…，不对，三个吧，他今天没吃饭").
+            return Completion(content=str(SAID_TWO_WAYS))
         if step is None:
             step, item = DECLINE, None
             # "is the quarry still hiring? if so, sign me up": the question and its condition are the tool's to check.

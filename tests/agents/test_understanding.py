@@ -838,7 +838,11 @@ def test_a_question_about_what_could_be_done_is_answered_by_a_look_up(demo, talk
     "message",
     # Round 8: a bare count replacing the one count before it is no longer asked back (see below).
     # Round 16: a correction naming each thing it changes once is read as meant (see below).
-    ["list my 6 stone for 30, I mean 25", "把6个石料挂出去卖30，我是说25", "给Eve两袋面粉，不对，三个", "给Eve两个面粉，不对，三个苹果，不对，四个"],
+    [
+        "list my 6 stone for 30, I mean 25", "把6个石料挂出去卖30，我是说25", "给Eve两袋面粉，不对，三个", "给Eve两个面粉，不对，三个苹果，不对，四个",
+        # Found on the page: the correction's own clause ate a bread.
+        "给Eve两个面包，哦不对，三个吧，她今天没吃饭",
+    ],
 )
 def test_a_message_that_corrects_itself_asks_and_acts_on_nothing(demo, talker, message):
     result = talker("Frank", message)
