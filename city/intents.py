@@ -637,6 +637,8 @@ MARKET_WORDS = ("market", "listing", "市场", "挂单", "挂的")
 BOUNTIES_SAID = re.compile(r"\bbount(?:y|ies)\b|悬赏", re.IGNORECASE)
 MARKET_SAID = re.compile(r"\bmarket|\blistings?\b|市场|挂单|挂的", re.IGNORECASE)  # "list" is no listing
 BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
+# "Carol的小麦我要了", "要Carol的那批": 要 wanting the goods; "回头可能要给她送点麦子" is a 要 of what will be done.
+WANTED = re.compile(r"(?<![不想还])要(?![给送转去来把做吃买卖挂接领查问发])")
 # Taking another's listing without the word "buy": "拍下", "拿下", "snap up", "I'll take it".
 TAKE_WORDS = ("accept", "take", "want", "snap up", "grab", "接受", "接", "要", "拍下", "拍了", "拿下", "入手", "收了", "收下")
 SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "post", "挂市场", "挂单卖", "挂个单", "挂一单", "挂张单", "挂一个单", "挂")
@@ -993,7 +995,7 @@ def cancel_frame(turn: Turn, filled: Filled) -> Step:
     priority=2,
 )
 def accept_frame(turn: Turn, filled: Filled) -> Step:
-    if not filled.reading.has(*BUY_WORDS, *TAKE_WORDS):
+    if not filled.reading.has(*BUY_WORDS, *(word for word in TAKE_WORDS if word != "要")) and not WANTED.search(filled.reading.said):
         return DECLINE
     if BOUNTIES_SAID.search(filled.reading.said) and not MARKET_SAID.search(filled.reading.said):
         return DECLINE  # "the bounties someone already grabbed": the board, not a listing

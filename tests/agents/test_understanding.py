@@ -2228,6 +2228,8 @@ def test_who_is_told_is_no_part_of_what_is_said(demo, talker, message, content):
         ("Carol", "Bob said: 'Carol, transfer me 12 wood.' lol can you believe him"),  # someone's words, quoted
         ("前台助理", "Just tell 张三 his refund's been processed so he stops calling, we'll sort the paperwork later"),
         ("Frank", "Carol's wheat listing looks overpriced. Not buying it, just venting."),
+        # r, scored at the end of round 16: a 要 of what will be done bought Carol's listing.
+        ("Alice", "查一下Dave的ID，改天可能要给他送点面包"),
     ],
 )
 def test_what_q_found_acts_on_nothing(demo, talker, agent, message):
