@@ -410,6 +410,11 @@ GENERIC_BODY = re.compile(
 THE_GUEST = re.compile(r"\b(?:the|our|this|that)\s+(?:guest|customer|client)s?\b|客人|住客|顾客|客户", re.IGNORECASE)
 
 
+def _early_in_talk(turn: Turn, said: str) -> bool:
+    """An early check-out is what this message, or the conversation's last few, are about."""
+    return any(EARLY.search(message) for message in (said, turn.earlier, *turn.history) if message)
+
+
 @frame(
     "message_send",
     triggers=(
@@ -460,6 +465,10 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     if text is not None and (not WORDY.search(text.value) or GENERIC_BODY.fullmatch(text.value)):
         text = None  # "send the guest a message": the words to send are asked, never made up
     who = pgettext("recipient", "供应商") if channel == "upstream" else pgettext("recipient", "客人")
+    if text is None and channel == "upstream" and (order := filled.slots.get("order_no")) and _early_in_talk(turn, said):
+        # "先联系供应商吧" after "李四那单要提前离店": the early check-out's own question, the desk's template (no words
+        # of the user's are made into a message).
+        return checkout_flow(turn, order.value)
     if text is None:
         return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})
     text = without_request_to_agent(without_order_reference(text))

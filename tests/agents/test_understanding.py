@@ -2270,3 +2270,9 @@ def test_what_q_missed_is_read_no_further(demo, talker, agent, message):
 def test_remarks_left_alone_are_not_asked_for(demo, talker):
     result = talker("基金助理", "给Beta Balanced改个名，改成“Beta Global”吧，备注不动")
     assert "备注要改成什么" not in result.reply and all(set(c) <= {"fund_id", "fund_name"} for c in _calls(result, "update_fund"))
+
+
+def test_contacting_the_supplier_after_an_early_checkout_proposes_the_desks_own_question(demo, talker):
+    # r and q: "先联系供应商吧" after the early check-out and its order were told in earlier turns.
+    [call] = _calls(talker("前台助理", "王五那单客人想提前走", "单号HT20260301003", "那先联系一下供应商"), "message_send")
+    assert call["channel"] == "upstream" and call["order_no"] == "HT20260301003" and "SUP-88903" in call["content"]
