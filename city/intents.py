@@ -354,15 +354,32 @@ def eat(turn: Turn, match: re.Match) -> Step:
     return _once(turn, "eat")
 
 
+# How the resident feels, not what they ask for: "太累了" may be the reason for another request.
+WEARY = ("tired", "exhausted", "累")
+REST_WORDS = ("rest", "sleep", "nap", "lie down", "take a break", "休息", "睡", "歇", "躺")
+# "the rest I'm keeping", "the rest of my wheat": what is left over.
+REMAINDER = re.compile(r"\b(?:the|all\s+the|whatever)\s+rest\b|\brest\s+of\b", re.IGNORECASE)
+
+
+RESTING = re.compile("|".join(rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w) for w in (*REST_WORDS, *WEARY)), re.IGNORECASE)
+
+
+def only_what_is_left(said: str) -> bool:
+    """"rest" says only what is left over ("the rest I'm keeping"), and no other word asks for a rest."""
+    return bool(REMAINDER.search(said)) and not RESTING.search(REMAINDER.sub(" ", said))
+
+
 @intent(
     r"休息|睡觉|睡一觉|歇一会|歇会|我累了|好累",
     r"\b(?:take|have|get)\s+(?:a\s+|some\s+)?rest\b",
-    r"(?<!the\s)\brest\b(?!\s+of\b)",  # "the rest", "rest of my wheat": what is left over
+    r"\brest\b",
     r"\b(?:sleep|nap)\b|\bi'?m\s+tired\b",
     tool="rest",
     example=gettext_lazy("休息一下"),
 )
 def take_rest(turn: Turn, match: re.Match) -> Step:
+    if only_what_is_left(turn.said):
+        return DECLINE  # "the rest I'm keeping": what is left, nobody resting
     return _once(turn, "rest")
 
 
@@ -962,9 +979,13 @@ def _my_open_orders(turn: Turn, listed) -> list[dict]:
     return [o for o in listed.data.get("orders", []) if o.get("seller_name") == me]
 
 
+# Words that take a listing down, whatever else the message says ("off the market" alone may be a purchase).
+CANCEL_WORDS = ("cancel", "withdraw", "take down", "get rid of", "remove", "delete", "pull", "取消", "撤", "下架", "删除", "删掉")
+
+
 @frame(
     "cancel_market_order",
-    triggers=("cancel", "withdraw", "take down", "get rid of", "remove", "delete", "pull", "off the market", "取消", "撤", "下架", "删除", "删掉"),
+    triggers=(*CANCEL_WORDS, "off the market"),
     slots={},
     required=(),
     priority=3,
@@ -972,7 +993,7 @@ def _my_open_orders(turn: Turn, listed) -> list[dict]:
 def cancel_frame(turn: Turn, filled: Filled) -> Step:
     if not filled.reading.has(*MARKET_WORDS, "order", "订单"):
         return DECLINE
-    if filled.reading.has(*BUY_WORDS) and not filled.reading.has("cancel", "withdraw", "take down", "take my", "pull", "remove", "delete", "取消", "撤", "下架"):
+    if filled.reading.has(*BUY_WORDS) and not filled.reading.has(*CANCEL_WORDS):
         return DECLINE  # "buy Carol's wheat order off the market": a purchase
     if turn.last("cancel_market_order") is not None:
         return Step.say(_result(turn.last("cancel_market_order")))
@@ -1079,20 +1100,11 @@ HAVE_SOME = re.compile(r"(?:^|[,，.;!]\s*|\b(?:please|go|just|you\s+should|why\
 HUNGRY = ("hungry", "starving", "饿")
 
 
-# How the resident feels, not what they ask for: "太累了" may be the reason for another request.
-WEARY = ("tired", "exhausted", "累")
-
-
-# "the rest I'm keeping", "the rest of my wheat": what is left over.
-REMAINDER = re.compile(r"\b(?:the|all\s+the|whatever)\s+rest\b|\brest\s+of\b", re.IGNORECASE)
-
-
-@frame("rest", triggers=("rest", "sleep", "nap", *WEARY, "lie down", "take a break", "休息", "睡", "歇", "躺"))
+@frame("rest", triggers=(*REST_WORDS, *WEARY))
 def rest_frame(turn: Turn, filled: Filled) -> Step:
-    said = REMAINDER.sub(" ", filled.reading.said)
-    if not any(word in said.casefold() for word in ("rest", "sleep", "nap", *WEARY, "lie down", "take a break", "休息", "睡", "歇", "躺")):
+    if only_what_is_left(filled.reading.said):
         return DECLINE  # "the rest I'm keeping": what is left, nobody resting
-    asked = filled.reading.has("rest", "sleep", "nap", "lie down", "take a break", "休息", "睡", "歇", "躺")
+    asked = filled.reading.has(*REST_WORDS)
     if not asked and asked_in_another_clause(filled.reading, turn.offered, "rest", WEARY):
         return DECLINE  # "农田的活太累了，辞了吧": quitting is asked, the tiredness is why
     if not asked and someone_elses_state(filled.reading, agent_name(turn.system), WEARY):

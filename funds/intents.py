@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent
-from agents.providers.vocabulary import chinese_number, vocabulary
+from agents.providers.vocabulary import chinese_number, chinese_numeral, vocabulary
 from core.text import join_items
 
 from .models import Fund
@@ -82,15 +82,10 @@ NAME_NUMERAL = re.compile(r"([一二三四五六七八九十]+)(号|期)")
 
 def _whole_name(name: str) -> str:
     """The fund an extracted name holds whole ("绿色能源主题这只", "the old fund (货币市场旧份额)",
-    "稳健增长1号") or is surely part of ("tech" of 科技先锋, glossed): its own name; the words as
-    extracted when they hold no fund's whole name."""
+    "稳健增长1号"): its own name; the words as extracted when they hold no fund's whole name."""
     from agents.providers.understanding import read
 
-    from agents.providers.frames import SURE
-
     spans = [span for span in read(name, {"fund"}).of("fund") if span.exact]
-    if not spans:  # "tech" of "the tech fund": a part that is surely one fund's, and all the words typed
-        spans = [s for s in read(name, {"fund"}).of("fund") if s.score >= SURE and not s.rivals and s.text.strip() == name.strip().casefold()]
     if len({span.name for span in spans}) != 1 or spans[0].name.casefold() == name.strip().casefold():
         return name  # no fund's whole name, two of them, or exactly the name as typed
     return spans[0].name
@@ -499,9 +494,9 @@ def fund_entities() -> list[Entity]:
                 f"fund details for id {pk}", f"fund info for id {pk}",
             )
         ]
-        # "五号基金", "三号": the id in Chinese numerals, exact.
+        # "五号基金", "基金五号": the id in Chinese numerals, exact.
         if pk <= 99:
-            found += [Entity("fund", f"{_chinese_numeral(pk)}号基金", pk, name), Entity("fund", f"基金{_chinese_numeral(pk)}号", pk, name)]
+            found += [Entity("fund", f"{chinese_numeral(pk)}号基金", pk, name), Entity("fund", f"基金{chinese_numeral(pk)}号", pk, name)]
         # "稳健增长1号" for 稳健增长一号: the numeral of a name typed as digits, exact.
         if (digits := NAME_NUMERAL.sub(lambda m: str(chinese_number(m.group(1))) + m.group(2), name)) != name:
             found.append(Entity("fund", digits, pk, name))
@@ -523,6 +518,8 @@ NAME_GLOSSES = {
     "制造": ("manufacturing",), "智能": ("smart",), "安心": ("safe",), "稳定": ("stable",), "策略": ("strategy",),
 }
 
+GLOSSED_LONGEST_FIRST = sorted(NAME_GLOSSES, key=len, reverse=True)  # "货币市场" before "货币"
+
 
 def english_names(name: str, most: int = 12) -> list[str]:
     """How English speakers write a Chinese fund name word for word (["steady growth no. 1", "stable growth 1", …]),
@@ -535,7 +532,7 @@ def english_names(name: str, most: int = 12) -> list[str]:
             options.append((f"no. {n}", f"no {n}", f"number {n}", str(n)))
             at = numbered.end()
             continue
-        word = next((w for w in sorted(NAME_GLOSSES, key=len, reverse=True) if name.startswith(w, at)), None)
+        word = next((w for w in GLOSSED_LONGEST_FIRST if name.startswith(w, at)), None)
         if word is None:
             return []
         options.append(NAME_GLOSSES[word])
@@ -565,13 +562,6 @@ def english_described(name: str) -> set[str]:
                     continue
                 described.update(f"{' '.join(run)} {head}" for head in ("fund", "funds", "one"))
     return described
-
-
-def _chinese_numeral(n: int) -> str:
-    """1–99 as written in Chinese: 5 → 五, 12 → 十二, 30 → 三十."""
-    digits = "零一二三四五六七八九"
-    tens, ones = divmod(n, 10)
-    return (("" if tens == 1 else digits[tens]) + "十" if tens else "") + (digits[ones] if ones else "")
 
 
 def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Step:

@@ -651,6 +651,8 @@ THEIR_CLAUSE = re.compile(
     r"(?:^|[,;.!—–]\s*)(?:and\s+|but\s+|since\s+|because\s+)?(?:she|he|they)(?:['’](?:s|ll|re|d)|\s+(?:is|will|are|was|has|can|should|would|might))\s+[^,;.!?]*",
     re.IGNORECASE,
 )
+# "but she can wait", "he's in no rush": the request's own time, put off, said of the other.
+THEY_WAIT = re.compile(r"\bwait|\bhold\s+on|\bno\s+(?:rush|hurry)|\bin\s+no\s+(?:rush|hurry)|\bnot\s+in\s+a\s+(?:rush|hurry)|\bdoesn'?t\s+need|\bdon'?t\s+need", re.IGNORECASE)
 
 
 def _without_their_clauses(text: str) -> str:
@@ -662,9 +664,6 @@ def _without_their_clauses(text: str) -> str:
         return " " * len(clause)
 
     return THEIR_CLAUSE.sub(blank, text)
-
-
-THEY_WAIT = re.compile(r"\bwait|\bhold\s+on|\bno\s+(?:rush|hurry)|\bin\s+no\s+(?:rush|hurry)|\bnot\s+in\s+a\s+(?:rush|hurry)|\bdoesn'?t\s+need|\bdon'?t\s+need", re.IGNORECASE)
 
 
 def deferred(text: str, tools: set[str]) -> bool:

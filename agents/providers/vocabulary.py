@@ -57,6 +57,13 @@ def language_of(text: str) -> str:
     return "zh-hans" if CJK.search(text or "") else "en"
 
 
+def chinese_numeral(number: int) -> str:
+    """1–99 as written in Chinese, ``chinese_number``'s inverse: 5 → 五, 12 → 十二, 30 → 三十."""
+    digits = "零一二三四五六七八九"
+    tens, ones = divmod(number, 10)
+    return (("" if tens == 1 else digits[tens]) + "十" if tens else "") + (digits[ones] if ones else "")
+
+
 def chinese_number(numeral: str) -> int | None:
     """三 → 3, 十二 → 12, 两百零五 → 205; None for what is not a plain numeral."""
     total, current = 0, None
