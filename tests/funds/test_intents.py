@@ -149,3 +149,10 @@ def test_a_latin_word_stands_for_a_name_only_from_a_word_start(db):
     create_fund(fund_name="货币市场旧份额")  # glossed "currency market legacy units": "its" is inside "units"
     assert read("change its remarks to 'x'", {"fund"}).of("fund") == []
     assert [span.name for span in read("the money market fund", {"fund"}).of("fund")] == ["货币市场旧份额"]
+
+
+def test_chinese_numerals_are_written_as_they_are_read():
+    from agents.providers.vocabulary import chinese_number, chinese_numeral
+
+    assert [chinese_numeral(n) for n in (5, 10, 12, 30, 99)] == ["五", "十", "十二", "三十", "九十九"]
+    assert all(chinese_number(chinese_numeral(n)) == n for n in range(1, 100))
