@@ -356,6 +356,8 @@ AGENT_TOOL_CALLS_PER_MINUTE = env_int("AGENT_TOOL_CALLS_PER_MINUTE", 30, minimum
 AUTONOMY_TOKEN_BUDGET = env_int("AUTONOMY_TOKEN_BUDGET", 200_000, minimum=0)
 AUTONOMY_BATCH_SIZE = env_int("AUTONOMY_BATCH_SIZE", 20, minimum=1)
 AUTONOMY_CONCURRENCY = env_int("AUTONOMY_CONCURRENCY", 8, minimum=1)
+# A rules tick on Celery workers: residents per batch at most (agents.autonomy.distributed.rules_batch_size).
+AUTONOMY_RULES_BATCH_SIZE = env_int("AUTONOMY_RULES_BATCH_SIZE", 100, minimum=1)
 # How much every resident's satiety and energy fall at the start of each autonomy tick (0: never).
 CITY_SATIETY_DECAY = env_int("CITY_SATIETY_DECAY", 5, minimum=0)
 CITY_ENERGY_DECAY = env_int("CITY_ENERGY_DECAY", 3, minimum=0)

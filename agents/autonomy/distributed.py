@@ -45,10 +45,20 @@ from .sources import Policy, World, WorldSource, world_source
 logger = logging.getLogger(__name__)
 
 POLL_S = 0.05  # how often the coordinator reads the reports of the batches still out
+RULES_BATCHES = 64  # a rules tick keeps at least this many batches to share among the workers
 
 
 def enabled() -> bool:
     return bool(settings.CELERY_BROKER_URL)
+
+
+def rules_batch_size(residents: int) -> int:
+    """Residents per batch of a rules tick on the workers. A batch costs a message, a worker's round
+    trip to the broker and a transaction whether it carries 20 residents or 100, and the rules have
+    no prompt to fit in a context: up to ``AUTONOMY_RULES_BATCH_SIZE`` residents, while the tick
+    still has ``RULES_BATCHES`` batches (never fewer residents than ``AUTONOMY_BATCH_SIZE``)."""
+    shared = -(-residents // RULES_BATCHES)
+    return max(settings.AUTONOMY_BATCH_SIZE, min(settings.AUTONOMY_RULES_BATCH_SIZE, shared))
 
 
 class Broker:

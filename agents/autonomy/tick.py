@@ -393,7 +393,6 @@ def run_tick(
 ) -> TickResult:
     """Run one tick for every active agent (or the given ones) and return its stats."""
     started = time.monotonic()
-    batch_size = max(1, batch_size or settings.AUTONOMY_BATCH_SIZE)
     concurrency = max(1, concurrency or settings.AUTONOMY_CONCURRENCY)
     source = world_source()
     if not dry_run:
@@ -404,11 +403,15 @@ def run_tick(
     ids = list(world.residents)
     from_settings = policy is None  # only the configured policy can be rebuilt in a worker
     policy = policy or policy_from_settings(source, seed)
+    on_workers = bool(ids) and not dry_run and distributed.enabled() and from_settings
+    if on_workers and not policy.uses_prompt:
+        batch_size = batch_size or distributed.rules_batch_size(len(ids))
+    batch_size = max(1, batch_size or settings.AUTONOMY_BATCH_SIZE)
     batches = iter_batches(source, world, ids, batch_size, prompts=policy.uses_prompt or show_prompt, sized=policy.uses_prompt)
     round_ = None
     if ids and not dry_run:
         round_ = AutonomyRound.objects.create(provider=policy.name, model=policy.model or "", agent_count=len(ids))
-    if round_ is not None and distributed.enabled() and from_settings:
+    if round_ is not None and on_workers:
         stats, errors = distributed.run(source, world, policy, list(batches), round_, snapshot_s=snapshot_s, started=started)
         return TickResult(round_id=round_.pk, provider=policy.name, stats=stats, errors=errors)
     expected = -(-len(ids) // batch_size)

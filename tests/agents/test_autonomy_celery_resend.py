@@ -172,3 +172,23 @@ def test_the_window_outlasts_a_redelivery(settings):
     options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
     restored = options["visibility_timeout"] + options["unacked_restore_interval"] + options["unacked_mutex_expire"]
     assert settings.AUTONOMY_RESEND_AFTER >= restored + 2 * settings.AGENT_MODEL_TIMEOUT
+
+
+def test_a_rules_tick_on_the_workers_sends_fewer_larger_batches(on_celery, six, settings, monkeypatch):
+    """The rules need no prompt: a batch on the workers carries up to AUTONOMY_RULES_BATCH_SIZE
+    residents while the tick keeps RULES_BATCHES of them (a message, a round trip and a transaction
+    cost the same for 20 residents or 100), never fewer than AUTONOMY_BATCH_SIZE."""
+    settings.AUTONOMY_BATCH_SIZE, settings.AUTONOMY_RULES_BATCH_SIZE = 1, 4
+    assert distributed.rules_batch_size(6) == 1  # six residents: fewer than RULES_BATCHES batches of one
+    assert distributed.rules_batch_size(distributed.RULES_BATCHES * 3) == 3
+    assert distributed.rules_batch_size(distributed.RULES_BATCHES * 100) == 4  # never past AUTONOMY_RULES_BATCH_SIZE
+    settings.AUTONOMY_BATCH_SIZE = 5
+    assert distributed.rules_batch_size(distributed.RULES_BATCHES * 3) == 5  # nor under AUTONOMY_BATCH_SIZE
+
+    settings.AUTONOMY_BATCH_SIZE = 1
+    monkeypatch.setattr(distributed, "RULES_BATCHES", 2)
+    broker = on_celery(InProcessBroker())
+    result = run_tick()
+
+    assert broker.sent == {0: 1, 1: 1} and result.stats["batches"] == 2  # six residents in two batches of three, not six of one
+    assert result.stats["decided"] == 6 and result.errors == []
