@@ -16,8 +16,10 @@ from .providers.rules import DECLINE, GUARD, Step, Turn, intent, negation_is_els
     r"(?!忘|客气|担心|着急|急|谢|等)",
     r"^(?:i\s+)?(?:don'?t|do\s+not|never(?!\s*mind)|no\s+need\s+to|stop|cancel\s+that|nevermind|never\s+mind)\b(?!\s+(?:forget|hesitate|worry|the|my|your|his|her)\b)",
     r"^(?:no|nope)\b(?!\s+(?:worries|problem|prob|probs|biggie|rush|hurry)\b)",
-    # "备注不用动", "名字别动": a field left as it is, no negation of the request ("改名叫X，备注不用动").
-    r"(?<!备注)(?<!名字)(?<!名称)(?:先别|先不要|暂时不要|暂时别|不用|不要|别)(?:处理|办理|动|操作|执行|做)|只是问问|随便问问",
+    # "备注不用动", "名字别动", "别的都不用动": a field (or the rest) left as it is, no negation of the request
+    # ("改名叫X，备注不用动", "只要启用就行，别的都不用动").
+    r"(?<!备注)(?<!名字)(?<!名称)(?<!别的)(?<!别的都)(?<!别的就)(?<!其他)(?<!其他的)(?<!其他都)(?<!其他的都)(?<!其余)(?<!其余的)"
+    r"(?:先别|先不要|暂时不要|暂时别|不用|不要|别)(?:处理|办理|动|操作|执行|做)|只是问问|随便问问",
     r"\b(?:don'?t|do\s+not)\s+(?:do|act|process|handle|touch)\b|\bdo\s+nothing\b|\bjust\s+asking\b",
     priority=GUARD,
 )

@@ -336,6 +336,15 @@ def claim_frame(turn: Turn, filled: Filled) -> Step | None:
 claim_frame.asks_itself = True
 
 
+# "帮我报个完成，可以让员工来确认了", "mark it done for staff to check": a completion reported for staff to confirm is
+# the claimed bounty's (what else of a resident's does staff confirm).
+FOR_STAFF_TO_CONFIRM = re.compile(
+    r"报(?:个|一下|下)?完成|提交完成|申请完成|(?:让|请|等)员工(?:来)?(?:确认|审核|验收)"
+    r"|\bmark\s+(?:it|mine)\s+(?:as\s+)?(?:done|complete[d]?)\b|\bfor\s+(?:the\s+)?staff\s+to\s+(?:confirm|check|approve|sign\s+off)\b",
+    re.IGNORECASE,
+)
+
+
 @frame(
     "complete_bounty",
     triggers=("complete", "finish", "done", "submit", "完成", "做完", "交付", "搞定", "交任务", "修好", "交了"),
@@ -345,7 +354,10 @@ claim_frame.asks_itself = True
 def complete_frame(turn: Turn, filled: Filled) -> Step | None:
     if filled.reading.has("已完成的", "list", "show", "看看", "查看", "有哪些", "which", "what") or asks_for_list(turn):
         return DECLINE  # the board of completed bounties, not a completion
-    if not filled.reading.has(*BOUNTY_WORDS) and "bounty_id" not in filled.slots and not about_bounties_before(turn):
+    if (
+        not filled.reading.has(*BOUNTY_WORDS) and "bounty_id" not in filled.slots and not about_bounties_before(turn)
+        and not FOR_STAFF_TO_CONFIRM.search(turn.said)
+    ):
         return DECLINE  # "搞定了，提交吧" right after claiming one: a resident holds one claim, that one
     return _pick(turn, filled, "complete_bounty", "claimed")
 

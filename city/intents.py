@@ -215,10 +215,10 @@ def give(turn: Turn, match: re.Match) -> Step:
     if two_resources(turn.said):
         # "give Eve 3 flour and 2 bread": asked, never one moved and the other dropped.
         return Step.say(_("一次只能转一种资源（你提到了：%(things)s）。先转哪一种、转多少？") % {"things": _resources_named(turn.said)})
-    # "送给Dave好吗": the resident's name the words hold, less what follows it.
-    inside = [s.name for s in read(turn.said).of("resident") if s.exact and s.text in name.lower() and s.text != name.lower()]
-    if len(inside) == 1 and name.lower().startswith(inside[0].lower()):
-        name = inside[0]
+    # "送给Dave好吗": the resident's name the words hold, less what follows it; "给爱丽丝…": the resident it names.
+    inside = [s for s in read(turn.said).of("resident") if s.exact and s.text in name.lower()]
+    if len(inside) == 1 and name.lower().startswith(inside[0].text):
+        name = inside[0].name
     if name.isascii() and name.islower() and name not in SELF_WORDS and not Agent.objects.filter(name__iexact=name).exists():
         return DECLINE  # "hand over 4 flour to Bob" names no resident where the phrase looked: the frames read it
     return _resident_then(turn, name, "transfer_resource", resource_type=match["res"].lower(), quantity=int(match["qty"]))
@@ -295,6 +295,7 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     r"\bhow\s+(?:many|much)\b.*?\b(?:do|have)\s+(?:i|you)\s+(?:have|got|hold|own)\b",
     # Asked indirectly: "tell me how much bread you've got", "let me know how many apples I have left".
     r"\bhow\s+(?:many|much)\b[^.?!;]*?\b(?:i|you)\s*(?:'ve|have|got|hold|own|'ve\s+got|still\s+have|are\s+holding|'re\s+holding)\b",
+    r"\b(?:am\s+i|are\s+you)\s+(?:still\s+)?(?:holding|carrying)\b",
     r"\b(?:list|show|check)\s+(?:my\s+|your\s+)?(?:resources|inventory)\b",
     tool="get_my_resources",
     example=gettext_lazy("我有哪些资源？"),
@@ -617,6 +618,15 @@ from agents.providers.rules import agent_name  # noqa: E402
 from agents.providers.understanding import Entity, entities, fold, named_phrase, numbers, read  # noqa: E402
 
 
+# How Chinese writes common English given names: a resident called Alice answers to 爱丽丝 too.
+CHINESE_NAMES = {
+    "alice": ("爱丽丝", "艾丽丝", "爱丽斯", "艾丽斯"), "bob": ("鲍勃", "鲍伯", "包勃"), "carol": ("卡罗尔", "卡罗", "卡萝"),
+    "dave": ("戴夫",), "david": ("大卫", "戴维"), "eve": ("伊芙", "伊娃"), "frank": ("弗兰克", "法兰克"), "tom": ("汤姆",),
+    "jack": ("杰克",), "mary": ("玛丽",), "john": ("约翰",), "mike": ("迈克",), "lucy": ("露西",), "anna": ("安娜",),
+    "emma": ("艾玛",), "grace": ("格蕾丝",), "henry": ("亨利",), "peter": ("彼得",), "sam": ("山姆", "萨姆"),
+}
+
+
 @entities(
     reads={
         Agent: ("name", "is_active"), ResourceType: ("slug", "name"), Building: ("name", "kind"), BuildingKind: ("slug", "name"),
@@ -628,6 +638,7 @@ def city_entities() -> list[Entity]:
     found: list[Entity] = []
     for name in Agent.objects.filter(is_active=True).values_list("name", flat=True):
         found.append(Entity("resident", name, name, name, partial=False))
+        found += [Entity("resident", chinese, name, name, partial=False) for chinese in CHINESE_NAMES.get(name.lower(), ())]
     for slug, name in ResourceType.objects.values_list("slug", "name"):
         for surface in {slug, f"{slug}s", name, *SYNONYMS.get(slug, ())}:
             found.append(Entity("resource", surface, slug, name))
@@ -1113,7 +1124,10 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
 
 
 # Signing up for a job, said without "work": the building it names, or asked which.
-SIGNING_UP = ("报名", "报个名", "报上名", "报一下名", "sign up", "sign me up", "signing up", "enrol", "enroll", "join up")
+SIGNING_UP = (
+    "报名", "报个名", "报上名", "报一下名", "sign up", "sign me up", "signing up", "enrol", "enroll", "join up", "count me in",
+    "put me down for",
+)
 
 
 @frame(
@@ -1125,6 +1139,8 @@ SIGNING_UP = ("报名", "报个名", "报上名", "报一下名", "sign up", "si
         *SIGNING_UP,
     ),
     asks={"building_id": gettext_lazy("想去哪座建筑工作？可以说「有哪些建筑」看看。")},
+    # "put me down for the mill construction bounty", "报名那个悬赏": a bounty's claim, not a job.
+    not_with=("bounty", "bounties", "悬赏"),
     priority=2,
 )
 def work_frame(turn: Turn, filled: Filled) -> Step:

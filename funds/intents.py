@@ -394,6 +394,28 @@ def update_any_order(turn: Turn, match: re.Match) -> Step:
     return _on_known_fund(turn, "update_fund", remarks=remarks)
 
 
+# "Beta Balanced 现在的备注是什么" → "改成 全球股债平衡配置", "what's the remark on the green energy fund?" → "ok change
+# it to '…'": the remarks the last message asked about, of the one fund it named.
+CHANGE_IT = re.compile(
+    r"^(?:(?:那就|那|就|好的?|行|嗯|ok(?:ay)?|then|so|alright)[，,\s]*)?"
+    r"(?:(?P<zh>改成|改为|换成|写成)|(?:change|set|update|make|switch)\s+(?:it|them|that|those)\s+to\b)\s*(?P<text>\S.*)$",
+    re.IGNORECASE,
+)
+ASKED_REMARKS = re.compile(r"备注|\bremarks?\b|\bnotes?\b", re.IGNORECASE)
+
+
+@intent(CHANGE_IT.pattern, tool="update_fund")
+def change_as_asked(turn: Turn, match: re.Match) -> Step:
+    from agents.providers.framing import read_with
+    from agents.providers.understanding import read
+
+    funds = {(s.value, s.text) for s in read(turn.earlier).of("fund") if s.exact} if turn.earlier else set()
+    if len({value for value, _text in funds}) != 1 or not ASKED_REMARKS.search(turn.earlier):
+        return DECLINE  # no one fund, or not its remarks, asked about: read as usual
+    told = f"备注{match['zh']} {match['text']}" if match["zh"] else f"change the remarks to {match['text']}"
+    return read_with(turn, next(iter(funds))[1], told) or DECLINE
+
+
 # ---------------------------------------------------------------------------- frames
 
 from agents.providers.frames import Filled, frame  # noqa: E402
@@ -795,7 +817,7 @@ RENAMED_TO = re.compile(r"\bto\b|\bas\b|改名为|改名成|改为|改成|更名
 
 @frame(
     "update_fund",
-    triggers=("rename", "改名", "重命名", "更名", "换个名字", "换名字"),
+    triggers=("rename", "改名", "重命名", "更名", "换个名字", "换名字", "改个名", "改一下名", "改下名", "改改名", "名字改", "名字换", "名称改"),
     required=("fund_id",),
     asks={"fund_id": gettext_lazy("要给哪个基金改名？请说出名称或 ID。")},
     priority=3,

@@ -53,12 +53,15 @@ def _next(turn: Turn, step: Step, done: str) -> Step:
 
 
 # "提前一天离店", "leaving a day early", "checking out two days early": how early is said or not.
-SOONER = r"(?:(?:a|one|two|three|\d+|a\s+couple\s+of)\s+days?\s+)?early"
+SOONER = r"(?:(?:a|one|two|three|\d+|a\s+couple\s+of)\s+(?:days?|nights?)\s+)?early"
 LEAVES_EARLY = rf"(?:check(?:s|ing)?[ -]?out|leav(?:e|es|ing)|go(?:es|ing)?\s+home|head(?:s|ing)?\s+off)\s+{SOONER}"
 AHEAD = r"提前(?:一|两|二|三|\d+)?天?(?:离店|退房|走|离开)"
 
 # An early check-out told in the message, and a question whether a refund is possible.
-EARLY = re.compile(rf"{AHEAD}|提前(?:走|离开|离店|退房)|{LEAVES_EARLY}|early[ -]check[ -]?out|early departure", re.IGNORECASE)
+# "3月3号就退房", "剩下两晚能不能退", "refund the remaining two nights": leaving before the booked day, said by its date or
+# by the nights left unused.
+LEFT_UNUSED = r"\d{1,2}月\d{1,2}[号日]就(?:要)?(?:退房|离店|走)|剩(?:下)?的?(?:一|两|二|三|几|\d+)?(?:晚|天|夜)|(?:remaining|unused|last)\s+(?:\w+\s+)?nights?"
+EARLY = re.compile(rf"{AHEAD}|提前(?:走|离开|离店|退房)|{LEAVES_EARLY}|{LEFT_UNUSED}|early[ -]check[ -]?out|early departure", re.IGNORECASE)
 # Words telling the guest the refund is done ("退款已经到账", "your refund has been processed"): the system's to say.
 REFUND_DONE = re.compile(
     r"(?:退款|钱|费用|房费)(?:已经?|都)?(?:到账|到了|办好|办理好|办完|办妥|完成|退了|退回|退好|退到)|已(?:经)?(?:退款|退钱|退回)"
@@ -410,6 +413,21 @@ GENERIC_BODY = re.compile(
 THE_GUEST = re.compile(r"\b(?:the|our|this|that)\s+(?:guest|customer|client)s?\b|客人|住客|顾客|客户", re.IGNORECASE)
 
 
+# "供应商订单号是多少", "what's the supplier's number for HT…": the order's own record is asked for.
+THEIR_NUMBER_ASKED = re.compile(
+    r"供应商(?:的)?(?:订单号|单号|编号|订单编号)(?:是)?(?:多少|什么|啥|几)"
+    r"|\bwhat(?:'s|\s+is|\s+was)\s+the\s+supplier(?:'s)?\s+(?:order\s+)?(?:number|no\.?|ref(?:erence)?)\b",
+    re.IGNORECASE,
+)
+# "能不能提前退", "if they'll agree to an early checkout": only the early check-out's own question, asked of the supplier.
+EARLY_ASKED = re.compile(
+    r"^\s*(?:(?:能不能|可不可以|可以|能否)\s*(?:提前)?\s*(?:退(?:房|款|钱)?|离店|走)(?:吗|么|呢|不)?"
+    r"|(?:if|whether)\s+(?:they(?:'ll|\s+will|\s+can|\s+would)?|it'?s)\s+(?:ok|okay|fine|agree|allow|approve)\w*(?:\s+(?:with|to))?"
+    r"\s+(?:an?\s+|the\s+)?early\s+check[ -]?out)\s*[?？。.!！]*\s*$",
+    re.IGNORECASE,
+)
+
+
 def _early_in_talk(turn: Turn, said: str) -> bool:
     """An early check-out is what this message, or the conversation's last few, are about."""
     return any(EARLY.search(message) for message in (said, turn.earlier, *turn.history) if message)
@@ -431,8 +449,10 @@ def _early_in_talk(turn: Turn, said: str) -> bool:
     priority=3,
 )
 def send_frame(turn: Turn, filled: Filled) -> Step | None:
-    if TOLD_ME.search(_head_of(filled)):
-        return DECLINE  # "can you tell me who the guest of HT… is": the desk is asked, nobody is told
+    if TOLD_ME.search(_head_of(filled)) or THEIR_NUMBER_ASKED.search(filled.reading.said):
+        # "can you tell me who the guest of HT… is", "HT…的供应商订单号是多少？我要去跟供应商对一下": the desk is asked,
+        # nobody is told
+        return DECLINE
     found = _addressed(filled)
     if found is None and (them := _them(turn, filled)) is not None:
         found, filled = them
@@ -465,10 +485,13 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     if text is not None and (not WORDY.search(text.value) or GENERIC_BODY.fullmatch(text.value)):
         text = None  # "send the guest a message": the words to send are asked, never made up
     who = pgettext("recipient", "供应商") if channel == "upstream" else pgettext("recipient", "客人")
-    if text is None and channel == "upstream" and (order := filled.slots.get("order_no")) and _early_in_talk(turn, said):
-        # "先联系供应商吧" after "李四那单要提前离店": the early check-out's own question, the desk's template (no words
-        # of the user's are made into a message).
+    early_asked = channel == "upstream" and (text is None or EARLY_ASKED.match(text.value)) and _early_in_talk(turn, said)
+    if early_asked and (order := filled.slots.get("order_no")):
+        # "先联系供应商吧" after "李四那单要提前离店", "…问问能不能提前退": the early check-out's own question, the desk's
+        # template (no words of the user's are made into a message).
         return checkout_flow(turn, order.value)
+    if early_asked:
+        return Step.say(str(ORDER_ASK))  # the early check-out's question, for an order not named yet
     if text is None:
         return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})
     text = without_request_to_agent(without_order_reference(text))

@@ -120,14 +120,15 @@ def points_back(turn: Turn) -> Step | None:
             (found for older in turn.history if (found := [(s, t) for s, t in _carried(older, named) if s.kind in HISTORY_KINDS])), []
         )
     if not carried and POINTS_BACK.search(turn.said) and (name := _the_one_shown(turn)):
-        return _read_with(turn, name)  # "把它启用" after a list with one disabled fund in it: that one
+        return read_with(turn, name)  # "把它启用" after a list with one disabled fund in it: that one
     if not carried or len({s.kind for s, _text in carried}) != len(carried):
         return None  # nothing named before, or two of a kind: which one is asked as usual
     from .rules import summarize
 
     names = " ".join(text for _s, text in carried)
     said = f"{names}\n{turn.said}"  # before the message: never inside the words it passes on
-    carrying = replace(turn, said=said, earlier=names, continues=names)
+    # The earlier message, whose names now lead this one, stays in the talk (what it was about: an early check-out).
+    carrying = replace(turn, said=said, earlier=names, continues=names, history=[turn.earlier, *turn.history])
     if complete and not _adds_to(alone, read_frames(replace(carrying, outcomes=[]), read(said))):
         # "给这个订单的客人发消息：…" acts alone: what the earlier message named only fills a slot it leaves open.
         return None
@@ -256,7 +257,7 @@ def _pick_named(turn: Turn) -> Step | None:
 # The change of mind within one message: "给Alice三根木头，哦不对，五根", "send 4 flour to frank... wait no, to bob".
 CHANGE_OF_MIND = re.compile(
     r"(?:[,，.。;；!！…—–\s-]+|^)(?:(?:oh|uh|um|oops|sorry|hmm)[\s,，.!]*)?"
-    r"(?:no\s+wait|wait\s*,?\s*no|i\s+mean(?:t)?|actually\s*,?\s*no|scratch\s+that|make\s+(?=(?:it|that)\s)|我是说|我的意思是"
+    r"(?:no\s+wait|wait\s*,?\s*no|i\s+mean(?:t)?|actually\s*,?\s*no(?:\s*,?\s*wait)?|scratch\s+that|make\s+(?=(?:it|that)\s)|我是说|我的意思是"
     r"|(?:哦|啊|呃|噢|额)?\s*(?:不对|说错了)(?:[，,\s]*不对)*|更正一下|(?:哦|啊)\s*不是)(?:\s*(?:it|that)\b)?[\s,，.。:：!！…—-]*",
     re.IGNORECASE,
 )
@@ -408,7 +409,7 @@ def _pick_row(turn: Turn, index: int) -> Step | None:
     rows = listed_rows(turn)
     if not rows or not -len(rows) <= index < len(rows) or not (name := row_name(rows[index])):
         return None
-    return _read_with(turn, name)
+    return read_with(turn, name)
 
 
 OPTION_KINDS = ("fund", "bounty", "resident", "item", "building", "order")
@@ -426,18 +427,20 @@ def _pick_option(turn: Turn, index: int) -> Step | None:
         for kind in OPTION_KINDS:
             options = list(dict.fromkeys(s.name for s in sorted(spans, key=lambda s: s.start) if s.kind == kind))
             if len(options) >= 2 and -len(options) <= index < len(options):
-                return _read_with(turn, options[index])
+                return read_with(turn, options[index])
     return None
 
 
-def _read_with(turn: Turn, name: str) -> Step | None:
-    """This message read with ``name`` in it (then with the earlier message's words too); the name stands for
-    the earlier message: the gate and the provenance read it with this one."""
+def read_with(turn: Turn, name: str, message: str = "") -> Step | None:
+    """This message (or ``message``, its words as they apply to ``name``) read with ``name`` in it (then with
+    the earlier message's words too); the name stands for the earlier message: the gate and the provenance read
+    it with this one."""
     from .rules import summarize
 
     done = {o.name for o in turn.outcomes}
-    for said in (f"{name}\n{turn.said}", f"{name}\n{turn.said}\n{turn.earlier}"):
-        carrying = replace(turn, said=said, earlier=name, continues=name)
+    message = message or turn.said
+    for said in (f"{name}\n{message}", f"{name}\n{message}\n{turn.earlier}"):
+        carrying = replace(turn, said=said, earlier=name, continues=name, history=[turn.earlier, *turn.history])
         step = read_frames(carrying, read(said))
         if step is None and turn.outcomes:
             step = Step.say(summarize(turn))

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from .understanding import QUOTE_BODY, QUOTE_CLOSE, QUOTE_OPEN
+
 # How people write "tomorrow", "tonight" and the days of the week in a hurry: "tmrw", "2nite", "by fri".
 TOMORROW = r"(?:tomorrow|tmrw?|tmrow|tmoro|2mor+ow?|tomoz|tom+or+ow)"
 TONIGHT = r"(?:tonight|tonite|2nite)"
@@ -47,9 +49,13 @@ MY_NO = (
 )
 # "别忘了给Eve三个", "don't forget to …", "no worries, …", "不好意思": a no that asks for nothing to stop.
 COURTESY = re.compile(
-    r"别忘了?|别忘记|不要忘了?|不要忘记|千万别忘|别客气|不客气|不用客气|不用谢|别担心|不用担心|没问题|不好意思|别着急|不着急|不急"
+    r"别(?:又|再)?忘(?:了|记)?|不要(?:又|再)?忘(?:了|记)?|千万别(?:又|再)?忘|别客气|不客气|不用客气|不用谢|别担心|不用担心|没问题|不好意思|别着急|不着急|不急"
     r"|\b(?:don'?t|do\s+not|never)\s+(?:forget|hesitate|worry)\b|\bno\s+(?:worries|problem|prob|probs|biggie|rush|hurry)\b"
     r"|\bnot\s+a\s+problem\b|\bcan'?t\s+(?:wait|stand|believe|help)\b|\bwithout\s+fail\b"
+    # "只要启用就行，别的都不用动", "nothing else": the rest left as it is, a no to nothing asked.
+    r"|(?:别的|其他的?|其余的?)(?:都|就|先)?(?:不用|别|不要|无需|不必)(?:动|改|管|碰|变)|\bnothing\s+else\b|\b(?:don'?t|do\s+not)\s+(?:touch|change)\s+anything\s+else\b"
+    # "now rather than later": asked now.
+    r"|\b(?:now|sooner)\s+rather\s+than\s+later\b"
     # "别让她等", "不用等了，现在就…", "right now, not later": a no to waiting asks for it now.
     r"|\bnever\s+mind\s+(?:the|my|your|his|her)\s+(?!idea|request|order\b)\w+|别让\S{1,6}?(?:等|久等|失望|着急|饿)|不(?:用|要|必)等了?|别等了?|\bnot\s+later\b|\bdon'?t\s+(?:keep|make)\s+\w+\s+wait(?:ing)?\b",
     re.IGNORECASE,
@@ -118,7 +124,8 @@ QUESTION = re.compile(
     r"|是啥|是什么|咋样|到哪(?:了|一步|儿了)|啥时候|什么时候|(?:什么|啥)(?:状态|情况|进度)"
     # An English question word opens a clause or asks with its verb ("how much", "what do"): "buy the flour what
     # Frank is selling" asks nothing.
-    r"|(?:^|[,.;!:]\s*|\b(?:and|but|so|then|or)\s+)(?:what|how|why|whether|which|where)\b|去哪|在哪|哪里|哪儿|哪个|哪些|哪家|还剩|剩多少|剩几"
+    # ", which is too low": a relative clause, no question.
+    r"|(?:^|[.;!:]\s*|,\s*(?!which\s+(?:is|was|are|were|means)\b)|\b(?:and|but|so|then|or)\s+)(?:what|how|why|whether|which|where)\b|去哪|在哪|哪里|哪儿|哪个|哪些|哪家|还剩|剩多少|剩几"
     r"|\b(?:what|how|why)\s+(?:do|does|did|is|are|was|were|am|can|could|should|would|will|much|many|long|about|if)\b"
     r"|\b(?:whether|should\s+i|shall\s+i|do\s+you\s+think|would\s+i|will\s+i|am\s+i|is\s+it|"
     r"thinking\s+(?:about|of)|wondering|considering|maybe\s+i\s+should|if\s+(?:you|u)\s+were|in\s+my\s+(?:shoes|place|position))\b"
@@ -238,7 +245,7 @@ HYPOTHETICAL = re.compile(
     r"也许|或许|说不定|兴许|可能会|哪天|有朝一日|将来|有空(?:的话|时|了|再)|有时间(?:的话|时|了|再)|等有空|等有时间"
     r"|(?<!可以)(?<!方便)(?<!可能)(?<!需要)(?<!不介意)(?<!行)(?<!这样)(?<!那样)(?<!那么)(?<!是)的话"
     r"|\b(?:maybe|perhaps)\s+(?:someday|some\s+day|one\s+day|i'?ll|i\s+will|i\s+might|i\s+could|later|next)\b"
-    r"|\b(?:someday|some\s+day|one\s+of\s+these\s+days|i\s+might|i\s+may)\b"
+    r"|\b(?:someday|some\s+day|one\s+of\s+these\s+days|i\s+might(?!\s+as\s+well)|i\s+may)\b"
     # "I'll probably quit after the harvest", "they might ask us to disable it", "if you were me".
     r"|\b(?:i|we)(?:'ll|\s+will|'d|\s+would)\s+(?:probably|likely|maybe|perhaps|possibly)\b|\bprobably\s+(?:will|gonna|going\s+to)\b"
     r"|\bmight\b(?!\s+as\s+well)|\bif\s+(?:you|u|i)\s+were\b|\bwere\s+i\s+you\b"
@@ -269,7 +276,7 @@ HYPOTHETICAL = re.compile(
     # "… but I need to check with my manager first": the user has something to settle before it.
     r"|\b(?:i|we)\s+(?:need|have|want|got)\s+to\s+(?:check|ask|confirm|talk|speak|verify|clear\s+it)\b[^.!?;]{0,40}\bfirst\b"
     r"|\b(?:check|talk|speak)\s+(?:it\s+)?with\s+(?:my|the|our)\s+(?:manager|boss|supervisor|team|lead|colleague)\b"
-    r"|理论上|按理说|假使|假定|假若|如若|若是|设若|设想|想象一下|要是能|早知道|本来(?:应该|想|打算|可以)|当初|只要|一旦",
+    r"|理论上|按理说|假使|假定|假若|如若|若是|设若|设想|想象一下|要是能|早知道|本来(?:应该|想|打算|可以)|当初|只要(?![^，,。!！]{0,8}?就(?:行|好|可以|够)了?(?:[，,。!！…~\s]|$))|一旦",
     re.IGNORECASE,
 )
 # "if" that puts a condition on the request ("if the guest complains again, refund them"); "if" after a verb of
@@ -372,7 +379,7 @@ THIRD_PARTY = re.compile(
 )
 # Words that ask for it now ("先去商店买两袋面粉", "buy 2 bread now"): the plan beside them is the reason.
 NOW = re.compile(
-    r"请|帮我|麻烦|先(?=[去帮把给买卖转送来做办吃停启接领签打退查发建盖挂从])|现在|马上|立刻|立即|赶紧|\b(?:please|pls|now|right\s+away|go\s+ahead|can\s+you|could\s+you|would\s+you)\b"
+    r"请|帮我|麻烦|先(?=[去帮把给买卖转送来做办吃停启接领签打退查发建盖挂从关开撤取恢改下])|现在|马上|立刻|立即|赶紧|\b(?:please|pls|now|right\s+away|go\s+ahead|can\s+you|could\s+you|would\s+you)\b"
     r"(?!\s+(?:believe|imagine|guess)\b)",  # "can you believe him": amazement, asking nothing
     re.IGNORECASE,
 )
@@ -425,7 +432,8 @@ def injected(text: str) -> bool:
 
 # "Eve问我能不能给她两个石料", "客人问HT…能不能退款": someone's question passed on; it asks the speaker, not the agent.
 ASKED_OF_ME = re.compile(
-    r"(?:[A-Za-z]{2,}|客人|顾客|客户|供应商|酒店|老板|经理|同事|朋友|邻居|他们|她们|他|她|有人|别人|人家)\s*(?:问(?:我|过我)?|询问|想知道|打听)"
+    # "客人问我能不能…", not "给供应商问问能不能…" (the one asked, by the user).
+    r"(?<![给跟向对和])(?:[A-Za-z]{2,}|客人|顾客|客户|供应商|酒店|老板|经理|同事|朋友|邻居|他们|她们|他|她|有人|别人|人家)\s*(?:问(?!问)(?:我|过我)?|询问|想知道|打听)"
     r"[^，,。.!！;；]{0,24}?(?:能不能|能否|可不可以|可以不可以|是否|要不要|愿不愿意|肯不肯|行不行|可以吗|行吗)"
     r"|\b(?:asked|asks|wants\s+to\s+know|wondered|wonders)\s+(?:me\s+)?(?:if|whether)\b",
     re.IGNORECASE,
@@ -589,7 +597,7 @@ PASSED_LABEL = re.compile(
     r"|\b(?:remarks?|notes?|description|content|name[d]?|called|message|text|say|tell|post|announce|broadcast|shout)\b",
     re.IGNORECASE,
 )
-QUOTATION = re.compile(r"([「“\"『]|(?<![A-Za-z0-9])')((?:[^「」“”\"'『』]|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9])){1,500})([」”\"』]|'(?![A-Za-z0-9]))")
+QUOTATION = re.compile(f"({QUOTE_OPEN})({QUOTE_BODY}{{1,500}})({QUOTE_CLOSE})")  # the quotation as understanding reads it
 
 
 def without_passed_on(said: str) -> str:

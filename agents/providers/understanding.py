@@ -366,7 +366,7 @@ def numbers(folded: str) -> list[Span]:
 # A quotation. An apostrophe inside a word ("I'd", "it's", "don't", "Bob's") is no quote mark: a
 # single quote opens only where no letter or digit stands before it and closes only where none
 # follows, and within the quotation an apostrophe between letters is text.
-QUOTE_OPEN = r"(?:[「“\"《『]|(?<![A-Za-z0-9])')"
+QUOTE_OPEN = r"(?:[「“\"《『]|(?<![A-Za-z0-9])'(?!s\b))"  # "科技先锋's remarks": a possessive after Chinese opens nothing
 QUOTE_CLOSE = r"(?:[」”\"》』]|'(?![A-Za-z0-9]))"
 QUOTE_BODY = r"(?:[^「」“”\"'《》『』]|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9]))"
 
@@ -377,9 +377,10 @@ def quotation(longest: int) -> re.Pattern:
 
 
 QUOTED = quotation(200)
-ORDER_NO = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2}\d{8,})(?![0-9])")
-# "HT 20260301003", "HT-20260301003": an order number typed apart (capitals only: "at 20260301" is no order).
-ORDER_NO_APART = re.compile(r"(?<![A-Za-z0-9])([A-Z]{2})[ -](\d{8,})(?![0-9])")
+ORDER_NO = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2}\d{8,})(?![0-9]|-\d)")
+# "HT 20260301003", "HT-20260301003", "HT-20260301-003": an order number typed apart (capitals only: "at 20260301"
+# is no order).
+ORDER_NO_APART = re.compile(r"(?<![A-Za-z0-9])([A-Z]{2})(?=[ -]|\d{8}[ -]\d)[ -]?(\d{8})(?:[ -]?(\d+))?(?![0-9])")
 
 
 def quoted(text: str) -> list[Span]:
@@ -388,7 +389,10 @@ def quoted(text: str) -> list[Span]:
 
 def order_numbers(text: str) -> list[Span]:
     whole = [Span("order", m.group(1).upper(), m.start(1), m.end(1), m.group(1)) for m in ORDER_NO.finditer(text)]
-    apart = [Span("order", m.group(1) + m.group(2), m.start(), m.end(), m.group()) for m in ORDER_NO_APART.finditer(text)]
+    apart = [
+        Span("order", m.group(1) + m.group(2) + (m.group(3) or ""), m.start(), m.end(), m.group())
+        for m in ORDER_NO_APART.finditer(text)
+    ]
     return sorted(whole + apart, key=lambda span: span.start)
 
 

@@ -546,7 +546,8 @@ CORPUS += [
     say(R, "帮我把仨面包给Bob", give("Bob", "bread", 3)),
     say(R, "bob needs 2 bread, send them over", give("Bob", "bread", 2)),
     say(R, "send carol a couple of apples", give("Carol", "apple", 2)),
-    say(R, "给鲍勃两个面包", [("find_agent", {"name": "鲍勃"})]),
+    # 鲍勃 is how Chinese writes Bob: the resident called Bob (a held-out writer's 戴夫 was Dave).
+    say(R, "给鲍勃两个面包", give("Bob", "bread", 2)),
     say(R, "给Bob转两个面包 || 再转两个", give("Bob", "bread", 2) + give("Bob", "bread", 2)),
     say(R, "give 2 bread to Bob || same to Carol", give("Bob", "bread", 2) + give("Carol", "bread", 2)),
     say(R, "give bread to Bob || three", give("Bob", "bread", 3)),

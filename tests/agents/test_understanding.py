@@ -2276,3 +2276,80 @@ def test_contacting_the_supplier_after_an_early_checkout_proposes_the_desks_own_
     # r and q: "先联系供应商吧" after the early check-out and its order were told in earlier turns.
     [call] = _calls(talker("前台助理", "王五那单客人想提前走", "单号HT20260301003", "那先联系一下供应商"), "message_send")
     assert call["channel"] == "upstream" and call["order_no"] == "HT20260301003" and "SUP-88903" in call["content"]
+
+
+# ---------------------------------------------------------------- round 17, on r: classes, each in new words
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool"),
+    [
+        ("Eve", "帮我打卡上班，别再忘了啊", "checkin"),  # a reminder, no no
+        ("基金助理", "把科技先锋停用，别的都不用动", "disable_fund"),  # the rest left alone
+        ("基金助理", "Beta Balanced 先停用吧，其他的不用改", "disable_fund"),
+        ("基金助理", "货币市场旧份额启用一下，只要启用就好，备注不用管", "enable_fund"),  # 只要…就好: only that, no condition
+        ("Frank", "i might as well eat a bread now", "eat"),  # a decision, no supposition
+        ("基金助理", "disable beta balanced sooner rather than later please", "disable_fund"),
+        ("Carol", "count me in for the sawmill job", "assign_building"),
+        ("Carol", "put me down for a job at the mill", "assign_building"),
+        ("Dave", "Your satiety is down at 40, which is too low — please eat your bread now.", "eat"),  # ", which": no question
+        ("基金助理", "update 科技先锋's remarks to 'AI focus'", "update_fund"),  # a possessive after Chinese opens no quote
+        ("前台助理", "帮我联系供应商，SUP-88902 的客人李四想3月11号就退房，问下剩下一晚能不能退", "message_send"),
+    ],
+)
+def test_what_r_missed_is_read(demo, talker, agent, message, tool):
+    assert _writes(talker(agent, message)) == [tool]
+
+
+def test_a_completion_reported_for_staff_to_confirm_is_the_claimed_bountys(demo, talker):
+    assert _writes(talker("Frank", "接修缮城墙的悬赏")) == ["claim_bounty"]
+    assert _writes(talker("Frank", "帮我报个完成吧，可以让员工来确认了")) == ["complete_bounty"]  # no bounty word
+
+
+def test_a_resident_answers_to_the_chinese_for_their_name(demo, talker):
+    result = talker("Alice", "给鲍勃两个面包")  # 鲍勃 is how Chinese writes Bob
+    assert _calls(result, "transfer_resource") and _calls(result, "find_agent") == [{"name": "Bob"}]
+
+
+@pytest.mark.parametrize("typed", ["HT-20260301-002", "HT20260301-002", "HT 20260301 002"])
+def test_an_order_number_typed_with_dashes_is_the_order(demo, talker, typed):
+    assert _calls(talker("前台助理", f"查一下 {typed} 这单"), "order_query") == [{"order_no": "HT20260301002"}]
+
+
+def test_the_supplier_number_asked_for_is_looked_up_not_sent(demo, talker):
+    result = talker("前台助理", "HT20260301002的供应商单号是多少？我一会儿要跟供应商核对")
+    assert _calls(result, "order_query") == [{"order_no": "HT20260301002"}] and not _calls(result, "message_send")
+
+
+@pytest.mark.parametrize(
+    ("earlier", "message", "fund", "remarks"),
+    [
+        ("科技先锋的备注是什么", "改成 专注AI", 2, "专注AI"),
+        ("what are the remarks on beta balanced?", "ok change it to 'global multi-asset'", 4, "global multi-asset"),
+    ],
+)
+def test_change_it_to_after_a_question_on_the_remarks_sets_them(demo, talker, earlier, message, fund, remarks):
+    assert _calls(talker("基金助理", earlier, message), "update_fund") == [{"fund_id": fund, "remarks": remarks}]
+
+
+def test_a_rename_without_the_new_name_asks_for_it(demo, talker):
+    result = talker("基金助理", "绿色能源主题的名字改一下吧，不好听")
+    assert _writes(result) == [] and "什么名字" in result.reply
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        ("HT20260301003 王五要提前一天退房", "供应商单号是SUP-88903吧", "那就发消息给供应商问问能不能提前退"),
+        ("order HT20260301002, guest wants to check out 1 night early", "ok ask the supplier"),
+    ],
+)
+def test_asking_the_supplier_after_an_early_checkout_sends_the_desks_own_question(demo, talker, turns):
+    [call] = _calls(talker("前台助理", *turns), "message_send")
+    number = re.search(r"HT\d+", turns[0]).group()
+    assert call["channel"] == "upstream" and call["order_no"] == number and f"SUP-8890{number[-1]}" in call["content"]
+
+
+def test_the_early_checkout_question_without_an_order_asks_for_it(demo, talker):
+    result = talker("前台助理", "客人想提前退房", "发消息问供应商能不能提前退")
+    assert _writes(result) == [] and "订单" in result.reply
