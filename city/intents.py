@@ -288,9 +288,11 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
 
 @intent(
     r"我的资源|我(?:现在|目前|手里|手上)?(?:有|拥有|持有)(?:哪些|什么|多少)|我有什么|查看资源|(?:我的)?库存|背包",
+    # "我仓库里面粉还剩几个？": the speaker's own store, what is left in it.
+    r"我(?:的)?(?:仓库|手上|手里|这儿|家里)(?:里|里面)?[^，,。？?]{0,12}?(?:还剩|还有|剩)(?:几|多少)",
     r"\bmy\s+(?:resources|inventory|stock|goods|items|stuff|holdings|storage|warehouse|storehouse)\b",
     r"\bwhat\s+(?:do|did)\s+i\s+(?:have|hold|own|got)\b",
-    r"\bwhat\s+i\s+(?:have|hold|own|got)\b|\bdo\s+i\s+(?:have|hold|own)\b",
+    r"\bwhat\s+i\s+(?:have|hold|own|got)\b|\bdo\s+i\s+(?:still\s+)?(?:have|hold|own)\b",
     r"\bwhat\s+(?:resources|goods|items|stuff)\b.*?\b(?:i|me)\b",
     r"\bhow\s+(?:many|much)\b.*?\b(?:do|have)\s+(?:i|you)\s+(?:have|got|hold|own)\b",
     # Asked indirectly: "tell me how much bread you've got", "let me know how many apples I have left".
@@ -733,6 +735,14 @@ def _resources_named(said: str) -> str:
     return "、".join(dict.fromkeys(s.text for s in read(said).of("resource")))
 
 
+# "…，她上次帮我收麦子", "…, she helped me with the wheat": what someone did for the speaker, the reason for a gift.
+THEIR_DEED = re.compile(
+    r"[，,;；]\s*(?:因为|毕竟)?\s*(?:他们|她们|他|她|ta)(?:上次|昨天|前天|之前|刚才|以前|一直|总是|经常|前几天|那天)?(?:帮|替|给|送|借|陪|教)[^，,。!！?？;；]*"
+    r"|[,;]\s*(?:since|because|as)?\s*(?:she|he|they)\s+(?:(?:just|once|always|already)\s+)?(?:helped|gave|lent|sent|brought|fixed|saved|taught)\b[^,.;!?]*",
+    re.IGNORECASE,
+)
+
+
 def two_resources(said: str) -> bool:
     """The message asks to move two kinds of goods, each with its count ("3 flour and 2 bread"): one transfer
     can't carry both. Goods named without a count ("…，他要磨面粉") are the reason, not the request."""
@@ -781,6 +791,13 @@ def give_frame(turn: Turn, filled: Filled) -> Step:
         return DECLINE  # "give Bob a bread to eat", "让Bob吃个面包": not read as a plain gift
     if two_resources(filled.reading.said):
         return Step.say(_("一次只能转一种资源（你提到了：%(things)s）。先转哪一种、转多少？") % {"things": _resources_named(filled.reading.said)})
+    resource = filled.slots.get("resource_type")
+    if resource is not None and (deed := THEIR_DEED.search(filled.reading.said)) and deed.start() <= resource.start < deed.end():
+        # "那给carol一个吧，她上次帮我收麦子": the goods of what the receiver did are the reason, not the gift.
+        others = [s for s in filled.reading.of("resource") if not deed.start() <= s.start < deed.end()]
+        if len({s.value for s in others}) != 1:
+            return Step.say(_("要给什么资源？"))
+        filled.slots["resource_type"] = others[0]
     name = filled.slots["to_agent_id"].name
     named = {s.name for s in filled.reading.of("resident") if s.name != agent_name(turn.system)}
     if len(named) > 1:
@@ -1079,7 +1096,7 @@ def accept_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "checkin",
-    triggers=("check in", "check me in", "clock in", "clock me in", "sign in", "sign me in", "punch in", "check-in", "签到", "打卡", "签个到", "打个卡"),
+    triggers=("check in", "check me in", "clock in", "clock me in", "sign in", "sign me in", "punch in", "check-in", "签到", "打卡", "签个到", "打个卡", "打咔"),
     not_with=("early", "提前"),
 )
 def checkin_frame(turn: Turn, filled: Filled) -> Step:
@@ -1166,7 +1183,7 @@ def work_frame(turn: Turn, filled: Filled) -> Step:
 )
 def buildings_frame(turn: Turn, filled: Filled) -> Step:
     """"where can I work?", "哪里招人", "面包坊一天工资多少": a question the buildings' list answers."""
-    if not filled.reading.has("where", "which", "any", "list", "how much", "哪里", "哪儿", "哪些", "哪个", "有没有", "多少"):
+    if not filled.reading.has("where", "which", "what", "any", "list", "how much", "哪里", "哪儿", "哪些", "哪个", "有没有", "多少"):
         return DECLINE
     return _once(turn, "list_buildings")
 

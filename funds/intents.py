@@ -216,6 +216,8 @@ def fund_form_intent(turn: Turn, match: re.Match) -> Step:
     return Step.call("create_fund", fund_name=name, **({"remarks": remarks} if remarks else {}))
 
 
+# Where a new name after "rename … to" ends: the message, a comma, a new sentence ("… to 'X'. Leave the remarks"), a dash.
+QUOTED_NAME_END = r"\s*(?:\.?\s*$|[,;]\s|[.!]\s+(?=[A-Z])|\s[—–-]{1,2}\s|[—–])"
 # Where an unquoted new name ends: its clause ("rename X to Tech Pioneer, keep the remarks").
 NEW_NAME_END = re.compile(r"\s*[,，;；。!！?？]\s*|\.\s+|\s+[—–-]{1,2}\s*|\s*[—–]{1,2}\s*|\s+(?:and|but|please|thanks)\b", re.IGNORECASE)
 
@@ -254,10 +256,10 @@ IN_LANGUAGE = r"(?:(?:中文|英文)(?:名(?:字|称)?(?:叫|是)?\s*[:：]?\s*|
     r"(?:把|将)\s*" + NAME + r"\s*(?:改名为|改名成|重命名为|更名为)\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
     r"\b(?:change|set|update|edit) (?:the )?(?:remarks?|notes?) (?:of|for|on) (?:the )?fund #?(?P<id>\d+) to(?:\s+(?:read|say))?\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
     r"\b(?:change|set|update|edit) (?:the )?fund #?(?P<id>\d+)(?:'s)? (?:remarks?|notes?) to(?:\s+(?:read|say))?\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
-    r"\brename (?:the )?fund #?(?P<id>\d+) to [\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*(?:\.?\s*$|[,;]\s|\s[—–-]{1,2}\s|[—–])",
+    r"\brename (?:the )?fund #?(?P<id>\d+) to [\"'“]?(?P<new>[^\"'”]+?)[\"'”]?" + QUOTED_NAME_END,
     r"\b(?:change|set|update|edit) (?:the )?(?:remarks?|notes?) (?:of|for|on) (?:the )?(?:fund )?" + EN_NAME
     + r"(?: fund)? to(?:\s+(?:read|say))?\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
-    r"\brename (?:the )?(?:fund )?" + EN_NAME + r"(?: fund)? to [\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*(?:\.?\s*$|[,;]\s|\s[—–-]{1,2}\s|[—–])",
+    r"\brename (?:the )?(?:fund )?" + EN_NAME + r"(?: fund)? to [\"'“]?(?P<new>[^\"'”]+?)[\"'”]?" + QUOTED_NAME_END,
     priority=1,
     verbatim=True,
     tool="update_fund",
@@ -372,12 +374,12 @@ def _on_known_fund(turn: Turn, tool_name: str, **arguments) -> Step:
 
 
 @intent(
-    r"备注\s*(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|为|改(?![掉了好动])|:|：)\s*(?P<remarks>.+?)" + TEXT_END,
+    r"备注\s*(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|为|改(?![掉了好动一下])|:|：)\s*(?P<remarks>.+?)" + TEXT_END,
     # "set the remarks on X to: closed to new money": after "to:" the remarks run whole, their own "to" kept.
     r"\b(?:remarks?|notes?)\b[^:：]*?\bto\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
     # "…改个名，叫科技先锋精选", "改个中文名，就叫「…」": the new name after the 叫.
     r"(?:改名为|改名成|改名叫|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)个(?:中文|英文|新)?名字?\s*[，,]?\s*(?:就)?叫)\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
-    r"\b(?:rename\b.*?\bto|name\s+to|change\s+the\s+name\b.*?\bto)\s+[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?\s*(?:\.?\s*$|[,;]\s|\s[—–-]{1,2}\s|[—–])",
+    r"\b(?:rename\b.*?\bto|name\s+to|change\s+the\s+name\b.*?\bto)\s+[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?" + QUOTED_NAME_END,
     verbatim=True,
     tool="update_fund",
 )
@@ -407,7 +409,6 @@ ASKED_REMARKS = re.compile(r"备注|\bremarks?\b|\bnotes?\b", re.IGNORECASE)
 @intent(CHANGE_IT.pattern, tool="update_fund")
 def change_as_asked(turn: Turn, match: re.Match) -> Step:
     from agents.providers.framing import read_with
-    from agents.providers.understanding import read
 
     funds = {(s.value, s.text) for s in read(turn.earlier).of("fund") if s.exact} if turn.earlier else set()
     if len({value for value, _text in funds}) != 1 or not ASKED_REMARKS.search(turn.earlier):
@@ -420,7 +421,7 @@ def change_as_asked(turn: Turn, match: re.Match) -> Step:
 
 from agents.providers.frames import Filled, frame  # noqa: E402
 from agents.providers.restraint import FIELD_LEFT_ALONE  # noqa: E402
-from agents.providers.understanding import QUOTED, Entity, entities, without_particle  # noqa: E402
+from agents.providers.understanding import QUOTED, Entity, entities, read, without_particle  # noqa: E402
 
 FUND_WORDS = ("fund", "基金")
 ACTIVE_WORDS = ("active", "enabled", "live", "running", "open", "运行", "运作", "开着", "启用", "在用", "生效", "正常")
@@ -668,20 +669,29 @@ def enable_frame(turn: Turn, filled: Filled) -> Step:
 enable_frame.names_the_miss = fund_missed
 
 
+DISABLE_WORDS = (
+    "disable", "deactivate", "turn off", "switch off", "off", "suspend", "shut down", "pause", "take offline",
+    "delete", "remove", "retire", "停用", "禁用", "关掉", "关闭", "下线", "暂停", "停掉", "关停", "停了", "关了", "停止",
+    "删除", "删掉", "注销",
+)
+
+
 @frame(
     "disable_fund",
-    triggers=(
-        "disable", "deactivate", "turn off", "switch off", "off", "suspend", "shut down", "pause", "take offline",
-        "delete", "remove", "retire", "停用", "禁用", "关掉", "关闭", "下线", "暂停", "停掉", "关停", "停了", "关了", "停止",
-        "删除", "删掉", "注销",
-    ),
+    triggers=DISABLE_WORDS,
     asks={"fund_id": gettext_lazy("要停用哪个基金？请说出名称或 ID。")},
     priority=2,
 )
 def disable_frame(turn: Turn, filled: Filled) -> Step:
     if REMARKS_REMOVED.search(filled.reading.said):
         return Step.say(_("备注要改成什么？"))  # "把X的备注删掉": the remarks go, not the fund
+    if not read(SIGNED_OFF.sub(" ", filled.reading.said)).has(*DISABLE_WORDS):
+        return DECLINE  # "compliance signed off on them": an approval, no "off" that switches anything off
     return _on_resolved(turn, filled, "disable_fund")
+
+
+# "legal signed off on it": approved. The one "off" of the message is no switching off.
+SIGNED_OFF = re.compile(r"\bsign(?:ed|s|ing)?[ -]off\b|\b(?:kick(?:ed|s)?|start(?:ed|s)?|head(?:ed|s)?|paid|pay)\s+off\b", re.IGNORECASE)
 
 
 # "把绿色能源的备注删掉", "remove the note on Beta": a delete whose object is the remarks.
@@ -706,7 +716,7 @@ NAMED = re.compile(
 )
 # "备注：…", "备注写“…”", "remarks say '…'": the label, then the remarks as typed (their quotes aside).
 REMARKS_KEY = re.compile(
-    r"^(?:(?:with|and)\s+)?(?:(?:the|a)\s+)?(?:remarks?|notes?|备注|说明)\s*(?:is|are|says?|reads?|为|是|写上|写成|写着|写|填上|填|[:：])?\s*[:：]?\s*", re.IGNORECASE
+    r"^(?:(?:with|and)\s+)?(?:(?:the|a)\s+)?(?:remarks?|notes?|备注|说明)\s*(?:(?:it|them)\s+as\b|is|are|says?|reads?|为|是|写上|写成|写着|写|填上|填|[:：])?\s*[:：]?\s*", re.IGNORECASE
 )
 QUOTES = "“”\"'「」『』‘’"
 # Where one piece of a new fund's description ends: a clause mark, a sentence's end, "and"/"with",

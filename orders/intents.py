@@ -261,11 +261,13 @@ REFUND_ASKED = re.compile(
 @frame(
     "refund",
     triggers=("refund", "money back", "退款", "退钱", "退费", "钱退", "退掉", "退单", "退订", "给退", "退了吧", "退一下", "办退款", "退回", "退个款", "退下款"),
-    not_with=("tell", "let", "know", "inform", "notify", "message", "告诉", "通知", "转告", "说一声", "跟客人说", "跟供应商说", "消息"),
+    not_with=("tell", "let", "know", "inform", "notify", "message", "告诉", "转告", "说一声", "跟客人说", "跟供应商说", "消息"),
     asks={"order_no": ORDER_ASK},
     priority=4,
 )
 def refund_frame(turn: Turn, filled: Filled) -> Step | None:
+    if "通知" in WAITS_FOR_NOTICE.sub(" ", filled.reading.said):
+        return DECLINE  # "通知客人退款了": someone is to be told; "客人等系统通知就行" waits for the refund's own notice
     if _passes_words_on(filled):
         return DECLINE  # "ask the supplier if they'll refund the last night": a question for them
     orders = list(dict.fromkeys(s.value for s in filled.reading.of("order")))
@@ -413,6 +415,13 @@ GENERIC_BODY = re.compile(
 THE_GUEST = re.compile(r"\b(?:the|our|this|that)\s+(?:guest|customer|client)s?\b|客人|住客|顾客|客户", re.IGNORECASE)
 
 
+# "客人等系统通知就行", "the guest will get the system's notice": a notice waited for, not a message to send.
+WAITS_FOR_NOTICE = re.compile(
+    r"等(?:着)?(?:系统|我们|我们的)?(?:的)?(?:通知|消息)|(?:系统|会)(?:会)?(?:自动)?通知"
+    r"|\b(?:wait(?:s|ing)?\s+for|will\s+get|gets?)\s+(?:the\s+)?(?:system'?s?|automatic|auto)\s+(?:notice|notification|message)",
+    re.IGNORECASE,
+)
+TELLING = re.compile(r"发消息|发条|发个|告诉|转告|回复|\b(?:tell|message|notify|inform|reply|write\s+to|let\s+\w+\s+know)\b", re.IGNORECASE)
 # "供应商订单号是多少", "what's the supplier's number for HT…": the order's own record is asked for.
 THEIR_NUMBER_ASKED = re.compile(
     r"供应商(?:的)?(?:订单号|单号|编号|订单编号)(?:是)?(?:多少|什么|啥|几)"
@@ -449,6 +458,9 @@ def _early_in_talk(turn: Turn, said: str) -> bool:
     priority=3,
 )
 def send_frame(turn: Turn, filled: Filled) -> Step | None:
+    waits = WAITS_FOR_NOTICE.search(filled.reading.said)
+    if waits and not TELLING.search(WAITS_FOR_NOTICE.sub(" ", filled.reading.said)):
+        return DECLINE  # "…登记退款吧，客人那边等系统通知就行": the guest waits for the system's notice, nobody is told now
     if TOLD_ME.search(_head_of(filled)) or THEIR_NUMBER_ASKED.search(filled.reading.said):
         # "can you tell me who the guest of HT… is", "HT…的供应商订单号是多少？我要去跟供应商对一下": the desk is asked,
         # nobody is told

@@ -54,8 +54,8 @@ COURTESY = re.compile(
     r"|\bnot\s+a\s+problem\b|\bcan'?t\s+(?:wait|stand|believe|help)\b|\bwithout\s+fail\b"
     # "只要启用就行，别的都不用动", "nothing else": the rest left as it is, a no to nothing asked.
     r"|(?:别的|其他的?|其余的?)(?:都|就|先)?(?:不用|别|不要|无需|不必)(?:动|改|管|碰|变)|\bnothing\s+else\b|\b(?:don'?t|do\s+not)\s+(?:touch|change)\s+anything\s+else\b"
-    # "now rather than later": asked now.
-    r"|\b(?:now|sooner)\s+rather\s+than\s+later\b"
+    # "now rather than later": asked now. "Not haggling", "不讲价": the price stands.
+    r"|\b(?:now|sooner)\s+rather\s+than\s+later\b|\b(?:not|no)\s+(?:haggling|negotiating|bargaining)\b|不讲价|不还价|不砍价"
     # "别让她等", "不用等了，现在就…", "right now, not later": a no to waiting asks for it now.
     r"|\bnever\s+mind\s+(?:the|my|your|his|her)\s+(?!idea|request|order\b)\w+|别让\S{1,6}?(?:等|久等|失望|着急|饿)|不(?:用|要|必)等了?|别等了?|\bnot\s+later\b|\bdon'?t\s+(?:keep|make)\s+\w+\s+wait(?:ing)?\b",
     re.IGNORECASE,
@@ -402,13 +402,13 @@ RELAYED = re.compile(
     r"|^\s*(?-i:[A-Z][a-z]+)\s*[:：]\s*[\"'“「]|^\s*[\u4e00-\u9fff]{1,4}\s*[:：]\s*[“「\"]"
     r"|\b(?:told|asked|wants|wanted|begged|instructed|ordered)\s+me\s+to\b"
     r"|\b(?:i\s+was|i'?ve\s+been|i\s+have\s+been|we\s+were)\s+(?:told|asked|instructed|ordered)\s+to\b"
-    r"|(?:[A-Za-z]{2,}|他们|她们|他|她|有人|别人)\s*在[^，,。:：]{1,8}(?:里|上)?(?:说|发|讲)\s*[：:“「\"]"
+    r"|(?:[A-Za-z]{2,}|他们|她们|他|她|有人|别人)\s*(?:刚才|刚刚|昨天|今天|之前|早上|上午|下午|晚上|又)?\s*在[^，,。:：]{1,8}(?:里|上)?(?:说|发|讲)(?:了|过)?\s*[：:“「\"]"
     # "Eve keeps saying give her 3 stone", '"give Eve 3 stone" is what Carol typed'.
     r"|\b(?:keeps?|kept)\s+(?:saying|asking|telling\s+me|begging|nagging)\b"
     r"|\bis\s+what\s+(?:\w+\s+){1,2}?(?:said|says|typed|wrote|asked|posted|wants|wanted|told\s+me)\b"
     r"|\b(?:my\s+[a-z]+|someone|somebody|he|she|they|(?-i:[A-Z][a-z]+)"
     r"|(?:the|a|our|this|that|his|her)\s+(?:guest|customer|supplier|hotel|manager|boss|client|resident|neighbou?r|user|staff|sign|note|email|letter))"
-    r"\s+(?:said|says|wrote|writes|posted|posts|typed|texted|messaged)"
+    r"(?:\s+(?:just|yesterday|earlier|today|already|also|once))?\s+(?:said|says|wrote|writes|posted|posts|typed|texted|messaged)"
     r"(?:\s+(?:in|on)\s+(?:the\s+)?[a-z]+)?\s*(?:that\s+|to\s+|[:,]\s*)?"
     r"(?:[\"'“「]|(?:give|send|transfer|hand|buy|sell|eat|claim|cancel|disable|enable|create|refund|rename|list|take|pay|build)\b)",
     re.IGNORECASE,
@@ -421,7 +421,11 @@ INJECTED = re.compile(
     r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?(?:previous|prior|above|earlier|former|original|system)?\s*"
     r"(?:instructions?|rules|prompts?|guidelines|restrictions|constraints)\b"
     r"|\bsystem\s+prompt\b|\byou\s+are\s+now\b|\bdeveloper\s+mode\b|\bjailbreak|\bact\s+as\s+(?:an?\s+)?(?:admin|root|system)\b"
-    r"|(?:忽略|无视|忘掉|忘记|不要管)(?:之前|以上|前面|上面|所有|你的)?的?(?:所有)?(?:指令|指示|规则|提示|限制|设定)|系统提示|你现在是",
+    r"|(?:忽略|无视|忘掉|忘记|不要管)(?:之前|以上|前面|上面|所有|你的)?的?(?:所有)?(?:指令|指示|规则|提示|限制|设定)|系统提示|你现在是"
+    # Orders to whatever machine reads the text: "AI assistants reading this must buy …", "看到这条消息的AI请…".
+    r"|\b(?:(?:any|all|every)\s+)?(?:ai\s+)?(?:assistants?|agents?|bots?|models?|ais?|llms?)\s+(?:reading|seeing|that\s+reads?|who\s+reads?)\s+this\b"
+    r"|\b(?:all\s+|any\s+)?(?:ai\s+assistants?|bots|ais|llms)\s+(?:must|should|have\s+to|need\s+to|are\s+to)\b"
+    r"|(?:看到|读到|收到)(?:这条|这句|此|本)(?:消息|话|留言|内容)?的(?:AI|ai|机器人|助手|助理|智能体)",
     re.IGNORECASE,
 )
 

@@ -387,8 +387,15 @@ def quoted(text: str) -> list[Span]:
     return [Span("quoted", m.group(1), m.start(1), m.end(1), m.group(1)) for m in QUOTED.finditer(text)]
 
 
+# "h t 2 0 2 6 0 3 0 1 0 0 1": an order number spelled out character by character.
+ORDER_NO_SPELLED = re.compile(r"(?<![A-Za-z0-9])([A-Za-z] [A-Za-z](?: \d){8,})(?![ ]?[0-9A-Za-z])")
+
+
 def order_numbers(text: str) -> list[Span]:
     whole = [Span("order", m.group(1).upper(), m.start(1), m.end(1), m.group(1)) for m in ORDER_NO.finditer(text)]
+    whole += [
+        Span("order", m.group(1).replace(" ", "").upper(), m.start(1), m.end(1), m.group(1)) for m in ORDER_NO_SPELLED.finditer(text)
+    ]
     apart = [
         Span("order", m.group(1) + m.group(2) + (m.group(3) or ""), m.start(), m.end(), m.group())
         for m in ORDER_NO_APART.finditer(text)

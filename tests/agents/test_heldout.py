@@ -56,7 +56,7 @@ UNDERSTOOD_FLOOR = {
     "cases_2026_11_h.json": 0.92, "cases_2026_11_i.json": 0.91, "cases_2026_11_j.json": 0.93,
     "cases_2026_11_k.json": 0.99, "cases_2026_11_l.json": 0.94, "cases_2026_11_m.json": 0.92,
     "cases_2026_11_n.json": 0.93, "cases_2026_11_o.json": 0.86, "cases_2026_11_p.json": 0.88,
-    "cases_2026_11_q.json": 0.88, "cases_2026_11_r.json": 0.93, "cases_2026_11_s.json": 0.8,
+    "cases_2026_11_q.json": 0.88, "cases_2026_11_r.json": 0.93, "cases_2026_11_s.json": 0.84,
 }
 TARGET = 0.90
 # Cases whose frozen expectation the demo data or a documented behaviour contradicts; still scored
@@ -91,6 +91,10 @@ DISPUTED = {
     "r-zh-fd-14": "张三 is the demo guest of exactly one order (HT20260301001): as for d-fd-zh-15 and p-zh-fd-14, the order "
     "is found by its guest's name, and the early check-out starts by asking the supplier in the desk's own template "
     "(c-fd-zh-18); the writer, who listed it as debatable, expected a question for the number",
+    "s-en-fa-18": "'the balanced fund': as for n-en-fa-20 and r-en-fa-20, Beta Balanced is the one fund whose name "
+    "holds 'balanced'; the disable is a proposal staff confirm",
+    "s-zh-fd-15": "张三 is the demo guest of exactly one order (HT20260301001): as for n-zh-fd-14 and p-zh-fd-14, a refund "
+    "proposal naming order and guest for staff to confirm; the writer, who listed it as debatable, expected a question",
     "n-en-fd-12": "the supplier's number (SUP-88903) is in none of the user's words: the question goes, as a question, "
     "under the order the turn before named (order_no HT20260301003), which is how the channel files it; the desk's "
     "early check-out template, which quotes SUP-…, runs when the check-out itself is asked for",
