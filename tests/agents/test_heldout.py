@@ -56,7 +56,7 @@ UNDERSTOOD_FLOOR = {
     "cases_2026_11_h.json": 0.92, "cases_2026_11_i.json": 0.91, "cases_2026_11_j.json": 0.93,
     "cases_2026_11_k.json": 0.99, "cases_2026_11_l.json": 0.94, "cases_2026_11_m.json": 0.92,
     "cases_2026_11_n.json": 0.93, "cases_2026_11_o.json": 0.86, "cases_2026_11_p.json": 0.88,
-    "cases_2026_11_q.json": 0.88, "cases_2026_11_r.json": 0.93, "cases_2026_11_s.json": 0.84,
+    "cases_2026_11_q.json": 0.88, "cases_2026_11_r.json": 0.93, "cases_2026_11_s.json": 0.84, "cases_2026_11_t.json": 0.72,
 }
 TARGET = 0.90
 # Cases whose frozen expectation the demo data or a documented behaviour contradicts; still scored
