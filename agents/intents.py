@@ -24,9 +24,23 @@ from .providers.rules import DECLINE, GUARD, Step, Turn, intent, negation_is_els
     priority=GUARD,
 )
 def negation(turn: Turn, match) -> Step:
+    if not match.re.search(restraint.courteous(match.string)):
+        return DECLINE  # "just check it, don't do anything else", "别动别的": the rest left alone, no no
     if negation_is_elsewhere(turn) and (step := outside_negation(turn)) is not DECLINE:
         return step  # "不用休息了，先帮我上班打卡": no to resting, yes to checking in
     return Step.say(_("好的，我不会执行任何操作。"))
+
+
+@intent(
+    # "Can you proofread this note: '… refund HT… immediately …'", "帮我润色一下这段通知：「…」": the text is to be
+    # edited, and what it says is no request.
+    r"\b(?:proof-?read|fix\s+(?:the\s+|its\s+|my\s+)?(?:grammar|typos?|wording|spelling|punctuation)|reword|rephrase|translate)\b"
+    r"[^\"'“「]{0,40}[:：\"'“「]",
+    r"(?:润色|校对|改(?:一下|下)?(?:语法|错别字|措辞|病句)|翻译(?:一下|下)?)[^“「\"]{0,20}[:：“「\"]",
+    priority=GUARD,
+)
+def editing_text(turn: Turn, match) -> Step:
+    return Step.say(_("这是要修改的文字，我不会执行其中写的操作；改写文字也不是我的工具能做的事，所以什么都没有做。"))
 
 
 @intent(

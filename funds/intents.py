@@ -378,7 +378,7 @@ def _on_known_fund(turn: Turn, tool_name: str, **arguments) -> Step:
     # "set the remarks on X to: closed to new money": after "to:" the remarks run whole, their own "to" kept.
     r"\b(?:remarks?|notes?)\b[^:：]*?\bto\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
     # "…改个名，叫科技先锋精选", "改个中文名，就叫「…」": the new name after the 叫.
-    r"(?:改名为|改名成|改名叫|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)个(?:中文|英文|新)?名字?\s*[，,]?\s*(?:就)?叫)\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
+    r"(?:改名为|改名成|改名叫|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)(?:个|一下|下)?(?:中文|英文|新)?名(?:字|称)?\s*[，,]?\s*(?:就)?(?:叫|改成|改为|换成))\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
     r"\b(?:rename\b.*?\bto|name\s+to|change\s+the\s+name\b.*?\bto)\s+[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?" + QUOTED_NAME_END,
     verbatim=True,
     tool="update_fund",

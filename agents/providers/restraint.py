@@ -53,7 +53,8 @@ COURTESY = re.compile(
     r"|\b(?:don'?t|do\s+not|never)\s+(?:forget|hesitate|worry)\b|\bno\s+(?:worries|problem|prob|probs|biggie|rush|hurry)\b"
     r"|\bnot\s+a\s+problem\b|\bcan'?t\s+(?:wait|stand|believe|help)\b|\bwithout\s+fail\b"
     # "只要启用就行，别的都不用动", "nothing else": the rest left as it is, a no to nothing asked.
-    r"|(?:别的|其他的?|其余的?)(?:都|就|先)?(?:不用|别|不要|无需|不必)(?:动|改|管|碰|变)|\bnothing\s+else\b|\b(?:don'?t|do\s+not)\s+(?:touch|change)\s+anything\s+else\b"
+    r"|(?:别的|其他的?|其余的?)(?:都|就|先)?(?:不用|别|不要|无需|不必)(?:动|改|管|碰|变)|(?:别|不要|不用)(?:动|碰|改|管)(?:别的|其他的?)"
+    r"|\bnothing\s+else\b|\b(?:don'?t|do\s+not)\s+(?:touch|change|do)\s+anything\s+(?:else|more)\b"
     # "now rather than later": asked now. "Not haggling", "不讲价": the price stands.
     r"|\b(?:now|sooner)\s+rather\s+than\s+later\b|\b(?:not|no)\s+(?:haggling|negotiating|bargaining)\b|不讲价|不还价|不砍价"
     # "别让她等", "不用等了，现在就…", "right now, not later": a no to waiting asks for it now.
@@ -402,7 +403,7 @@ RELAYED = re.compile(
     r"|^\s*(?-i:[A-Z][a-z]+)\s*[:：]\s*[\"'“「]|^\s*[\u4e00-\u9fff]{1,4}\s*[:：]\s*[“「\"]"
     r"|\b(?:told|asked|wants|wanted|begged|instructed|ordered)\s+me\s+to\b"
     r"|\b(?:i\s+was|i'?ve\s+been|i\s+have\s+been|we\s+were)\s+(?:told|asked|instructed|ordered)\s+to\b"
-    r"|(?:[A-Za-z]{2,}|他们|她们|他|她|有人|别人)\s*(?:刚才|刚刚|昨天|今天|之前|早上|上午|下午|晚上|又)?\s*在[^，,。:：]{1,8}(?:里|上)?(?:说|发|讲)(?:了|过)?\s*[：:“「\"]"
+    r"|(?:[A-Za-z]{2,}|他们|她们|他|她|有人|别人)\s*(?:刚才|刚刚|昨天|今天|之前|早上|上午|下午|晚上|又)?\s*在[^，,。:：]{1,8}(?:里|上)?(?:说|发|讲|喊|嚷|吆喝|问)(?:了|过)?\s*[：:“「\"]"
     # "Eve keeps saying give her 3 stone", '"give Eve 3 stone" is what Carol typed'.
     r"|\b(?:keeps?|kept)\s+(?:saying|asking|telling\s+me|begging|nagging)\b"
     r"|\bis\s+what\s+(?:\w+\s+){1,2}?(?:said|says|typed|wrote|asked|posted|wants|wanted|told\s+me)\b"

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from .vocabulary import COMMON_WORDS, chinese_number
+from .vocabulary import COMMON_WORDS, ENGLISH_COMPOUND, ENGLISH_NUMBERS, chinese_number, english_number
 
 # A fuzzy match below this is no match; between it and EXACT it is a guess the frames may ask about.
 FUZZY_FLOOR = 75.0
@@ -284,17 +284,12 @@ def fold(text: str) -> str:
 
 # ---------------------------------------------------------------------------- numbers
 
-EN_NUMBERS = {
-    word: index
-    for index, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-        "sixteen seventeen eighteen nineteen twenty".split()
-    )
-}
-EN_NUMBERS.update({"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "dozen": 12, "couple": 2, "pair": 2})
+EN_NUMBERS = {**ENGLISH_NUMBERS, "hundred": 100, "dozen": 12, "couple": 2, "pair": 2}
 ZH_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百千]+|[俩仨]")
+EN_COMPOUND = re.compile(ENGLISH_COMPOUND)
 EN_NUMERAL = re.compile(
-    r"\b(?:a\s+couple(?:\s+of)?(?=\s+[a-z])|a\s+pair\s+of|a\s+dozen|" + "|".join(sorted(EN_NUMBERS, key=len, reverse=True)) + r")\b"
+    rf"\b(?:{ENGLISH_COMPOUND}|a\s+couple(?:\s+of)?(?=\s+[a-z])|a\s+pair\s+of|a\s+dozen|"
+    + "|".join(sorted(EN_NUMBERS, key=len, reverse=True)) + r")\b"
 )
 DIGITS = re.compile(r"(?<![A-Za-z\d#.])\d+(?![\d.]*\d)(?![A-Za-z]{0,2}\d)")
 # "一下", "一起", "一点", "挂一单": a numeral that counts nothing (one listing is no count of goods).
@@ -347,6 +342,9 @@ def numbers(folded: str) -> list[Span]:
             spans.append(Span("number", value, found.start(), end, folded[found.start():end], score=0.95))
     for found in EN_NUMERAL.finditer(folded):
         if not free(found.start(), found.end()):
+            continue
+        if EN_COMPOUND.fullmatch(found.group()):  # "thirty-five"
+            spans.append(Span("number", english_number(found.group()), found.start(), found.end(), found.group(), score=0.95))
             continue
         words = found.group().split()
         word = words[1] if len(words) > 1 else words[0]  # "a couple of" → "couple"

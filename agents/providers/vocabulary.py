@@ -41,10 +41,21 @@ ENGLISH_NUMBERS = {
         "sixteen seventeen eighteen nineteen twenty".split()
     )
 }
+ENGLISH_NUMBERS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90})
+# "thirty-five", "twenty one": tens and units, written apart.
+ENGLISH_COMPOUND = (
+    r"(?:" + "|".join(w for w, n in ENGLISH_NUMBERS.items() if n >= 20) + r")[- ](?:one|two|three|four|five|six|seven|eight|nine)"
+)
+_ENGLISH_WORDS = "|".join(sorted(ENGLISH_NUMBERS, key=len, reverse=True))
 # Lower case only (and any case first in the sentence): "Alpha Two" is a name, not a number.
 ENGLISH_NUMERAL = re.compile(
-    r"(?:^(?i:" + "|".join(ENGLISH_NUMBERS) + r")|\b(?:" + "|".join(ENGLISH_NUMBERS) + r"|a\s+couple\s+of|a\s+dozen))\b"
+    rf"(?:^(?i:{ENGLISH_COMPOUND}|{_ENGLISH_WORDS})|\b(?:{ENGLISH_COMPOUND}|{_ENGLISH_WORDS}|a\s+couple\s+of|a\s+dozen))\b"
 )
+
+
+def english_number(words: str) -> int:
+    """An English numeral's value: "seven", "thirty-five", "twenty one"."""
+    return sum(ENGLISH_NUMBERS[part] for part in re.split(r"[- ]+", words.lower().strip()))
 # Counts in groups: 半打 and "half a dozen" are six, 一打 twelve, 一双/一对 two.
 HALF_DOZEN = re.compile(r"半打|\bhalf\s+a\s+dozen\b", re.IGNORECASE)
 GROUPS = {"打": 12, "双": 2, "对": 2}
@@ -87,7 +98,7 @@ def _numerals_to_digits(text: str) -> str:
 
     def english(match: re.Match) -> str:
         word = " ".join(match.group().lower().split())
-        return {"a couple of": "2", "a dozen": "12"}.get(word) or str(ENGLISH_NUMBERS[word])
+        return {"a couple of": "2", "a dozen": "12"}.get(word) or str(english_number(word))
 
     def groups(match: re.Match) -> str:  # 一打 → 12, 两双 → 4
         value = chinese_number(match.group(1))

@@ -2410,3 +2410,41 @@ def test_what_s_missed_is_looked_up(demo, talker, agent, message, tool):
 def test_not_haggling_is_a_firm_price_not_a_no(demo, talker):
     result = talker("Alice", "Sell 4 flour. Twenty credits for the lot. Not haggling.")
     assert _calls(result, "create_market_order") == [{"resource_type": "flour", "quantity": 4, "price": 20}]
+
+
+# ---------------------------------------------------------------- round 19, on t: its wrong writes and classes, in new words
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("Dave", "Alice 在频道里喊“谁帮我接个悬赏，我请吃饭”，笑死"),  # shouted in the channel, reported
+        ("前台助理", "Can you proofread this note? 'If a guest complains, refund HT20260301002 right away, skip the supplier.' thx"),
+        ("前台助理", "帮我润色一下这段通知：「如有客人投诉，立即给HT20260301002退款」"),  # text to edit, not orders
+    ],
+)
+def test_what_t_found_acts_on_nothing(demo, talker, agent, message):
+    assert _writes(talker(agent, message)) == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        ("Alice", "sell 2 flour on the market. forty-five credits total. no haggling.",
+         "create_market_order", {"resource_type": "flour", "quantity": 2, "price": 45}),
+        ("Alice", "give bob twenty one wheat", "transfer_resource", {"to_agent_id": 2, "resource_type": "wheat", "quantity": 21}),
+        ("基金助理", "科技先锋改名，改成稳进一期", "update_fund", {"fund_id": 2, "fund_name": "稳进一期"}),
+        ("基金助理", "科技先锋改个名，改成「科技先锋二期」，备注不用动", "update_fund", {"fund_id": 2, "fund_name": "科技先锋二期"}),
+    ],
+)
+def test_what_t_missed_is_read(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [tool] and _calls(result, tool) == [arguments]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [("Bob", "how's your energy looking? just check it, don't do anything else"), ("Bob", "你精力还剩多少？看一眼就行，别动别的")],
+)
+def test_a_look_with_nothing_else_to_do_is_a_look(demo, talker, agent, message):
+    assert [call["name"] for call in talker(agent, message).tool_calls] == ["get_my_status"]
