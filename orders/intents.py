@@ -502,8 +502,10 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
         # "先联系供应商吧" after "李四那单要提前离店", "…问问能不能提前退": the early check-out's own question, the desk's
         # template (no words of the user's are made into a message).
         return checkout_flow(turn, order.value)
-    if early_asked:
-        return Step.say(str(ORDER_ASK))  # the early check-out's question, for an order not named yet
+    if early_asked or (channel == "upstream" and EARLY.search(said) and "order_no" not in filled.slots):
+        # The early check-out's question, or the early check-out told ("guest wants to check out early, ping the
+        # supplier"), for an order not named yet: the supplier knows its guests by their bookings.
+        return Step.say(str(ORDER_ASK))
     if text is None:
         return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})
     text = without_request_to_agent(without_order_reference(text))

@@ -406,6 +406,9 @@ class RulesChatPolicy:
         free = [v for _name, arguments in writes for k, v in arguments.items() if k in restraint.FREE_TEXT and isinstance(v, str)]
         if any(restraint.revised(v) for v in free):
             return Step.say(str(SAID_TWO_WAYS))
+        # "在频道说一声……算了，没人看": words not dictated (no colon, no quotes) that take themselves back.
+        if any(restraint.CALLED_OFF.search(v) and v in restraint.without_passed_on(said) for v in free):
+            return Step.say(_("好的，我不会执行任何操作。"))
         speaker = agent_name(turn.system)
         persons = resident_names()
         # "yes" to the question a relayed instruction or a plan was asked back with: the user now asks for it.

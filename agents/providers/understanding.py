@@ -616,7 +616,7 @@ NAMING = re.compile(
 )
 # "名字就叫稳盈宝吧": a sentence-final particle closing an unquoted name is the sentence's, not the
 # name's (a name that really ends in one is typed in quotes).
-FINAL_PARTICLE = re.compile(r"(?<=[\u4e00-\u9fffA-Za-z0-9])[吧呢啊呀嘛哈啦]+$")
+FINAL_PARTICLE = re.compile(r"(?<=[\u4e00-\u9fffA-Za-z0-9])\s*[吧呢啊呀嘛哈啦]+$")  # "沪港通精选 吧": the name less its 吧
 
 
 def spoken_language(said: str) -> str:

@@ -2448,3 +2448,27 @@ def test_what_t_missed_is_read(demo, talker, agent, message, tool, arguments):
 )
 def test_a_look_with_nothing_else_to_do_is_a_look(demo, talker, agent, message):
     assert [call["name"] for call in talker(agent, message).tool_calls] == ["get_my_status"]
+
+
+# ---------------------------------------------------------------- round 20, on u: its wrong writes, each class in new words
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("Bob", "buy 2 bread from the shop... actually make it one, I'm short on credits"),  # corrected: never the first count
+        ("Alice", "say in the channel that... nah forget it, nobody reads that thing"),  # the words take themselves back
+        ("Alice", "在频道说一声……算了，没人看"),
+        ("前台助理", "guest wants to leave early, ping the supplier"),  # which booking? asked
+    ],
+)
+def test_what_u_found_acts_on_nothing(demo, talker, agent, message):
+    assert _writes(talker(agent, message)) == []
+
+
+def test_words_dictated_after_a_colon_are_sent_as_typed_even_when_they_say_never_mind(demo, talker):
+    assert _calls(talker("Alice", "在频道说：算了，今天不卖了"), "chat") == [{"content": "算了，今天不卖了"}]
+
+
+def test_a_new_name_is_taken_without_its_final_particle(demo, talker):
+    assert _calls(talker("基金助理", "新建一个基金，叫 红利精选 吧，备注先空着"), "create_fund") == [{"fund_name": "红利精选"}]
