@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable
 
 from .understanding import QUOTE_BODY, QUOTE_CLOSE, QUOTE_OPEN
+from .vocabulary import ENGLISH_NUMBERS
 
 # How people write "tomorrow", "tonight" and the days of the week in a hurry: "tmrw", "2nite", "by fri".
 TOMORROW = r"(?:tomorrow|tmrw?|tmrow|tmoro|2mor+ow?|tomoz|tom+or+ow)"
@@ -303,7 +304,8 @@ def conditional(text: str) -> bool:
     return any(not WHETHER_VERB.search(text[: found.start()]) for pattern in (IF, WHEN) for found in pattern.finditer(text))
 # "give Eve 2 flour... I mean 3", "给Eve两个面粉，不对，三个": the message corrects itself; which words stand is not sure.
 SELF_CORRECTED = re.compile(
-    r"\bi\s+mean(?:t)?\b|\bno\s+wait\b|\b(?:make|change)\s+(?:it|that)\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten)|"
+    r"\bi\s+mean(?:t)?\b|\bno\s+wait\b|\b(?:make|change)\s+(?:it|that)\s+(?:\d|a\s+(?:couple|few|dozen|pair)|half|"
+    + "|".join(ENGLISH_NUMBERS) + r")\b|"
     r"[,.;!]\s*(?:no|sorry|oops)\s*[,.;!]|我是说|我的意思是|不对|说错了|更正一下|哦不|啊不",
     re.IGNORECASE,
 )

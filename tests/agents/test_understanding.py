@@ -2457,6 +2457,7 @@ def test_a_look_with_nothing_else_to_do_is_a_look(demo, talker, agent, message):
     ("agent", "message"),
     [
         ("Bob", "buy 2 bread from the shop... actually make it one, I'm short on credits"),  # corrected: never the first count
+        ("Bob", "buy 3 bread at the shop... actually make it a couple, I'm short on credits"),  # corrected with two counts
         ("Alice", "say in the channel that... nah forget it, nobody reads that thing"),  # the words take themselves back
         ("Alice", "在频道说一声……算了，没人看"),
         ("前台助理", "guest wants to leave early, ping the supplier"),  # which booking? asked
