@@ -736,7 +736,7 @@ def _resources_named(said: str) -> str:
 
 
 # "…，她上次帮我收麦子", "…, she helped me with the wheat": what someone did for the speaker, the reason for a gift.
-THEIR_DEED = re.compile(
+WHAT_THEY_DID = re.compile(
     r"[，,;；]\s*(?:因为|毕竟)?\s*(?:他们|她们|他|她|ta)(?:上次|昨天|前天|之前|刚才|以前|一直|总是|经常|前几天|那天)?(?:帮|替|给|送|借|陪|教)[^，,。!！?？;；]*"
     r"|[,;]\s*(?:since|because|as)?\s*(?:she|he|they)\s+(?:(?:just|once|always|already)\s+)?(?:helped|gave|lent|sent|brought|fixed|saved|taught)\b[^,.;!?]*",
     re.IGNORECASE,
@@ -792,7 +792,7 @@ def give_frame(turn: Turn, filled: Filled) -> Step:
     if two_resources(filled.reading.said):
         return Step.say(_("一次只能转一种资源（你提到了：%(things)s）。先转哪一种、转多少？") % {"things": _resources_named(filled.reading.said)})
     resource = filled.slots.get("resource_type")
-    if resource is not None and (deed := THEIR_DEED.search(filled.reading.said)) and deed.start() <= resource.start < deed.end():
+    if resource is not None and (deed := WHAT_THEY_DID.search(filled.reading.said)) and deed.start() <= resource.start < deed.end():
         # "那给carol一个吧，她上次帮我收麦子": the goods of what the receiver did are the reason, not the gift.
         others = [s for s in filled.reading.of("resource") if not deed.start() <= s.start < deed.end()]
         if len({s.value for s in others}) != 1:
