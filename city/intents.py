@@ -202,7 +202,7 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     rf"\b(?:give|transfer|send|hand|pass|gift|move)\s+{QTY}\s+(?:units?\s+of\s+|pieces?\s+of\s+|bags?\s+of\s+)?{RES}\s+(?:over\s+)?(?:to|for)\s+{NAME}",
     rf"\b(?:give|send|hand|pass|gift)\s+(?!me\b|us\b){NAME}\s+{QTY}\s+(?:units?\s+of\s+|pieces?\s+of\s+)?{RES}",
     # "3 stone to Eve", "3 stone to Eve, don't forget": the verbless gift ends its clause.
-    rf"\b{QTY}\s+{RES}\s+(?:to|for)\s+{NAME}\s*(?:$|[,，.。!！;；])",
+    rf"\b{QTY}\s+{RES}\s+(?:to|for)\s+(?!\d)(?!credits?\b){NAME}\s*(?:$|[,，.。!！;；])",  # "twelve wood for 60" is a price
     tool="transfer_resource",
     example=gettext_lazy("把 5 个面包给 Bob"),
 )

@@ -672,7 +672,7 @@ enable_frame.names_the_miss = fund_missed
 DISABLE_WORDS = (
     "disable", "deactivate", "turn off", "switch off", "off", "suspend", "shut down", "pause", "take offline",
     "delete", "remove", "retire", "停用", "禁用", "关掉", "关闭", "下线", "暂停", "停掉", "关停", "停了", "关了", "停止",
-    "删除", "删掉", "注销",
+    "删除", "删掉", "注销", "停一下", "停下", "先停",
 )
 
 

@@ -373,7 +373,7 @@ PLANNED = re.compile(
     r"|(?:on|this|next)\s+" + WEEKDAY + r"|in\s+a\s+(?:bit|while|moment|sec|second|minute)"
     r"|before\s+(?:i|we)\s+(?:go|leave|head|log|sleep)|when\s+i\s+(?:get|come)\s+back)\b"
     # "做完这个月就辞职", "忙完再…", "我先问问经理": something else first, then the request.
-    r"|(?:做|干|忙|弄|搞|开|吃|写)完[^，,。!！?？]{0,8}?(?:就|再|后|以后|之后)|(?:之后|以后)再",
+    r"|(?:做|干|忙|弄|搞|开|吃|写|审|查|看|谈|批|改)完[^，,。!！?？]{0,8}?(?:就|再|后|以后|之后)|(?:之后|以后)再",
     re.IGNORECASE,
 )
 # Whose plan it is: "客人明天就走" tells the guest's, and the desk is asked to act on it now.

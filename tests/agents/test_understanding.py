@@ -2473,3 +2473,21 @@ def test_words_dictated_after_a_colon_are_sent_as_typed_even_when_they_say_never
 
 def test_a_new_name_is_taken_without_its_final_particle(demo, talker):
     assert _calls(talker("基金助理", "新建一个基金，叫 红利精选 吧，备注先空着"), "create_fund") == [{"fund_name": "红利精选"}]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        ("Carol", "Put up twelve wheat for sixty", "create_market_order", {"resource_type": "wheat", "quantity": 12, "price": 60}),
+        ("Alice", "give carol 2 bread. no wait, make it one", "transfer_resource", {"to_agent_id": 3, "resource_type": "bread", "quantity": 1}),
+        ("基金助理", "绿色能源主题先停一下吧，合规还在审", "disable_fund", {"fund_id": 3}),
+    ],
+)
+def test_what_t_missed_is_read_as_meant(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [tool] and _calls(result, tool) == [arguments]
+
+
+def test_a_switch_on_put_off_until_a_review_ends_is_never_made_now(demo, talker):
+    # "审完再开": the enabling waits for the review; it was tried at once (and refused only because the fund was on).
+    assert "enable_fund" not in _writes(talker("基金助理", "那个绿色能源的，先停一下吧，合规还在审，审完再开"))
