@@ -477,7 +477,7 @@ def building_name(said: str) -> Span | None:
 
 def _about_a_bounty(said: str) -> bool:
     """"claim the bounty for building the mill", "把建造磨坊这个悬赏提交": building is the bounty's work, not asked of me."""
-    return bool(re.search(r"悬赏|任务|\bbount(?:y|ies)\b", said, re.IGNORECASE))
+    return bool(re.search(r"悬赏|任务|的活儿?(?![^，,。]*(?:盖|建|造))|\bbount(?:y|ies)\b", said, re.IGNORECASE))
 
 
 def building_costs(turn: Turn) -> Step | None:

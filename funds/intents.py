@@ -496,13 +496,28 @@ def fund_missed(filled: Filled) -> str | None:
     return _("没有找到名为「%(name)s」的基金。现有的基金：%(funds)s。是哪一个？") % {"name": name, "funds": names}
 
 
-@entities(reads={Fund: ("fund_name",)})
+# How Chinese writes the Greek letters fund names use: "贝塔那个基金" is Beta Balanced.
+LETTERS_IN_CHINESE = {"alpha": "阿尔法", "beta": "贝塔", "gamma": "伽马", "delta": "德尔塔", "theta": "西塔", "sigma": "西格玛", "omega": "欧米茄"}
+# "之前停掉的那个基金", "the disabled one": the one fund that is disabled, when only one is.
+THE_DISABLED_ONE = (
+    "停掉的那个基金", "停用的那个基金", "停掉的那个", "停用的那个", "被停用的基金", "the disabled one", "the disabled fund",
+    "the inactive one", "the inactive fund",
+)
+
+
+@entities(reads={Fund: ("fund_name", "active_status")})
 def fund_entities() -> list[Entity]:
     """Fund names; part of a name ("稳健增长", "Beta") may stand for it, and two that fit are asked about."""
     found = []
-    for pk, name in Fund.objects.values_list("pk", "fund_name"):
+    funds = list(Fund.objects.values_list("pk", "fund_name", "active_status"))
+    disabled = [(pk, name) for pk, name, status in funds if status == Fund.ActiveStatus.DISABLE]
+    if len(disabled) == 1:
+        found += [Entity("fund", words, disabled[0][0], disabled[0][1], exact_only=True) for words in THE_DISABLED_ONE]
+    for pk, name, _status in funds:
         found.append(Entity("fund", name, pk, name, partial=True))
         found += [Entity("fund", english, pk, name, exact_only=True) for english in english_described(name)]
+        letters = [LETTERS_IN_CHINESE[word] for word in re.findall(r"[a-z]+", name.lower()) if word in LETTERS_IN_CHINESE]
+        found += [Entity("fund", chinese, pk, name, exact_only=True) for chinese in letters]
         # "fund 2", "基金3", "基金 #3": the id as people type it, exact.
         found += [Entity("fund", surface, pk, name) for surface in (f"fund {pk}", f"fund #{pk}", f"基金{pk}", f"基金 {pk}", f"基金#{pk}", f"基金 #{pk}")]
         # "3号基金", "fund id 2", "fund no. 4", "ID为5的基金": the id with its label, exact.
@@ -706,7 +721,7 @@ disable_frame.names_the_miss = fund_missed
 
 
 NAMED = re.compile(
-    r"\b(?:called|named|name\s*(?:is|:)?|call\s+it)\s+|\bfund\s*[:：]\s*|(?:叫做|名叫|名为|叫|名字是|名称是?为?)\s*|基金\s*[:：]\s*"
+    r"\b(?:called|named|name\s*(?:is|:)?|call\s+it)\s+|\bfund\s*(?:pls|please|plz)?\s*[:：]\s*|(?:叫做|名叫|名为|叫|名字是|名称是?为?)\s*|基金\s*[:：]\s*"
     # "建个基金 名字 红利精选": a bare label, then the name after a space.
     r"|(?<![改换新])(?:名字|名称)[ \t]+(?=[\u4e00-\u9fffA-Za-z0-9「“\"'])"
     # "新建基金 红利精选", "add fund Quant Hedge": the name right after the new fund, set apart by a space.

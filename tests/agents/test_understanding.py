@@ -2491,3 +2491,31 @@ def test_what_t_missed_is_read_as_meant(demo, talker, agent, message, tool, argu
 def test_a_switch_on_put_off_until_a_review_ends_is_never_made_now(demo, talker):
     # "审完再开": the enabling waits for the review; it was tried at once (and refused only because the fund was on).
     assert "enable_fund" not in _writes(talker("基金助理", "那个绿色能源的，先停一下吧，合规还在审，审完再开"))
+
+
+# ---------------------------------------------------------------- round 21, on u's misses: classes in new words
+
+
+@pytest.mark.parametrize(
+    ("message", "tool", "fund"),
+    [
+        ("贝塔那个基金停一下，海外暂停申购了", "disable_fund", 4),  # 贝塔 is how Chinese writes Beta
+        ("之前停掉的那个基金重新启用一下", "enable_fund", 5),  # the one disabled fund, the only one
+        ("re-enable the disabled one please", "enable_fund", 5),
+    ],
+)
+def test_a_fund_by_a_chinese_letter_or_as_the_one_disabled(demo, talker, message, tool, fund):
+    assert _calls(talker("基金助理", message), tool) == [{"fund_id": fund}]
+
+
+def test_the_disabled_one_is_asked_about_when_two_are_disabled(demo, talker):
+    Fund.objects.filter(pk=4).update(active_status=Fund.ActiveStatus.DISABLE)
+    assert _writes(talker("基金助理", "re-enable the disabled one please")) == []
+
+
+def test_a_new_fund_named_after_pls_and_a_colon(demo, talker):
+    assert _calls(talker("基金助理", "new fund pls: Harbor Value. no remarks"), "create_fund") == [{"fund_name": "Harbor Value"}]
+
+
+def test_the_job_of_building_a_mill_is_a_bounty_not_a_build(demo, talker):
+    assert "construct_building" not in _writes(talker("Frank", "我接的那个建磨坊的活已经干完了，帮我报一下完成"))
