@@ -510,9 +510,6 @@ def fund_entities() -> list[Entity]:
     """Fund names; part of a name ("稳健增长", "Beta") may stand for it, and two that fit are asked about."""
     found = []
     funds = list(Fund.objects.values_list("pk", "fund_name", "active_status"))
-    disabled = [(pk, name) for pk, name, status in funds if status == Fund.ActiveStatus.DISABLE]
-    if len(disabled) == 1:
-        found += [Entity("fund", words, disabled[0][0], disabled[0][1], exact_only=True) for words in THE_DISABLED_ONE]
     for pk, name, _status in funds:
         found.append(Entity("fund", name, pk, name, partial=True))
         found += [Entity("fund", english, pk, name, exact_only=True) for english in english_described(name)]
@@ -538,6 +535,9 @@ def fund_entities() -> list[Entity]:
         # "稳健增长1号" for 稳健增长一号: the numeral of a name typed as digits, exact.
         if (digits := NAME_NUMERAL.sub(lambda m: str(chinese_number(m.group(1))) + m.group(2), name)) != name:
             found.append(Entity("fund", digits, pk, name))
+    disabled = [(pk, name) for pk, name, status in funds if status == Fund.ActiveStatus.DISABLE]
+    if len(disabled) == 1:  # after every name: the funds' own order stays the ids' order
+        found += [Entity("fund", words, disabled[0][0], disabled[0][1], exact_only=True) for words in THE_DISABLED_ONE]
     return found
 
 
