@@ -127,8 +127,7 @@ def points_back(turn: Turn) -> Step | None:
 
     names = " ".join(text for _s, text in carried)
     said = f"{names}\n{turn.said}"  # before the message: never inside the words it passes on
-    # The earlier message, whose names now lead this one, stays in the talk (what it was about: an early check-out).
-    carrying = replace(turn, said=said, earlier=names, continues=names, history=[turn.earlier, *turn.history])
+    carrying = _carrying(turn, said, names)
     if complete and not _adds_to(alone, read_frames(replace(carrying, outcomes=[]), read(said))):
         # "给这个订单的客人发消息：…" acts alone: what the earlier message named only fills a slot it leaves open.
         return None
@@ -431,6 +430,12 @@ def _pick_option(turn: Turn, index: int) -> Step | None:
     return None
 
 
+def _carrying(turn: Turn, said: str, names: str) -> Turn:
+    """The turn read as ``said``, with ``names`` (carried from the earlier message) standing for that message; the
+    earlier message itself stays in the talk (what it was about: an early check-out)."""
+    return replace(turn, said=said, earlier=names, continues=names, history=[turn.earlier, *turn.history])
+
+
 def read_with(turn: Turn, name: str, message: str = "") -> Step | None:
     """This message (or ``message``, its words as they apply to ``name``) read with ``name`` in it (then with
     the earlier message's words too); the name stands for the earlier message: the gate and the provenance read
@@ -440,7 +445,7 @@ def read_with(turn: Turn, name: str, message: str = "") -> Step | None:
     done = {o.name for o in turn.outcomes}
     message = message or turn.said
     for said in (f"{name}\n{message}", f"{name}\n{message}\n{turn.earlier}"):
-        carrying = replace(turn, said=said, earlier=name, continues=name, history=[turn.earlier, *turn.history])
+        carrying = _carrying(turn, said, name)
         step = read_frames(carrying, read(said))
         if step is None and turn.outcomes:
             step = Step.say(summarize(turn))
