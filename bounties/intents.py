@@ -6,6 +6,7 @@ which, naming them.
 """
 
 import re
+from dataclasses import replace
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -140,7 +141,7 @@ COMPLETED_SAID = re.compile(r"完成|做完|搞定|交付了|\b(?:completed|fini
 CANCELLED_SAID = re.compile(r"取消|撤销|\b(?:cancell?ed|withdrawn)\b", re.IGNORECASE)
 # "我自己接了哪些", "my bounties", "which ones did I claim": the speaker's own claims.
 MINE_SAID = re.compile(
-    r"我自己|我接|我领|我认领|我的悬赏|我的任务|\b(?:my|mine)\b|\bi(?:\s+have\s+|['’]ve\s+|\s+)(?:claimed|taken|took|picked)|\bdid\s+i\s+(?:claim|take|sign\s+up\s+for|grab|pick)|我报名的|我报了",
+    r"我自己|我(?:之前|以前|已经|刚才|上次|都|先前)?(?:接|领|认领)|我的悬赏|我的任务|\b(?:my|mine)\b|\bi(?:\s+have\s+|['’]ve\s+|\s+)(?:claimed|taken|took|picked)|\bdid\s+i\s+(?:claim|take|sign\s+up\s+for|grab|pick)|我报名的|我报了",
     re.IGNORECASE,
 )
 # A question for a list of bounties, not an order to claim or complete one.
@@ -329,7 +330,9 @@ def claim_frame(turn: Turn, filled: Filled) -> Step | None:
     if a_job_at_a_building(filled):
         return DECLINE  # "take the mill job": work at the mill (assign_building), not the bounty 建造磨坊
     if asks_for_list(turn):
-        return list_frame(turn, filled)  # "which bounties has someone claimed?": the board, not a claim
+        # "which bounties has someone claimed?", "我之前接过哪些悬赏": the board, not a claim (nor one reported as done)
+        listed = list_frame(turn, filled)
+        return replace(listed, toward="list_bounties") if listed is not None and listed is not DECLINE else listed
     return _pick(turn, filled, "claim_bounty", "open")
 
 

@@ -312,7 +312,14 @@ def my_resources(turn: Turn, match: re.Match) -> Step:
 
 
 # Looking for a job rather than starting a shift: "找个地方入职", "报个名", "找份工作".
-JOB_SOUGHT = re.compile(r"入职|应聘|报名|报个名|找(?:个|份)?(?:地方|工作|活|差事|岗位)|求职|招人|缺人")
+JOB_SOUGHT = re.compile(r"入职|应聘|报名|报个名|找(?:个|份)?(?:地方|工作|活|差事|岗位)|求职|招人|缺人|跳槽|换(?:个|份|一个|一份)?(?:地方|工作|活儿?|岗位|差事|单位|地儿)")
+# Another job wanted: "伐木场太累了，换个地方上班吧", "sick of the farm, find me another job". A building named before
+# these words is the one left, never the one joined.
+JOB_CHANGED = re.compile(
+    r"跳槽|换(?:个|份|一个|一份)?(?:地方|工作|活儿?|岗位|差事|单位|地儿)"
+    r"|\b(?:another|a\s+different|a\s+new|some\s+other)\s+(?:job|workplace|place\s+to\s+work|gig)\b|\bswitch\s+jobs?\b|\bchange\s+(?:my\s+)?jobs?\b",
+    re.IGNORECASE,
+)
 
 
 @intent(
@@ -345,7 +352,7 @@ def check_in(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("吃一个面包"),
 )
 def eat(turn: Turn, match: re.Match) -> Step:
-    if PURCHASE_ASKED.search(turn.said):
+    if PURCHASE_ASKED.search(restraint.OWN_LATER.sub(" ", turn.said)):  # "…, I'll buy more later" is the speaker's
         return DECLINE  # "im hungry, buy me some food": a purchase, which the frames read (or ask which item)
     me = agent_name(turn.system).casefold()
     others = [s for s in read(turn.said).of("resident") if s.name.casefold() != me]
@@ -383,6 +390,8 @@ def only_what_is_left(said: str) -> bool:
 def take_rest(turn: Turn, match: re.Match) -> Step:
     if only_what_is_left(turn.said):
         return DECLINE  # "the rest I'm keeping": what is left, nobody resting
+    if JOB_CHANGED.search(turn.said):
+        return DECLINE  # "tired of the mill, get me a different job": the tiredness is why another job is asked
     return _once(turn, "rest")
 
 
@@ -440,7 +449,8 @@ def apply_by_name(turn: Turn, match: re.Match) -> Step:
 
 
 @intent(
-    r"有(?:哪些|什么)(?:建筑|工作|岗位)|建筑列表|招聘|(?:查看|看看|列出)(?:所有)?(?:的)?建筑|哪里(?:有工作|招人)",
+    r"有(?:哪些|什么)(?:建筑|工作|岗位)|建筑列表|招聘|(?:查看|看看|列出)(?:所有)?(?:的)?建筑|哪里(?:有工作|招人)"
+    r"|(?:哪些|什么|哪)(?:地方|建筑|里|儿)(?:在)?(?:招人|招工|缺人|要人)",
     r"\b(?:list\s+)?(?:the\s+|all\s+)?buildings\b",
     r"\b(?:what|which|any)\s+jobs\b",
     r"\bjobs?\s+(?:available|openings)\b",
@@ -515,6 +525,16 @@ offer("chat", gettext_lazy("在城市频道说：今天面包打折"))
 
 
 # ---------------------------------------------------------------------------- shop and market
+
+
+@intent(
+    # "这个多少钱？", "how much does it cost?": a price asked of nothing named; which thing is asked back.
+    r"^\s*(?:那|这)?(?:这个|那个|它|这|那)(?:个|东西|玩意儿?)?\s*(?:要|得|卖)?\s*多少钱\s*(?:一个)?\s*[?？吗呢啊]*\s*$",
+    r"^\s*how\s+much\s+(?:(?:does|did|will|would)\s+(?:it|this|that)\s+cost|(?:is|was)\s+(?:it|this|that)(?:\s+one)?)\s*[?？]*\s*$",
+    priority=1,
+)
+def price_of_nothing_named(turn: Turn, match: re.Match) -> Step:
+    return Step.say(_("你问的是哪样东西的价格？比如「面包多少钱」，或者说「商店里有什么」看看价目。"))
 
 
 @intent(
@@ -617,7 +637,7 @@ from agents.providers.frames import (  # noqa: E402
 )
 from agents.providers import restraint  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402
-from agents.providers.understanding import Entity, entities, fold, named_phrase, numbers, read  # noqa: E402
+from agents.providers.understanding import Entity, Reading, entities, fold, named_phrase, numbers, read  # noqa: E402
 
 
 # How Chinese writes common English given names: a resident called Alice answers to 爱丽丝 too.
@@ -834,6 +854,30 @@ SHOP_OWNED = ("商店的", "店里的")
 SHOP_ORDER = re.compile(r"来\s*(?:[一二两三四五六七八九十几俩仨\d]+\s*)?[个份袋捆车]")
 
 
+# A resident named only to pass their listing over ("Frank那单太贵了", "frank's listing is a rip-off"), for what they
+# said ("frank said he'd mill it") or for what they want ("carol wants some"): no seller.
+PASSED_OVER = re.compile(
+    r"太贵|贵了|贵死|不划算|不值|坑人|宰人|\b(?:rip-?off|too\s+(?:expensive|pricey|much)|overpriced|pricey|a\s+scam)\b",
+    re.IGNORECASE,
+)
+SAID_AFTER = re.compile(r"^(?:'s)?\s*(?:说|讲|答应|想要(?!卖)|需要|缺|said|says|told\s+me|promised|reckons|(?:wants?|needs?)\b(?!\s+to\s+(?:sell|get\s+rid|unload)))", re.IGNORECASE)
+
+
+def _sellers(reading: Reading, me: str) -> list:
+    """The residents the message names as sellers: not the speaker, nor one named to pass their listing over or for
+    what they said."""
+    bounds = clauses(reading.said)
+    out = []
+    for span in reading.of("resident"):
+        if span.name == me or SAID_AFTER.match(reading.said[span.end :]):
+            continue
+        clause = next(((a, b) for a, b in bounds if a <= span.start < b), (0, len(reading.said)))
+        if PASSED_OVER.search(reading.said[clause[0] : clause[1]]):
+            continue
+        out.append(span)
+    return out
+
+
 @frame(
     "purchase",
     triggers=(
@@ -861,8 +905,8 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
         return Step.say(
             _("我只能买给自己，不能直接买给 %(name)s。要先买下来吗？之后再说「给 %(name)s …」转给他。") % {"name": beneficiary}
         )
-    if any(s.value != agent_name(turn.system) for s in filled.reading.of("resident")):
-        return DECLINE  # "buy Carol's wheat": her market order, not the shop
+    if _sellers(filled.reading, agent_name(turn.system)):
+        return DECLINE  # "buy Carol's wheat": her market order, not the shop ("Frank那单太贵了" passes his over)
     step, item = _shop_item(turn, filled)
     if step is not None:
         return step
@@ -1050,9 +1094,9 @@ def accept_frame(turn: Turn, filled: Filled) -> Step:
         return DECLINE  # "the bounties someone already grabbed": the board, not a listing
     me = agent_name(turn.system)
     # "Alice，Dave挂的木材你买下来": the agent addressed is no seller; the other resident is.
-    sellers = [s for s in filled.reading.of("resident") if s.name != me]
+    sellers = _sellers(filled.reading, me)
     if filled.reading.of("resident") and not sellers:
-        return DECLINE
+        return DECLINE  # the speaker, or a listing passed over ("Frank那单太贵了，还是商店的便宜")
     if beneficiary := _bought_for(filled.reading, me):
         return Step.say(
             _("我只能买给自己，不能直接买给 %(name)s。要先买下来吗？之后再说「给 %(name)s …」转给他。") % {"name": beneficiary}
@@ -1096,7 +1140,7 @@ def accept_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "checkin",
-    triggers=("check in", "check me in", "clock in", "clock me in", "sign in", "sign me in", "punch in", "check-in", "签到", "打卡", "签个到", "打个卡", "打咔"),
+    triggers=("check in", "check me in", "clock in", "clock me in", "sign in", "sign me in", "punch in", "check-in", "签到", "打卡", "签个到", "打个卡", "打咔", "大个卡"),
     not_with=("early", "提前"),
 )
 def checkin_frame(turn: Turn, filled: Filled) -> Step:
@@ -1110,7 +1154,7 @@ def checkin_frame(turn: Turn, filled: Filled) -> Step:
     not_with=GIVE_WORDS,
 )
 def eat_frame(turn: Turn, filled: Filled) -> Step:
-    if PURCHASE_ASKED.search(filled.reading.said):
+    if PURCHASE_ASKED.search(restraint.OWN_LATER.sub(" ", filled.reading.said)):
         return DECLINE  # hunger as the reason for a purchase: bought, or asked which item, never eaten from the stock
     food = filled.value("resource_type")
     if not filled.reading.has("eat", "hungry", "feed me", "吃", "饿") and not (food and HAVE_SOME.search(filled.reading.folded)):
@@ -1133,6 +1177,8 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
     if only_what_is_left(filled.reading.said):
         return DECLINE  # "the rest I'm keeping": what is left, nobody resting
     asked = filled.reading.has(*REST_WORDS)
+    if not asked and JOB_CHANGED.search(filled.reading.said):
+        return DECLINE  # "伐木场太累了，换个地方上班吧": another job is asked, the tiredness is why
     if not asked and asked_in_another_clause(filled.reading, turn.offered, "rest", WEARY):
         return DECLINE  # "农田的活太累了，辞了吧": quitting is asked, the tiredness is why
     if not asked and someone_elses_state(filled.reading, agent_name(turn.system), WEARY):
@@ -1152,6 +1198,7 @@ SIGNING_UP = (
     triggers=(
         "work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工", "打份工", "打个工", "打零工", "打短工",
         "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "a job", "some work", "get me hired", "get hired",
+        "another job", "different job", "new job", "switch jobs", "change jobs", "换个地方", "换份工作", "换个工作", "跳槽",
         # Signing up for a job: "帮我报个名", "go sign up there", "enrol me at the farm".
         *SIGNING_UP,
     ),
@@ -1163,10 +1210,15 @@ SIGNING_UP = (
 def work_frame(turn: Turn, filled: Filled) -> Step:
     # "刚到长安…听说城东农田缺人": a building named in full outranks a part of another's name ("长安" of 长安面包坊).
     named = filled.reading.of("building")
+    changed = JOB_CHANGED.search(filled.reading.folded)
+    if changed is not None:
+        named = [s for s in named if s.start > changed.start()]  # the building left is named before "换个地方"
     exact = {s.value: s.name for s in named if s.exact} or {s.value: s.name for s in named}
     if len(exact) > 1:
         return Step.say(_("想去哪座建筑工作？你提到了：%(names)s。") % {"names": "、".join(sorted(exact.values()))})
-    building = next(iter(exact), None) if exact else filled.value("building_id")
+    building = next(iter(exact), None) if exact or changed is not None else filled.value("building_id")
+    if building is None:
+        return Step.say(_("想去哪座建筑工作？可以说「有哪些建筑」看看。"))  # only the building left was named
     return _once(turn, "assign_building", building_id=building)
 
 
@@ -1236,7 +1288,13 @@ def market_frame(turn: Turn, filled: Filled) -> Step:
     not_with=(*GIVE_WORDS, *SELL_WORDS),
 )
 def stock_frame(turn: Turn, filled: Filled) -> Step:
+    if not restraint.asked(filled.reading.said) and asked_in_another_clause(filled.reading, turn.offered, "get_my_resources", HOLDING):
+        return DECLINE  # "手上钱挺多的，我要盖一座新建筑": what the speaker holds is why, the build is asked
     return _once(turn, "get_my_resources")
+
+
+# Where the speaker's goods are said to be: "手上…挺多的" tells why, it asks nothing.
+HOLDING = ("手上", "手里", "手头", "身上", "口袋", "包里")
 
 
 @frame(

@@ -128,6 +128,8 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
     r"\b(?:list|show|see|display|get)(?: me)?(?: only| just)?(?: all)?(?: of)?(?: the)?(?: our)?(?P<active> active| enabled| live| running)? funds\b",
     r"\b(?:which|what) funds\b(?: are)?(?: there)?(?P<active> active| enabled)?",
     r"\ball(?: the)?(?P<active> active| enabled)? funds\b",
+    # "show me the disabled ones", "list the active ones": the list (no filter holds the disabled alone; the list says).
+    r"\b(?:show|list|see|display)(?: me)?(?: all)?(?: the)? (?:(?P<active>active|enabled|live)|disabled|inactive|deactivated|switched[- ]off|turned[- ]off) (?:ones|funds)\b",
     priority=2,
     verbatim=True,
     tool="list_funds",
@@ -285,9 +287,11 @@ ASIDE_OPENS = re.compile(
 
 
 def without_aside(remarks: str) -> str:
-    """``remarks`` less a trailing aside to the agent after a dash ("— keep the name as is", "——名字别动")."""
+    """``remarks`` less a trailing aside to the agent after a dash ("— keep the name as is", "——名字别动") and less
+    the sentences that close the request ("… . thanks, legal asked for it")."""
     parts = ASIDE.split(remarks, maxsplit=1)
-    return parts[0].strip() if len(parts) == 2 and ASIDE_OPENS.match(parts[1].strip()) else remarks
+    remarks = parts[0].strip() if len(parts) == 2 and ASIDE_OPENS.match(parts[1].strip()) else remarks
+    return remarks[: closing_words_at(remarks, remarks)].rstrip()
 
 
 def as_typed(turn: Turn, fragment: str) -> str:
@@ -454,9 +458,20 @@ NAME_HAS = (
 )
 
 
+def glossed_back(part: str) -> str:
+    """``part`` as the fund names hold it: as typed, or the one Chinese word whose gloss it is ("tech" → 科技)."""
+    names = [name.casefold() for name in Fund.objects.values_list("fund_name", flat=True)]
+    if not part.isascii() or any(part.casefold() in name for name in names):
+        return part
+    words = {word for word, glosses in NAME_GLOSSES.items() if part.casefold() in glosses and any(word in name for name in names)}
+    return words.pop() if len(words) == 1 else part
+
+
 def name_holds(said: str) -> str:
-    """The words a fund's name should hold, as typed, or ""."""
-    return next((found["part"].strip() for pattern in NAME_HAS if (found := pattern.search(said))), "")
+    """The words a fund's name should hold, as typed (or the Chinese a Chinese name holds for them: "any fund with tech
+    in the name?" looks for 科技), or ""."""
+    part = next((found["part"].strip() for pattern in NAME_HAS if (found := pattern.search(said))), "")
+    return glossed_back(part) if part else ""
 
 
 # Where a fund's name stands when the words name one no fund has: quoted, "X基金", "基金X",
@@ -578,7 +593,18 @@ def english_names(name: str, most: int = 12) -> list[str]:
     names = [""]
     for words in options:
         names = [f"{head} {word}".strip() for head in names for word in words][:most]
-    return names
+    # English puts "old" first: 货币市场旧份额 is "the old money market share class" too.
+    leading = [_leading(name, word) for name in names for word in LEADING_GLOSSES if re.search(rf"\s{word}\b", name)]
+    return names + leading
+
+
+def _leading(name: str, word: str) -> str:
+    """``name`` with ``word`` moved to its front ("money market old shares" → "old money market shares")."""
+    rest = re.sub(rf"\s+{word}\b", "", name)
+    return f"{word} {rest}"
+
+
+LEADING_GLOSSES = ("old", "legacy")
 
 
 # Words of a gloss that name no fund alone ("the theme fund", "the no. 1 fund").
@@ -743,7 +769,8 @@ PIECES = re.compile(
 # Thanks and please closing a request: manners, not remarks.
 COURTESY = re.compile(
     r"^(?:谢谢(?:您|你)?(?:了|啦)?|多谢(?:了)?|感谢(?:您|你)?|(?:麻烦|拜托|辛苦|有劳)(?:您|你)?(?:了|啦)?"
-    r"|(?:many\s+)?thanks?(?:\s+(?:a lot|so much|very much|kindly))?|thank\s+you(?:\s+(?:kindly|so much|very much))?"
+    r"|(?:many\s+)?thanks?(?:\s+(?:a lot|a bunch|so much|very much|kindly))?|thank\s+(?:you|u)(?:\s+(?:kindly|so much|very much))?"
+    r"|thx|thnx|tks|ty|tysm|ta|much\s+appreciated|appreciate\s+it|谢(?:了|啦)|感恩|3q"
     r"|many|cheers|please)$",
     re.IGNORECASE,
 )
@@ -813,14 +840,29 @@ def _remarks_as_typed(said: str, first: str, last: str) -> str:
     """The words from the remarks' label (the piece ``first``) to the end of the piece ``last``, as typed."""
     start = said.rfind(first)
     end = said.rfind(last) + len(last) if last in said[start:] else start + len(first)
-    body = said[start:end]
-    label = REMARKS_KEY.match(body)
-    body = body[label.end() if label else 0 :].strip()
+    label = REMARKS_KEY.match(said[start:])
+    rest = said[start + (label.end() if label else 0) :].lstrip()  # the message from the remarks on
+    body = rest[: end - (len(said) - len(rest))].rstrip()
     # 'remarks "equity, high risk" — wait, not yet': quoted remarks end at their closing quote; what
     # follows is the user talking to the agent, left in the message for the gate to read.
     if (quoted := QUOTED.match(body)) is not None:
         return quoted.group(1).strip()
-    return body.strip(QUOTES).strip()
+    return body[: closing_words_at(body, rest)].strip().strip(QUOTES).strip()
+
+
+# Where a sentence of the remarks ends: "…债券。产品部那边催了好几次了，辛苦", "…healthcare. Thanks so much, …".
+SENTENCE_END = re.compile(r"[。!！]\s*|\.\s+")
+
+
+def closing_words_at(body: str, rest: str) -> int:
+    """Where ``body`` (the start of ``rest``, the message from the remarks on) stops being remarks: at the sentence
+    that thanks the agent and every one after it ("remarks: elderly care. Thanks so much, the PM has been asking since
+    Monday", "备注：投资海外债券。产品部那边催了好几次了，辛苦")."""
+    for end in SENTENCE_END.finditer(rest):
+        sentence = SENTENCE_END.split(rest[end.end() :], maxsplit=1)[0]
+        if any(COURTESY.match(piece.strip(" ?？!！.。")) for piece in PIECES.split(sentence)):
+            return min(end.start(), len(body))
+    return len(body)
 
 
 def _as_field(piece: str) -> str:
@@ -884,6 +926,7 @@ def remarks_frame(turn: Turn, filled: Filled) -> Step:
     else:
         text = filled.reading.said[found.end() :].strip().strip("「」“”\"'").rstrip("。.!！")
     text = re.sub(r"^(?:一下|下)\s*[:：]?\s*", "", text)
+    text = text[: closing_words_at(text, text)].rstrip("。.!！")
     if not text:
         return Step.say(_("备注要改成什么？"))
     return _on_resolved(turn, filled, "update_fund", remarks=text)

@@ -179,6 +179,7 @@ offer("refund", gettext_lazy("为订单 HT20260301001 登记退款"))
 
 from agents.providers.frames import Filled, frame  # noqa: E402
 from agents.providers.framing import trailing_text, without_order_reference, without_request_to_agent  # noqa: E402
+from agents.providers.restraint import NOT_TO_SAY  # noqa: E402
 from agents.providers.understanding import Entity, Span, entities  # noqa: E402
 
 from .models import Order  # noqa: E402
@@ -214,6 +215,8 @@ def order_entities() -> list[Entity]:
     orders = list(Order.objects.values_list("order_no", "guest_name", "supplier_order_no"))
     for no, guest, supplier_no in orders:
         found.append(Entity("order", no, no, no))
+        if (digits_only := no.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")) != no and len(digits_only) >= 8:
+            found.append(Entity("order", digits_only, no, no))  # "status of 20260301001?": the number without its letters
         # "001那单", "any reply on 001?": the number's last digits as the desk says them, where no other order ends so.
         for digits in (3, 4):
             tail = no[-digits:]
@@ -258,6 +261,14 @@ REFUND_ASKED = re.compile(
 )
 
 
+REFUND_WORD = re.compile(r"refund|money\s+back|退款|退钱|退费|钱退|退", re.IGNORECASE)
+
+
+def left_unsaid(said: str) -> str:
+    """``said`` less each clause that says what the words must leave out ("…，别提退款", "…, don't mention the refund")."""
+    return re.sub(rf"(?:{NOT_TO_SAY.pattern})[^,，。.;；!！]*", " ", said, flags=re.IGNORECASE)
+
+
 @frame(
     "refund",
     triggers=("refund", "money back", "退款", "退钱", "退费", "钱退", "退掉", "退单", "退订", "给退", "退了吧", "退一下", "办退款", "退回", "退个款", "退下款"),
@@ -270,6 +281,8 @@ def refund_frame(turn: Turn, filled: Filled) -> Step | None:
         return DECLINE  # "通知客人退款了": someone is to be told; "客人等系统通知就行" waits for the refund's own notice
     if _passes_words_on(filled):
         return DECLINE  # "ask the supplier if they'll refund the last night": a question for them
+    if not REFUND_WORD.search(left_unsaid(filled.reading.said)):
+        return DECLINE  # "回他一句“…”，别提退款": the refund is what the words must leave out
     orders = list(dict.fromkeys(s.value for s in filled.reading.of("order")))
     if len(orders) > 1 and not REFUND_ASKED.search(filled.reading.said):
         # "refund HT…01 and HT…02": one at a time, each confirmed by staff; never one done and the other dropped.
@@ -318,9 +331,23 @@ def _addressed(filled: Filled) -> tuple[str, int] | None:
     )
     for at, channel, end in named:
         clause = max((m.end() for m in CLAUSE_END.finditer(folded, 0, at)), default=0)
-        if ADDRESSED.search(folded, clause, at):
+        if (addressing := ADDRESSED.search(folded, clause, at)) and not WORDS_BEGIN.search(folded, addressing.end(), at):
             return channel, end
+    # "the guest on HT… keeps calling. send him a note saying …", "客人一直打电话问，你先回他一句…": "him" is the guest named
+    # before (the supplier is never a "him").
+    guest = next((at for at, channel, _end in named if channel == "downstream"), None)
+    if guest is not None and (told := TOLD_HIM.search(folded, guest)):
+        return "downstream", told.end()
     return None
+
+
+# Where the words to pass on begin after the verb that turns to someone: a party named after it is talked about
+# ("send him a note saying we're still waiting on the hotel").
+WORDS_BEGIN = re.compile(r"\b(?:saying|says|say|that)\b|说|[:：「“\"]")
+TOLD_HIM = re.compile(
+    r"\b(?:tell|send|message|msg|text|email|ping|reply\s+to|write\s+to|write\s+back\s+to|get\s+back\s+to|let|update|inform|notify|remind)"
+    r"\s+(?:him|her)\b|(?:回|回复|答复|告诉|通知|给|跟|和|提醒)(?:一下)?(?:他|她)(?!们)"
+)
 
 
 # The order itself asked for by a verb of looking up ("look up order HT…", "查一下订单…", "pull up the booking").
@@ -403,7 +430,9 @@ BARE_SEND = re.compile(
 GENERIC_BODY = re.compile(
     # "问问供应商行不行", "…能不能加", "ask the supplier if that's ok": a bare yes-or-no asks about words said before.
     r"\s*(?:(?:能不能|可不可以|可以不可以)(?:(?!退)[\u4e00-\u9fff])?|行不行|好不好|成不成|行吗|可以吗|能行吗|好吗|ok|okay"
-    r"|if\s+(?:that'?s|it'?s)\s+ok(?:ay)?)\s*[?？。.!！]*\s*|"
+    r"|(?:if\s+|whether\s+)?(?:that'?s|it'?s|that\s+is|it\s+is|this\s+is)\s+(?:ok(?:ay)?|fine|alright|all\s+right|possible|doable)"
+    # "ask if they'll accept", "whether they agree": a bare yes-or-no of theirs, about what was said before.
+    r"|(?:if\s+|whether\s+)?they(?:'ll|\s+will|\s+would|\s+can|'d)?\s+(?:accept|agree|allow|approve|ok)(?:\s+(?:it|that|this))?)\s*[?？。.!！]*\s*|"
     r"\s*(?:(?:a|an|the|some|one|another|quick|short|little|new)\s+)*"
     r"(?:message|msg|note|text|line|word|reply|notification|something|anything|dm)s?(?:\s+(?:to\s+)?(?:them|him|her))?\s*[.!。！]?\s*"
     r"|\s*(?:一|个|条|一条|一个|些|一些|点|一点)?(?:消息|信息|留言|通知|短信|话|东西|内容)\s*(?:吧|一下)?\s*[。.!！]?\s*",
@@ -448,6 +477,7 @@ def _early_in_talk(turn: Turn, said: str) -> bool:
         "tell", "let", "know", "inform", "notify", "message", "msg", "email", "e-mail", "write to", "ask", "send", "remind",
         "reply to", "respond to", "write back", "ping", "contact", "check with", "confirm with",
         "告诉", "通知", "转告", "提醒", "跟", "对", "给", "说", "问", "回复", "答复", "联系", "发消息", "发条消息", "发个消息", "发一条消息",
+        "回他", "回她", "回一句", "回句话",
     ),
     required=(),
     # "did the supplier reply?", "供应商回复了吗": the channel's messages, not words to send ("reply to the guest: …" sends).
@@ -554,6 +584,21 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
 send_frame.asks_itself = True
 
 
+# The supplier's answer, told by staff ("供应商回了说同意", "supplier says yes", "the hotel agreed").
+SUPPLIER_SAID_YES = re.compile(
+    r"(?:供应商|上游|酒店)[^，,。.;；]{0,8}?(?:同意|答应|批了|说可以|说行|说没问题|ok了|可以了)"
+    r"|\b(?:supplier|hotel|upstream)\b[^,.;!?]{0,12}?\b(?:says?|said)\s+(?:yes|ok|okay|fine|it'?s\s+(?:ok|okay|fine))\b"
+    r"|\b(?:supplier|hotel|upstream)\b[^,.;!?]{0,12}?\b(?:agreed|approved|accepted|ok'?d|signed\s+off)\b",
+    re.IGNORECASE,
+)
+# The refund asked for, not asked about: "那就走退款吧", "refund it", "给他退吧", "go ahead with the refund".
+REFUND_TOLD = re.compile(
+    r"走退款|办退款|退款吧|退吧|给(?:他|她|客人)退|办理退款|登记退款|退了吧"
+    r"|\brefund\s+(?:it|him|her|them|the\s+guest|that)\b|\b(?:process|do|issue|go\s+ahead\s+with)\s+(?:the\s+)?refund\b",
+    re.IGNORECASE,
+)
+
+
 @frame(
     "message_list",
     triggers=(
@@ -573,6 +618,8 @@ def read_frame(turn: Turn, filled: Filled) -> Step | None:
         return DECLINE  # "给…的客人发个消息：…": words to send, not the channel to read
     if ORDER_LOOKED_UP.search(filled.reading.folded):
         return DECLINE  # "look up order HT…, the guest says …": the order is asked for; what the guest says is why
+    if SUPPLIER_SAID_YES.search(filled.reading.folded) and REFUND_TOLD.search(filled.reading.folded):
+        return DECLINE  # "供应商回了说同意，那就走退款吧", "supplier says yes. refund it": their answer told, the refund asked
     if turn.last("message_list") is not None:
         return None
     arguments = {"channel": found[0]}

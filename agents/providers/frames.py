@@ -401,11 +401,20 @@ def is_bare(text: str) -> bool:
     return bool(BARE_COUNT.match(text) or BARE_ORDER.match(text))
 
 
+# The last question asked again of another thing: "what about dave?", "ok and what's dave's?", "那Dave的呢？".
+WHAT_ABOUT = re.compile(
+    r"^\s*(?:ok(?:ay)?\s*,?\s*|so\s+)?(?:and\s+)?(?:what|how)\s+about\b"
+    r"|^\s*(?:ok(?:ay)?\s*,?\s*|so\s+)?and\s+(?:what(?:'s|\s+is|\s+are)\s+)?[\w\u4e00-\u9fff]+(?:'s|s')\s*[?？]"
+    r"|^\s*(?:那|那么|还有)?\s*[^\s，,。?？]{1,12}?(?:的)?呢\s*[?？]",
+    re.IGNORECASE,
+)
+
+
 def is_follow_up(text: str) -> bool:
-    """A message that means nothing without the last turn: "yes", "three", "same to Carol"."""
+    """A message that means nothing without the last turn: "yes", "three", "same to Carol", "what about Dave?"."""
     return bool(
         YES.match(text) or NO.match(text) or CORRECTION.match(text) or AGAIN.search(text)
-        or ordinal(text) is not None or is_bare(text)
+        or ordinal(text) is not None or is_bare(text) or WHAT_ABOUT.search(text)
     )
 
 

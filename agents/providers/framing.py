@@ -13,8 +13,8 @@ from dataclasses import replace
 
 from django.utils.translation import gettext as _
 
-from .frames import CORRECTION, NO, YES, ask_for, candidates, fill, is_bare, is_follow_up, ordinal
-from .restraint import asked
+from .frames import AGAIN, CORRECTION, NO, WHAT_ABOUT, YES, ask_for, candidates, fill, is_bare, is_follow_up, is_write, ordinal
+from .restraint import NOT_TO_SAY, asked
 from .rules import DECLINE, Step, Turn
 from .understanding import CJK_RUN, Reading, Span, quotation, read
 
@@ -262,6 +262,12 @@ CHANGE_OF_MIND = re.compile(
 )
 
 
+# A name given in words of the user's own ("叫…", "call it …", "named …"): free text, never a name looked up.
+NAMING = re.compile(r"^\s*(?:就|还是|改)?叫|名(?:字|称)?(?:叫|为|是)|\b(?:call(?:ed)?|name(?:d)?)\s+(?:it\s+)?\S", re.IGNORECASE)
+# Where the reasons after a change of mind end and the request itself follows ("…，那就送五块石料吧", "…, so just send stone").
+CONCLUDED = re.compile(r"[,，.。;；]\s*(?:那就|那么就|那还是|所以就?|干脆|索性|so\s+(?:just\s+)?(?=\w)|then\s+just\s+|in\s+that\s+case,?\s+)", re.IGNORECASE)
+
+
 def changed_mind(turn: Turn) -> bool:
     """A message that takes part of itself back: read as its first words and the correction after
     them ("给Alice三根木头，哦不对，五根" is "给Alice三根木头" and then "不，五根"), when the correction names
@@ -272,17 +278,24 @@ def changed_mind(turn: Turn) -> bool:
 
     if YES.match(turn.said) or NO.match(turn.said) or CORRECTION.match(turn.said):
         return False
+    if _called_off_then(turn):
+        return True
     changes = list(CHANGE_OF_MIND.finditer(turn.said))
     changes = [m for m in changes if m.start() > 0 and m.end() < len(turn.said)]
     if len(changes) != 1:
         return False  # none, or changed twice ("…，不对，三个苹果，不对，四个"): what stands is not sure
     first, correction = turn.said[: changes[0].start()].strip(), turn.said[changes[0].end() :].strip()
+    if NAMING.search(correction):
+        return False  # "新建基金叫稳健收益，哦不对，叫稳健收益二期": a name said two ways is asked, never half-read
+    if concluded := list(CONCLUDED.finditer(correction)):
+        # "…哦不对，他自己就是种小麦的，缺的是石料，那就送五块石料吧": the reasons, then what is asked in the end.
+        correction = correction[concluded[-1].end() :].strip()
     named = [s for s in read(correction).spans if s.score >= 0.9]  # what the words name surely ("miller" is no mill)
     before = [s for s in read(first).spans if s.score >= 0.9]
     if not first or not named or not before or any(s.kind not in {*ENTITY_KINDS, "number"} for s in named):
         return False
-    if _measure(correction, named) not in ("", _measure(first, before)):
-        return False  # "给Eve两袋面粉，不对，三个": another measure may be another thing
+    if not {s.kind for s in named} & {"resource", "item"} and _measure(correction, named) not in ("", _measure(first, before)):
+        return False  # "给Eve两袋面粉，不对，三个": another measure may be another thing (a thing named says which)
     for kind in {s.kind for s in named}:
         if len({s.value for s in named if s.kind == kind}) > 1 or len({s.value for s in before if s.kind == kind}) > 1:
             return False  # "哦不对，给五根吧……三根不够", "sell 5 wood for 20, no wait, 25": which count changed is not sure
@@ -295,6 +308,40 @@ def changed_mind(turn: Turn) -> bool:
         turn.earlier, turn.said = first, ("不，" if CJK_RUN.search(turn.said) else "no, ") + correction
     turn.earlier_calls, turn.earlier_outcomes, turn.answered, turn.history = [], [], "", []
     return True
+
+
+# The first request called off, then another asked of the same thing: "把科技先锋停用……算了，先别停，改一下备注就行",
+# "disable beta balanced... actually no, just change its remarks to …".
+CALLED_OFF = re.compile(
+    r"(?:[,，.。;；!！…—–-]|\.\.\.)\s*(?:(?:算了|不对|哦不)[，,\s]*(?:先|还是)?(?:别|不要|不用|甭)[\u4e00-\u9fff]{1,3}?(?:了|啦)?"
+    r"|actually\s*,?\s*no|no\s+wait|never\s*mind|scratch\s+that|forget\s+that)\s*[,，.。;；!！…—–-]+\s*",
+    re.IGNORECASE,
+)
+
+
+def _called_off_then(turn: Turn) -> bool:
+    """A message that calls its first request off and asks another of what it named: read as the thing named (a fund,
+    an order: carried, as a follow-up's) and the second request, when that acts and the first would have done another
+    thing. The first is never done."""
+    found = list(CALLED_OFF.finditer(turn.said))
+    if len(found) != 1 or found[0].start() == 0:
+        return False
+    first, then = turn.said[: found[0].start()].strip(), turn.said[found[0].end() :].strip()
+    carried = [s for s in read(first).spans if s.kind in ("fund", "order", "bounty") and s.score >= 0.9]
+    if not then or len({s.value for s in carried}) != 1 or any(s.kind in (*HISTORY_KINDS, "bounty", "resident") for s in read(then).spans):
+        return False
+    names = first[carried[0].start : carried[0].end]
+    asked_first, asked_then = read_frames(replace(turn, said=first, outcomes=[])), read_frames(replace(turn, said=f"{names}\n{then}", outcomes=[]))
+    tools = [
+        {step.toward, *(name for name, _a in (*step.calls, *step.proposed))} - {"", None, "list_funds"} if step is not DECLINE and step is not None else set()
+        for step in (asked_first, asked_then)
+    ]
+    if not tools[1] or tools[1] <= tools[0]:
+        return False  # the second words ask nothing, or the same again
+    turn.earlier, turn.said = names, then
+    turn.earlier_calls, turn.earlier_outcomes, turn.answered, turn.history = [], [], "", []
+    return True
+
 
 
 def _measure(said: str, spans: list[Span]) -> str:
@@ -345,6 +392,8 @@ def follow_up(turn: Turn) -> Step | None:
         merged = _merge(earlier, read(said), answer=is_bare(turn.said))
     turn.continues = f"{turn.earlier}\n{turn.said}"
     step = read_frames(replace(earlier_turn, continues=turn.continues), merged)
+    if step is not DECLINE and step is not None and WHAT_ABOUT.search(turn.said) and not AGAIN.search(turn.said) and writes_in(step):
+        return None  # "what about Dave?" after a gift asks about him; "same to Dave" gives
     return None if step is DECLINE else step
 
 
@@ -428,6 +477,10 @@ def _pick_option(turn: Turn, index: int) -> Step | None:
             if len(options) >= 2 and -len(options) <= index < len(options):
                 return read_with(turn, options[index])
     return None
+
+
+def writes_in(step: Step) -> bool:
+    return any(is_write(name) for name, _arguments in (*step.calls, *step.proposed)) or bool(step.toward and is_write(step.toward))
 
 
 def _carrying(turn: Turn, said: str, names: str) -> Turn:
@@ -515,6 +568,9 @@ SAYING = re.compile(
     r"|\b(?:know|tell(?:ing)?|say(?:ing)?|that|message|note|whether|if)\b\s*[,:]?\s*",
     re.IGNORECASE,
 )
+# A verb of saying right after the noun of a message ("a note saying …", "a message that …").
+SAYING_AGAIN = re.compile(r"(?:(?:saying|that\s+says|that(?=\s)|to\s+say)\b|说)\s*[,:：]?\s*", re.IGNORECASE)
+MESSAGE_NOUN = re.compile(r"(?:message|note|msg|text|line|消息|留言|短信)\s*$", re.IGNORECASE)
 COLON = re.compile(r"(?<!\d)[:：](?!\d)\s*")  # a time's colon ("10:30") starts nothing
 FILLER = re.compile(
     r"(?:一声|一下|他们|她|他|客人|顾客|供应商|大家|所有人|全城|the guest|the supplier|them|him|her|that(?=\s)"
@@ -548,6 +604,8 @@ def trailing_text(said: str, after: int = 0) -> Span | None:
     # "the guest leaves on the 11th" is what is said).
     while ADDRESSING.match(found.group().strip()) and (filler := FILLER.match(said, start)) and filler.end() > start:
         start = filler.end()
+    if MESSAGE_NOUN.search(found.group().strip()) and (again := SAYING_AGAIN.match(said, start)):
+        start = again.end()  # "a note saying we're still waiting": the words follow the second verb
     text = said[start:].strip()
     if not text:
         return None
@@ -592,9 +650,11 @@ TO_THE_AGENT = re.compile(
 
 
 def without_request_to_agent(text: Span) -> Span:
-    """The free text less a request to the agent that follows it in a sentence of its own."""
-    found = TO_THE_AGENT.search(text.value)
-    if found is None or found.start() == 0:
+    """The free text less a request to the agent that follows it in a sentence of its own, and less what it is told
+    to leave out ("…, but don't mention the refund")."""
+    cuts = [found.start() + 1 for found in (TO_THE_AGENT.search(text.value),) if found is not None and found.start() > 0]
+    cuts += [found.start() for found in (NOT_TO_SAY.search(text.value),) if found is not None and found.start() > 0]
+    if not cuts:
         return text
-    value = text.value[: found.start() + 1].rstrip()  # the sentence's own end mark stays
+    value = text.value[: min(cuts)].rstrip()  # a request's sentence keeps its own end mark
     return Span("text", value, text.start, text.start + len(value), value)

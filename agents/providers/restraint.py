@@ -271,7 +271,7 @@ HYPOTHETICAL = re.compile(
     r"|等\s*\S{1,8}?(?:来了|到了|回来|醒了|来的时候|到的时候|需要)|(?:如果|(?<![主只需])要是|假如|假设|万一|倘若)(?!(?:可以|方便|不麻烦|你愿意|您愿意|能的话))"
     # A supposition or a wish, not a request: "in theory I could …", "I wish I could …", "imagine giving …",
     # "理论上我可以…", "早知道就…", "只要她开口就…".
-    r"|\b(?:in\s+theory|theoretically|hypothetically|imagine|if\s+only|i\s+wish|we\s+wish|(?<!if\s)i\s+could(?!\s+use\b)|(?<!if\s)we\s+could|"
+    r"|\b(?:in\s+theory|theoretically|hypothetically|imagine|if\s+only|i\s+wish|we\s+wish|(?<!if\s)(?<!whether\s)i\s+could(?!\s+use\b)|(?<!if\s)(?<!whether\s)we\s+could|"
     r"i\s+(?:would|could|should|might)\s+have|had\s+i|pretend|let'?s\s+say|say\s+i)\b"
     # "…，我先问问经理", "let me check with the boss first": the speaker does something else first.
     r"|我先(?:问问|问一下|问|确认|核实|商量|想想|看看|请示)|\blet\s+me\s+(?:first\s+)?(?:ask|check\s+with|think)\b"
@@ -303,10 +303,13 @@ def conditional(text: str) -> bool:
     """An English "if" or "when" that makes the request wait on something still to happen."""
     return any(not WHETHER_VERB.search(text[: found.start()]) for pattern in (IF, WHEN) for found in pattern.finditer(text))
 # "give Eve 2 flour... I mean 3", "给Eve两个面粉，不对，三个": the message corrects itself; which words stand is not sure.
+WAIT_CORRECTING = r"(?:[,.;!…—-]|\.\.\.)\s*wait\s*[,.;!…—-]*\s*(?:no\b|actually\b|sorry\b|i\s+mean\b|make\s+(?:it|that)\b|call\s+it\b|name\s+it\b|change\s+(?:it|that)\b|scratch\s+that\b)"
 SELF_CORRECTED = re.compile(
     r"\bi\s+mean(?:t)?\b|\bno\s+wait\b|\b(?:make|change)\s+(?:it|that)\s+(?:\d|a\s+(?:couple|few|dozen|pair)|half|"
     + "|".join(ENGLISH_NUMBERS) + r")\b|"
-    r"[,.;!]\s*(?:no|sorry|oops)\s*[,.;!]|我是说|我的意思是|不对|说错了|更正一下|哦不|啊不",
+    r"[,.;!]\s*(?:no|sorry|oops)\s*[,.;!]|我是说|我的意思是|不对|说错了|更正一下|哦不|啊不"
+    # "…Delta Growth... wait, call it Delta Growth Select instead": a "wait" that corrects, no putting off.
+    r"|" + WAIT_CORRECTING,
     re.IGNORECASE,
 )
 
@@ -590,6 +593,8 @@ def supposed(text: str) -> bool:
     """The message muses about some other time or a supposition ("哪天有空的话…", "maybe someday I'll…", a clause
     opening with 以后); the speaker's own fallback after the request ("if nobody bites I'll drop the price") is none."""
     text = _without_own_fallback(text)
+    # "ask the supplier if they'll accept": "if" after a verb of asking or knowing is "whether", no condition.
+    text = re.sub(r"\bif\b", lambda found: "whether" if WHETHER_VERB.search(text[: found.start()]) else found.group(), text, flags=re.IGNORECASE)
     return bool(LATER_ON.search(text)) or bool(HYPOTHETICAL.search(text)) or conditional(text)
 
 
@@ -681,13 +686,28 @@ def _without_their_clauses(text: str) -> str:
     return THEIR_CLAUSE.sub(blank, text)
 
 
+# "…, and DON'T say anything about a refund yet", "…，别提退款的事": what the words must leave out, told to the agent.
+NOT_TO_SAY = re.compile(
+    r"[,，;；。.!！]\s*(?:(?:and|but)\s+)?(?:please\s+)?(?:just\s+)?(?:don'?t|do\s+not|never|no\s+need\s+to)\s+"
+    r"(?:say|mention|tell\s+(?:him|her|them)|bring\s+up|talk\s+about|promise|get\s+into|make\s+any\s+promises)\b"
+    r"|[,，;；。.!！]\s*(?:但是?|不过|可)?(?:先|也|千万|可)?(?:别|不要|不用|甭|不许)(?:再)?(?:提|说|讲|透露|承诺|保证|告诉(?:他|她)|跟(?:他|她)说)",
+    re.IGNORECASE,
+)
+
+
+
 def deferred(text: str, tools: set[str]) -> bool:
     """A negation or deferral around the action; for a write that itself stops something
     ("不想干了" quits, "不卖了" cancels the listing) only one that puts it off counts. A sale's price floor
-    ("少了不卖"), the speaker's own fallback after the request and a no to going without ("别硬撑") are none."""
+    ("少了不卖"), the speaker's own fallback after the request, a later deed of the speaker's own that is not the
+    request ("eat my bread, I'll buy more later") and a no to going without ("别硬撑") are none."""
     if "create_market_order" in tools:
         text = _blanked(text, PRICE_FLOOR)
+    if "message_send" in tools:
+        text = _blanked(text, NOT_TO_SAY)  # "…, but don't mention the refund": what the words leave out
     text = _blanked(_without_own_fallback(_without_their_clauses(text)), NO_HOLDING_OUT)
+    text = re.sub(WAIT_CORRECTING, lambda found: " " * len(found.group()), text, flags=re.IGNORECASE)
+    text = OWN_LATER.sub(lambda found: " " * len(found.group()) if _names_none_of(found["deed"] or found["deed_zh"], tools) else found.group(), text)
     if tools & UNDOING:
         return bool(PUT_OFF.search(text))
     return bool(DEFERRAL.search(text))
@@ -846,12 +866,15 @@ GO_AHEAD_LAST = re.compile(
     re.IGNORECASE,
 )
 # "今天还没打卡吧？帮我打一下": a check question, then the request itself.
-TOLD_AFTER_ASKING = re.compile(r"[?？]\s*(?:那|那就|就)?\s*(?:帮我|请你?|麻烦你?|你就|给我)|[?？]\s*(?:please|pls|go\s+ahead\s+and)\b", re.IGNORECASE)
+TOLD_AFTER_ASKING = re.compile(r"(?:[?？]|呢[\s,，.。!！])\s*(?:那|那就|就)?\s*(?:帮我|请你?|麻烦你?|你就|给我)|[?？]\s*(?:please|pls|go\s+ahead\s+and)\b", re.IGNORECASE)
 # "奖励多少无所谓", "whatever it costs": an amount that does not matter asks nothing.
 NO_MATTER = re.compile(r"多少(?:钱)?(?:都)?(?:无所谓|都行|没关系|不重要|不在乎|随便)|\bwhatever\s+it\s+costs\b", re.IGNORECASE)
 # "别硬撑", "don't tough it out": a no to going without is a yes to what was asked ("把面包吃了吧，别硬撑").
 NO_HOLDING_OUT = re.compile(
     r"(?:别|不要|不用)(?:再)?(?:硬撑|撑着|硬扛|扛着|忍着|饿着(?:自己)?|熬着|死撑)"
+    # "别全卖了", "don't sell it all", "剩下的留着自己用": a limit on how much, the rest kept, not a no.
+    r"|剩(?:下)?的?(?:都|就|我)?(?:留着|留给|自己留|先留)[^，,。;；!！]*|\bkeep(?:ing)?\s+the\s+rest\b"
+    r"|(?:别|不要|不用)(?:都|全|全都|全部)(?:卖|给|送|用|花|吃)(?:了|光|掉)?|\b(?:don'?t|do\s+not)\s+(?:sell|give|spend|use)\s+(?:it\s+|them\s+)?all\b"
     r"|\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:tough\s+it\s+out|hold\s+out|starve(?:\s+yourself)?|suffer|push\s+through)\b"
     # "so don't go crazy", "别太贵了": a limit on how, not a no to what.
     r"|\b(?:don'?t|do\s+not)\s+(?:go\s+(?:crazy|overboard|nuts|wild)|overdo\s+it|break\s+the\s+bank)\b",
@@ -867,6 +890,22 @@ def _names_no_write(text: str) -> bool:
     from .understanding import read
 
     return not read(text).has(*(w for f in registered_frames() if is_write(f.tool) for w in f.words))
+
+
+# "…, I'll buy more later", "…，回头我自己再买": what the speaker will do later, after the request.
+OWN_LATER = re.compile(
+    r"[,，;；]\s*(?:and\s+)?(?:i'?ll|i\s+will|i\s+can)\s+(?P<deed>[^,，.;；!?]*?)\s+(?:later|tomorrow|tmrw|afterwards)\b"
+    r"|[,，;；]\s*(?:回头|晚点|晚些|以后|过会儿?|待会儿?|明天)我(?:再|自己)*(?P<deed_zh>[^，,。;；!！?？]+)",
+    re.IGNORECASE,
+)
+
+
+def _names_none_of(text: str, tools: set[str]) -> bool:
+    """No trigger word of the frames of ``tools`` is in ``text``: it is about another deed."""
+    from .frames import registered_frames
+    from .understanding import read
+
+    return not read(text).has(*(w for f in registered_frames() if f.tool in tools for w in f.words))
 
 
 def _without_own_fallback(text: str) -> str:

@@ -16,6 +16,8 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from rapidfuzz.distance import OSA
+
 CJK = re.compile(r"[\u4e00-\u9fff]")
 CLASSIFIERS = "个份块张袋捆斤只件瓶杯车箱包颗条根堆座栋间"
 DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
@@ -221,7 +223,9 @@ def correct_typos(text: str, known: Iterable[str]) -> str:
         lower = word.lower()
         if lower in by_lower or len(lower) < 3 or lower in COMMON_WORDS:
             return word
-        close = difflib.get_close_matches(lower, choices, n=1, cutoff=0.75)
+        # A slip of a key or two, never another word: "called" is no typo of "cancelled", nor "marine" of "imagine".
+        most = 1 if len(lower) < 7 else 2
+        close = [w for w in difflib.get_close_matches(lower, choices, n=3, cutoff=0.75) if OSA.distance(lower, w) <= most]
         if not close or close[0][0] != lower[0] and len(lower) < 5:
             return word
         return by_lower[close[0]]

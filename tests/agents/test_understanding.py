@@ -2519,3 +2519,146 @@ def test_a_new_fund_named_after_pls_and_a_colon(demo, talker):
 
 def test_the_job_of_building_a_mill_is_a_bounty_not_a_build(demo, talker):
     assert "construct_building" not in _writes(talker("Frank", "我接的那个建磨坊的活已经干完了，帮我报一下完成"))
+
+
+# ---------------------------------------------------------------- round 22, on v's misses: classes in new words
+
+
+@pytest.mark.parametrize(
+    ("message", "remarks"),
+    [
+        ("新增基金：海外红利，备注：投资海外高股息股票。领导催好几回了，谢谢", "投资海外高股息股票"),
+        ("please set up a fund named 'Pine Ridge', remarks: forestry and timber. thanks a lot, the CIO keeps asking", "forestry and timber"),
+        ("create a fund called Ocean Blue, remarks: marine economy. thx!", "marine economy"),  # "called" is no "cancelled"
+    ],
+)
+def test_a_new_funds_remarks_end_where_the_thanks_begin(demo, talker, message, remarks):
+    assert [call["remarks"] for call in _calls(talker("基金助理", message), "create_fund")] == [remarks]
+
+
+def test_changed_remarks_end_where_the_thanks_begin(demo, talker):
+    result = talker("基金助理", "change the remarks of Beta Balanced to: closed to new money. thanks, legal asked for it")
+    assert _calls(result, "update_fund") == [{"fund_id": 4, "remarks": "closed to new money"}]
+
+
+@pytest.mark.parametrize(
+    ("message", "channel", "content"),
+    [
+        ("the guest on HT20260301002 keeps emailing. send her a note saying we're checking with the hotel, and don't mention money yet",
+         "downstream", "we're checking with the hotel"),
+        ("tell the guest on HT20260301002 that we're on it, but don't mention the refund", "downstream", "we're on it"),
+        ("跟HT20260301001的客人说一声我们在处理了，先别提退款", "downstream", "我们在处理了"),
+        ("张三那单HT20260301001，客人急了，你先回他一句“马上为您处理”，别提退款", "downstream", "马上为您处理"),
+    ],
+)
+def test_what_the_words_must_leave_out_is_no_part_of_them(demo, talker, message, channel, content):
+    assert [(call["channel"], call["content"]) for call in _calls(talker("前台助理", message), "message_send")] == [(channel, content)]
+
+
+def test_an_ok_asked_of_the_supplier_is_the_early_checkouts_own_question(demo, talker):
+    result = talker("前台助理", "the guest on HT20260301001 wants to check out a day early, can you ask the supplier if that's ok")
+    sent = _calls(result, "message_send")
+    assert sent and all("SUP-88901" in call["content"] and call["content"] != "that's ok" for call in sent)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Guest Zhang San (HT20260301001) wants to head off a day early. pls reach out to the supplier and ask if they'll agree",
+    ],
+)
+def test_if_after_ask_is_whether_not_a_condition(demo, talker, message):
+    assert any("SUP-88901" in call["content"] for call in _calls(talker("前台助理", message), "message_send"))
+
+
+@pytest.mark.parametrize(
+    ("turns", "order"),
+    [
+        (("王五那单HT20260301003想提前离店", "问一下供应商", "供应商那边同意了，那就办退款吧"), "HT20260301003"),
+        (("Wang Wu on HT20260301003 wants to leave early", "check with the supplier", "hotel agreed. go ahead with the refund"), "HT20260301003"),
+    ],
+)
+def test_the_suppliers_yes_told_then_the_refund_of_the_order_talked_about(demo, talker, turns, order):
+    assert _calls(talker("前台助理", *turns), "refund") == [{"order_no": order}]
+
+
+@pytest.mark.parametrize("message", ["where's 20260301003 at?", "查一下20260301002"])
+def test_an_order_number_without_its_letters(demo, talker, message):
+    assert [call["order_no"] for call in _calls(talker("前台助理", message), "order_query")] == [message and ("HT20260301003" if "003" in message else "HT20260301002")]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("Eve", "面包坊的活太累了，换个地方上班吧"),
+        ("Eve", "在农田干腻了，想换份工作"),
+        ("Bob", "I'm tired of the lumber mill, get me a different job"),
+        ("基金助理", "新建基金叫红利优选，哦不对，叫红利优选二期"),  # a name said two ways is asked
+        ("基金助理", "create a fund named North Star... wait, call it North Star Plus instead"),
+    ],
+)
+def test_what_v_found_acts_on_nothing(demo, talker, agent, message):
+    assert _writes(talker(agent, message)) == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        ("Frank", "给Dave送三份小麦……哦不对，他家地里小麦多得是，他缺的是木材，那就送三根木材吧", "transfer_resource",
+         {"to_agent_id": 4, "resource_type": "wood", "quantity": 3}),
+        ("Alice", "还没签到呢 帮我签一下", "checkin", {}),
+        ("Carol", "挂八个小麦出去卖，总价四十，剩下的我自己留着，别全卖了", "create_market_order", {"resource_type": "wheat", "quantity": 8, "price": 40}),
+        ("Alice", "eat a bread, it's my last one, I'll bake more later", "eat", {"resource_type": "bread"}),
+        ("基金助理", "把绿色能源主题停用……算了，先别停，改一下备注就行，写“观察中”", "update_fund", {"fund_id": 3, "remarks": "观察中"}),
+        ("基金助理", "disable tech pioneer... actually no, just change its remarks to 'watch list'", "update_fund", {"fund_id": 2, "remarks": "watch list"}),
+        ("基金助理", "switch the legacy money market shares back on", "enable_fund", {"fund_id": 5}),
+    ],
+)
+def test_what_v_missed_is_read_as_meant(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [tool] and _calls(result, tool) == [arguments]
+
+
+def test_the_disabled_ones_shown_then_that_one_switched_back_on(demo, talker):
+    assert _calls(talker("基金助理", "list the disabled ones", "ok switch that one back on"), "enable_fund") == [{"fund_id": 5}]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        ("Eve", "来两袋面粉，Frank挂的太贵了，商店的划算", "purchase", {"item_id": 5, "quantity": 2}),
+        ("Bob", "buy carol's wheat from the market, dave says it's the good stuff", "accept_market_order", {"order_id": 1}),
+        ("Bob", "Carol wants to sell her wheat, buy it", "accept_market_order", {"order_id": 1}),
+    ],
+)
+def test_a_resident_passed_over_or_quoted_is_no_seller(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [tool] and _calls(result, tool) == [arguments]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        ("Eve", "哪儿在招人啊，我想找个工资高点的", "list_buildings", {}),
+        ("Eve", "我以前领过哪些悬赏？记不清了", "list_bounties", {"status": "claimed", "mine": True}),
+        ("Bob", "how much stone do i have? dave wants some and i don't want to promise too much", "get_my_resources", {}),
+    ],
+)
+def test_what_v_asked_is_looked_up(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [] and _calls(result, tool) == [arguments]
+
+
+@pytest.mark.parametrize(("agent", "message"), [("Eve", "这个多少钱？"), ("Alice", "how much is that?"), ("Carol", "兜里木头不少，我想盖个新建筑")])
+def test_a_question_of_nothing_named_is_asked_back(demo, talker, agent, message):
+    result = talker(agent, message)
+    assert _writes(result) == [] and not result.tool_calls and _asks(result.reply)
+
+
+@pytest.mark.parametrize("follow_up", ["what about eve?", "ok and what's eve's?", "那Eve的呢？"])
+def test_the_last_look_up_asked_again_of_another_resident(demo, talker, follow_up):
+    assert _calls(talker("Bob", "what's carol's id?", follow_up), "find_agent") == [{"name": "Eve"}]
+
+
+def test_what_about_someone_after_a_gift_gives_them_nothing(demo, talker):
+    assert _writes(talker("Alice", "give carol 2 bread", "what about dave?")) == []
