@@ -141,12 +141,14 @@ COMPLETED_SAID = re.compile(r"完成|做完|搞定|交付了|\b(?:completed|fini
 CANCELLED_SAID = re.compile(r"取消|撤销|\b(?:cancell?ed|withdrawn)\b", re.IGNORECASE)
 # "我自己接了哪些", "my bounties", "which ones did I claim": the speaker's own claims.
 MINE_SAID = re.compile(
-    r"我自己|我(?:之前|以前|已经|刚才|上次|都|先前)?(?:接|领|认领)|我的悬赏|我的任务|\b(?:my|mine)\b|\bi(?:\s+have\s+|['’]ve\s+|\s+)(?:claimed|taken|took|picked)|\bdid\s+i\s+(?:claim|take|sign\s+up\s+for|grab|pick)|我报名的|我报了",
+    r"我自己|我(?:之前|以前|已经|刚才|上次|都|先前)?(?:接|领|认领)|我的悬赏|我的任务|\b(?:my|mine)\b|\bi(?:\s+have\s+|['’]ve\s+|\s+)(?:claimed|taken|took|picked)|\bdid\s+i\s+(?:claim|take|sign\s+up\s+for|grab|pick)|我报名的|我报了"
+    # Staff asking the resident agent: "which bounties you've claimed", "your bounties" are the agent's own.
+    r"|\byou(?:'ve|\s+have)?\s+(?:currently\s+|already\s+)?(?:claimed|taken|took|picked\s+up)\b|\byour\s+(?:bounties|claims)\b",
     re.IGNORECASE,
 )
 # A question for a list of bounties, not an order to claim or complete one.
 LISTING_SAID = re.compile(
-    r"哪些|哪几个|有没有.{0,8}(?:悬赏|任务)|什么悬赏|多少个?悬赏|列出|列表|(?:啥|什么)(?:样的)?(?:悬赏|任务)|(?:悬赏|任务).{0,8}(?:可以|能)接"
+    r"哪些|哪几个|有没有.{0,8}(?:悬赏|任务)|(?:悬赏|任务).{0,6}(?:啥|什么|怎么样)?(?:状态|进度|情况)|什么悬赏|多少个?悬赏|列出|列表|(?:啥|什么)(?:样的)?(?:悬赏|任务)|(?:悬赏|任务).{0,8}(?:可以|能)接"
     r"|\b(?:which|what|any|list|show)\b.{0,20}\bbount|\bbount(?:y|ies)\b.{0,20}\b(?:available|open|can\s+i|could\s+i)\b",
     re.IGNORECASE,
 )

@@ -249,7 +249,7 @@ def find(turn: Turn, match: re.Match) -> Step:
     if re.fullmatch(r"[a-z]+ing|there|that|this|it", match["name"].lower()):
         return DECLINE  # "who is selling wheat": no resident named; the frames read it
     name = match["name"]
-    if re.search(r"(?:他|她|(?<![A-Za-z])ta|这人|那人|这个人|那个人)$", name, re.IGNORECASE) and not read(name).of("resident"):
+    if re.search(r"(?:他|她|(?<![A-Za-z])ta|这人|那人|这个人|那个人)(?:在不在\S*|还在\S*|是谁)?$|^(?:那个人|这个人|那人|这人|某人|有个人)", name, re.IGNORECASE) and not read(name).of("resident"):
         # "帮我查下他的id": someone pointed at, never named; asked who, never looked up as "帮我查下他".
         return Step.say(_("要找哪位居民？请说出名字。"))
     # "查一下Frank这个人", "找一下Bob吧": the resident's name the words begin with, less what follows it.
@@ -428,7 +428,9 @@ def apply_by_id(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("应聘 城东农田"),
 )
 def apply_by_name(turn: Turn, match: re.Match) -> Step:
-    name = match["name"].strip()
+    name = re.sub(r"^(?:一下|下)[，,\s]*", "", match["name"].strip())  # "应聘一下，磨坊…": no name yet
+    if not name:
+        return DECLINE  # the frames read which building (or ask)
     if re.fullmatch(r"(?:\d+\s*[份个]|[一个份])?\s*(?:工作|活儿?|差事|岗位)", name):
         return DECLINE  # "帮我应聘一份工作": a job, no building named; the frames ask which
     wanted = name.lower()
@@ -500,6 +502,8 @@ def building_costs(turn: Turn) -> Step | None:
 
 @intent(
     r"(?:建造|建|盖|修建|新建)\s*(?:1\s*[座个间栋])?\s*(?P<kind>[A-Za-z][A-Za-z0-9_-]*)",
+    # "自己搞个采石场", "弄个磨坊": a kind of building got up, colloquially (the kind is a slug once normalised).
+    r"(?:搞|弄|整|起)\s*(?:1\s*)?[座个间栋]\s*(?P<kind>[A-Za-z][A-Za-z0-9_-]*)",
     r"\b(?:build|construct)\s+(?:a|an|1)?\s*(?:new\s+)?(?P<kind>[A-Za-z][\w-]*)",
     tool="construct_building",
     example=gettext_lazy("建造 mill 叫 西市磨坊"),
@@ -852,6 +856,8 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
 # The shop's goods named ("商店的面包"): a purchase only with a count ordered by 来 ("来两份"), never a price asked.
 SHOP_OWNED = ("商店的", "店里的")
 SHOP_ORDER = re.compile(r"来\s*(?:[一二两三四五六七八九十几俩仨\d]+\s*)?[个份袋捆车]")
+# 来 with a count orders goods ("来一袋面粉") only where SHOP_ORDER finds a measure after it ("你来一下" orders nothing).
+ORDERED_WITH_LAI = ("来一", "来两", "来俩", "来仨", "来个", "来三", "来几")
 
 
 # A resident named only to pass their listing over ("Frank那单太贵了", "frank's listing is a rip-off"), for what they
@@ -885,8 +891,8 @@ def _sellers(reading: Reading, me: str) -> list:
         "去商店", "get me", "pick up", "grab me", "grab", "order", "给我来", "帮我来",
         # "gimme bread from shop x3": the shop named without "the" is where it comes from.
         "from shop", "from store", "at shop",
-        # "商店的一捆木材来两份": the shop's goods ordered with 来 and a count (see SHOP_ORDER).
-        *SHOP_OWNED,
+        # "商店的一捆木材来两份", "来一袋面粉": the shop's goods ordered with 来 and a count (see SHOP_ORDER).
+        *SHOP_OWNED, *ORDERED_WITH_LAI,
     ),
     slots={"item_id": "item", "resource_type": "resource", "quantity": "number"},
     required=(),
@@ -896,7 +902,7 @@ def _sellers(reading: Reading, me: str) -> list:
     priority=2,
 )
 def buy_frame(turn: Turn, filled: Filled) -> Step:
-    words = [w for f in registered_frames() if f.tool == "purchase" for w in f.words if w not in SHOP_OWNED]
+    words = [w for f in registered_frames() if f.tool == "purchase" for w in f.words if w not in SHOP_OWNED and w not in ORDERED_WITH_LAI]
     if not filled.reading.has(*words) and not SHOP_ORDER.search(filled.reading.folded):
         return DECLINE  # "商店的面包多少钱": the shop's goods named, nothing ordered
     if "item_id" not in filled.slots and "resource_type" not in filled.slots:
@@ -1186,6 +1192,11 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "rest")
 
 
+# A vacancy named ("a free slot", "空缺"): a job there only when the message takes it.
+OPENING_WORDS = ("free slot", "open slot", "opening", "vacancy", "vacancies", "空缺", "空位", "有空岗")
+OPENING_TAKEN = re.compile(r"\btake\s+(?:it|that|the\s+(?:job|slot|spot|place|opening))\b|\bgrab\s+it\b|去吧|去那(?:儿|里)?(?:吧|上班|干)|接了吧|报上吧", re.IGNORECASE)
+
+
 # Signing up for a job, said without "work": the building it names, or asked which.
 SIGNING_UP = (
     "报名", "报个名", "报上名", "报一下名", "sign up", "sign me up", "signing up", "enrol", "enroll", "join up", "count me in",
@@ -1199,6 +1210,8 @@ SIGNING_UP = (
         "work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工", "打份工", "打个工", "打零工", "打短工",
         "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "a job", "some work", "get me hired", "get hired",
         "another job", "different job", "new job", "switch jobs", "change jobs", "换个地方", "换份工作", "换个工作", "跳槽",
+        # "The bakery has a free slot … please take it": a vacancy offered, taken only with "take it" (OPENING_TAKEN).
+        *OPENING_WORDS,
         # Signing up for a job: "帮我报个名", "go sign up there", "enrol me at the farm".
         *SIGNING_UP,
     ),
@@ -1208,6 +1221,9 @@ SIGNING_UP = (
     priority=2,
 )
 def work_frame(turn: Turn, filled: Filled) -> Step:
+    others = [w for f in registered_frames() if f.tool == "assign_building" for w in f.words if w not in OPENING_WORDS]
+    if not filled.reading.has(*others) and not OPENING_TAKEN.search(filled.reading.said):
+        return DECLINE  # "the bakery has a free slot": told, not taken
     # "刚到长安…听说城东农田缺人": a building named in full outranks a part of another's name ("长安" of 长安面包坊).
     named = filled.reading.of("building")
     changed = JOB_CHANGED.search(filled.reading.folded)
@@ -1326,6 +1342,8 @@ def find_frame(turn: Turn, filled: Filled) -> Step:
 )
 def chat_frame(turn: Turn, filled: Filled) -> Step:
     said = filled.reading.said
+    if (told := SAID_IN_CHANNEL.search(said)) and (told["who"] or told["who_en"]).casefold() != agent_name(turn.system).casefold():
+        return DECLINE  # "Bob刚在频道里说：“…”。你觉得…？": his words told, not the speaker's to say again
     # "say in the city channel: …": after the colon the words are said, whatever came before it.
     colon = COLON.search(said)
     text = trailing_text(said, colon.start()) if colon else trailing_text(said)
@@ -1335,6 +1353,14 @@ def chat_frame(turn: Turn, filled: Filled) -> Step:
     if done is not None:
         return Step.say(_result(done))
     return _call("chat", content=text.value)
+
+
+# Someone else's words in the channel told: "Bob刚在频道里说：“…”", "Carol posted in the chat: …".
+SAID_IN_CHANNEL = re.compile(
+    r"(?P<who>(?-i:[A-Z][a-z]+)|他们|她们|他|她|有人|别人|大家)\s*(?:刚才|刚刚|刚|昨天|之前|上次|一直|又|早上|今天)?\s*(?:在|往)(?:城市)?(?:频道|群)(?:里|上)?\s*(?:说|喊|发|讲|吼)"
+    r"|\b(?P<who_en>he|she|they|someone|(?-i:[A-Z][a-z]+))\s+(?:just\s+)?(?:said|posted|wrote|shouted|yelled)\s+(?:in|on)\s+(?:the\s+)?(?:city\s+)?(?:channel|chat)",
+    re.IGNORECASE,
+)
 
 
 @frame(

@@ -167,6 +167,30 @@ def fund_detail_intent(turn: Turn, match: re.Match) -> Step:
     return _on_fund(turn, match, "get_fund_detail")
 
 
+@intent(
+    # "稳健增长一号需要改一下", "Beta Balanced needs some changes": a fund to change, and what is not said.
+    r"(?:需要|要|得|帮我)?(?:改|修改|调整|更新)(?:一下|下|改)\s*(?:吧)?\s*[。.!！]?\s*$",
+    r"\bneeds?\s+(?:some\s+|a\s+few\s+)?(?:changes?|changing|editing|edits|an?\s+update|updating|fixing)\b",
+    r"\b(?:change|edit|update|fix)\s+(?:something|a\s+few\s+things|some\s+things)\s+(?:on|in|about)\b",
+    priority=1,
+    tool="update_fund",
+)
+def change_unsaid(turn: Turn, match: re.Match) -> Step:
+    from agents.providers.understanding import read
+
+    if not read(turn.said, {"fund"}).of("fund"):
+        return DECLINE  # no fund named: the other phrases and frames read it
+    if re.search(r"名字|名称|\bname\b", turn.said, re.IGNORECASE) and not FIELD_NAMED.search(re.sub(r"名字|名称|\bname\b", "", turn.said, flags=re.IGNORECASE)):
+        return Step.say(_("要改成什么名字？"))  # "稳健增长一号的名字需要改一下": the new name is asked
+    if FIELD_NAMED.search(turn.said):
+        return DECLINE  # what to change is said: the other phrases and frames read it
+    return Step.say(_("要改这个基金的什么：名称还是备注？请把新的内容也告诉我。"))
+
+
+# A field of a fund named: what a change is about.
+FIELD_NAMED = re.compile(r"名|备注|说明|启用|停用|\b(?:name|remarks?|notes?|enable|disable|rename|status)\b", re.IGNORECASE)
+
+
 def _fields(text: str) -> tuple[str, str, list[tuple[str, str]]]:
     """(name, remarks, [(key, value)] of the fields a fund does not have) from "名称为X，类型为Y"."""
     name, remarks, others = "", "", []
@@ -351,13 +375,19 @@ def disable_fund_intent(turn: Turn, match: re.Match) -> Step:
 FUND_ID = re.compile(r"(?:基金|\bfund)\s*#?\s*(?P<id>\d+)", re.IGNORECASE)
 
 
-def _known_fund(turn: Turn) -> dict | None:
-    """The fund the message names: {"id": …} or {"name": …} (the longest known name in it)."""
+def _known_fund(turn: Turn, before: int | None = None) -> dict | None:
+    """The fund the message names: {"id": …} or {"name": …} (the longest known name in it; else the one fund the words
+    before ``before`` name surely in part: "绿色能源那只改个名，叫 新能源先锋", the new name being no fund's)."""
+    from agents.providers.understanding import read
+
     if found := FUND_ID.search(turn.plain):
         return {"id": found["id"]}
     lowered = turn.plain.casefold()
     names = [name for name in Fund.objects.values_list("fund_name", flat=True) if name.casefold() in lowered]
-    return {"name": max(names, key=len)} if names else None
+    if names:
+        return {"name": max(names, key=len)}
+    sure = {s.name for s in read(turn.plain[:before], {"fund"}).of("fund") if s.score >= 0.9 and not s.rivals} if before else set()
+    return {"name": sure.pop()} if len(sure) == 1 else None
 
 
 class _Named:
@@ -370,8 +400,8 @@ class _Named:
         return {"id": self.fund.get("id"), "quoted": self.fund.get("name"), "name": None}
 
 
-def _on_known_fund(turn: Turn, tool_name: str, **arguments) -> Step:
-    fund = _known_fund(turn)
+def _on_known_fund(turn: Turn, tool_name: str, before: int | None = None, **arguments) -> Step:
+    fund = _known_fund(turn, before)
     if fund is None:
         return DECLINE
     return _on_fund(turn, _Named(fund), tool_name, **arguments)
@@ -390,7 +420,7 @@ def _on_known_fund(turn: Turn, tool_name: str, **arguments) -> Step:
 def update_any_order(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
     if groups.get("new"):
-        return _on_known_fund(turn, "update_fund", fund_name=_typed_new_name(match))
+        return _on_known_fund(turn, "update_fund", before=match.start(), fund_name=_typed_new_name(match))
     remarks = without_aside(as_typed(turn, groups["remarks"]))
     # "add a remark to fund 2: long term": the fund named before the colon is not part of the remarks.
     if (head := re.match(r"^\s*(?:(?:the\s+)?fund\s*#?\s*\d+|基金\s*#?\s*\d+|[^:：]{1,30}?)\s*[:：]\s*(?=\S)", remarks, re.IGNORECASE)) and (
@@ -435,7 +465,7 @@ INACTIVE = re.compile(r"\b(?:not|inactive|disabled|off|closed)\b|停用|禁用|�
 
 # "停用的不用管", "ignore the disabled ones": the inactive funds left out, which is asking for the active ones.
 LEFT_OUT = re.compile(
-    r"(?:停用|禁用|关闭)的?(?:基金)?\s*(?:不用管|不用看|不要|别管|除外|不算|不看|忽略|别列|不用列|不要列|别显示|不用显示|别放)|(?:除了|不要|不看|忽略|别管)(?:那些)?(?:停用|禁用|关闭)的?"
+    r"(?:停用|禁用|关闭)的?(?:基金)?\s*(?:就|都|也)?\s*(?:不用管|不用看|不要|别管|除外|不算|不看|忽略|别列|不用列|不要列|别显示|不用显示|别放)|(?:除了|不要|不看|忽略|别管)(?:那些)?(?:停用|禁用|关闭)的?"
     r"|\b(?:ignore|skip|except|excluding|without|not)\s+(?:the\s+)?(?:disabled|inactive|closed)(?:\s+ones)?\b",
     re.IGNORECASE,
 )
@@ -806,7 +836,17 @@ def new_fund(said: str) -> tuple[str, list[str]]:
         rest = head[1] if len(head) > 1 else ""
     pieces = [p.strip(" ?？!！.。") for p in PIECES.split(rest)]
     # "no remarks needed", "备注以后再填": what the user says of the remarks is no remark.
-    return name, [p for p in pieces if p and not COURTESY.match(p) and not NOT_YET.match(p) and not FIELD_LEFT_ALONE.search(p)]
+    return name, [
+        p for p in pieces
+        if p and not COURTESY.match(p) and not NOT_YET.match(p) and not FIELD_LEFT_ALONE.search(p) and not TO_THE_AGENT.search(p)
+    ]
+
+
+# A piece said to the agent about the request, no field of the fund: "需要员工确认的话就提交吧", "submit it for approval".
+TO_THE_AGENT = re.compile(
+    r"提交|走流程|(?:员工|同事|领导)(?:来)?(?:确认|审核|审批)|帮我|麻烦你|你看着办|\b(?:submit|go\s+ahead|asap|for\s+(?:approval|confirmation|review))\b",
+    re.IGNORECASE,
+)
 
 
 @frame(

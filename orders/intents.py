@@ -60,7 +60,7 @@ AHEAD = r"提前(?:一|两|二|三|\d+)?天?(?:离店|退房|走|离开)"
 # An early check-out told in the message, and a question whether a refund is possible.
 # "3月3号就退房", "剩下两晚能不能退", "refund the remaining two nights": leaving before the booked day, said by its date or
 # by the nights left unused.
-LEFT_UNUSED = r"\d{1,2}月\d{1,2}[号日]就(?:要)?(?:退房|离店|走)|剩(?:下)?的?(?:一|两|二|三|几|\d+)?(?:晚|天|夜)|(?:remaining|unused|last)\s+(?:\w+\s+)?nights?"
+LEFT_UNUSED = r"\d{1,2}月\d{1,2}[号日]就(?:要)?(?:退房|离店|走)|提前到\s*(?:\d{1,2}月)?\d{1,2}[号日]\s*(?:就)?(?:要)?(?:退房|离店|走)|剩(?:下)?的?(?:一|两|二|三|几|\d+)?(?:晚|天|夜)|(?:后面|最后)的?(?:一|两|二|三|几|\d+)(?:晚|夜)|(?:remaining|unused|last)\s+(?:\w+\s+)?nights?"
 EARLY = re.compile(rf"{AHEAD}|提前(?:走|离开|离店|退房)|{LEAVES_EARLY}|{LEFT_UNUSED}|early[ -]check[ -]?out|early departure", re.IGNORECASE)
 # Words telling the guest the refund is done ("退款已经到账", "your refund has been processed"): the system's to say.
 REFUND_DONE = re.compile(
@@ -271,7 +271,7 @@ def left_unsaid(said: str) -> str:
 
 @frame(
     "refund",
-    triggers=("refund", "money back", "退款", "退钱", "退费", "钱退", "退掉", "退单", "退订", "给退", "退了吧", "退一下", "办退款", "退回", "退个款", "退下款"),
+    triggers=("refund", "money back", "退款", "退钱", "退费", "钱退", "退掉", "退单", "退订", "给退", "退了吧", "退一下", "办退款", "退回", "退个款", "退下款", "退吧"),
     not_with=("tell", "let", "know", "inform", "notify", "message", "告诉", "转告", "说一声", "跟客人说", "跟供应商说", "消息"),
     asks={"order_no": ORDER_ASK},
     priority=4,
@@ -586,14 +586,14 @@ send_frame.asks_itself = True
 
 # The supplier's answer, told by staff ("供应商回了说同意", "supplier says yes", "the hotel agreed").
 SUPPLIER_SAID_YES = re.compile(
-    r"(?:供应商|上游|酒店)[^，,。.;；]{0,8}?(?:同意|答应|批了|说可以|说行|说没问题|ok了|可以了)"
+    r"(?:供应商|上游|酒店)[^，,。.;；]{0,8}?(?:同意|答应|批了|点头|说可以|说行|说没问题|ok了|可以了|松口)"
     r"|\b(?:supplier|hotel|upstream)\b[^,.;!?]{0,12}?\b(?:says?|said)\s+(?:yes|ok|okay|fine|it'?s\s+(?:ok|okay|fine))\b"
     r"|\b(?:supplier|hotel|upstream)\b[^,.;!?]{0,12}?\b(?:agreed|approved|accepted|ok'?d|signed\s+off)\b",
     re.IGNORECASE,
 )
 # The refund asked for, not asked about: "那就走退款吧", "refund it", "给他退吧", "go ahead with the refund".
 REFUND_TOLD = re.compile(
-    r"走退款|办退款|退款吧|退吧|给(?:他|她|客人)退|办理退款|登记退款|退了吧"
+    r"走退款|办退款|退款吧|(?<![房])退吧|给(?:他|她|客人)退|办理退款|登记退款|退了吧"
     r"|\brefund\s+(?:it|him|her|them|the\s+guest|that)\b|\b(?:process|do|issue|go\s+ahead\s+with)\s+(?:the\s+)?refund\b",
     re.IGNORECASE,
 )

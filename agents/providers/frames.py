@@ -201,7 +201,13 @@ def action_clause(frame_: Frame, reading: Reading) -> tuple[int, int] | None:
         return None
     words = frame_.words
     holding = [(a, b) for a, b in bounds if sub_reading(reading, a, b).has(*words)]
-    return holding[-1] if holding else None
+    # "买俩苹果，…，别买面包哈": a clause that says no to the deed is not where its goods are named.
+    meant = [(a, b) for a, b in holding if not NOT_THIS.match(reading.said[a:b])] or holding
+    return meant[-1] if meant else None
+
+
+# A clause that opens with a no to the deed it names ("别买面包哈", "don't buy bread").
+NOT_THIS = re.compile(r"\s*(?:但是?|可|也)?(?:先|千万|可)?(?:别|不要|甭|不用)|\s*(?:but\s+)?(?:don'?t|do\s+not|never|no)\b", re.IGNORECASE)
 
 
 def _counts_for(frame_: Frame, reading: Reading) -> list[Span]:
@@ -376,7 +382,10 @@ ORDINAL = re.compile(r"(?:the\s+)?(first|second|third|fourth|last)\b(?:\s+one)?|
 
 
 def ordinal(text: str) -> int | None:
-    found = ORDINAL.search(text)
+    """The row a message picks ("the second one", "第一个"); words in quotes pick nothing ("remarks to 'chips first'")."""
+    from .understanding import quotation
+
+    found = ORDINAL.search(quotation(200).sub(lambda quoted: " " * len(quoted.group()), text))
     if not found:
         return None
     word = (found.group(1) or found.group(2)).lower()
@@ -384,8 +393,10 @@ def ordinal(text: str) -> int | None:
 
 
 BARE_COUNT = re.compile(
-    r"^\s*(?:\d+|[一二两三四五六七八九十俩仨]+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a\s+couple)"
-    r"\s*(?:个|份|块|袋|捆|只|件|loaves|of\s+them|please)?\s*[.!。！]?\s*$",
+    # "ok just the one then", "就一个吧", "two please": a count and the words around an answer.
+    r"^\s*(?:(?:ok(?:ay)?|fine|hm+|well|alright)[\s,.]*)?(?:just\s+|only\s+)?(?:the\s+)?(?:就|只要|要)?"
+    r"(?:\d+|[一二两三四五六七八九十俩仨]+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a\s+couple)"
+    r"\s*(?:个|份|块|袋|捆|只|件|loaves|of\s+them|please)?\s*(?:then|吧|就行|就好)?\s*[.!。！]?\s*$",
     re.IGNORECASE,
 )
 

@@ -198,14 +198,27 @@ def answers_question(turn: Turn) -> Step | None:
     ) and not is_write(alone.toward)
     if alone is not DECLINE and (alone is None or acts(alone)) and not reads_alone:
         return None
-    asked = read_frames(replace(turn, said=turn.earlier, outcomes=[]), read(turn.earlier))
+    # The question may have been asked two messages back, with a word in between that answered nothing ("我想建个新基金"
+    # → "名字还没想好，你等我一下" → "叫 港股通精选 吧").
+    for earlier in (turn.earlier, *([f"{turn.history[0]}\n{turn.earlier}"] if turn.history else [])):
+        step = _answered(turn, earlier, reads_alone)
+        if step is not None:
+            return step
+    return None
+
+
+def _answered(turn: Turn, earlier: str, reads_alone: bool) -> Step | None:
+    """``answers_question`` for the question ``earlier`` (the message or messages it answers) was asked back with."""
+    from .frames import is_write
+
+    asked = read_frames(replace(turn, said=earlier, outcomes=[]), read(earlier))
     if asked is DECLINE or asked is None or any(is_write(name) for name, _a in (*asked.calls, *asked.proposed)):
         return None
     # Asked back outright, or looked something up on the way to a write ("我想在商店买点吃的" lists the shop).
     if not (asked.reply and not acts(asked)) and not (acts(asked) and is_write(asked.toward)):
         return None
-    said = f"{turn.earlier}\n{turn.said}"
-    both = replace(turn, said=said, continues=turn.earlier)
+    said = f"{earlier}\n{turn.said}"
+    both = replace(turn, said=said, continues=earlier)
     first = read_frames(replace(both, outcomes=[]), read(said))
     if first is DECLINE or first is None or not acts(first) or (asked.toward and first.toward != asked.toward):
         return None
@@ -214,6 +227,9 @@ def answers_question(turn: Turn) -> Step | None:
     step = read_frames(both, read(said))
     if step is DECLINE:
         return None
+    # The message that asked stands for what this one continues (a word in between that only hesitated is moot).
+    if earlier != turn.earlier:
+        turn.earlier = earlier.split("\n", 1)[0]
     turn.continues = turn.earlier
     if step is None:
         from .rules import summarize
@@ -265,7 +281,12 @@ CHANGE_OF_MIND = re.compile(
 # A name given in words of the user's own ("叫…", "call it …", "named …"): free text, never a name looked up.
 NAMING = re.compile(r"^\s*(?:就|还是|改)?叫|名(?:字|称)?(?:叫|为|是)|\b(?:call(?:ed)?|name(?:d)?)\s+(?:it\s+)?\S", re.IGNORECASE)
 # Where the reasons after a change of mind end and the request itself follows ("…，那就送五块石料吧", "…, so just send stone").
-CONCLUDED = re.compile(r"[,，.。;；]\s*(?:那就|那么就|那还是|所以就?|干脆|索性|so\s+(?:just\s+)?(?=\w)|then\s+just\s+|in\s+that\s+case,?\s+)", re.IGNORECASE)
+CONCLUDED = re.compile(
+    r"[,，.。;；]\s*(?:那就|那么就|那还是|所以就?|干脆|索性|so\s+(?:just\s+)?(?=\w)|then\s+just\s+|in\s+that\s+case,?\s+)"
+    # "…, he has tons. Give them to Alice instead, …": the sentence that says what instead.
+    r"|[.。!！;；]\s*(?=[^.。!！;；]*\binstead\b)",
+    re.IGNORECASE,
+)
 
 
 def changed_mind(turn: Turn) -> bool:
@@ -276,6 +297,8 @@ def changed_mind(turn: Turn) -> bool:
     correction that names again everything the first words named is read alone."""
     from .frames import ENTITY_KINDS
 
+    if _not_that_but(turn):
+        return True  # "等下，不是停用，是改备注…": the last request was the wrong one
     if YES.match(turn.said) or NO.match(turn.said) or CORRECTION.match(turn.said):
         return False
     if _called_off_then(turn):
@@ -290,6 +313,8 @@ def changed_mind(turn: Turn) -> bool:
     if concluded := list(CONCLUDED.finditer(correction)):
         # "…哦不对，他自己就是种小麦的，缺的是石料，那就送五块石料吧": the reasons, then what is asked in the end.
         correction = correction[concluded[-1].end() :].strip()
+    # "Give them to Alice instead, she's the one who asked": the reason after the request is no part of it.
+    correction = re.sub(r"[,，]\s*(?:she|he|they|他|她|他们|她们)(?:'s|'re|\s)[^.。!！]*[.。!！]?\s*$", "", correction, flags=re.IGNORECASE) or correction
     named = [s for s in read(correction).spans if s.score >= 0.9]  # what the words name surely ("miller" is no mill)
     before = [s for s in read(first).spans if s.score >= 0.9]
     if not first or not named or not before or any(s.kind not in {*ENTITY_KINDS, "number"} for s in named):
@@ -299,7 +324,9 @@ def changed_mind(turn: Turn) -> bool:
     for kind in {s.kind for s in named}:
         if len({s.value for s in named if s.kind == kind}) > 1 or len({s.value for s in before if s.kind == kind}) > 1:
             return False  # "哦不对，给五根吧……三根不够", "sell 5 wood for 20, no wait, 25": which count changed is not sure
-    alone = _complete_alone(replace(turn, said=correction), read(correction))
+    # What the correction does alone, a write ("she's the one who asked" looks nobody up).
+    alone_step = read_frames(replace(turn, said=correction, outcomes=[]), read(correction))
+    alone = alone_step is not DECLINE and alone_step is not None and acts(alone_step) and writes_in(alone_step)
     if alone and {s.kind for s in before} <= {s.kind for s in named}:
         turn.earlier, turn.said = "", correction  # "…wait no, send those four to bob instead": said anew, whole
     elif alone:
@@ -326,7 +353,29 @@ def _called_off_then(turn: Turn) -> bool:
     found = list(CALLED_OFF.finditer(turn.said))
     if len(found) != 1 or found[0].start() == 0:
         return False
-    first, then = turn.said[: found[0].start()].strip(), turn.said[found[0].end() :].strip()
+    return _instead(turn, turn.said[: found[0].start()].strip(), turn.said[found[0].end() :].strip())
+
+
+# The last request corrected in the next message: "等下，不是停用，是改备注，改成…", "wait, not disable - change its
+# remarks to …".
+NOT_THAT_BUT = re.compile(
+    r"^\s*(?:(?:等(?:一)?下|等等|哎|诶|不对|wait|hold\s+on|sorry|oops)[，,.\s!！-]*)?(?:不是|not)\s*(?:要)?[^，,.。;；\-–—]{1,12}?\s*[，,.。;；\-–—]+\s*"
+    r"(?:(?:是|而是|我是说|是要|but|i\s+mean[t]?)[，,\s]*)?",
+    re.IGNORECASE,
+)
+
+
+def _not_that_but(turn: Turn) -> bool:
+    """This message says the last one asked the wrong thing and what it meant, of the same thing named."""
+    found = NOT_THAT_BUT.match(turn.said)
+    if found is None or not turn.earlier or found.end() >= len(turn.said):
+        return False
+    return _instead(turn, turn.earlier, turn.said[found.end() :].strip())
+
+
+def _instead(turn: Turn, first: str, then: str) -> bool:
+    """``then`` asked instead of ``first``, of the one thing ``first`` named (carried as a follow-up's name is), when
+    it asks another deed: the turn becomes that name and ``then``. The first is never done."""
     carried = [s for s in read(first).spans if s.kind in ("fund", "order", "bounty") and s.score >= 0.9]
     if not then or len({s.value for s in carried}) != 1 or any(s.kind in (*HISTORY_KINDS, "bounty", "resident") for s in read(then).spans):
         return False

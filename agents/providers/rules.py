@@ -34,7 +34,7 @@ from django.utils.translation import gettext_lazy
 from ..registry import registry
 from .base import Completion, ToolCallRequest
 from .understanding import lexicon, one_lexicon, spoken_language
-from .vocabulary import correct_typos, domain_terms, normalize
+from .vocabulary import correct_typos, domain_terms, normalize, retyped, without_slips
 
 # A question about how things are ("is Beta Balanced active?", "科技先锋是启用的吗"), not about what to do
 # ("should I disable fund 2?"): a look-up may answer it.
@@ -270,7 +270,7 @@ def read_turn(messages: list[dict], offered: set[str]) -> Turn:
     users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
     last_user = users[-1] if users else -1
     # "买一袋面粉……哦不对，两袋": a bare count correcting the one count before it is read as meant.
-    text = restraint.recounted(str(messages[last_user].get("content") or "") if last_user >= 0 else "")
+    text = restraint.recounted(retyped(without_slips(str(messages[last_user].get("content") or ""))) if last_user >= 0 else "")
     system = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
     text = restraint.to_self(text, agent_name(system))  # "让Bob把…", said to Bob: Bob is the agent
     outcomes = _outcomes_in(messages[last_user + 1 :])
@@ -547,8 +547,10 @@ def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set
     # "别把苹果给Eve，我自己还要吃的": the speaker's own need is the no's reason, not a request of its own.
     clean = [sub_reading(reading, a, b) for a, b in bounds if (a, b) not in negated and not restraint.own_need(message[a:b])]
     # ("no remarks needed", "备注不用动", "名字别动": the gate took a field the write leaves alone out of the message.)
+    asking = [(a, b) for a, b in bounds if (a, b) not in negated and sub_reading(reading, a, b).has(*mine)]
     return all(
-        not sub_reading(reading, a, b).has(*mine)
+        # "买俩苹果，别买面包哈": a no to the same deed of other goods than the write's says nothing of the write.
+        _other_goods(reading, a, b, writes, asking) or not sub_reading(reading, a, b).has(*mine)
         and (
             sub_reading(reading, a, b).has(*others)
             or (NO_LONGER.search(message[a:b]) and not restraint.CALLED_OFF.search(message[a:b]))
@@ -558,6 +560,18 @@ def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set
         )
         for a, b in negated
     ) and any(c.has(*mine) for c in clean)
+
+
+def _other_goods(reading, start: int, end: int, writes: list[tuple[str, dict]], asked: list[tuple[int, int]]) -> bool:
+    """The clause from ``start`` to ``end`` names goods, none of them the writes' nor those of the clauses that ask
+    (``asked``): "面包啥的晚点再说" beside eating an apple, "别买面包" beside buying apples."""
+    def goods(a: int, b: int) -> set[str]:
+        return {str(s.value).casefold() for s in reading.spans if s.kind in ("resource", "item") and s.score >= 0.9 and a <= s.start < b}
+
+    said_no = goods(start, end)
+    meant = {str(v).casefold() for _name, arguments in writes for v in arguments.values()}
+    meant |= {value for a, b in asked for value in goods(a, b)}
+    return bool(said_no) and bool(meant) and not said_no & meant
 
 
 # "Eve不能没有石料", "she can't build without it": a clause whose subject is someone else says why, not what to do.
@@ -654,13 +668,14 @@ def planned(message: str, writes: list[tuple[str, dict]]) -> bool:
     """The clause asking for the write tells a plan for another time ("我明天打算给Eve两个苹果"), and no word
     asks for it now; a plan in a clause of its own is the reason ("明天要用面粉，先去商店买两袋")."""
     from . import restraint
-    from .frames import clauses, registered_frames, sub_reading
+    from .frames import CLAUSE_OR_DASH, clauses, registered_frames, sub_reading
     from .understanding import read
 
     if not restraint.PLANNED.search(message):
         return False
     words = [w for f in registered_frames() if f.tool in {name for name, _a in writes} for w in f.words]
-    bounds = clauses(message) or [(0, len(message))]
+    # "clock me in - missed it on monday": after a dash, the reason in a clause of its own.
+    bounds = clauses(message, CLAUSE_OR_DASH) or [(0, len(message))]
     reading = read(message)
     holding = [(a, b) for a, b in bounds if sub_reading(reading, a, b).has(*words)] or bounds
     # "in an hour, give Eve 2 stone", "明天，给Eve两个": a clause that is only a time belongs to the next one.

@@ -310,6 +310,10 @@ VAGUE = re.compile(
 )
 
 
+# "she's the one who asked", "the one that's cheaper": "one" standing for someone or something, no count.
+ONE_AS_PRONOUN = re.compile(r"\b(?:the|this|that|which)\s+(one)\s+(?:who|that|which|i|you|he|she|they|we)\b")
+
+
 def numbers(folded: str) -> list[Span]:
     """Every count in the message with its span: 5, 五, 两, 仨, twelve, a couple of."""
     spans: list[Span] = [Span("number", 6, m.start(), m.end(), m.group(), score=0.95) for m in HALF_DOZEN.finditer(folded)]
@@ -340,8 +344,9 @@ def numbers(folded: str) -> list[Span]:
             value, end = value * ZH_GROUPS[folded[end]], end + 1
         if value:
             spans.append(Span("number", value, found.start(), end, folded[found.start():end], score=0.95))
+    pronouns = {found.start(1) for found in ONE_AS_PRONOUN.finditer(folded)}
     for found in EN_NUMERAL.finditer(folded):
-        if not free(found.start(), found.end()):
+        if not free(found.start(), found.end()) or found.start() in pronouns:
             continue
         if EN_COMPOUND.fullmatch(found.group()):  # "thirty-five"
             spans.append(Span("number", english_number(found.group()), found.start(), found.end(), found.group(), score=0.95))

@@ -211,6 +211,42 @@ COMMON_WORDS = frozenset(
 )
 
 
+# Chinese slips of the pinyin keyboard for the domain's words: the same sound, another character ("玄赏" for 悬赏).
+CHINESE_SLIPS = {"玄赏": "悬赏", "旋赏": "悬赏", "悬尝": "悬赏", "签倒": "签到"}
+_SLIP = re.compile("|".join(map(re.escape, CHINESE_SLIPS)))
+
+
+def without_slips(text: str) -> str:
+    """``text`` with the domain words typed as another character of the same sound put right."""
+    return _SLIP.sub(lambda found: CHINESE_SLIPS[found.group()], text)
+
+
+# "给爱丽丝10个小卖，哦打错了是小麦，…", "send 5 whaet, sorry typo: wheat": a word typed wrong and put right.
+RETYPED = re.compile(
+    r"[，,;；]?\s*(?:哦|啊|呃|噢|额|sorry|oops)?[，,\s]*(?:打错了|打错字了|写错了|typo)[，,:：\s]*(?:是|应该是|is|should\s+be|i\s+meant?)?\s*"
+    r"(?P<right>[\u4e00-\u9fff]{1,4}|[A-Za-z]{2,12})(?=[，,。.;；!！\s]|$)",
+    re.IGNORECASE,
+)
+
+
+def retyped(text: str) -> str:
+    """``text`` with a word its writer says was mistyped put right, and the correction itself left out; as typed when
+    no earlier word is near enough the right one (half its letters in place) to be the slip."""
+    found = RETYPED.search(text)
+    if found is None:
+        return text
+    right, before = found["right"], text[: found.start()]
+    near = [
+        at for at in range(len(before) - len(right), -1, -1)
+        if sum(a == b for a, b in zip(before[at : at + len(right)].lower(), right.lower())) * 2 >= len(right)
+        and before[at : at + len(right)].lower() != right.lower()
+    ]
+    if not near:
+        return text
+    at = near[0]
+    return before[:at] + right + before[at + len(right) :] + text[found.end() :]
+
+
 def correct_typos(text: str, known: Iterable[str]) -> str:
     """English words close to a known word ("trasnfer" → "transfer", "Bbo" → "Bob"); others as typed."""
     by_lower: dict[str, str] = {}
