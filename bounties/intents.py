@@ -143,7 +143,9 @@ CANCELLED_SAID = re.compile(r"取消|撤销|\b(?:cancell?ed|withdrawn)\b", re.IG
 MINE_SAID = re.compile(
     r"我自己|我(?:之前|以前|已经|刚才|上次|都|先前)?(?:接|领|认领)|我的悬赏|我的任务|\b(?:my|mine)\b|\bi(?:\s+have\s+|['’]ve\s+|\s+)(?:claimed|taken|took|picked)|\bdid\s+i\s+(?:claim|take|sign\s+up\s+for|grab|pick)|我报名的|我报了"
     # Staff asking the resident agent: "which bounties you've claimed", "your bounties" are the agent's own.
-    r"|\byou(?:'ve|\s+have)?\s+(?:currently\s+|already\s+)?(?:claimed|taken|took|picked\s+up)\b|\byour\s+(?:bounties|claims)\b",
+    r"|\byou(?:'ve|\s+have)?\s+(?:currently\s+|already\s+)?(?:claimed|taken|took|picked\s+up)\b|\byour\s+(?:bounties|claims)\b"
+    # "what bounty am I on right now?", "我现在在做哪个悬赏": the one the speaker is working.
+    r"|\b(?:am\s+i|i'?m)\s+(?:currently\s+)?(?:on|doing|working\s+on)\b|我(?:现在|目前)?(?:在做|正在做|手上)",
     re.IGNORECASE,
 )
 # A question for a list of bounties, not an order to claim or complete one.

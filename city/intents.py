@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from agents.models import Agent
-from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent, offer, summarize
+from agents.providers.rules import DECLINE, GUARD, Outcome, Step, Turn, intent, offer, summarize
 from agents.providers.vocabulary import vocabulary
 
 from .models import Building, BuildingKind, ResourceType, ShopItem
@@ -182,6 +182,8 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
         return DECLINE  # "把市场上我挂的那单撤了": the speaker's own, whatever words stand before 我
     if re.fullmatch(r"[A-Za-z]{2}\d{8,}", owner):
         return DECLINE  # "把HT…的钱退给客人" is a refund, not a resident's goods
+    if re.search(rf"{re.escape(owner)}\s*的\s*(?:工作|活儿?|岗位|差事|职位|班)", turn.plain) or read(owner).of("building") + read(owner).of("building_kind"):
+        return DECLINE  # "把伐木场的工作辞了吧": a job at a building, no one's goods
     if owner.isascii() and "from" in match.group().lower() and not Agent.objects.filter(name__iexact=owner).exists():
         return DECLINE  # "give Eve 2 flour from yesterday's harvest": no resident's goods named
     if BUYING.search(turn.plain) and not re.search(r"偷|抢|\b(?:steal|rob)\b", turn.plain, re.IGNORECASE):
@@ -352,6 +354,8 @@ def check_in(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("吃一个面包"),
 )
 def eat(turn: Turn, match: re.Match) -> Step:
+    if HOW_HUNGRY.search(turn.said.casefold()):
+        return DECLINE  # "do i still have that bread or did i eat it already?": asked, nothing eaten
     if PURCHASE_ASKED.search(restraint.OWN_LATER.sub(" ", turn.said)):  # "…, I'll buy more later" is the speaker's
         return DECLINE  # "im hungry, buy me some food": a purchase, which the frames read (or ask which item)
     me = agent_name(turn.system).casefold()
@@ -533,12 +537,23 @@ offer("chat", gettext_lazy("在城市频道说：今天面包打折"))
 
 @intent(
     # "这个多少钱？", "how much does it cost?": a price asked of nothing named; which thing is asked back.
-    r"^\s*(?:那|这)?(?:这个|那个|它|这|那)(?:个|东西|玩意儿?)?\s*(?:要|得|卖)?\s*多少钱\s*(?:一个)?\s*[?？吗呢啊]*\s*$",
+    # (A leading "那个" is padding to the normal form, which drops it.)
+    r"^\s*(?:(?:那|这)?(?:这个|那个|它|这|那)(?:个|东西|玩意儿?)?)?\s*(?:一共|总共|全部)?\s*(?:要|得|卖)?\s*多少钱\s*(?:一个)?\s*[?？吗呢啊]*\s*$",
     r"^\s*how\s+much\s+(?:(?:does|did|will|would)\s+(?:it|this|that)\s+cost|(?:is|was)\s+(?:it|this|that)(?:\s+one)?)\s*[?？]*\s*$",
     priority=1,
 )
 def price_of_nothing_named(turn: Turn, match: re.Match) -> Step:
     return Step.say(_("你问的是哪样东西的价格？比如「面包多少钱」，或者说「商店里有什么」看看价目。"))
+
+
+@intent(
+    # "is it still available?", "那个还在吗？": a listing, a bounty or a job asked after, none named.
+    r"^\s*(?:is|are)\s+(?:it|that|this|they|those)(?:\s+(?:one|1))?\s+still\s+(?:available|there|open|up|for\s+sale|on\s+sale|around)\s*[?？]*\s*$",
+    r"^\s*(?:(?:那|这)?(?:这个|那个|它))?\s*(?:还|现在还)(?:在|有|能买|能接|开着)(?:吗|么|不|没)\s*[?？]*\s*$",
+    priority=GUARD + 1,  # before "is …" is read as a question about how things work
+)
+def availability_of_nothing_named(turn: Turn, match: re.Match) -> Step:
+    return Step.say(_("你问的是哪一个：市场上的挂单、悬赏，还是商店的东西？请说出名字或编号。"))
 
 
 @intent(
@@ -704,6 +719,8 @@ EACH = re.compile(
 # "一个卖4块": the 一 counts nothing, it says what the price is for.
 PER_ONE = re.compile(r"一(?:个|份|袋|斤)\s*(?:卖|要|算|是)?\s*(?=\d)|(?<=\d)\s*(?:块钱?|元|信用点)?\s*一(?:个|份|袋|斤)")
 # A price for the whole lot, said outright ("一共40", "20 total"): never multiplied.
+# A number in credits: "40个信用点", "30 credits", "20块钱".
+PRICED = re.compile(r"\s*(?:个)?\s*(?:信用点|credits?|cr\b|块钱|元)", re.IGNORECASE)
 TOTAL = re.compile(r"一共|总共|总价|合计|整批|\btotal\b|\baltogether\b|\bfor\s+(?:all|the\s+lot|everything)\b|\bin\s+all\b", re.IGNORECASE)
 # A count, not a price: a measure word or "of them" after the number.
 COUNTED = re.compile(r"\s*(?:个|份|块(?!钱)|袋|捆|斤|只|件|units?\b|pieces?\b|of\s+them\b|bags?\b|loaves\b)", re.IGNORECASE)
@@ -855,9 +872,9 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
 
 # The shop's goods named ("商店的面包"): a purchase only with a count ordered by 来 ("来两份"), never a price asked.
 SHOP_OWNED = ("商店的", "店里的")
-SHOP_ORDER = re.compile(r"来\s*(?:[一二两三四五六七八九十几俩仨\d]+\s*)?[个份袋捆车]")
+SHOP_ORDER = re.compile(r"[来整]\s*(?:[一二两三四五六七八九十几俩仨\d]+\s*)?[个份袋捆车]")
 # 来 with a count orders goods ("来一袋面粉") only where SHOP_ORDER finds a measure after it ("你来一下" orders nothing).
-ORDERED_WITH_LAI = ("来一", "来两", "来俩", "来仨", "来个", "来三", "来几")
+ORDERED_WITH_LAI = ("来一", "来两", "来俩", "来仨", "来个", "来三", "来几", "整一", "整两", "整俩", "整三")
 
 
 # A resident named only to pass their listing over ("Frank那单太贵了", "frank's listing is a rip-off"), for what they
@@ -1006,7 +1023,10 @@ def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
     if quantity is None and after and (len(after) > 1 or COUNTED.match(filled.reading.folded, after[0].end)):
         quantity = after[0]  # "sell my wheat, 2 of them for 10", "木材卖了吧，10个，一共40"
     others = [s for s in numbers if s is not quantity and s.start > (quantity.end if quantity else -1)]
-    return quantity, (others[0] if others else None)
+    # "挂一打到市场上卖，一打总共要40个信用点": the count said again is no price; the one in credits, or after
+    # "total", is.
+    priced = [s for s in others if PRICED.match(filled.reading.folded, s.end) or TOTAL.search(filled.reading.folded, max(0, s.start - 6), s.start)]
+    return quantity, (priced[0] if priced else others[0] if others else None)
 
 
 @frame(
@@ -1155,7 +1175,7 @@ def checkin_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "eat",
-    triggers=("eat", "hungry", "feed me", "吃", "饿", "have"),
+    triggers=("eat", "hungry", "feed me", "吃", "饿", "have", "grab a bite", "a bite", "bite to eat"),
     slots={"resource_type": "resource"},
     not_with=GIVE_WORDS,
 )
@@ -1163,15 +1183,22 @@ def eat_frame(turn: Turn, filled: Filled) -> Step:
     if PURCHASE_ASKED.search(restraint.OWN_LATER.sub(" ", filled.reading.said)):
         return DECLINE  # hunger as the reason for a purchase: bought, or asked which item, never eaten from the stock
     food = filled.value("resource_type")
-    if not filled.reading.has("eat", "hungry", "feed me", "吃", "饿") and not (food and HAVE_SOME.search(filled.reading.folded)):
+    if HOW_HUNGRY.search(filled.reading.folded):
+        return DECLINE  # "check how hungry you are": the state asked, nothing eaten
+    if not filled.reading.has("eat", "hungry", "feed me", "吃", "饿", "a bite", "bite to eat") and not (food and HAVE_SOME.search(filled.reading.folded)):
         return DECLINE  # "I have an apple" tells; "have an apple" (to the resident) asks it to eat
     if not filled.reading.has("eat", "feed me", "吃") and someone_elses_state(filled.reading, agent_name(turn.system), HUNGRY):
         return DECLINE  # "Eve's been hungry all day, poor thing": her hunger, not the speaker's
     return _once(turn, "eat", resource_type=food) if food else _once(turn, "eat")
 
 
+# "how hungry are you", "饿不饿", "or did i eat it already?": hunger, or a meal, asked about.
+HOW_HUNGRY = re.compile(
+    r"\bhow\s+hungry\b|饿不饿|有多饿|饿了没|饿了吗|\bdid\s+i\s+(?:already\s+)?eat\b|\bhave\s+i\s+(?:already\s+)?eaten\b"
+    r"|我(?:是不是)?(?:已经)?吃(?:过|掉)?了(?:吗|没)|吃没吃"
+)
 # "have an apple", "go on, have some bread": "have" as an order to eat, first in its clause.
-HAVE_SOME = re.compile(r"(?:^|[,，.;!]\s*|\b(?:please|go|just|you\s+should|why\s+not)\s+)have\s+(?:a|an|some|one|a\s+bit\s+of)\b")
+HAVE_SOME = re.compile(r"(?:^|[,，.;!—–-]\s*|\b(?:please|go|just|you\s+should|why\s+not)\s+)have\s+(?:a|an|some|one|a\s+bit\s+of)\b")
 
 
 # Hunger said of someone: the speaker's asks it to eat, another resident's does not.
@@ -1193,7 +1220,7 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
 
 
 # A vacancy named ("a free slot", "空缺"): a job there only when the message takes it.
-OPENING_WORDS = ("free slot", "open slot", "opening", "vacancy", "vacancies", "空缺", "空位", "有空岗")
+OPENING_WORDS = ("free slot", "open slot", "free spot", "open spot", "opening", "vacancy", "vacancies", "空缺", "空位", "有空岗")
 OPENING_TAKEN = re.compile(r"\btake\s+(?:it|that|the\s+(?:job|slot|spot|place|opening))\b|\bgrab\s+it\b|去吧|去那(?:儿|里)?(?:吧|上班|干)|接了吧|报上吧", re.IGNORECASE)
 
 
@@ -1256,7 +1283,7 @@ def buildings_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "list_buildings")
 
 
-STATUS_WORDS = ("credit", "energy", "satiety", "status", "balance", "wallet", "信用点", "精力", "饱食度", "状态", "钱", "余额")
+STATUS_WORDS = ("credit", "energy", "satiety", "status", "balance", "wallet", "how hungry", "信用点", "精力", "饱食度", "状态", "钱", "余额", "饿不饿")
 
 
 @frame("get_my_status", triggers=STATUS_WORDS, priority=1)
@@ -1344,6 +1371,9 @@ def chat_frame(turn: Turn, filled: Filled) -> Step:
     said = filled.reading.said
     if (told := SAID_IN_CHANNEL.search(said)) and (told["who"] or told["who_en"]).casefold() != agent_name(turn.system).casefold():
         return DECLINE  # "Bob刚在频道里说：“…”。你觉得…？": his words told, not the speaker's to say again
+    channel_named = re.search(r"channel|city\s+chat|频道|广播|喊|吆喝", said, re.IGNORECASE)
+    if not channel_named and not re.search(r"\b(?:post|announce|broadcast|shout)\b", said, re.IGNORECASE):
+        return DECLINE  # "the one carol or frank posted": a listing someone posted, no words to post now
     # "say in the city channel: …": after the colon the words are said, whatever came before it.
     colon = COLON.search(said)
     text = trailing_text(said, colon.start()) if colon else trailing_text(said)

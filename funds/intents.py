@@ -12,7 +12,8 @@ import re
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent
+from agents.providers import restraint
+from agents.providers.rules import DECLINE, GUARD, Outcome, Step, Turn, intent
 from agents.providers.vocabulary import chinese_number, chinese_numeral, vocabulary
 from core.text import join_items
 
@@ -168,6 +169,16 @@ def fund_detail_intent(turn: Turn, match: re.Match) -> Step:
 
 
 @intent(
+    # "从数据库里彻底删掉，要物理删除", "permanently delete fund 3": no tool deletes a fund; disabling is not what is asked.
+    r"彻底删|物理删|永久删|硬删|从数据库(?:里|中)?(?:彻底)?(?:删|清|抹)|连(?:历史)?记录都不留|删(?:得)?干干净净",
+    r"\b(?:permanently|physically|hard)[ -]?(?:delete|remove|erase)|\bdelete\b[^.!?]{0,40}\bfrom\s+the\s+(?:database|db|system)\b|\bpurge\b|\bhard\s+delete\b",
+    priority=GUARD,
+)
+def deleted_for_good(turn: Turn, match: re.Match) -> Step:
+    return Step.say(_("基金不能删除，我只能停用它（停用后还能再启用，历史记录都保留）。要停用的话，请直接说「停用 …」。"))
+
+
+@intent(
     # "稳健增长一号需要改一下", "Beta Balanced needs some changes": a fund to change, and what is not said.
     r"(?:需要|要|得|帮我)?(?:改|修改|调整|更新)(?:一下|下|改)\s*(?:吧)?\s*[。.!！]?\s*$",
     r"\bneeds?\s+(?:some\s+|a\s+few\s+)?(?:changes?|changing|editing|edits|an?\s+update|updating|fixing)\b",
@@ -255,6 +266,15 @@ def _new_name(typed: str, quoted: bool = False) -> str:
     return _clean(NEW_NAME_END.split(stripped, maxsplit=1)[0])
 
 
+def _typed_width(turn: Turn, name: str) -> str:
+    """``name`` as typed where the normal form only changed its characters' width ("货币市场（历史）", not "(历史)");
+    never another spelling of it ("稳健增长1号" stays, though the message also holds 稳健增长一号)."""
+    import unicodedata
+
+    typed = as_typed(turn, name)
+    return typed if unicodedata.normalize("NFKC", typed) == unicodedata.normalize("NFKC", name) else name
+
+
 def _quoted_at(text: str, start: int) -> bool:
     return start > 0 and text[start - 1] in QUOTES
 
@@ -294,7 +314,7 @@ IN_LANGUAGE = r"(?:(?:中文|英文)(?:名(?:字|称)?(?:叫|是)?\s*[:：]?\s*|
 def update_fund_intent(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
     if groups.get("new"):
-        return _on_fund(turn, match, "update_fund", fund_name=_typed_new_name(match))
+        return _on_fund(turn, match, "update_fund", fund_name=_typed_width(turn, _typed_new_name(match)))
     return _on_fund(turn, match, "update_fund", remarks=without_aside(as_typed(turn, groups["remarks"])))
 
 
@@ -420,7 +440,7 @@ def _on_known_fund(turn: Turn, tool_name: str, before: int | None = None, **argu
 def update_any_order(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
     if groups.get("new"):
-        return _on_known_fund(turn, "update_fund", before=match.start(), fund_name=_typed_new_name(match))
+        return _on_known_fund(turn, "update_fund", before=match.start(), fund_name=_typed_width(turn, _typed_new_name(match)))
     remarks = without_aside(as_typed(turn, groups["remarks"]))
     # "add a remark to fund 2: long term": the fund named before the colon is not part of the remarks.
     if (head := re.match(r"^\s*(?:(?:the\s+)?fund\s*#?\s*\d+|基金\s*#?\s*\d+|[^:：]{1,30}?)\s*[:：]\s*(?=\S)", remarks, re.IGNORECASE)) and (
@@ -774,6 +794,9 @@ REMARKS_REMOVED = re.compile(
 
 
 disable_frame.names_the_miss = fund_missed
+# "re-enable it — compliance signed off", "turn it back on, we'll switch it off again after": neither frame reads the
+# approval's "off", nor the speaker's own later deed.
+disable_frame.unsaid = enable_frame.unsaid = re.compile(f"{SIGNED_OFF.pattern}|{restraint.OWN_LATER.pattern}", re.IGNORECASE)
 
 
 NAMED = re.compile(
@@ -858,6 +881,9 @@ TO_THE_AGENT = re.compile(
 def create_frame(turn: Turn, filled: Filled) -> Step:
     if not filled.reading.has(*FUND_WORDS):
         return DECLINE
+    said = filled.reading.said
+    if REMARKS_NAMED.search(said) and (filled.reading.of("fund") or LINE_ADDED.search(said)) and not NEW_FUND_SAID.search(said):
+        return DECLINE  # "新能源那只基金，备注里加一句“含储能”": a remark added to a fund there is, no new fund
     name, pieces = new_fund(filled.reading.said)
     if not name:
         return Step.say(_("新基金叫什么名字？（还可以加备注）我会预填新建基金表单，由员工确认。"))
@@ -874,6 +900,17 @@ def create_frame(turn: Turn, filled: Filled) -> Step:
         said = [_said(done), _("备注：「%(remarks)s」") % {"remarks": remarks} if given and not others else kept_in_remarks(remarks if others else "")]
         return Step.say("\n".join(filter(None, said)))
     return Step.call("create_fund", fund_name=name, **({"remarks": remarks} if remarks else {}))
+
+
+# Remarks added to, the old kept: "加一句…", "原来的内容保留", "append …", "keep what's there".
+APPENDED = re.compile(
+    r"加(?:上)?(?:一)?(?:句|条|行|段)|添(?:上)?(?:一)?(?:句|条|行)|原来的(?:内容|备注)?(?:要)?(?:保留|留着|别删|不动)|在后面加|追加"
+    r"|\bappend\b|\badd\s+(?:a\s+|one\s+)?(?:line|sentence|bit)\b|\bkeep\s+(?:the\s+)?(?:old|existing|current)\s+(?:remarks?|text|notes?)\b|\bkeep\s+what'?s\s+there\b",
+    re.IGNORECASE,
+)
+LINE_ADDED = re.compile(r"加(?:上)?(?:一)?(?:句|条|行|段)|添(?:上)?(?:一)?(?:句|条|行)|\badd\s+(?:a\s+|one\s+)?(?:line|sentence|bit)\b", re.IGNORECASE)
+REMARKS_NAMED = re.compile(r"备注|说明|\bremarks?\b|\bnotes?\b", re.IGNORECASE)
+NEW_FUND_SAID = re.compile(r"新基金|新建|创建|新增|建一?[只个支]|\bnew\s+fund\b|\b(?:create|set\s+up|open|start)\s+(?:a|an|one)\b", re.IGNORECASE)
 
 
 def _remarks_as_typed(said: str, first: str, last: str) -> str:
@@ -952,6 +989,10 @@ REMARKS_ASKED = re.compile(r"\bwhat\b|\bwhats\b|\bwhat's\b|\bshow\b|\bread\b|\bs
 def remarks_frame(turn: Turn, filled: Filled) -> Step:
     if FIELD_LEFT_ALONE.search(filled.reading.said):
         return DECLINE  # "改个名，改成X，备注不动": the remarks stay as they are
+    if APPENDED.search(filled.reading.said):
+        # "备注里加一句“含储能”，原来的内容保留": the tool writes the remarks whole; words of the user's own only, so the
+        # whole new remarks are asked (never the old ones joined to the new behind the user's back).
+        return Step.say(_("备注只能整段替换：请把完整的新备注发给我（原来的内容要保留的话也一起写上），我再提交给员工确认。"))
     span = filled.slots["fund_id"]
     after = max(span.end, filled.reading.folded.find("备注") + 2, filled.reading.folded.find("remark") + 6)
     if REMARKS_ASKED.search(filled.reading.said) and not REMARKS_CHANGED.search(filled.reading.said):

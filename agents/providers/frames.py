@@ -100,6 +100,10 @@ class Frame:
         words = self.words
         spans = any(reading.of(t[1:]) for t in self.triggers if t.startswith("@"))
         head = _head(reading)
+        if (unsaid := getattr(self.handler, "unsaid", None)) is not None:
+            # Words that look like a trigger, or a word that rules one out, and are neither ("compliance signed off"
+            # switches nothing off).
+            reading, head = (sub_reading(r, 0, len(r.said), unsaid.sub(lambda found: " " * len(found.group()), r.said)) for r in (reading, head))
         # "message the supplier: can we refund …?": after a verb of saying and a colon, the words
         # are the message, and no trigger of another tool.
         said = head if head is not reading and SAYING_HEAD.search(head.folded) else reading
@@ -153,7 +157,7 @@ def asked_in_another_clause(reading: Reading, offered: set[str], tool: str, reas
     ("农田的活太累了，辞了吧": the tiredness is why, quitting is what is asked): the reason
     triggers nothing of its own."""
     others = [w for f in _frames if f.tool in offered and f.tool != tool and is_write(f.tool) for w in f.words]
-    bounds = clauses(reading.said)
+    bounds = clauses(reading.said, CLAUSE_OR_DASH)  # "your satiety's at 55 — have an apple": after a dash, another clause
     return len(bounds) > 1 and any(
         not sub_reading(reading, a, b).has(*reason) and sub_reading(reading, a, b).has(*others) for a, b in bounds
     )

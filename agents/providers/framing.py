@@ -278,6 +278,25 @@ CHANGE_OF_MIND = re.compile(
 )
 
 
+# A name given again after a change of mind: "…叫 红利低波 ……哦不对，叫“红利低波50”", "rename X to Y — hmm no, make it 'Z'".
+NAME_GIVEN = re.compile(r"叫做?|名为|改成|改为|\b(?:called|named|to)\b|\b(?:call|name)\s+it\b", re.IGNORECASE)
+NAME_GIVEN_AGAIN = re.compile(r"^\s*(?:(?P<verb>(?:就|还是|改)?叫做?|(?:call|name)\s+it)|(?:make\s+)?it)?\s*", re.IGNORECASE)
+NAMING_CONTEXT = re.compile(r"rename|改名|改个名|叫|called|named|名字|名称|新基金|new\s+fund|create\s+a\s+fund", re.IGNORECASE)
+
+
+def _name_said_again(first: str, correction: str) -> str | None:
+    """The message with its first name replaced by the one the correction gives, when the correction gives a name
+    (after 叫 / "call it", or quoted after "it") and the first words gave one; None otherwise."""
+    again = NAME_GIVEN_AGAIN.match(correction)
+    given = list(NAME_GIVEN.finditer(first))
+    if again is None or not given or not NAMING_CONTEXT.search(first):
+        return None
+    name = correction[again.end() :]
+    if not again["verb"] and not re.match(r"[「“\"'『]", name):
+        return None  # "give 5 wood to Bob, no wait, make it 6": a count, no name
+    return f"{first[: given[-1].end()]} {name}"
+
+
 # A name given in words of the user's own ("叫…", "call it …", "named …"): free text, never a name looked up.
 NAMING = re.compile(r"^\s*(?:就|还是|改)?叫|名(?:字|称)?(?:叫|为|是)|\b(?:call(?:ed)?|name(?:d)?)\s+(?:it\s+)?\S", re.IGNORECASE)
 # Where the reasons after a change of mind end and the request itself follows ("…，那就送五块石料吧", "…, so just send stone").
@@ -308,13 +327,20 @@ def changed_mind(turn: Turn) -> bool:
     if len(changes) != 1:
         return False  # none, or changed twice ("…，不对，三个苹果，不对，四个"): what stands is not sure
     first, correction = turn.said[: changes[0].start()].strip(), turn.said[changes[0].end() :].strip()
+    if (renamed := _name_said_again(first, correction)) is not None:
+        turn.earlier, turn.said = "", renamed  # "叫 红利低波 ……哦不对，叫“红利低波50”": the last name given stands
+        turn.earlier_calls, turn.earlier_outcomes, turn.answered, turn.history = [], [], "", []
+        return True
     if NAMING.search(correction):
         return False  # "新建基金叫稳健收益，哦不对，叫稳健收益二期": a name said two ways is asked, never half-read
     if concluded := list(CONCLUDED.finditer(correction)):
         # "…哦不对，他自己就是种小麦的，缺的是石料，那就送五块石料吧": the reasons, then what is asked in the end.
         correction = correction[concluded[-1].end() :].strip()
-    # "Give them to Alice instead, she's the one who asked": the reason after the request is no part of it.
-    correction = re.sub(r"[,，]\s*(?:she|he|they|他|她|他们|她们)(?:'s|'re|\s)[^.。!！]*[.。!！]?\s*$", "", correction, flags=re.IGNORECASE) or correction
+    # "Give them to Alice instead, she's the one who asked", "make it three, the roof's worse than I thought": the
+    # reason after the correction, which names nothing, is no part of it.
+    if (spans := read(correction).spans) and (cut := re.compile(r"[,，;；]").search(correction, max(s.end for s in spans))):
+        if not read(correction[cut.end() :]).spans:
+            correction = correction[: cut.start()].strip()
     named = [s for s in read(correction).spans if s.score >= 0.9]  # what the words name surely ("miller" is no mill)
     before = [s for s in read(first).spans if s.score >= 0.9]
     if not first or not named or not before or any(s.kind not in {*ENTITY_KINDS, "number"} for s in named):
@@ -438,6 +464,8 @@ def follow_up(turn: Turn) -> Step | None:
             return _pick_row(turn, pick) or _pick_listed(turn)
     else:
         said = CORRECTION.match(turn.said)["rest"] if CORRECTION.match(turn.said) else turn.said
+        if SAME.search(said):
+            said = SAME_PORTION.sub(" ", said)  # "一样的，再给dave也来一份": the same portion, not one of it
         merged = _merge(earlier, read(said), answer=is_bare(turn.said))
     turn.continues = f"{turn.earlier}\n{turn.said}"
     step = read_frames(replace(earlier_turn, continues=turn.continues), merged)
@@ -526,6 +554,11 @@ def _pick_option(turn: Turn, index: int) -> Step | None:
             if len(options) >= 2 and -len(options) <= index < len(options):
                 return read_with(turn, options[index])
     return None
+
+
+# "the same again", "一样的": what the last turn asked, again; a portion said with it is that same portion.
+SAME = re.compile(r"一样|同样|照旧|照样|\bsame\b", re.IGNORECASE)
+SAME_PORTION = re.compile(r"(?:也)?(?:来|给|送)?(?:一份|一样的量|同样的量)|\b(?:a|one)\s+(?:share|portion|helping)\b", re.IGNORECASE)
 
 
 def writes_in(step: Step) -> bool:

@@ -55,6 +55,8 @@ COURTESY = re.compile(
     r"|\bnot\s+a\s+problem\b|\bcan'?t\s+(?:wait|stand|believe|help)\b|\bwithout\s+fail\b"
     # "只要启用就行，别的都不用动", "nothing else": the rest left as it is, a no to nothing asked.
     r"|(?:别的|其他的?|其余的?)(?:都|就|先)?(?:不用|别|不要|无需|不必|不)(?:动|改|管|碰|变)|(?:别|不要|不用)(?:动|碰|改|管)(?:别的|其他的?)"
+    # "歇会儿，啥也别叫我", "don't wake me": a wish for quiet beside the rest, no no to it.
+    r"|(?:啥|什么)?(?:也|都)?别(?:叫|吵|打扰|喊|烦)(?:我|俺)|\b(?:don'?t|do\s+not)\s+(?:wake|bother|disturb)\s+me\b"
     # "帮我打一下，顺便……哎算了": the aside taken back, not the request.
     r"|顺便[，,\s]*(?:…+|\.{3,})?[，,\s]*(?:哎|唉|嗯|呃)?[，,\s]*算了|\b(?:and\s+)?also\b[\s,.…]*(?:nah|never\s*mind|forget\s+it)\b"
     r"|\bnothing\s+else\b|\b(?:don'?t|do\s+not)\s+(?:touch|change|do)\s+anything\s+(?:else|more)\b"
@@ -69,8 +71,22 @@ COURTESY = re.compile(
 
 
 def courteous(said: str) -> str:
-    """``said`` with its courtesies blanked ("别忘了", "no worries"): their no says nothing about the request."""
-    return COURTESY.sub(lambda m: " " * len(m.group()), said)
+    """``said`` with its courtesies blanked ("别忘了", "no worries"): their no says nothing about the request. So are a
+    purpose told after it ("…，这样大家就不会误操作") and a review put off after a request made now ("把它停用吧，等季报
+    出来再说", "先买3个苹果顶着，等找到活儿了再说")."""
+    said = _blanked(_blanked(said, COURTESY), PURPOSE)
+    return LATER_REVIEW.sub(lambda m: " " * len(m.group()) if NOW_BEFORE.search(said[: m.start()]) else m.group(), said)
+
+
+# "…，这样大家一看就知道，不会误操作", "…, so nobody picks it by mistake": why, after the request.
+PURPOSE = re.compile(
+    r"[，,]\s*(?:这样|以免|免得|省得|好让)[^。!！?？]*"
+    r"|,\s*so\s+(?:that\s+)?(?:people|nobody|no\s+one|everyone|we|they|the\s+\w+)\s+(?:won'?t|don'?t|can'?t|doesn'?t|wouldn'?t)\b[^.!?]*",
+    re.IGNORECASE,
+)
+# "…，等季报出来再说": what comes after is for later; the request before it ("…吧", "先…") is now.
+LATER_REVIEW = re.compile(r"[，,]\s*(?:等|到时候?|回头)[^，,。!！?？]{0,16}?再(?:说|看|议|讨论|决定|商量|考虑)(?:吧)?(?=\s*[。.!！~]*\s*$|[，,])")
+NOW_BEFORE = re.compile(r"吧\s*$|先(?!别|不)\S")
 
 
 # A decision still pending: "the manager hasn't approved it yet", "no decision yet", "领导还没批".
@@ -108,6 +124,13 @@ CALLED_OFF = re.compile(
 )
 # Writes that stop or undo something: "我不干了" asks for them.
 UNDOING = {"unassign_building", "cancel_market_order", "disable_fund"}
+# A stop taken back after it was asked: "辞职……算了算了，还是先干着吧", "quit my job... never mind, I'll keep at it"
+# ("干脆辞了算了" and "算了，辞了吧" still quit: 算了 there is no taking back).
+TAKEN_BACK = re.compile(
+    r"(?:…|\.{2,}|[，,。.!！;；—-])\s*(?:哎|唉|嗯|呃|哦)?\s*算了|还是(?:先)?(?:继续|接着)?(?:干着|干吧|留着|继续干|别辞|不辞|不停|不撤|不取消|不下架)|先干着"
+    r"|(?:…|\.{2,}|[,.;!—-])\s*(?:never\s*mind|forget\s+it|scratch\s+that|nah)\b",
+    re.IGNORECASE,
+)
 PUT_OFF = re.compile(
     r"先别|先不要|先不|暂时不|暂不|不用|不必|不需要|无需|没必要|别急着|改天|以后再|回头再|晚点再|等(?:一)?(?:下|会儿?)再"
     r"|不(?:辞|取消|停用|撤|下架)|别(?!人|的|处|家)|直到|之前(?:不|别)"
@@ -139,11 +162,12 @@ QUESTION = re.compile(
     r"|\b(?:i|we)\s+(?:think|guess|reckon|suppose|feel\s+like|believe)\s+(?:that\s+)?(?:we|i|you|it)\s+(?:should|could|ought\s+to|might|may|'?d\s+better)\b"
     r"|我(?:觉得|认为|感觉|看)(?:我们|咱们|还是|也许|可能)?(?:应该|该|可以|得|最好)"
     # How it is done, or a doubt: "tell me how to sell flour", "is there a way to …", "I'm torn on disabling …".
+    r"|\bcheck\s+(?:how|what|whether|if)\b"
     r"|\b(?:how\s+to|how\s+(?:it|that|this)\s+works|is\s+there\s+(?:a|any)\s+way|explain|torn|unsure|not\s+sure|undecided|"
     r"on\s+the\s+fence|hesitant|hesitating|debating|pondering|mulling)\b"
-    r"|犹豫|纠结|拿不定|拿不准|没想好|不确定|流程|步骤|教程|这种事|这类事"
+    r"|犹豫|纠结|拿不定|拿不准|没想好|不确定|(?<![走办按款])流程|步骤|教程|这种事|这类事"
     # A comparison: "吃面包比吃苹果好", "selling beats buying", "giving is better than …" ("总比闲着强" is why, not a musing).
-    r"|(?<!总)比[^，,。!！?？]{1,10}?(?:好|强|差|贵|便宜|划算|合适|香|值|重要)|\b(?:better|worse|cheaper|smarter)\s+than\b|\bbeats\b"
+    r"|(?<!总)比[^，,。!！?？]{1,10}?(?:好|强|差|贵|便宜|划算|合适|香|值|重要)|\b(?:better|worse|cheaper|smarter)\s+than\b(?!\s+(?:i|we)\s+(?:thought|expected|feared|hoped))|\bbeats\b"
     # An opinion about the action, not a request: "quitting smoking is hard", "disabling X would be a mistake",
     # "我最喜欢吃面包了".
     r"|\b(?:is|are|was|'s|would\s+be|'d\s+be|will\s+be|might\s+be)\s+(?:so\s+|really\s+|very\s+|pretty\s+|too\s+|such\s+|kind\s+of\s+|a\s+)?"
@@ -307,13 +331,15 @@ def conditional(text: str) -> bool:
     """An English "if" or "when" that makes the request wait on something still to happen."""
     return any(not WHETHER_VERB.search(text[: found.start()]) for pattern in (IF, WHEN) for found in pattern.finditer(text))
 # "give Eve 2 flour... I mean 3", "给Eve两个面粉，不对，三个": the message corrects itself; which words stand is not sure.
+# "… Beta Balanced II — hmm no, make it 'Beta Balanced Plus'": a no that corrects what was just said.
+NO_CORRECTING = r"(?:[,.;!…—–-]|\.\.\.)\s*(?:(?:hmm+|um+|uh+|er+|ah|actually)[\s,]*)?(?:no|nah|nope)\s*[,.;!…—–-]+\s*(?:make|call|change|name|let'?s|go\s+with|use|rather)\b"
 WAIT_CORRECTING = r"(?:[,.;!…—-]|\.\.\.)\s*wait\s*[,.;!…—-]*\s*(?:no\b|actually\b|sorry\b|i\s+mean\b|make\s+(?:it|that)\b|call\s+it\b|name\s+it\b|change\s+(?:it|that)\b|scratch\s+that\b)"
 SELF_CORRECTED = re.compile(
     r"\bi\s+mean(?:t)?\b|\bno\s+wait\b|\b(?:make|change)\s+(?:it|that)\s+(?:\d|a\s+(?:couple|few|dozen|pair)|half|"
     + "|".join(ENGLISH_NUMBERS) + r")\b|"
     r"[,.;!]\s*(?:no|sorry|oops)\s*[,.;!]|我是说|我的意思是|不对|说错了|更正一下|哦不|啊不"
     # "…Delta Growth... wait, call it Delta Growth Select instead": a "wait" that corrects, no putting off.
-    r"|" + WAIT_CORRECTING,
+    r"|" + WAIT_CORRECTING + r"|" + NO_CORRECTING,
     re.IGNORECASE,
 )
 
@@ -405,7 +431,7 @@ RELAYED = re.compile(
     r"(?:[A-Za-z]{2,}|老板|经理|主管|领导|上级|同事|朋友|邻居|老婆|老公|妻子|丈夫|妈妈?|爸爸?|他们|她们|他|她|有人|别人|人家)"
     r"[^，,。:：]{0,8}?(?:说)?\s*(?:让我|叫我|要我|要求我|吩咐我|嘱咐我|托我|希望我|想让我|求我|催我)"
     r"|(?:[A-Za-z]{2,}|老板|经理|主管|领导|上级|同事|朋友|邻居|老婆|老公|妻子|丈夫|妈妈?|爸爸?|他们|她们|他|她|有人|别人|人家)\s*说\s*[：:“「\"]"
-    r"|托人|带话|捎话|传话|按(?:照)?\S{1,8}?(?:的意思|的说法|说的)|据\S{1,6}?说|听\S{1,6}?说"
+    r"|托人|带话|捎话|传话|按(?:照)?(?!你的|您的|你说|您说)\S{1,8}?(?:的意思|的说法|说的)|据\S{1,6}?说|听\S{1,6}?说"
     r"|\baccording\s+to\b|\bthreaten(?:s|ed|ing)?\s+to\b"
     # "Bob said: 'Carol, transfer me 12 wood.'", "my boss wrote "…"": someone's words, quoted.
     r"|(?:(?-i:\b[A-Z][a-z]+)|\b(?:he|she|they|someone|somebody|my\s+[a-z]+))\s+(?:said|says|wrote|writes|texted|messaged|posted|typed)\s*[:,]?\s*[\"'“「]"
@@ -719,9 +745,9 @@ def deferred(text: str, tools: set[str]) -> bool:
     text = _blanked(_without_own_fallback(_without_their_clauses(text)), NO_HOLDING_OUT)
     text = re.sub(WAIT_CORRECTING, lambda found: " " * len(found.group()), text, flags=re.IGNORECASE)
     text = _blanked(text, STAFF_LATER)
-    text = OWN_LATER.sub(lambda found: " " * len(found.group()) if _names_none_of(found["deed"] or found["deed_zh"], tools) else found.group(), text)
+    text = without_own_later(text, tools)
     if tools & UNDOING:
-        return bool(PUT_OFF.search(text))
+        return bool(PUT_OFF.search(text)) or bool(TAKEN_BACK.search(text))
     return bool(DEFERRAL.search(text))
 
 
@@ -780,7 +806,9 @@ RECOUNTED = re.compile(
     r"(?:(?:哦|啊|呃|噢)?\s*(?:不对|不是|说错了|我是说|更正一下)|\b(?:no\s+wait|i\s+mean(?:t)?|sorry|oops|make\s+it)\b)"
     r"[\s,，:：]*(?:make\s+it\s+)?"
     r"(?P<count>\d+|[一二两三四五六七八九十俩仨]+|one|two|three|four|five|six|seven|eight|nine|ten)"
-    r"\s*(?P<unit>[个份块张袋捆斤只件瓶杯箱包颗条根堆])?\s*[。.!！]?\s*$",
+    r"\s*(?P<unit>[个份块张袋捆斤只件瓶杯箱包颗条根堆])?"
+    # "…, actually make it three, the roof's worse than I thought": a reason after it, with no number of its own.
+    r"(?P<tail>[，,;；]\s*[^\d一二两三四五六七八九十俩仨]*?)?\s*[。.!！]?\s*$",
     re.IGNORECASE,
 )
 
@@ -803,7 +831,7 @@ def recounted(text: str) -> str:
     [count] = counts
     if found["unit"] and not head[count.end :].lstrip().startswith(found["unit"]):
         return text  # "一袋面粉……不对，两个": another measure may be another thing
-    return head[: count.start] + found["count"] + head[count.end :]
+    return head[: count.start] + found["count"] + head[count.end :] + (found["tail"] or "")
 
 
 def to_self(text: str, name: str) -> str:
@@ -820,7 +848,7 @@ def to_self(text: str, name: str) -> str:
 FIELD_LEFT_ALONE = re.compile(
     r"\bno\s+(?:remarks?|notes?|description)\b|\b(?:remarks?|notes?)\b[^,.;!?]{0,20}?\b(?:later|can\s+wait|not\s+needed|aren'?t\s+needed|as\s+(?:they|it)\s+(?:are|is))\b"
     r"|\bfill\s+(?:them|it|those|that)\s+in\s+later\b|\bkeep\s+the\s+(?:remarks?|notes?)\b|\bleave\s+the\s+(?:remarks?|notes?)\b"
-    r"|备注(?:先|就|暂时)?(?:不用|不必|别|不要|无需)(?:动|改|填|写|管|加)?|备注(?:先|就|暂时)?空着|备注(?:保持|照旧|不变)"
+    r"|备注(?:先|就|暂时)?(?:不用|不必|别|不要|无需)(?:动|改|填|写|管|加)?|备注(?:先|就|暂时)?空着(?:[，,]?\s*(?:以后|回头|之后|晚点)再(?:说|填|写|补|加))?|备注(?:保持|照旧|不变)"
     r"|备注(?:先|就|暂时)?不(?:填|写|加|动|改)|备注(?:以后|回头|之后|晚点)再(?:说|填|写|补|加)"
     r"|(?:不用|不必|别|不要|无需)(?:动|改|填|写|加)备注|备注以后再(?:填|写|补|加)",
     re.IGNORECASE,
@@ -871,6 +899,7 @@ OWN_FALLBACK = re.compile(
 )
 # "…twenty years of wheat and for what, twelve credits a day?", "凭什么…？": a question that asks nothing.
 RHETORICAL = re.compile(r"\b(?:and\s+)?for\s+what\b[^?？]*[?？]?|\bwhat'?s\s+the\s+point\b[^?？]*[?？]?|凭什么[^?？]*[?？]?|图(?:个)?啥[^?？]*[?？]?", re.IGNORECASE)
+QUESTION_MARK = re.compile(r"[?？]")
 # "今儿还没打呢", "还没吃饭呢": what is not done yet, told with 呢; no question.
 NOT_YET_SAID = re.compile(r"(?:还|都)(?:没|没有)[^，,。？?!！吗]{0,8}呢(?!\s*[?？])")
 # "120信用点呢", "足足三天呢": an amount with 呢 exclaims; "多少信用点呢" still asks.
@@ -882,7 +911,12 @@ GO_AHEAD_LAST = re.compile(
     re.IGNORECASE,
 )
 # "今天还没打卡吧？帮我打一下": a check question, then the request itself.
-TOLD_AFTER_ASKING = re.compile(r"(?:[?？]|呢[\s,，.。!！])\s*(?:那|那就|就)?\s*(?:帮我|请你?|麻烦你?|你就|给我)|[?？]\s*(?:please|pls|go\s+ahead\s+and)\b", re.IGNORECASE)
+TOLD_AFTER_ASKING = re.compile(
+    r"(?:[?？]|呢[\s,，.。!！])\s*(?:那|那就|就)?\s*(?:帮我|请你?|麻烦你?|你就|给我)|[?？]\s*(?:please|pls|go\s+ahead\s+and)\b"
+    # "…15块是吧？我要了我要了", "…for 30 right? I'll take the whole thing": the go-ahead right after the check.
+    r"|[?？]\s*(?:我要了|要了|就它了|成交|拍下|买了)|[?？]\s*(?:i'?ll\s+take|i'?ll\s+have|i\s+want\s+(?:it|them|that)|gimme)\b",
+    re.IGNORECASE,
+)
 # "奖励多少无所谓", "whatever it costs": an amount that does not matter asks nothing.
 NO_MATTER = re.compile(r"多少(?:钱)?(?:都)?(?:无所谓|都行|没关系|不重要|不在乎|随便)|\bwhatever\s+it\s+costs\b", re.IGNORECASE)
 # "别硬撑", "don't tough it out": a no to going without is a yes to what was asked ("把面包吃了吧，别硬撑").
@@ -910,7 +944,7 @@ def _names_no_write(text: str) -> bool:
 
 # "…, I'll buy more later", "…，回头我自己再买": what the speaker will do later, after the request.
 OWN_LATER = re.compile(
-    r"[,，;；]\s*(?:and\s+)?(?:i'?ll|i\s+will|i\s+can)\s+(?P<deed>[^,，.;；!?]*?)\s+(?:later|tomorrow|tmrw|afterwards)\b"
+    r"[,，;；?？.]\s*(?:and\s+)?(?:i'?ll|we'?ll|i\s+will|we\s+will|i\s+can|we\s+can)\s+(?P<deed>[^,，.;；!?]*?)\s+(?:later|tomorrow|tmrw|afterwards|after|again\s+after(?:wards)?)\b[^,，.;；!?]*"
     r"|[,，;；]\s*(?:回头|晚点|晚些|以后|过会儿?|待会儿?|明天)我(?:再|自己)*(?P<deed_zh>[^，,。;；!！?？]+)",
     re.IGNORECASE,
 )
@@ -922,6 +956,12 @@ STAFF_LATER = re.compile(
     r"|[,，;；。]\s*(?:让|等)?(?:员工|同事|领导)(?:会|再|稍后|之后|回头|晚点)*(?:来)?(?:确认|审核|审批)[^，,。]*",
     re.IGNORECASE,
 )
+
+
+def without_own_later(text: str, tools: set[str]) -> str:
+    """``text`` less the speaker's own later deeds that are not the request ("…, we'll turn it off again after the
+    audit" beside turning it on)."""
+    return OWN_LATER.sub(lambda found: " " * len(found.group()) if _names_none_of(found["deed"] or found["deed_zh"], tools) else found.group(), text)
 
 
 def _names_none_of(text: str, tools: set[str]) -> bool:

@@ -421,6 +421,8 @@ class RulesChatPolicy:
             # "还在的话", "if there's still a spot": a condition the write's tool checks itself holds nothing back.
             context = restraint.unless_gone(context, persons)
             context = restraint.without_left_fields(context, writes)
+            # "…, we'll turn it off again after the audit": the speaker's own later deed, not the request put off.
+            context = restraint.without_own_later(context, {name for name, _arguments in writes})
             if restraint.injected(message):
                 return Step.say(_("这句话像是要改写我的指令，我不会因此执行任何操作。需要做什么，请直接告诉我。"))
             if not confirmed and restraint.advice_on_a_quote(message):
@@ -428,6 +430,11 @@ class RulesChatPolicy:
             if restraint.deferred(context, {name for name, _arguments in writes}) and not negated_elsewhere(context, writes, turn.offered):
                 return Step.say(_("好的，先不做：这句话里有否定或“先不”的意思，我没有执行任何操作。"))
             if restraint.supposed(without_their_plans(context, writes)) or (not confirmed and planned(context, writes)):
+                # "面粉还剩几份？明早要烤面包，不够的话得去买": the plan waits; the question before it is answered.
+                if restraint.QUESTION_MARK.search(context) and turn.outcomes:
+                    return Step.say("\n".join([_("这是一个问题，我不会因此执行操作。以下是查到的信息："), summarize(turn)]))
+                if restraint.QUESTION_MARK.search(context) and (look := _look_up(turn, {*ANSWERING_READS, "get_my_resources"})) is not None:
+                    return look
                 return Step.say(_("听起来这是以后的打算或一种假设，我现在没有执行任何操作。需要时请直接说。"))
             # The count's own message: "three", answering "how many?" after "some bread", is exact.
             if message is said and any(k in restraint.COUNTS for _name, arguments in writes for k in arguments) and restraint.approximate(context):
@@ -452,11 +459,8 @@ class RulesChatPolicy:
                     return Step(calls=(("get_my_status", {}),), reply=_("这是一个问题，我不会因此执行操作；先看看你的状态。"))
                 # "最近有啥悬赏可以接的吗", "HT…退款到哪一步了？": a look-up (a list, or the one order or fund named)
                 # answers what the question asks about, and nothing is written.
-                from .framing import read_frames
-
-                look = read_frames(replace(turn, outcomes=[]), reads_only=True)
-                if look is not DECLINE and look is not None and look.calls and all(name.startswith("list_") or name in ANSWERING_READS for name, _a in look.calls):
-                    return Step(calls=look.calls, reply=_("这是一个问题，我不会因此执行操作；先查一下相关信息。"))
+                if (look := _look_up(turn, ANSWERING_READS)) is not None:
+                    return look
                 return Step.say(_("这是一个问题，我不会因此执行操作；想让我做什么请直接说。"))
             # The write's own free text names no owner: "a fund called 'Bob's Pick'" is no Bob's thing.
             residents = [(s.start, s.end, s.name, s.value) for s in read(context).of("resident")]
@@ -525,6 +529,19 @@ def asked_anew(message: str, writes: list[tuple[str, dict]]) -> bool:
         not restraint.DONE.search(message[a:b]) and not restraint.deferred(message[a:b], tools) and sub_reading(reading, a, b).has(*words)
         for a, b in bounds
     )
+
+
+def _look_up(turn: Turn, answering: set[str]) -> Step | None:
+    """The look-up (a list, or one of ``answering``: the one order or fund named) that answers the message's question
+    in place of a write it will not make; None when no read answers it."""
+    from .framing import read_frames
+
+    look = read_frames(replace(turn, outcomes=[]), reads_only=True)
+    if look is DECLINE or look is None or not look.calls:
+        return None
+    if not all(name.startswith("list_") or name in answering for name, _a in look.calls):
+        return None
+    return Step(calls=look.calls, reply=_("这是一个问题，我不会因此执行操作；先查一下相关信息。"))
 
 
 def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set[str]) -> bool:

@@ -311,7 +311,7 @@ VAGUE = re.compile(
 
 
 # "she's the one who asked", "the one that's cheaper": "one" standing for someone or something, no count.
-ONE_AS_PRONOUN = re.compile(r"\b(?:the|this|that|which)\s+(one)\s+(?:who|that|which|i|you|he|she|they|we)\b")
+ONE_AS_PRONOUN = re.compile(r"\b(?:the|this|that|which)\s+(one)\s+(?:who|that|which|i|you|he|she|they|we)\b|(?:'s|\bis|\bwas|\bbe)\s+the\s+(one)\b")
 
 
 def numbers(folded: str) -> list[Span]:
@@ -344,7 +344,7 @@ def numbers(folded: str) -> list[Span]:
             value, end = value * ZH_GROUPS[folded[end]], end + 1
         if value:
             spans.append(Span("number", value, found.start(), end, folded[found.start():end], score=0.95))
-    pronouns = {found.start(1) for found in ONE_AS_PRONOUN.finditer(folded)}
+    pronouns = {found.start(1) if found.group(1) else found.start(2) for found in ONE_AS_PRONOUN.finditer(folded)}
     for found in EN_NUMERAL.finditer(folded):
         if not free(found.start(), found.end()) or found.start() in pronouns:
             continue

@@ -840,8 +840,6 @@ def test_a_question_about_what_could_be_done_is_answered_by_a_look_up(demo, talk
     # Round 16: a correction naming each thing it changes once is read as meant (see below).
     [
         "list my 6 stone for 30, I mean 25", "把6个石料挂出去卖30，我是说25", "给Eve两袋面粉，不对，三个", "给Eve两个面粉，不对，三个苹果，不对，四个",
-        # Found on the page: the correction's own clause ate a bread.
-        "给Eve两个面包，哦不对，三个吧，她今天没吃饭",
     ],
 )
 def test_a_message_that_corrects_itself_asks_and_acts_on_nothing(demo, talker, message):
@@ -2105,7 +2103,7 @@ def test_a_new_name_ends_before_what_is_said_of_the_remarks(demo, talker, messag
 
 @pytest.mark.parametrize(
     ("agent", "message"),
-    [("Carol", "帮我盖个伐木场，名字叫东林木场……不对不对，叫“北坡木场”"), ("基金助理", "建个基金叫价值精选，哦等一下，改叫“价值精选二号”，备注写大盘价值")],
+    [("基金助理", "建个基金叫价值精选，哦等一下，改叫“价值精选二号”，备注写大盘价值")],
 )
 def test_free_text_that_corrects_itself_is_asked_about_never_written(demo, talker, agent, message):
     result = talker(agent, message)
@@ -2456,7 +2454,6 @@ def test_a_look_with_nothing_else_to_do_is_a_look(demo, talker, agent, message):
 @pytest.mark.parametrize(
     ("agent", "message"),
     [
-        ("Bob", "buy 2 bread from the shop... actually make it one, I'm short on credits"),  # corrected: never the first count
         ("Bob", "buy 3 bread at the shop... actually make it a couple, I'm short on credits"),  # corrected with two counts
         ("Alice", "say in the channel that... nah forget it, nobody reads that thing"),  # the words take themselves back
         ("Alice", "在频道说一声……算了，没人看"),
@@ -2593,7 +2590,6 @@ def test_an_order_number_without_its_letters(demo, talker, message):
         ("Eve", "面包坊的活太累了，换个地方上班吧"),
         ("Eve", "在农田干腻了，想换份工作"),
         ("Bob", "I'm tired of the lumber mill, get me a different job"),
-        ("基金助理", "新建基金叫红利优选，哦不对，叫红利优选二期"),  # a name said two ways is asked
         ("基金助理", "create a fund named North Star... wait, call it North Star Plus instead"),
     ],
 )
@@ -2754,3 +2750,103 @@ def test_what_w_said_over_turns_is_read_as_meant(demo, talker, turns, tool, argu
 def test_a_message_to_the_supplier_with_their_number_and_a_date_is_the_early_checkouts_question(demo, talker):
     result = talker("前台助理", "给供应商发个消息，供应商单号SUP-88902，客人想提前到3月11号退房，问后面一晚能不能退")
     assert any("SUP-88902" in call["content"] for call in _calls(result, "message_send"))
+
+
+# ---------------------------------------------------------------- round 24, on x's misses: classes in new words
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("基金助理", "绿色能源那个基金，备注里加一句“含光伏”，原来的内容保留"),  # no new fund; the whole remarks are asked
+        ("基金助理", "append 'incl. storage' to the remarks of fund 3"),
+        ("基金助理", "把科技先锋从数据库里彻底删掉，连记录都不留"),  # no tool deletes; disabling is not what was asked
+        ("基金助理", "hard delete fund 2, we don't want any history"),
+        ("Bob", "buy that listing, the one dave or carol posted, can't remember which"),  # "posted" is no post
+    ],
+)
+def test_what_x_found_acts_on_nothing(demo, talker, agent, message):
+    assert _writes(talker(agent, message)) == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        ("Alice", "面包多得放不下，挂一打到市场上，一打总共卖50个信用点", "create_market_order", {"resource_type": "bread", "quantity": 12, "price": 50}),
+        ("基金助理", "新建基金叫成长先锋，哦不对，叫“成长先锋二期”，备注不用写", "create_fund", {"fund_name": "成长先锋二期"}),
+        ("基金助理", "rename tech pioneer to Tech Pioneer II - hmm no, make it 'Tech Pioneer Plus'", "update_fund", {"fund_id": 2, "fund_name": "Tech Pioneer Plus"}),
+        ("基金助理", "麻烦把绿色能源主题改个名，改成「绿色能源（旧）」，这样大家不会选错", "update_fund", {"fund_id": 3, "fund_name": "绿色能源（旧）"}),
+        ("基金助理", "帮忙建个新基金：消费升级，备注先空着以后再补", "create_fund", {"fund_name": "消费升级"}),
+        ("基金助理", "can you switch the green energy one back on? we'll turn it off again after the audit", "enable_fund", {"fund_id": 3}),
+        ("Alice", "钱不多，先买2个苹果垫垫，等发了工资再说吧", "purchase", {"item_id": 2, "quantity": 2}),
+        ("Alice", "困死了 睡会儿 谁也别叫我", "rest", {}),
+        ("Bob", "carol那5个小麦20块是吧？我要了，赶紧拍下", "accept_market_order", {"order_id": 1}),
+        ("Eve", "Carol's got 5 wheat up for 20, right? I'll take it, need it for bread", "accept_market_order", {"order_id": 1}),
+        ("Bob", "商店那个一袋的mianfen给我整一袋", "purchase", {"item_id": 5, "quantity": 1}),
+        ("Bob", "Bob, you're at 55 satiety — have one of your apples before work, ok?", "eat", {"resource_type": "apple"}),
+        ("Alice", "starving here, grab a bite of whatever i have", "eat", {}),
+        ("Eve", "Eve, there's a free spot at the quarry (骊山采石场). Go ahead and take that job.", "assign_building", {"building_id": 5}),
+        ("Bob", "buy me two bundles of wood from the shop - actually make it three, the fence is worse than I thought", "purchase", {"item_id": 3, "quantity": 3}),
+        ("前台助理", "供应商已经同意了，HT20260301003 可以退了，走退款流程吧", "refund", {"order_no": "HT20260301003"}),
+    ],
+)
+def test_what_x_missed_is_read_as_meant(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [tool] and _calls(result, tool) == [arguments]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        ("Frank", "Frank, check how hungry you are, you looked tired", "get_my_status", {}),
+        ("Bob", "do i still have that apple or did i eat it already?", "get_my_resources", {}),
+        ("Eve", "which bounty am I on at the moment?", "list_bounties", {"status": "claimed", "mine": True}),
+        ("Alice", "面包还剩几个？晚上要请客，不够的话得去买", "get_my_resources", {}),
+    ],
+)
+def test_what_x_asked_is_looked_up(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [] and tool in [call["name"] for call in result.tool_calls] and (not arguments or _calls(result, tool) == [arguments])
+
+
+@pytest.mark.parametrize(("agent", "message"), [("Bob", "那个一共多少钱？"), ("Bob", "is that one still available?"), ("Bob", "那个还在吗？")])
+def test_what_x_left_open_is_asked_back(demo, talker, agent, message):
+    result = talker(agent, message)
+    assert _writes(result) == [] and not result.tool_calls and _asks(result.reply)
+
+
+@pytest.mark.parametrize(
+    ("agent", "turns", "tool", "arguments"),
+    [
+        ("Carol", ("给eve转2个小麦", "一样的，再给dave也来一份"), "transfer_resource", {"to_agent_id": 4, "resource_type": "wheat", "quantity": 2}),
+        ("基金助理", ("what's the status of 货币市场旧份额?", "ok, turn it back on then — legal signed off"), "enable_fund", {"fund_id": 5}),
+    ],
+)
+def test_what_x_said_over_turns_is_read_as_meant(demo, talker, agent, turns, tool, arguments):
+    result = talker(agent, *turns)
+    assert _writes(result) == [tool] and _calls(result, tool) == [arguments]
+
+
+def test_quitting_the_job_at_a_building_is_no_ones_goods(demo, talker):
+    result = talker("Dave", "Dave，伐木场那边说你老迟到，你自己也说干够了，那就按你的意思，把伐木场的工作辞了吧")
+    assert _writes(result) == ["unassign_building"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        # Round 24: a correction followed by its reason, which names nothing, is read as meant (the first count, or
+        # the correction's clause eating a bread, never): the count, or the name given again in full, stands.
+        ("Alice", "给Eve两个面包，哦不对，三个吧，她今天没吃饭", "transfer_resource", {"to_agent_id": 5, "resource_type": "bread", "quantity": 3}),
+        ("Bob", "buy 2 bread from the shop... actually make it one, I'm short on credits", "purchase", {"item_id": 1, "quantity": 1}),
+        ("Carol", "帮我盖个伐木场，名字叫东林木场……不对不对，叫“北坡木场”", "construct_building", {"kind": "lumberyard", "name": "北坡木场"}),
+    ],
+)
+def test_a_correction_with_its_reason_or_a_name_given_again_is_read_as_meant(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [tool] and _calls(result, tool) == [arguments]
+
+
+@pytest.mark.parametrize("message", ["帮我辞职……算了算了，还是先干着吧", "辞了吧……算了，还是继续干", "quit my job... never mind, I'll stick with it"])
+def test_a_stop_taken_back_in_the_same_message_stops_nothing(demo, talker, message):
+    assert _writes(talker("Alice", message)) == []
