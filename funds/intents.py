@@ -254,7 +254,7 @@ def fund_form_intent(turn: Turn, match: re.Match) -> Step:
 
 
 # Where a new name after "rename … to" ends: the message, a comma, a new sentence ("… to 'X'. Leave the remarks"), a dash.
-QUOTED_NAME_END = r"\s*(?:\.?\s*$|[,;]\s|[.!]\s+(?=[A-Z])|\s[—–-]{1,2}\s|[—–])"
+QUOTED_NAME_END = r"\s*(?:\.?\s*$|[,;]\s|[.!]\s+(?=[A-Z])|\s[—–-]{1,2}\s|[—–]|(?<=['\"”])\s+(?=(?:so|because|since|as|for)\b))"
 # Where an unquoted new name ends: its clause ("rename X to Tech Pioneer, keep the remarks").
 NEW_NAME_END = re.compile(r"\s*[,，;；。!！?？]\s*|\.\s+|\s+[—–-]{1,2}\s*|\s*[—–]{1,2}\s*|\s+(?:and|but|please|thanks)\b", re.IGNORECASE)
 
@@ -761,7 +761,7 @@ enable_frame.names_the_miss = fund_missed
 
 
 DISABLE_WORDS = (
-    "disable", "deactivate", "turn off", "switch off", "off", "suspend", "shut down", "pause", "take offline",
+    "disable", "deactivate", "turn off", "switch off", "off", "suspend", "shut down", "pause", "take offline", "kill", "wind down",
     "delete", "remove", "retire", "停用", "禁用", "关掉", "关闭", "下线", "暂停", "停掉", "关停", "停了", "关了", "停止",
     "删除", "删掉", "注销", "停一下", "停下", "先停",
 )
@@ -874,7 +874,7 @@ TO_THE_AGENT = re.compile(
 
 @frame(
     "create_fund",
-    triggers=("create", "new fund", "add", "make", "set up", "open", "start", "新建", "创建", "建", "开", "新增", "添加", "新基金", "加一", "加个"),
+    triggers=("create", "new fund", "add", "make", "set up", "setting up", "open", "start", "新建", "创建", "建", "开", "新增", "添加", "新基金", "加一", "加个"),
     required=(),
     priority=2,
 )
@@ -981,7 +981,7 @@ REMARKS_ASKED = re.compile(r"\bwhat\b|\bwhats\b|\bwhat's\b|\bshow\b|\bread\b|\bs
 @frame(
     "update_fund",
     triggers=("remark", "note", "备注", "说明"),
-    not_with=("create", "new fund", "add a fund", "新建", "创建", "建一个", "新基金", "新增"),
+    not_with=("create", "new fund", "add a fund", "set up a fund", "setting up a fund", "a fund named", "a fund called", "新建", "创建", "建一个", "新基金", "新增"),
     required=("fund_id",),
     asks={"fund_id": gettext_lazy("要改哪个基金的备注？请说出名称或 ID。")},
     priority=3,

@@ -603,7 +603,7 @@ REFUND_TOLD = re.compile(
     "message_list",
     triggers=(
         "reply", "replied", "answer", "say", "said", "respond", "messages", "msg", "conversation", "chat", "thread", "unread", "未读",
-        "get back to", "got back to", "gotten back", "heard back", "hear back", "回话", "回音",
+        "get back to", "got back to", "gotten back", "heard back", "hear back", "write back", "wrote back", "written back", "回话", "回音",
         "channel", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
     ),
     not_with=("send", "tell", "let", "msg guest", "msg the", "msg supplier", "告诉", "说：", "说:", "发消息：", "发消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),

@@ -57,7 +57,7 @@ UNDERSTOOD_FLOOR = {
     "cases_2026_11_k.json": 0.99, "cases_2026_11_l.json": 0.94, "cases_2026_11_m.json": 0.92,
     "cases_2026_11_n.json": 0.93, "cases_2026_11_o.json": 0.86, "cases_2026_11_p.json": 0.88,
     "cases_2026_11_q.json": 0.88, "cases_2026_11_r.json": 0.93, "cases_2026_11_s.json": 0.85, "cases_2026_11_t.json": 0.76, "cases_2026_11_u.json": 0.84,
-    "cases_2026_11_v.json": 0.96, "cases_2026_11_w.json": 0.96,
+    "cases_2026_11_v.json": 0.96, "cases_2026_11_w.json": 0.96, "cases_2026_11_x.json": 0.90,
 }
 TARGET = 0.90
 # Cases whose frozen expectation the demo data or a documented behaviour contradicts; still scored
@@ -101,6 +101,8 @@ DISPUTED = {
     "proposed as typed), and it waits for staff's yes; the writer expected a question for the order",
     "u-en-fa-21": "'the balanced one': as for n-en-fa-20, Beta Balanced is the one fund whose name holds 'balanced'; the "
     "disable is a proposal staff confirm (the writer listed it as debatable)",
+    "x-en-fd-14": "李四 is the demo guest of exactly one order (HT20260301002): as for n-zh-fd-14 and p-zh-fd-14, the refund is "
+    "a proposal naming order and guest for staff to confirm; the writer, who listed it as debatable, expected a question",
     "w-zh-fd-16": "张三 is the demo guest of exactly one order (HT20260301001): as for d-fd-zh-15, the order found by its "
     "guest's name is looked up (a read, nothing written); the writer expected a question for the number",
     "v-en-fa-21": "'rename the balanced fund': as for n-en-fa-20, Beta Balanced is the one fund whose name holds 'balanced'; "

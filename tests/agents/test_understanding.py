@@ -2850,3 +2850,18 @@ def test_a_correction_with_its_reason_or_a_name_given_again_is_read_as_meant(dem
 @pytest.mark.parametrize("message", ["帮我辞职……算了算了，还是先干着吧", "辞了吧……算了，还是继续干", "quit my job... never mind, I'll stick with it"])
 def test_a_stop_taken_back_in_the_same_message_stops_nothing(demo, talker, message):
     assert _writes(talker("Alice", message)) == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        ("基金助理", "kill the tech pioneer fund, we're merging it", "disable_fund", {"fund_id": 2}),
+        ("基金助理", "would you mind setting up a fund named Blue Harbor? remark: coastal infrastructure", "create_fund",
+         {"fund_name": "Blue Harbor", "remarks": "coastal infrastructure"}),
+        ("基金助理", "hey, sorry - could we rename 科技先锋 to 'Tech Pioneer' so the London desk can read it", "update_fund", {"fund_id": 2, "fund_name": "Tech Pioneer"}),
+        ("前台助理", "has the guest on HT20260301002 written back? just the new ones", "message_list",
+         {"channel": "downstream", "order_no": "HT20260301002", "unread_only": True}),
+    ],
+)
+def test_what_x_missed_last_is_read_as_meant(demo, talker, agent, message, tool, arguments):
+    assert _calls(talker(agent, message), tool) == [arguments]
