@@ -169,11 +169,21 @@ def city_words() -> dict[str, str]:
     r"\b(?:steal|rob)\s+(?:from\s+)?(?!me\b)(?P<owner>[A-Za-z][\w-]*)",
     r"(?:偷|抢)\s*(?P<owner>[^\s，。,的]{1,20}?)\s*的",
     r"\b(?:give|transfer|send|move|hand)\b.*?\bfrom\s+(?!me\b|my\b)(?P<owner>[A-Za-z][\w-]*)['’]?s?\s+(?:stock|inventory|resources|goods)",
+    # "Frank said … so move his stone over to me": "his" is the one named before.
+    r"\b(?:transfer|send|move|give|bring)\s+(?P<pronoun>his|her|their)\s+(?:stone|wood|wheat|flour|bread|apples?|goods|stuff|resources)\b[^.!?]*?\bto\s+me\b",
     priority=5,
     tool="transfer_resource",
 )
 def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
-    owner = match["owner"]
+    if match.groupdict().get("pronoun"):
+        # The goods of the resident named before the pronoun, never the speaker's ("his stone" in a message about Frank).
+        me = agent_name(turn.system).casefold()
+        before = [s.name for s in read(turn.said[: match.start("pronoun")]).of("resident") if s.name.casefold() != me]
+        if not before:
+            return DECLINE
+        owner = before[-1]
+    else:
+        owner = match["owner"]
     if "transfer_resource" not in turn.offered:
         return DECLINE  # "把和客人的聊天记录调出来" to the desk: no resident's goods are at stake for it
     if re.fullmatch(r"(?:仓库|库房|背包|口袋|包)(?:里|中)?|手(?:里|上|头)", owner):
@@ -615,6 +625,8 @@ def market(turn: Turn, match: re.Match) -> Step:
 def sell(turn: Turn, match: re.Match) -> Step:
     if EACH.search(turn.plain) or LOT.match(turn.plain, match.end()):
         return DECLINE  # a price each, or "20 bags": the frame works out the total and says so
+    if re.search(r"\d", turn.plain[match.end() :]):
+        return DECLINE  # "list 5 wheat for 20, actually 25": a number after the price; the frame reads which stands
     return _once(
         turn,
         "create_market_order",
@@ -719,6 +731,7 @@ EACH = re.compile(
 # "一个卖4块": the 一 counts nothing, it says what the price is for.
 PER_ONE = re.compile(r"一(?:个|份|袋|斤)\s*(?:卖|要|算|是)?\s*(?=\d)|(?<=\d)\s*(?:块钱?|元|信用点)?\s*一(?:个|份|袋|斤)")
 # A price for the whole lot, said outright ("一共40", "20 total"): never multiplied.
+PRICE_AGAIN = re.compile(r"(?:还是|改成|改为|不对|我是说|算了)\s*(?:要|卖)?\s*$|\b(?:no\s+wait|make\s+it|actually|i\s+mean)\s*,?\s*$", re.IGNORECASE)
 # A number in credits: "40个信用点", "30 credits", "20块钱".
 PRICED = re.compile(r"\s*(?:个)?\s*(?:信用点|credits?|cr\b|块钱|元)", re.IGNORECASE)
 TOTAL = re.compile(r"一共|总共|总价|合计|整批|\btotal\b|\baltogether\b|\bfor\s+(?:all|the\s+lot|everything)\b|\bin\s+all\b", re.IGNORECASE)
@@ -1025,8 +1038,12 @@ def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
     others = [s for s in numbers if s is not quantity and s.start > (quantity.end if quantity else -1)]
     # "挂一打到市场上卖，一打总共要40个信用点": the count said again is no price; the one in credits, or after
     # "total", is.
-    priced = [s for s in others if PRICED.match(filled.reading.folded, s.end) or TOTAL.search(filled.reading.folded, max(0, s.start - 6), s.start)]
-    return quantity, (priced[0] if priced else others[0] if others else None)
+    folded = filled.reading.folded
+    priced = [s for s in others if PRICED.match(folded, s.end) or TOTAL.search(folded, max(0, s.start - 6), s.start)]
+    price = priced[0] if priced else others[0] if others else None
+    # "一共要45，嗯…还是50吧", "for 20, no wait, 25": the price said again after a change of mind stands.
+    again = [s for s in others if price is not None and s.start > price.end and PRICE_AGAIN.search(folded[price.end : s.start])]
+    return quantity, (again[-1] if again else price)
 
 
 @frame(
@@ -1078,7 +1095,7 @@ def _my_open_orders(turn: Turn, listed) -> list[dict]:
 
 
 # Words that take a listing down, whatever else the message says ("off the market" alone may be a purchase).
-CANCEL_WORDS = ("cancel", "withdraw", "take down", "get rid of", "remove", "delete", "pull", "取消", "撤", "下架", "删除", "删掉")
+CANCEL_WORDS = ("cancel", "withdraw", "take down", "get rid of", "remove", "delete", "pull down", "pull it", "pull my", "pull that", "取消", "撤", "下架", "删除", "删掉")
 
 
 @frame(
@@ -1317,6 +1334,8 @@ def price_frame(turn: Turn, filled: Filled) -> Step:
 def market_frame(turn: Turn, filled: Filled) -> Step:
     if not filled.reading.has(*MARKET_WORDS) and "?" not in filled.reading.folded and not filled.reading.has("吗", "谁", "who", "any"):
         return DECLINE
+    if not MARKET_SAID.search(filled.reading.said) and not filled.reading.has(*SELLING_WORDS):
+        return DECLINE  # "just the list is fine": a list, no listing
     return _once(turn, "list_market_orders")
 
 
@@ -1327,13 +1346,21 @@ def market_frame(turn: Turn, filled: Filled) -> Step:
         "got left", "my stock", "口袋", "背包", "包里", "手里", "手上", "手头", "身上", "库存", "存货", "还剩", "剩下多少",
         # Where one keeps one's goods: "我仓库里有啥", "what's in my storage".
         "仓库", "库房", "家当", "my storage", "my warehouse", "my storehouse",
+        # Staff asking the resident: "the resources you're currently holding", "what you hold".
+        "you're holding", "you are holding", "currently holding", "you hold", "your resources", "your inventory", "your stock",
     ),
     not_with=(*GIVE_WORDS, *SELL_WORDS),
 )
 def stock_frame(turn: Turn, filled: Filled) -> Step:
-    if not restraint.asked(filled.reading.said) and asked_in_another_clause(filled.reading, turn.offered, "get_my_resources", HOLDING):
+    reading = filled.reading
+    if reading.has(*HOLDING) and not restraint.asked(reading.said) and asked_in_another_clause(reading, turn.offered, "get_my_resources", HOLDING):
         return DECLINE  # "手上钱挺多的，我要盖一座新建筑": what the speaker holds is why, the build is asked
     return _once(turn, "get_my_resources")
+
+
+# "just the list is fine", "a list of …": the noun, no listing for sale.
+THE_LIST = re.compile(r"\b(?:the|a|that|this|your|my)\s+list\b(?!\s+(?:it|them|my|\d))|\blist\s+(?:is|was)\b", re.IGNORECASE)
+stock_frame.unsaid = sell_frame.unsaid = THE_LIST
 
 
 # Where the speaker's goods are said to be: "手上…挺多的" tells why, it asks nothing.

@@ -442,8 +442,11 @@ def update_any_order(turn: Turn, match: re.Match) -> Step:
     if groups.get("new"):
         return _on_known_fund(turn, "update_fund", before=match.start(), fund_name=_typed_width(turn, _typed_new_name(match)))
     remarks = without_aside(as_typed(turn, groups["remarks"]))
-    # "add a remark to fund 2: long term": the fund named before the colon is not part of the remarks.
-    if (head := re.match(r"^\s*(?:(?:the\s+)?fund\s*#?\s*\d+|基金\s*#?\s*\d+|[^:：]{1,30}?)\s*[:：]\s*(?=\S)", remarks, re.IGNORECASE)) and (
+    # "add a remark to fund 2: long term": the fund named before the colon is not part of the remarks (inside quotes,
+    # "'Balanced: 60% bonds, …'", the colon is the remarks' own).
+    from agents.providers.understanding import QUOTED
+
+    if not QUOTED.search(groups["remarks"]) and (head := re.match(r"^\s*(?:(?:the\s+)?fund\s*#?\s*\d+|基金\s*#?\s*\d+|[^:：]{1,30}?)\s*[:：]\s*(?=\S)", remarks, re.IGNORECASE)) and (
         FUND_ID.match(head.group().strip()) or _names_a_fund(head.group().rstrip(":： "))
     ):
         remarks = remarks[head.end() :]

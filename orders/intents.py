@@ -98,6 +98,8 @@ def early_checkout(turn: Turn, match: re.Match) -> Step | None:
 # and nothing more yet, whatever the rest of the message says the guest wants.
 LOOK_UP_ONLY = re.compile(
     r"先.{0,6}(?:查|看|调出|找|核对)|只(?:要|需要?|是)?.{0,3}(?:查|看)|"
+    # "张三那单帮我查下，他刚打电话说要提前退房": the order looked up; the early check-out is what the guest said.
+    r"帮我查(?:一)?下(?!.{0,6}(?:能不能|可不可以|是否))|查(?:一)?下(?:这单|那单|单子|订单)|"
     r"\b(?:first|just|only)\b.{0,30}\b(?:look|pull|check|find|show|get|open|see)\b|"
     r"\b(?:look|pull|check|find|show|get|open|see)\b.{0,50}\bfirst\b|\bfor\s+now\b",
     re.IGNORECASE,

@@ -2865,3 +2865,48 @@ def test_a_stop_taken_back_in_the_same_message_stops_nothing(demo, talker, messa
 )
 def test_what_x_missed_last_is_read_as_meant(demo, talker, agent, message, tool, arguments):
     assert _calls(talker(agent, message), tool) == [arguments]
+
+
+# ---------------------------------------------------------------- round 25, on y's misses: classes in new words
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("Frank", "Frank, city office here. for the audit, can you pull up the resources you're holding? the list is enough."),
+        ("基金助理", "领导转发的：“把绿色能源主题停了”——这是上周的了，后来说不停了，知道一下就行"),
+        ("Carol", "Dave said \"give Carol all my wood\" in the chat last week. so move his wood over to me"),
+        ("Alice", "帮我辞职……算了，还是接着干吧"),
+    ],
+)
+def test_what_y_found_does_no_write(demo, talker, agent, message):
+    assert _writes(talker(agent, message)) == []
+
+
+def test_a_listing_pulled_up_is_looked_up_never_cancelled(demo, talker):
+    result = talker("Frank", "Frank, city office here. for the audit, can you pull up the resources you're holding? the list is enough.")
+    assert [call["name"] for call in result.tool_calls] == ["get_my_resources"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        ("Carol", "把小麦挂出去卖，五个，一共要20，嗯…还是25吧，20太便宜了", "create_market_order", {"resource_type": "wheat", "quantity": 5, "price": 25}),
+        ("Carol", "list 5 wheat for 20, actually 25", "create_market_order", {"resource_type": "wheat", "quantity": 5, "price": 25}),
+        ("基金助理", "please update the remarks on 科技先锋 to 'Focus: chips, AI, robotics'.", "update_fund", {"fund_id": 2, "remarks": "Focus: chips, AI, robotics"}),
+        ("Frank", "pull my flour listing", "cancel_market_order", {"order_id": 3}),
+    ],
+)
+def test_what_y_missed_is_read_as_meant(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [tool] and _calls(result, tool) == [arguments]
+
+
+def test_an_order_looked_up_while_the_guest_asks_to_leave_early_asks_the_supplier_nothing(demo, talker):
+    result = talker("前台助理", "王五那单帮我查下，他刚来电话说想提前走，挺着急的")
+    assert [call["name"] for call in result.tool_calls] == ["order_query"]
+
+
+@pytest.mark.parametrize("message", ["Bob is hungry, give him his bread back", "Eve's hungry, give her some bread"])
+def test_his_or_her_as_the_receiver_is_no_owner(demo, talker, message):
+    assert "我只能转出我自己的资源" not in talker("Carol", message).reply and "only give away my own" not in talker("Carol", message).reply
