@@ -151,7 +151,7 @@ MINE_SAID = re.compile(
 # A question for a list of bounties, not an order to claim or complete one.
 LISTING_SAID = re.compile(
     r"哪些|哪几个|有没有.{0,8}(?:悬赏|任务)|(?:悬赏|任务).{0,6}(?:啥|什么|怎么样)?(?:状态|进度|情况)|什么悬赏|多少个?悬赏|列出|列表|(?:啥|什么)(?:样的)?(?:悬赏|任务)|(?:悬赏|任务).{0,8}(?:可以|能)接"
-    r"|\b(?:which|what|any|list|show)\b.{0,20}\bbount|\bbount(?:y|ies)\b.{0,20}\b(?:available|open|can\s+i|could\s+i)\b",
+    r"|\b(?:which|what|any|list|show)\b.{0,20}\bbount|\bbount(?:y|ies)\b.{0,40}\b(?:show|list)\s+(?:me\s+)?(?:the\s+|those\s+)?\w*\s*ones\b|\bbount(?:y|ies)\b.{0,20}\b(?:available|open|can\s+i|could\s+i)\b",
     re.IGNORECASE,
 )
 

@@ -549,7 +549,7 @@ offer("chat", gettext_lazy("在城市频道说：今天面包打折"))
     # "这个多少钱？", "how much does it cost?": a price asked of nothing named; which thing is asked back.
     # (A leading "那个" is padding to the normal form, which drops it.)
     r"^\s*(?:(?:那|这)?(?:这个|那个|它|这|那)(?:个|东西|玩意儿?)?)?\s*(?:一共|总共|全部)?\s*(?:要|得|卖)?\s*多少钱\s*(?:一个)?\s*[?？吗呢啊]*\s*$",
-    r"^\s*how\s+much\s+(?:(?:does|did|will|would)\s+(?:it|this|that)\s+cost|(?:is|was)\s+(?:it|this|that)(?:\s+one)?)\s*[?？]*\s*$",
+    r"^\s*(?:(?:hey|hi|so|ok|okay|and)[,\s]+)?how\s+much\s+(?:(?:does|did|will|would)\s+(?:it|this|that)(?:\s+(?:one|1))?\s+cost|(?:is|was)\s+(?:it|this|that)(?:\s+(?:one|1))?)\s*[?？]*\s*$",
     priority=1,
 )
 def price_of_nothing_named(turn: Turn, match: re.Match) -> Step:

@@ -335,7 +335,11 @@ def without_aside(remarks: str) -> str:
     the sentences that close the request ("… . thanks, legal asked for it")."""
     parts = ASIDE.split(remarks, maxsplit=1)
     remarks = parts[0].strip() if len(parts) == 2 and ASIDE_OPENS.match(parts[1].strip()) else remarks
+    remarks = OLD_DROPPED.split(remarks, maxsplit=1)[0].rstrip()  # "…，原来那句英文的不要了": said of the old remarks
     return remarks[: closing_words_at(remarks, remarks)].rstrip()
+
+
+OLD_DROPPED = re.compile(r"\s*[，,;；]\s*(?=原来(?:那|的)(?:句|段|个|条)?[^，,。!！]{0,8}?(?:不要了|删了|去掉|不用了|别要了))")
 
 
 def as_typed(turn: Turn, fragment: str) -> str:

@@ -57,6 +57,8 @@ COURTESY = re.compile(
     r"|(?:别的|其他的?|其余的?)(?:都|就|先)?(?:不用|别|不要|无需|不必|不)(?:动|改|管|碰|变)|(?:别|不要|不用)(?:动|碰|改|管)(?:别的|其他的?)"
     # "歇会儿，啥也别叫我", "don't wake me": a wish for quiet beside the rest, no no to it.
     r"|(?:啥|什么)?(?:也|都)?别(?:叫|吵|打扰|喊|烦)(?:我|俺)|\b(?:don'?t|do\s+not)\s+(?:wake|bother|disturb)\s+me\b"
+    # "备注更新为…，原来那句英文的不要了", "drop the old text": the old words go, which the new ones do.
+    r"|原来(?:那|的)(?:句|段|个|条)?[^，,。!！]{0,8}?(?:不要了|删了|去掉|不用了|别要了)|\b(?:drop|lose|ditch)\s+the\s+old\s+(?:text|remarks?|notes?|line)\b"
     # "帮我打一下，顺便……哎算了": the aside taken back, not the request.
     r"|顺便[，,\s]*(?:…+|\.{3,})?[，,\s]*(?:哎|唉|嗯|呃)?[，,\s]*算了|\b(?:and\s+)?also\b[\s,.…]*(?:nah|never\s*mind|forget\s+it)\b"
     r"|\bnothing\s+else\b|\b(?:don'?t|do\s+not)\s+(?:touch|change|do)\s+anything\s+(?:else|more)\b"
@@ -167,7 +169,7 @@ QUESTION = re.compile(
     r"on\s+the\s+fence|hesitant|hesitating|debating|pondering|mulling)\b"
     r"|犹豫|纠结|拿不定|拿不准|没想好|不确定|(?<![走办按款])流程|步骤|教程|这种事|这类事"
     # A comparison: "吃面包比吃苹果好", "selling beats buying", "giving is better than …" ("总比闲着强" is why, not a musing).
-    r"|(?<!总)比[^，,。!！?？]{1,10}?(?:好|强|差|贵|便宜|划算|合适|香|值|重要)|\b(?:better|worse|cheaper|smarter)\s+than\b(?!\s+(?:i|we)\s+(?:thought|expected|feared|hoped))|\bbeats\b"
+    r"|(?<!总)比[^，,。!！?？]{1,10}?(?:好|强|差|贵|便宜|划算|合适|香|值|重要)|\b(?:better|worse|cheaper|smarter)\s+than\b(?!\s+(?:i|we)\s+(?:thought|expected|feared|hoped)|\s+nothing)|\bbeats\b"
     # An opinion about the action, not a request: "quitting smoking is hard", "disabling X would be a mistake",
     # "我最喜欢吃面包了".
     r"|\b(?:is|are|was|'s|would\s+be|'d\s+be|will\s+be|might\s+be)\s+(?:so\s+|really\s+|very\s+|pretty\s+|too\s+|such\s+|kind\s+of\s+|a\s+)?"
@@ -182,9 +184,12 @@ POLITE = re.compile(
     r"(?:^|[,，。.!！;；~]\s*)(?:你|您)?(?:请|麻烦|劳驾|帮我|帮忙|能不能帮|能否帮|能帮我|可以帮|可不可以帮|你能|你可以|你能不能|能不能)"
     r"|(?:^|[,，。.!！;；~]\s*)(?:(?:hi|hey|hello|ok|okay|so|oh)\s+)?(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|can\s+u|could\s+u)\b(?!\s+(?:believe|imagine|guess)\b)"
     # A tag that asks for agreement: "…送给Dave好吗？", "toss her an apple, would you?", "…to her, ok?".
-    r"|(?:好吗|好吧|好不好|好么|可以吗|行吗|行不行|成吗|可不可以)\s*[?？]"
+    r"|(?:好吗|好吧|好不好|好么|可以吗|行吗|行不行|成吗|可不可以)\s*(?:[?？]|[。.!！~]*\s*$)"
     r"|[,，]\s*(?:ok|okay|would\s+you|will\s+you|could\s+you|can\s+you|please|yeah|alright)\s*[?？]"
     r"|\bwould\s+you\s+mind\b"
+    # "grab me a loaf from the shop? just one": an order with a question mark.
+    r"|^\s*(?:(?:hey|hi|ok|so|yo)[,\s]+)?(?:grab|get|buy|fetch|bring|pick\s+up|order)\s+me\b"
+    r"|^\s*(?:(?:hey|hi|ok|so|yo)[,\s]+)?(?:buy|get|grab)\s+\w+(?:\s+\w+)?\s+for\s+me\s*[?？]"
     # "I was wondering if you could …", "would it be possible to …", "if you don't mind, …": asking, indirectly.
     r"|\b(?:i\s+was\s+wondering|i\s+wonder|wondering)\s+if\s+(?:you|u)\s+(?:could|can|would|might|'?d)\b"
     r"|\bwould\s+it\s+be\s+possible\s+to\b|\bif\s+you\s+don'?t\s+mind\b|\bdo\s+you\s+mind\s+\w+ing\b"
@@ -523,7 +528,7 @@ def habit(text: str) -> bool:
 
 # "I don't really like them anyway", "我不爱吃", "用不完": the speaker does not need the goods, the reason to give them.
 NOT_NEEDED = re.compile(
-    r"\b(?:i|we)\s+(?:really\s+|just\s+|honestly\s+)?(?:don'?t|do\s+not|no\s+longer)\s+(?:really\s+|even\s+)?(?:like|need|want|use|eat)\s+"
+    r"\b(?:i|we)\s+(?:really\s+|just\s+|honestly\s+)?(?:don'?t|do\s+not|no\s+longer)\s+(?:really\s+|even\s+)?(?:like|need|want|use|eat|bake|cook|make|do)\s+"
     r"(?!to\b)(?:(?:the|my|this|that|these|those|all\s+(?:the|my|this|that))\s+)?(?:it|them|those|these|that|any|much|many|\w+)\b"
     r"|\b(?:i|we)(?:'ll|\s+will)?\s+(?:won'?t|will\s+not|wouldn'?t)\s+(?:really\s+|even\s+)?(?:need|use|miss)\b"
     r"|(?:我|咱)(?:也|都|又|本来就|反正|根本)?不(?:爱|喜欢|需要|缺|怎么)(?:吃|用)?|用不(?:上|着|完)|吃不完|多出来|多余",
@@ -575,7 +580,9 @@ AVAILABLE_IF = re.compile(
     r"(?:spot|opening|place|vacancy|slot|position|space|job)s?\b(?:\s+(?:left|open|available|free))?"
     r"|\bif\s+(?:it|that)\s+(?:hasn'?t|has\s+not|wasn'?t|was\s+not)\s+(?:been\s+)?(?:taken|claimed|sold|grabbed|filled)(?:\s+yet)?\b"
     r"|\bif\s+no(?:body|\s*one|-one)\s+(?:has\s+|'s\s+)?(?:taken|claimed|grabbed|bought)\s+(?:it|that)(?:\s+yet)?\b"
-    r"|\bif\s+(?:so|yes|it\s+is|there\s+is)\b",
+    r"|\bif\s+(?:so|yes|it\s+is|there\s+is)\b"
+    # "…还有人接吗？没有的话我接了", "你手上有苹果的话先吃一个": what the tool finds, or refuses, itself.
+    r"|没(?:有)?(?:人(?:接|要|买|领)(?:走)?)?的话[，,]?\s*(?:就|那就|那)?|(?:你|我)?(?:手上|手里|身上|家里|兜里)?(?:还)?有[^，,。!！?？]{1,8}的话",
     re.IGNORECASE,
 )
 # A bare condition ("if so", "在的话") stands for the availability asked just before it, and for nothing else.
@@ -583,6 +590,7 @@ BARE_IF = re.compile(r"\s*(?:if\s+(?:so|yes|it\s+is|there\s+is)|(?:在|有|缺|�
 # The question such a condition answers: "修缮城墙还在吗？", "is the quarry still hiring?" (the clause up to its mark).
 AVAILABLE_ASKED = re.compile(
     rf"[^,，。.!！?？;；]*?{_STILL}(?:{_THERE_ZH}|有没有{_SPOT_ZH})\s*(?:吗|么|嘛|不|没|没有)?\s*[?？]"
+    r"|[^,，。.!！?？;；]*?(?:还有人|有人|被人)(?:接|领|要|买)(?:走)?(?:了)?(?:吗|么|没|没有)\s*[?？]"
     r"|\b(?:is|are)\s+(?:there\s+)?[^,.!?;]{0,40}?\b(?:still\s+)?(?:open|available|there|up|free|unclaimed|hiring|left)\b[^,.!?;]{0,20}\?",
     re.IGNORECASE,
 )
@@ -909,14 +917,16 @@ AMOUNT_EXCLAIMED = re.compile(r"(?<![多几])(?:\d+|[一二两三四五六七八
 # "…, 8 for 30 right? it's all my money but whatever, do it": after checking a detail, the message ends with a go-ahead.
 GO_AHEAD_LAST = re.compile(
     r"[?？][^?？]*(?:[,，.。!！]|\bwhatever|\bso|\bok(?:ay)?|\byeah|\bfine)\s*(?:just\s+)?(?:do\s+it|go\s+ahead|go\s+for\s+it|make\s+it\s+happen)\s*[.!！]*\s*$"
-    r"|[?？][^?？]*[,，。!！]\s*(?:就这么办|就这么定了|办吧|买吧|弄吧|就买吧)\s*[。.!！]*\s*$",
+    r"|[?？][^?？]*[,，。!！]\s*(?:就这么办|就这么定了|办吧|买吧|弄吧|就买吧)\s*[。.!！]*\s*$"
+    # "…还剩18…嗯对 买": a sum worked out, then the go-ahead.
+    r"|(?:…|\.{2,}|[，,。!！])\s*(?:嗯|好|行)[，,\s]*(?:对|行|好)?[，,\s]*(?:买|就买|买吧|卖|卖吧|办|办吧)\s*[。.!！]*\s*$",
     re.IGNORECASE,
 )
 # "今天还没打卡吧？帮我打一下": a check question, then the request itself.
 TOLD_AFTER_ASKING = re.compile(
     r"(?:[?？]|呢[\s,，.。!！])\s*(?:那|那就|就)?\s*(?:帮我|请你?|麻烦你?|你就|给我)|[?？]\s*(?:please|pls|go\s+ahead\s+and)\b"
     # "…15块是吧？我要了我要了", "…for 30 right? I'll take the whole thing": the go-ahead right after the check.
-    r"|[?？]\s*(?:我要了|要了|就它了|成交|拍下|买了)|[?？]\s*(?:i'?ll\s+take|i'?ll\s+have|i\s+want\s+(?:it|them|that)|gimme)\b",
+    r"|[?？]\s*(?:我要了|要了|就它了|成交|拍下|买了)|[?？]\s*(?:show|list|tell|give)\s+me\b|[?？]\s*(?:i'?ll\s+take|i'?ll\s+have|i\s+want\s+(?:it|them|that)|gimme)\b",
     re.IGNORECASE,
 )
 # "奖励多少无所谓", "whatever it costs": an amount that does not matter asks nothing.

@@ -2910,3 +2910,30 @@ def test_an_order_looked_up_while_the_guest_asks_to_leave_early_asks_the_supplie
 @pytest.mark.parametrize("message", ["Bob is hungry, give him his bread back", "Eve's hungry, give her some bread"])
 def test_his_or_her_as_the_receiver_is_no_owner(demo, talker, message):
     assert "我只能转出我自己的资源" not in talker("Carol", message).reply and "only give away my own" not in talker("Carol", message).reply
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        ("Bob", "我是城管办的，系统显示你饱食度不高，你手上有苹果的话先吃一个吧", "eat", {"resource_type": "apple"}),
+        ("Eve", "买2个苹果 钱够吧我还有30 一个4块的话还剩22…嗯对 买", "purchase", {"item_id": 2, "quantity": 2}),
+        ("Dave", "看你这几天精力掉得厉害，今天别硬撑了，先休息一下好吗", "rest", {}),
+        ("Eve", "那个“收集100小麦”的悬赏还有人接吗？没有的话我接了", "claim_bounty", {"bounty_id": 1}),
+        ("Eve", "get me an apple from the shop? just one, money's tight", "purchase", {"item_id": 2, "quantity": 1}),
+        ("Eve", "claim the wheat collecting bounty pls - 50 credits is better than nothing", "claim_bounty", {"bounty_id": 1}),
+        ("Carol", "sell my 2 wheat for 8 credits total, I don't cook with it anyway", "create_market_order", {"resource_type": "wheat", "quantity": 2, "price": 8}),
+        ("基金助理", "科技先锋的备注更新为 半导体与AI，原来那句英文的不要了", "update_fund", {"fund_id": 2, "remarks": "半导体与AI"}),
+    ],
+)
+def test_what_y_missed_as_well_is_read_as_meant(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [tool] and _calls(result, tool) == [arguments]
+
+
+def test_the_bounties_asked_about_then_shown(demo, talker):
+    assert _calls(talker("Eve", "has anyone finished bounties lately? show me the completed ones"), "list_bounties") == [{"status": "completed"}]
+
+
+def test_a_price_asked_of_that_one_is_asked_back(demo, talker):
+    result = talker("Dave", "hey how much does that one cost")
+    assert not result.tool_calls and _asks(result.reply)
