@@ -58,6 +58,7 @@ UNDERSTOOD_FLOOR = {
     "cases_2026_11_n.json": 0.93, "cases_2026_11_o.json": 0.86, "cases_2026_11_p.json": 0.88,
     "cases_2026_11_q.json": 0.88, "cases_2026_11_r.json": 0.93, "cases_2026_11_s.json": 0.85, "cases_2026_11_t.json": 0.76, "cases_2026_11_u.json": 0.84,
     "cases_2026_11_v.json": 0.96, "cases_2026_11_w.json": 0.96, "cases_2026_11_x.json": 0.90,
+    "cases_2026_11_y.json": 0.92,
 }
 TARGET = 0.90
 # Cases whose frozen expectation the demo data or a documented behaviour contradicts; still scored
@@ -100,6 +101,8 @@ DISPUTED = {
     "behaviour (test_a_message_to_the_guest_is_a_proposal_quoting_it_and_sent_only_after_yes: '跟客人说一声，…' is "
     "proposed as typed), and it waits for staff's yes; the writer expected a question for the order",
     "u-en-fa-21": "'the balanced one': as for n-en-fa-20, Beta Balanced is the one fund whose name holds 'balanced'; the "
+    "disable is a proposal staff confirm (the writer listed it as debatable)",
+    "y-en-fa-19": "'the balanced fund': as for n-en-fa-20, Beta Balanced is the one fund whose name holds 'balanced'; the "
     "disable is a proposal staff confirm (the writer listed it as debatable)",
     "x-en-fd-14": "李四 is the demo guest of exactly one order (HT20260301002): as for n-zh-fd-14 and p-zh-fd-14, the refund is "
     "a proposal naming order and guest for staff to confirm; the writer, who listed it as debatable, expected a question",
