@@ -909,13 +909,14 @@ def create_frame(turn: Turn, filled: Filled) -> Step:
     return Step.call("create_fund", fund_name=name, **({"remarks": remarks} if remarks else {}))
 
 
-# Remarks added to, the old kept: "加一句…", "原来的内容保留", "append …", "keep what's there".
+# A line added ("加一句…", "add a line …"); with the old kept ("原来的内容保留", "append …", "keep what's there"),
+# remarks added to.
+LINE_ADDED = re.compile(r"加(?:上)?(?:一)?(?:句|条|行|段)|添(?:上)?(?:一)?(?:句|条|行)|\badd\s+(?:a\s+|one\s+)?(?:line|sentence|bit)\b", re.IGNORECASE)
 APPENDED = re.compile(
-    r"加(?:上)?(?:一)?(?:句|条|行|段)|添(?:上)?(?:一)?(?:句|条|行)|原来的(?:内容|备注)?(?:要)?(?:保留|留着|别删|不动)|在后面加|追加"
-    r"|\bappend\b|\badd\s+(?:a\s+|one\s+)?(?:line|sentence|bit)\b|\bkeep\s+(?:the\s+)?(?:old|existing|current)\s+(?:remarks?|text|notes?)\b|\bkeep\s+what'?s\s+there\b",
+    LINE_ADDED.pattern + r"|原来的(?:内容|备注)?(?:要)?(?:保留|留着|别删|不动)|在后面加|追加"
+    r"|\bappend\b|\bkeep\s+(?:the\s+)?(?:old|existing|current)\s+(?:remarks?|text|notes?)\b|\bkeep\s+what'?s\s+there\b",
     re.IGNORECASE,
 )
-LINE_ADDED = re.compile(r"加(?:上)?(?:一)?(?:句|条|行|段)|添(?:上)?(?:一)?(?:句|条|行)|\badd\s+(?:a\s+|one\s+)?(?:line|sentence|bit)\b", re.IGNORECASE)
 REMARKS_NAMED = re.compile(r"备注|说明|\bremarks?\b|\bnotes?\b", re.IGNORECASE)
 NEW_FUND_SAID = re.compile(r"新基金|新建|创建|新增|建一?[只个支]|\bnew\s+fund\b|\b(?:create|set\s+up|open|start)\s+(?:a|an|one)\b", re.IGNORECASE)
 
