@@ -2937,3 +2937,11 @@ def test_the_bounties_asked_about_then_shown(demo, talker):
 def test_a_price_asked_of_that_one_is_asked_back(demo, talker):
     result = talker("Dave", "hey how much does that one cost")
     assert not result.tool_calls and _asks(result.reply)
+
+
+def test_a_later_deed_of_the_speakers_own_is_read_without_the_database():
+    # restraint reads text alone: which later deed is the request's own is told by the frames' words, not a reading.
+    from agents.providers import restraint
+
+    assert not restraint.deferred("eat my bread, I'll buy more later", {"eat"})
+    assert restraint.deferred("wait on the bounty, I'll claim it later", {"claim_bounty"})
