@@ -28,12 +28,14 @@ GIVEN = r"(?![了我你他她它过])(?P<name>[A-Za-z][A-Za-z_.-]*|[\u4e00-\u9ff
 UNIT = r"\s*(?:个|份|块|袋|捆|斤|张|只|件|单位|units?\s+of|pieces?\s+of|loaf\s+of|loaves\s+of|bags?\s+of)?\s*"
 # What people call a resource besides its slug and its name: a word in either language.
 SYNONYMS = {
-    "wood": ("木头", "木料", "木柴", "lumber", "timber", "logs"),
-    "stone": ("石头", "石材", "石块", "rock", "rocks", "stones"),
-    "wheat": ("麦子",),
-    "bread": ("馒头", "loaf", "loaves", "loaf of bread", "loaves of bread"),
+    "wood": ("木头", "木料", "木柴", "lumber", "timber", "logs", "mucai"),
+    "stone": ("石头", "石材", "石块", "rock", "rocks", "stones", "shiliao"),
+    "wheat": ("麦子", "xiaomai"),
+    "bread": ("馒头", "loaf", "loaves", "loaf of bread", "loaves of bread", "mianbao"),
     # The pinyin input's homophones for 苹果 (píngguǒ): the commonest slip of Chinese typing.
-    "apple": ("平果", "萍果", "苹菓"),
+    "apple": ("平果", "萍果", "苹菓", "pingguo"),
+    # Pinyin typed for the goods when the keyboard was not switched ("那个12块一袋的mianfen").
+    "flour": ("mianfen",),
 }
 # What people call a kind of building besides its slug and its name.
 KIND_SYNONYMS = {

@@ -8,6 +8,7 @@ confirmation question for a write, the detail for a query.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -269,8 +270,6 @@ def _new_name(typed: str, quoted: bool = False) -> str:
 def _typed_width(turn: Turn, name: str) -> str:
     """``name`` as typed where the normal form only changed its characters' width ("货币市场（历史）", not "(历史)");
     never another spelling of it ("稳健增长1号" stays, though the message also holds 稳健增长一号)."""
-    import unicodedata
-
     typed = as_typed(turn, name)
     return typed if unicodedata.normalize("NFKC", typed) == unicodedata.normalize("NFKC", name) else name
 

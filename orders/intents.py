@@ -217,7 +217,7 @@ def order_entities() -> list[Entity]:
     orders = list(Order.objects.values_list("order_no", "guest_name", "supplier_order_no"))
     for no, guest, supplier_no in orders:
         found.append(Entity("order", no, no, no))
-        if (digits_only := no.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")) != no and len(digits_only) >= 8:
+        if (digits_only := re.sub(r"^[A-Za-z]+", "", no)) != no and len(digits_only) >= 8:
             found.append(Entity("order", digits_only, no, no))  # "status of 20260301001?": the number without its letters
         # "001那单", "any reply on 001?": the number's last digits as the desk says them, where no other order ends so.
         for digits in (3, 4):

@@ -209,8 +209,6 @@ def answers_question(turn: Turn) -> Step | None:
 
 def _answered(turn: Turn, earlier: str, reads_alone: bool) -> Step | None:
     """``answers_question`` for the question ``earlier`` (the message or messages it answers) was asked back with."""
-    from .frames import is_write
-
     asked = read_frames(replace(turn, said=earlier, outcomes=[]), read(earlier))
     if asked is DECLINE or asked is None or any(is_write(name) for name, _a in (*asked.calls, *asked.proposed)):
         return None
@@ -297,6 +295,7 @@ def _name_said_again(first: str, correction: str) -> str | None:
     return f"{first[: given[-1].end()]} {name}"
 
 
+CLAUSE_COMMA = re.compile(r"[,，;；]")
 # A name given in words of the user's own ("叫…", "call it …", "named …"): free text, never a name looked up.
 NAMING = re.compile(r"^\s*(?:就|还是|改)?叫|名(?:字|称)?(?:叫|为|是)|\b(?:call(?:ed)?|name(?:d)?)\s+(?:it\s+)?\S", re.IGNORECASE)
 # Where the reasons after a change of mind end and the request itself follows ("…，那就送五块石料吧", "…, so just send stone").
@@ -338,7 +337,7 @@ def changed_mind(turn: Turn) -> bool:
         correction = correction[concluded[-1].end() :].strip()
     # "Give them to Alice instead, she's the one who asked", "make it three, the roof's worse than I thought": the
     # reason after the correction, which names nothing, is no part of it.
-    if (spans := read(correction).spans) and (cut := re.compile(r"[,，;；]").search(correction, max(s.end for s in spans))):
+    if (spans := read(correction).spans) and (cut := CLAUSE_COMMA.search(correction, max(s.end for s in spans))):
         if not read(correction[cut.end() :]).spans:
             correction = correction[: cut.start()].strip()
     named = [s for s in read(correction).spans if s.score >= 0.9]  # what the words name surely ("miller" is no mill)
@@ -416,7 +415,6 @@ def _instead(turn: Turn, first: str, then: str) -> bool:
     turn.earlier, turn.said = names, then
     turn.earlier_calls, turn.earlier_outcomes, turn.answered, turn.history = [], [], "", []
     return True
-
 
 
 def _measure(said: str, spans: list[Span]) -> str:

@@ -339,6 +339,7 @@ def conditional(text: str) -> bool:
 # "… Beta Balanced II — hmm no, make it 'Beta Balanced Plus'": a no that corrects what was just said.
 NO_CORRECTING = r"(?:[,.;!…—–-]|\.\.\.)\s*(?:(?:hmm+|um+|uh+|er+|ah|actually)[\s,]*)?(?:no|nah|nope)\s*[,.;!…—–-]+\s*(?:make|call|change|name|let'?s|go\s+with|use|rather)\b"
 WAIT_CORRECTING = r"(?:[,.;!…—-]|\.\.\.)\s*wait\s*[,.;!…—-]*\s*(?:no\b|actually\b|sorry\b|i\s+mean\b|make\s+(?:it|that)\b|call\s+it\b|name\s+it\b|change\s+(?:it|that)\b|scratch\s+that\b)"
+WAITED_TO_CORRECT = re.compile(WAIT_CORRECTING, re.IGNORECASE)
 SELF_CORRECTED = re.compile(
     r"\bi\s+mean(?:t)?\b|\bno\s+wait\b|\b(?:make|change)\s+(?:it|that)\s+(?:\d|a\s+(?:couple|few|dozen|pair)|half|"
     + "|".join(ENGLISH_NUMBERS) + r")\b|"
@@ -742,7 +743,6 @@ NOT_TO_SAY = re.compile(
 )
 
 
-
 def deferred(text: str, tools: set[str]) -> bool:
     """A negation or deferral around the action; for a write that itself stops something
     ("不想干了" quits, "不卖了" cancels the listing) only one that puts it off counts. A sale's price floor
@@ -753,8 +753,7 @@ def deferred(text: str, tools: set[str]) -> bool:
     if "message_send" in tools:
         text = _blanked(text, NOT_TO_SAY)  # "…, but don't mention the refund": what the words leave out
     text = _blanked(_without_own_fallback(_without_their_clauses(text)), NO_HOLDING_OUT)
-    text = re.sub(WAIT_CORRECTING, lambda found: " " * len(found.group()), text, flags=re.IGNORECASE)
-    text = _blanked(text, STAFF_LATER)
+    text = _blanked(_blanked(text, WAITED_TO_CORRECT), STAFF_LATER)
     text = without_own_later(text, tools)
     if tools & UNDOING:
         return bool(PUT_OFF.search(text)) or bool(TAKEN_BACK.search(text))
@@ -879,7 +878,6 @@ def without_left_fields(text: str, writes: Iterable[tuple[str, dict]]) -> str:
     if "remarks" not in changed:
         text = FIELD_LEFT_ALONE.sub(" ", text)
     return text if changed & {"fund_name", "name"} else NAME_LEFT_ALONE.sub(" ", text)
-
 
 
 # ---------------------------------------------------------------------------- round 14 (parser15)

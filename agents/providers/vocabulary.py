@@ -212,17 +212,14 @@ COMMON_WORDS = frozenset(
 
 
 # Chinese slips of the pinyin keyboard for the domain's words: the same sound, another character ("玄赏" for 悬赏).
-CHINESE_SLIPS = {
-    "玄赏": "悬赏", "旋赏": "悬赏", "悬尝": "悬赏", "签倒": "签到",
-    # Pinyin typed for the goods, when the keyboard was not switched ("那个12块一袋的mianfen").
-    "mianfen": "面粉", "mianbao": "面包", "pingguo": "苹果", "xiaomai": "小麦", "mucai": "木材", "shiliao": "石料",
-}
-_SLIP = re.compile("|".join(rf"(?<![A-Za-z]){re.escape(w)}(?![A-Za-z])" if w.isascii() else re.escape(w) for w in CHINESE_SLIPS), re.IGNORECASE)
+# (The goods' own slips and pinyin, "平果", "mianfen", are synonyms beside the goods: city.intents.SYNONYMS.)
+CHINESE_SLIPS = {"玄赏": "悬赏", "旋赏": "悬赏", "悬尝": "悬赏", "签倒": "签到"}
+_SLIP = re.compile("|".join(map(re.escape, CHINESE_SLIPS)))
 
 
 def without_slips(text: str) -> str:
-    """``text`` with the domain words typed as another character of the same sound put right."""
-    return _SLIP.sub(lambda found: CHINESE_SLIPS[found.group().lower()], text)
+    """``text`` with the request words typed as another character of the same sound put right."""
+    return _SLIP.sub(lambda found: CHINESE_SLIPS[found.group()], text)
 
 
 # "给爱丽丝10个小卖，哦打错了是小麦，…", "send 5 whaet, sorry typo: wheat": a word typed wrong and put right.
