@@ -151,7 +151,9 @@ MINE_SAID = re.compile(
 # A question for a list of bounties, not an order to claim or complete one.
 LISTING_SAID = re.compile(
     r"哪些|哪几个|有没有.{0,8}(?:悬赏|任务)|(?:悬赏|任务).{0,6}(?:啥|什么|怎么样)?(?:状态|进度|情况)|什么悬赏|多少个?悬赏|列出|列表|(?:啥|什么)(?:样的)?(?:悬赏|任务)|(?:悬赏|任务).{0,8}(?:可以|能)接"
-    r"|\b(?:which|what|any|list|show)\b.{0,20}\bbount|\bbount(?:y|ies)\b.{0,40}\b(?:show|list)\s+(?:me\s+)?(?:the\s+|those\s+)?\w*\s*ones\b|\bbount(?:y|ies)\b.{0,20}\b(?:available|open|can\s+i|could\s+i)\b",
+    # "did I take a bounty yesterday?": the speaker's claims, asked about.
+    r"|\b(?:did|have|had)\s+i\s+(?:\w+\s+){0,2}?(?:claim|take|took|grab|pick|get|got)\w*\s+(?:(?:a|any|the|one|some)\s+)?bount|"
+    r"\b(?:which|what|any|list|show)\b.{0,20}\bbount|\bbount(?:y|ies)\b.{0,40}\b(?:show|list)\s+(?:me\s+)?(?:the\s+|those\s+)?\w*\s*ones\b|\bbount(?:y|ies)\b.{0,20}\b(?:available|open|can\s+i|could\s+i)\b",
     re.IGNORECASE,
 )
 
@@ -307,7 +309,11 @@ POINTING = re.compile(r"\b(?:it|that\s+one|this\s+one|that|this)\b|这个|那个
 def about_bounties_before(turn: Turn) -> bool:
     """The last turn was about bounties ("Is the wall repair bounty still open?", "接修缮城墙的悬赏")."""
     earlier = turn.earlier if turn.earlier != turn.said else ""
-    return bool(re.search(r"悬赏|任务|\bbount(?:y|ies)\b", earlier, re.IGNORECASE)) or any(
+    if not earlier.strip() and not turn.earlier_calls:
+        return False
+    # "claim the 100 wheat bounty" → "thx. i'll go collect" → "report it done": a turn that did nothing passes it on.
+    told = [earlier, *(turn.history[:1] if not turn.earlier_calls else ())]
+    return any(re.search(r"悬赏|任务|\bbount(?:y|ies)\b", message, re.IGNORECASE) for message in told) or any(
         name in BOUNTY_TOOLS for name, _arguments in turn.earlier_calls
     )
 
@@ -320,9 +326,13 @@ def a_job_at_a_building(filled: Filled) -> bool:
     reading = filled.reading
     if "bounty_id" in filled.slots or reading.has(*(word for word in BOUNTY_WORDS if word != "job")):
         return False
-    if not (reading.of("building") or reading.of("building_kind")):
+    places = reading.of("building") + reading.of("building_kind")
+    if not places:
         return False
-    return not any(lemma(token.text) in WORK_WORDS for token in reading.tokens)
+    # ("the East Farm (城东农田) — take that job": the building's own words describe no work.)
+    return not any(
+        lemma(token.text) in WORK_WORDS for token in reading.tokens if not any(p.start <= token.start and token.end <= p.end for p in places)
+    )
 
 
 @frame("claim_bounty", triggers=CLAIM_WORDS, required=(), not_with=("complete", "finish", "完成", "做完"), priority=2)
@@ -361,6 +371,8 @@ FOR_STAFF_TO_CONFIRM = re.compile(
 def complete_frame(turn: Turn, filled: Filled) -> Step | None:
     if filled.reading.has("已完成的", "list", "show", "看看", "查看", "有哪些", "which", "what") or asks_for_list(turn):
         return DECLINE  # the board of completed bounties, not a completion
+    if DONE_WITH_WORK.search(filled.reading.said) and not filled.reading.has("bounty", "bounties", "悬赏", "任务"):
+        return DECLINE  # "I quit. I'm done with the mill": the job left, no bounty finished
     if (
         not filled.reading.has(*BOUNTY_WORDS) and "bounty_id" not in filled.slots and not about_bounties_before(turn)
         and not FOR_STAFF_TO_CONFIRM.search(turn.said)
@@ -370,6 +382,14 @@ def complete_frame(turn: Turn, filled: Filled) -> Step | None:
 
 
 complete_frame.asks_itself = True
+
+
+# "I'm done with the mill", "sick and done with this job": a workplace left, not work delivered.
+DONE_WITH_WORK = re.compile(
+    r"\b(?:done|finished|through)\s+with\s+(?:the\s+|my\s+|this\s+|that\s+)?(?:mill|farm|bakery|lumberyard|sawmill|quarry|job|work|place)\b"
+    r"|\bi\s+quit\b",
+    re.IGNORECASE,
+)
 
 
 @frame("list_bounties", triggers=BOUNTY_WORDS, required=(), priority=1)

@@ -28,7 +28,7 @@ GIVEN = r"(?![了我你他她它过])(?P<name>[A-Za-z][A-Za-z_.-]*|[\u4e00-\u9ff
 UNIT = r"\s*(?:个|份|块|袋|捆|斤|张|只|件|单位|units?\s+of|pieces?\s+of|loaf\s+of|loaves\s+of|bags?\s+of)?\s*"
 # What people call a resource besides its slug and its name: a word in either language.
 SYNONYMS = {
-    "wood": ("木头", "木料", "木柴", "lumber", "timber", "logs", "mucai"),
+    "wood": ("木头", "木料", "木柴", "柴火", "柴禾", "lumber", "timber", "logs", "firewood", "mucai"),
     "stone": ("石头", "石材", "石块", "rock", "rocks", "stones", "shiliao"),
     "wheat": ("麦子", "xiaomai"),
     "bread": ("馒头", "loaf", "loaves", "loaf of bread", "loaves of bread", "mianbao"),
@@ -198,6 +198,11 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
         return DECLINE  # "把伐木场的工作辞了吧": a job at a building, no one's goods
     if owner.isascii() and "from" in match.group().lower() and not Agent.objects.filter(name__iexact=owner).exists():
         return DECLINE  # "give Eve 2 flour from yesterday's harvest": no resident's goods named
+    if (
+        owner.isascii() and match.group().endswith(("'s", "’s")) and not Agent.objects.filter(name__iexact=owner).exists()
+        and not restraint.possesses_goods(turn.said[turn.said.casefold().find(match.group().casefold()) + len(match.group()) :])
+    ):
+        return DECLINE  # "give 5 flour to bob - poor guy's always short": no resident, and nothing of his named
     if BUYING.search(turn.plain) and not re.search(r"偷|抢|\b(?:steal|rob)\b", turn.plain, re.IGNORECASE):
         return DECLINE  # "把Carol的小麦买下来": her market listing, which the market frame reads
     if re.search(r"\b(?:take|grab)\b", match.group(), re.IGNORECASE) and (
@@ -263,7 +268,7 @@ def find(turn: Turn, match: re.Match) -> Step:
     if re.fullmatch(r"[a-z]+ing|there|that|this|it", match["name"].lower()):
         return DECLINE  # "who is selling wheat": no resident named; the frames read it
     name = match["name"]
-    if re.search(r"(?:他|她|(?<![A-Za-z])ta|这人|那人|这个人|那个人)(?:在不在\S*|还在\S*|是谁)?$|^(?:那个人|这个人|那人|这人|某人|有个人)", name, re.IGNORECASE) and not read(name).of("resident"):
+    if re.search(r"(?:他|她|(?<![A-Za-z])ta|这人|那人|这个人|那个人)(?:在不在\S*|还在\S*|是谁)?$|^(?:那个人|这个人|那人|这人|某人|有个人|人$|个人$)", name, re.IGNORECASE) and not read(name).of("resident"):
         # "帮我查下他的id": someone pointed at, never named; asked who, never looked up as "帮我查下他".
         return Step.say(_("要找哪位居民？请说出名字。"))
     # "查一下Frank这个人", "找一下Bob吧": the resident's name the words begin with, less what follows it.
@@ -338,9 +343,9 @@ JOB_CHANGED = re.compile(
 
 @intent(
     r"签到|打卡|上班",
-    r"\bcheck[ -]?in\b",
-    r"\bclock[ -]?in\b",
-    r"\bcheckin\b",
+    # (Latin letters beside Chinese: "帮我checkin一下", no \b between 我 and c.)
+    r"(?<![A-Za-z])check[ -]?in(?![A-Za-z])",
+    r"(?<![A-Za-z])clock[ -]?in(?![A-Za-z])",
     tool="checkin",
     example=gettext_lazy("上班打卡"),
 )
@@ -589,7 +594,7 @@ def shop(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("买 2 个面包"),
 )
 def buy(turn: Turn, match: re.Match) -> Step:
-    if re.search(r"market|listing|市场|挂单|挂的", turn.plain, re.IGNORECASE) or any(
+    if re.search(r"market|listing|市场|挂单|挂的", turn.plain, re.IGNORECASE) or not any(word in turn.plain.lower() for word in SHOP_WORDS) and any(
         name.lower() in turn.plain.lower() for name in Agent.objects.filter(is_active=True).values_list("name", flat=True)
     ):
         return DECLINE  # another resident's listing, not the shop
@@ -943,8 +948,10 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
         return Step.say(
             _("我只能买给自己，不能直接买给 %(name)s。要先买下来吗？之后再说「给 %(name)s …」转给他。") % {"name": beneficiary}
         )
-    if _sellers(filled.reading, agent_name(turn.system)):
-        return DECLINE  # "buy Carol's wheat": her market order, not the shop ("Frank那单太贵了" passes his over)
+    if _sellers(filled.reading, agent_name(turn.system)) and not filled.reading.has(*SHOP_WORDS):
+        # "buy Carol's wheat": her market order, not the shop ("Frank那单太贵了" passes his over); "from the shop, eve
+        # looked hungry" names the shop.
+        return DECLINE
     step, item = _shop_item(turn, filled)
     if step is not None:
         return step
@@ -991,7 +998,8 @@ def _count_is_sure(filled: Filled, item: Span) -> bool:
 
 
 # "the second one", "that one", "第二个": a "one" that points, not a count.
-POINTED_ONE = re.compile(r"(?:\b(?:first|second|third|fourth|last|that|this|the|which|other)\s*|第)$", re.IGNORECASE)
+# ("the 8 for 30 one": "one" after the listing's price points at it too.)
+POINTED_ONE = re.compile(r"(?:\b(?:first|second|third|fourth|last|that|this|the|which|other)\s*|第|\d\s+)$", re.IGNORECASE)
 FOR_SOMEONE = re.compile(r"(?:\bfor|给|替|帮|送给)\s*$", re.IGNORECASE)
 
 
@@ -1110,8 +1118,11 @@ CANCEL_WORDS = ("cancel", "withdraw", "take down", "get rid of", "remove", "dele
 def cancel_frame(turn: Turn, filled: Filled) -> Step:
     if not filled.reading.has(*MARKET_WORDS, "order", "订单"):
         return DECLINE
-    if filled.reading.has(*BUY_WORDS) and not filled.reading.has(*CANCEL_WORDS):
-        return DECLINE  # "buy Carol's wheat order off the market": a purchase
+    # "buy Carol's wheat order off the market", "grab Dave's wood off the market": a purchase ("take my wheat off the
+    # market" takes down the speaker's own).
+    taking = filled.reading.has("grab", "snap up", "take") and _sellers(filled.reading, agent_name(turn.system))
+    if (filled.reading.has(*BUY_WORDS) or taking) and not filled.reading.has(*CANCEL_WORDS):
+        return DECLINE
     if turn.last("cancel_market_order") is not None:
         return Step.say(_result(turn.last("cancel_market_order")))
     listed = turn.last("list_market_orders")
@@ -1137,6 +1148,8 @@ def accept_frame(turn: Turn, filled: Filled) -> Step:
         return DECLINE
     if BOUNTIES_SAID.search(filled.reading.said) and not MARKET_SAID.search(filled.reading.said):
         return DECLINE  # "the bounties someone already grabbed": the board, not a listing
+    if filled.reading.has(*SHOP_WORDS) and not MARKET_SAID.search(filled.reading.said):
+        return DECLINE  # "buy 3 apples from the shop, eve looked hungry …": the shop's, whoever else is named
     me = agent_name(turn.system)
     # "Alice，Dave挂的木材你买下来": the agent addressed is no seller; the other resident is.
     sellers = _sellers(filled.reading, me)
@@ -1256,6 +1269,8 @@ SIGNING_UP = (
         "work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工", "打份工", "打个工", "打零工", "打短工",
         "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "a job", "some work", "get me hired", "get hired",
         "another job", "different job", "new job", "switch jobs", "change jobs", "换个地方", "换份工作", "换个工作", "跳槽",
+        # An operator placing the resident: "we've got you down for the East Farm — take that job".
+        "take that job", "take the job", "take this job", "got you down for", "put you down for", "signed you up for",
         # "The bakery has a free slot … please take it": a vacancy offered, taken only with "take it" (OPENING_TAKEN).
         *OPENING_WORDS,
         # Signing up for a job: "帮我报个名", "go sign up there", "enrol me at the farm".
@@ -1299,6 +1314,10 @@ def buildings_frame(turn: Turn, filled: Filled) -> Step:
     """"where can I work?", "哪里招人", "面包坊一天工资多少": a question the buildings' list answers."""
     if not filled.reading.has("where", "which", "what", "any", "list", "how much", "哪里", "哪儿", "哪些", "哪个", "有没有", "多少"):
         return DECLINE
+    asked_for_work = [w for f in registered_frames() if f.tool == "assign_building" for w in f.words if w not in OPENING_WORDS]
+    if turn.last("list_buildings") is not None and "assign_building" in turn.offered and filled.reading.has(*asked_for_work):
+        # "get me a job, no idea what's good here": the buildings shown, and which one asked (never picked for them).
+        return Step.say("\n".join([summarize(turn), _("想去哪座建筑工作？")]))
     return _once(turn, "list_buildings")
 
 
@@ -1424,7 +1443,7 @@ SAID_IN_CHANNEL = re.compile(
 
 @frame(
     "construct_building",
-    triggers=("build", "construct", "建", "盖", "造", "修建", "新建", "建造"),
+    triggers=("build", "construct", "建", "盖", "造", "修建", "新建", "建造", "修个", "修一个", "修一座", "修座"),
     slots={"kind": "building_kind"},
     required=("kind",),
     asks={"kind": gettext_lazy("要建哪一种建筑？")},

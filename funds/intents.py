@@ -106,6 +106,8 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
         return DECLINE  # "货币市场旧份额重新启用一下" captured "一下": the frames read the name where it stands
     if not _names_a_fund(name):
         return DECLINE  # "状态的" is a piece of the sentence, not a fund: the frames read it again
+    if twins := _twins(turn.said, name):
+        return Step.say(_("你指的是%(options)s？") % {"options": _("还是").join(f"「{n}」" for n in twins[:4])})
     found = turn.last("list_funds")
     if found is None:
         return Step.call("list_funds", fund_name=name)
@@ -120,6 +122,18 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
         names = join_items(f"{fund['fund_name']}（ID {fund['id']}）" for fund in candidates[:10])
         return Step.say(_("有多个基金匹配「%(name)s」：%(funds)s。请说明是哪一个（可用 ID）。") % {"name": name, "funds": names})
     return Step.call(tool_name, fund_id=candidates[0]["id"], **arguments)
+
+
+def _twins(said: str, name: str) -> list[str]:
+    """The funds the words naming ``name`` fit alike ("the balanced fund": Beta Balanced by its name, 稳健增长一号 by its
+    remarks), or [] when they fit one."""
+    from agents.providers.understanding import read
+
+    first = name.split()[0].casefold() if name.split() else ""
+    for span in read(said, {"fund"}).of("fund"):
+        if span.rivals and span.score >= 0.99 and first and first in span.text.casefold():
+            return [span.name, *(rival for rival, _value, _score in span.rivals)]
+    return []
 
 
 @intent(
@@ -443,7 +457,7 @@ def _on_known_fund(turn: Turn, tool_name: str, before: int | None = None, **argu
 def update_any_order(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
     if groups.get("new"):
-        return _on_known_fund(turn, "update_fund", before=match.start(), fund_name=_typed_width(turn, _typed_new_name(match)))
+        return _on_known_fund(turn, "update_fund", before=match.start("new"), fund_name=_typed_width(turn, _typed_new_name(match)))
     remarks = without_aside(as_typed(turn, groups["remarks"]))
     # "add a remark to fund 2: long term": the fund named before the colon is not part of the remarks (inside quotes,
     # "'Balanced: 60% bonds, …'", the colon is the remarks' own).
@@ -571,18 +585,34 @@ def fund_missed(filled: Filled) -> str | None:
 LETTERS_IN_CHINESE = {"alpha": "阿尔法", "beta": "贝塔", "gamma": "伽马", "delta": "德尔塔", "theta": "西塔", "sigma": "西格玛", "omega": "欧米茄"}
 # "之前停掉的那个基金", "the disabled one": the one fund that is disabled, when only one is.
 THE_DISABLED_ONE = (
-    "停掉的那个基金", "停用的那个基金", "停掉的那个", "停用的那个", "被停用的基金", "the disabled one", "the disabled fund",
-    "the inactive one", "the inactive fund",
+    # ("停用的基金有哪些" asks for the list: the bare "停用的基金" is no one fund.)
+    "停掉的那个基金", "停用的那个基金", "停掉的那个", "停用的那个", "被停用的基金", "被停掉的基金", "关掉的那个基金", "被关掉的基金", "the disabled one", "the disabled fund", "the inactive one", "the inactive fund",
+    "the one that's disabled", "the one that is disabled", "the switched off one", "the deactivated one", "the deactivated fund",
 )
 
 
-@entities(reads={Fund: ("fund_name", "active_status")})
+# A style a fund's name or remarks give it, in either language: "the balanced fund" is Beta Balanced (its name) and
+# 稳健增长一号 too (its remarks: 平衡型): two candidates, and the frame asks which.
+STYLES = {"balanced": ("平衡",)}
+
+
+def styled(name: str, remarks: str) -> set[str]:
+    """How a fund is called by its style ("balanced fund", "the balanced one")."""
+    text = f"{name} {remarks}".casefold()
+    return {
+        f"{english} {head}" for english, chinese in STYLES.items() if english in text or any(word in text for word in chinese)
+        for head in ("fund", "funds", "one")
+    }
+
+
+@entities(reads={Fund: ("fund_name", "active_status", "remarks")})
 def fund_entities() -> list[Entity]:
     """Fund names; part of a name ("稳健增长", "Beta") may stand for it, and two that fit are asked about."""
     found = []
-    funds = list(Fund.objects.values_list("pk", "fund_name", "active_status"))
-    for pk, name, _status in funds:
+    funds = list(Fund.objects.values_list("pk", "fund_name", "active_status", "remarks"))
+    for pk, name, _status, remarks in funds:
         found.append(Entity("fund", name, pk, name, partial=True))
+        found += [Entity("fund", surface, pk, name, exact_only=True) for surface in styled(name, remarks or "")]
         found += [Entity("fund", english, pk, name, exact_only=True) for english in english_described(name)]
         letters = [LETTERS_IN_CHINESE[word] for word in re.findall(r"[a-z]+", name.lower()) if word in LETTERS_IN_CHINESE]
         found += [Entity("fund", chinese, pk, name, exact_only=True) for chinese in letters]
@@ -606,7 +636,7 @@ def fund_entities() -> list[Entity]:
         # "稳健增长1号" for 稳健增长一号: the numeral of a name typed as digits, exact.
         if (digits := NAME_NUMERAL.sub(lambda m: str(chinese_number(m.group(1))) + m.group(2), name)) != name:
             found.append(Entity("fund", digits, pk, name))
-    disabled = [(pk, name) for pk, name, status in funds if status == Fund.ActiveStatus.DISABLE]
+    disabled = [(pk, name) for pk, name, status, _remarks in funds if status == Fund.ActiveStatus.DISABLE]
     if len(disabled) == 1:  # after every name: the funds' own order stays the ids' order
         found += [Entity("fund", words, disabled[0][0], disabled[0][1], exact_only=True) for words in THE_DISABLED_ONE]
     return found
@@ -868,7 +898,16 @@ def new_fund(said: str) -> tuple[str, list[str]]:
     return name, [
         p for p in pieces
         if p and not COURTESY.match(p) and not NOT_YET.match(p) and not FIELD_LEFT_ALONE.search(p) and not TO_THE_AGENT.search(p)
+        and not SUPPLIED_LATER.search(p)
     ]
+
+
+# "…, product team will send them", "产品部回头会发过来": who gives the fields later, no field itself.
+SUPPLIED_LATER = re.compile(
+    r"\b(?:will|'ll|gonna|going\s+to)\s+(?:send|provide|give|supply|fill|share|write)\s+(?:them|those|it|these|that)\b"
+    r"|(?:会|回头|稍后|之后|晚点|晚些)(?:再|会)?(?:发|给|补|提供|填)(?:过来|给你|给我们|上)",
+    re.IGNORECASE,
+)
 
 
 # A piece said to the agent about the request, no field of the fund: "需要员工确认的话就提交吧", "submit it for approval".
@@ -880,7 +919,11 @@ TO_THE_AGENT = re.compile(
 
 @frame(
     "create_fund",
-    triggers=("create", "new fund", "add", "make", "set up", "setting up", "open", "start", "新建", "创建", "建", "开", "新增", "添加", "新基金", "加一", "加个"),
+    triggers=(
+        "create", "new fund", "add", "make", "set up", "setting up", "open", "start", "新建", "创建", "建", "开", "新增", "添加", "新基金", "加一", "加个",
+        # "we need a fund named Harbor Value", "要一只叫红利精选的基金": the fund wanted, named.
+        "need a fund", "want a fund", "need a new fund", "want a new fund", "要一只", "要一个", "要个",
+    ),
     required=(),
     priority=2,
 )
@@ -981,8 +1024,12 @@ def rename_frame(turn: Turn, filled: Filled) -> Step:
 
 
 # "what are the remarks on …?", "备注写的是什么": a question about the remarks, not new ones.
-REMARKS_CHANGED = re.compile(r"改|更新|设为|设置|换成|加上|写上|\b(?:change|update|set|make|replace|edit)\b", re.IGNORECASE)
+REMARKS_CHANGED = re.compile(r"改|更新|设为|设置|换成|加上|写上|\b(?:chang(?:e|ed|es|ing)|updat(?:e|ed|es|ing)|set|make|replac(?:e|ed|ing)|edit(?:ed)?)\b", re.IGNORECASE)
 REMARKS_ASKED = re.compile(r"\bwhat\b|\bwhats\b|\bwhat's\b|\bshow\b|\bread\b|\bsee\b|是什么|是啥|什么内容|写的(?:是)?(?:什么|啥)|看看|查看|[?？]", re.IGNORECASE)
+
+
+# "they want it to read 'balanced, bond-heavy'", "改成写着“…”": a verb of saying between the marker and the quotation.
+SAYS_BEFORE_QUOTE = re.compile(r"\s*(?:just\s+|simply\s+)?(?:read|reads|say|says|be|写着|写|是)?\s*[:：]?\s*", re.IGNORECASE)
 
 
 @frame(
@@ -1009,7 +1056,7 @@ def remarks_frame(turn: Turn, filled: Filled) -> Step:
     quote = next((q for q in filled.reading.of("quoted") if q.start >= after), None)
     if not found and quote is None:
         return Step.say(_("备注要改成什么？"))
-    if quote is not None and (not found or quote.start - 1 <= found.end()):
+    if quote is not None and (not found or quote.start - 1 <= found.end() or SAYS_BEFORE_QUOTE.fullmatch(filled.reading.said, found.end(), quote.start - 1)):
         text = quote.value.strip()  # the new remarks in quotes, as typed
     else:
         text = filled.reading.said[found.end() :].strip().strip("「」“”\"'").rstrip("。.!！")

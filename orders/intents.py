@@ -101,7 +101,9 @@ LOOK_UP_ONLY = re.compile(
     # "张三那单帮我查下，他刚打电话说要提前退房": the order looked up; the early check-out is what the guest said.
     r"帮我查(?:一)?下(?!.{0,6}(?:能不能|可不可以|是否))|查(?:一)?下(?:这单|那单|单子|订单)|"
     r"\b(?:first|just|only)\b.{0,30}\b(?:look|pull|check|find|show|get|open|see)\b|"
-    r"\b(?:look|pull|check|find|show|get|open|see)\b.{0,50}\bfirst\b|\bfor\s+now\b",
+    r"\b(?:look|pull|check|find|show|get|open|see)\b.{0,50}\bfirst\b|\bfor\s+now\b"
+    # "guest Li Si wants to leave early, order ht… — pull it up pls": the look-up is all that is asked.
+    r"|\b(?:pull|bring|look)\s+(?:it|that|this|(?:the|that|this)\s+(?:order|booking))\s+up\b(?!.*\b(?:sort|handle|process|deal|take\s+care|refund|contact|ask|message|tell)\b)",
     re.IGNORECASE,
 )
 
@@ -333,8 +335,14 @@ def _addressed(filled: Filled) -> tuple[str, int] | None:
     )
     for at, channel, end in named:
         clause = max((m.end() for m in CLAUSE_END.finditer(folded, 0, at)), default=0)
-        if (addressing := ADDRESSED.search(folded, clause, at)) and not WORDS_BEGIN.search(folded, addressing.end(), at):
+        if (
+            (addressing := ADDRESSED.search(folded, clause, at)) and not WORDS_BEGIN.search(folded, addressing.end(), at)
+            and not TOLD_A_PRONOUN.match(folded, addressing.end())
+        ):
             return channel, end
+    # "上游发个消息：…": the recipient as the topic, the message right after it.
+    if topic := next(((channel, end) for _at, channel, end in named if MESSAGE_AFTER.match(folded, end)), None):
+        return topic
     # "the guest on HT… keeps calling. send him a note saying …", "客人一直打电话问，你先回他一句…": "him" is the guest named
     # before (the supplier is never a "him").
     guest = next((at for at, channel, _end in named if channel == "downstream"), None)
@@ -348,8 +356,10 @@ def _addressed(filled: Filled) -> tuple[str, int] | None:
 WORDS_BEGIN = re.compile(r"\b(?:saying|says|say|that)\b|说|[:：「“\"]")
 TOLD_HIM = re.compile(
     r"\b(?:tell|send|message|msg|text|email|ping|reply\s+to|write\s+to|write\s+back\s+to|get\s+back\s+to|let|update|inform|notify|remind)"
-    r"\s+(?:him|her)\b|(?:回|回复|答复|告诉|通知|给|跟|和|提醒)(?:一下)?(?:他|她)(?!们)"
+    r"\s+(?:him|her|them)\b|(?:回|回复|答复|告诉|通知|给|跟|和|提醒)(?:一下)?(?:他|她)(?!们)"
 )
+# "let them know we're still waiting on the hotel": the verb is told to "them"; the hotel after it is in the words.
+TOLD_A_PRONOUN = re.compile(r"\s+(?:them|him|her)\b", re.IGNORECASE)
 
 
 # The order itself asked for by a verb of looking up ("look up order HT…", "查一下订单…", "pull up the booking").
@@ -375,10 +385,14 @@ THEM = re.compile(
 )
 
 
-def _them(turn: Turn, filled: Filled) -> tuple[tuple[str, int], Filled] | None:
+# "did they answer?", "他们回复了吗": the ones the last turn wrote to, as the subject of their reply.
+THEY = re.compile(r"\b(?:they|them|'em)\b|他们|她们|对方", re.IGNORECASE)
+
+
+def _them(turn: Turn, filled: Filled, them: re.Pattern = THEM) -> tuple[tuple[str, int], Filled] | None:
     """The channel (and order) of the last turn's message call, when this message turns to "them": the recipient and
     where its word ends, with the order slot filled from the earlier message's words (it stands for that message)."""
-    found = THEM.search(filled.reading.folded)
+    found = them.search(filled.reading.folded)
     earlier = [args for name, args in turn.earlier_calls if name in ("message_send", "message_list") and args.get("channel")]
     if found is None or not earlier or len({args["channel"] for args in earlier}) != 1:
         return None
@@ -403,6 +417,8 @@ def _head_of(filled: Filled) -> str:
     return re.split(r"[:：「“\"]", filled.reading.folded, maxsplit=1)[0]
 
 
+# A message named right after its recipient, then its words: "给供应商发消息，…", "send the supplier a message, …".
+MESSAGE_AFTER = re.compile(r"\s*(?:发|写|留)(?:个|条|一条|一个)?(?:消息|信息|留言)\s*[,，:：]|\s*(?:an?\s+)?(?:message|note|msg)\s*[,:]", re.IGNORECASE)
 # What stands between the recipient and the words told: its order, a comma ("of HT…, …", "，…").
 RECIPIENT_TAIL = re.compile(r"^\s*(?:(?:of|on|for|about|with)\s+)?(?:(?:the\s+)?order\s*)?(?:#?[A-Za-z]{2}\d{8,})?\s*[,，:：;；]?\s*", re.IGNORECASE)
 # What may follow the recipient when the words to pass on came before it.
@@ -468,6 +484,14 @@ EARLY_ASKED = re.compile(
 )
 
 
+# "客人想3月3号退房", "leaving on the 11th": a date of the user's own the template (the booked stay) would lose.
+DATED = re.compile(
+    r"\d{1,2}\s*月\s*\d{1,2}|\d{1,2}\s*[号日]|\d{4}-\d{1,2}-\d{1,2}|\b\d{1,2}(?:st|nd|rd|th)\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b",
+    re.IGNORECASE,
+)
+
+
 def _early_in_talk(turn: Turn, said: str) -> bool:
     """An early check-out is what this message, or the conversation's last few, are about."""
     return any(EARLY.search(message) for message in (said, turn.earlier, *turn.history) if message)
@@ -517,6 +541,10 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
         # "跟供应商确认一下HT…的套房是否含早餐": the question follows the verb after the one it is put to.
         rest = said[asked.end() :].strip(" ,，:：")
         text = Span("text", rest, said.index(rest, asked.end()), said.index(rest, asked.end()) + len(rest), rest) if WORDY.search(rest) else None
+    if text is None and (verb := MESSAGE_AFTER.match(filled.reading.folded, after)):
+        # "给供应商发消息，订单HT…，客人想3月3号退房…", "send the guest a message, …": the words follow the message.
+        rest = said[verb.end() :].strip(" ,，:：")
+        text = Span("text", rest, said.index(rest, verb.end()), said.index(rest, verb.end()) + len(rest), rest) if WORDY.search(rest) else None
     if text is None and SAYING_VERB.search(filled.reading.folded, 0, after) and not HEARD.match(filled.reading.folded, after):
         # "告诉HT…的客人，可以提前入住": after the one told, the words told.
         rest = RECIPIENT_TAIL.sub("", said[after:])
@@ -543,7 +571,7 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     text = without_request_to_agent(without_order_reference(text))
     if (
         (order := filled.slots.get("order_no")) and channel == "upstream" and REFUND_QUESTION.search(text.value) and EARLY.search(said)
-        and not OWN_WORDS.search(said)
+        and not OWN_WORDS.search(said) and not DATED.search(text.value)
     ):
         # "HT… 客人要提前走，帮我问下供应商剩下两晚能不能退": the early check-out's own question to the supplier,
         # the desk's template from the order looked up (its supplier number, stay and room).
@@ -605,15 +633,20 @@ REFUND_TOLD = re.compile(
     "message_list",
     triggers=(
         "reply", "replied", "answer", "say", "said", "respond", "messages", "msg", "conversation", "chat", "thread", "unread", "未读",
-        "get back to", "got back to", "gotten back", "heard back", "hear back", "write back", "wrote back", "written back", "回话", "回音",
+        "get back to", "got back to", "gotten back", "heard back", "hear back", "word back", "any word", "heard anything", "write back", "wrote back", "written back", "回话", "回音",
         "channel", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
     ),
-    not_with=("send", "tell", "let", "msg guest", "msg the", "msg supplier", "告诉", "说：", "说:", "发消息：", "发消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),
+    not_with=("send", "tell", "let", "msg guest", "msg the", "msg supplier", "告诉", "说：", "说:", "发消息：", "发消息:", "发个消息：", "发个消息:", "发条消息：", "发条消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),
     required=(),
     priority=4,
 )
 def read_frame(turn: Turn, filled: Filled) -> Step | None:
     found = _channel_of(filled)
+    order_no = filled.slots["order_no"].value if "order_no" in filled.slots else None
+    if found is None and (theirs := _them(turn, filled, THEY)) is not None:
+        # "did they answer?" after a message to the supplier: that channel, and that message's order.
+        found = theirs[0]
+        order_no = order_no or next(args.get("order_no") for name, args in reversed(turn.earlier_calls) if args.get("channel"))
     if found is None:
         return DECLINE
     if _addressed(filled) is not None and SAYING_VERB.search(_head_of(filled)):
@@ -625,8 +658,8 @@ def read_frame(turn: Turn, filled: Filled) -> Step | None:
     if turn.last("message_list") is not None:
         return None
     arguments = {"channel": found[0]}
-    if order := filled.slots.get("order_no"):
-        arguments["order_no"] = order.value
+    if order_no:
+        arguments["order_no"] = order_no
     if filled.reading.has("unread", "new", "未读", "新", "没读", "没看"):
         arguments["unread_only"] = True
     return Step.call("message_list", **arguments)

@@ -382,7 +382,8 @@ ORDINALS = {
     "first": 0, "second": 1, "third": 2, "fourth": 3, "last": -1,
     "第一": 0, "第二": 1, "第三": 2, "第四": 3, "最后": -1, "前一": 0, "后一": -1,
 }
-ORDINAL = re.compile(r"(?:the\s+)?(first|second|third|fourth|last)\b(?:\s+one)?|(第一|第二|第三|第四|最后|前一|后一)\s*个?", re.IGNORECASE)
+# ("提前一天", "后一晚" are no rows: 前一/后一 pick one only as 前一个/后一个.)
+ORDINAL = re.compile(r"(?:the\s+)?(first|second|third|fourth|last)\b(?:\s+one)?|(第一|第二|第三|第四|最后|前一(?=\s*个)|后一(?=\s*个))\s*个?", re.IGNORECASE)
 
 
 def ordinal(text: str) -> int | None:

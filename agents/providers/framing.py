@@ -276,6 +276,28 @@ CHANGE_OF_MIND = re.compile(
 )
 
 
+# "— wait, …": a pause that corrects only when the request is said again after it (see ``said_again``).
+WAITED = re.compile(r"(?:[,，.。;；!！…—–]|\s-)\s*wait\s*[,，.。!！…—–-]+\s*", re.IGNORECASE)
+CLAUSES = re.compile(r"[,，.。;；!！?？…]+|\s[—–-]+\s|[—–]+")
+
+
+def said_again(first: str, correction: str) -> str:
+    """The clause of ``correction`` that asks the first words' write again with a count of its own, after the reasons
+    for the change ("…哦不对，我总共才12个，自己还得留点，给6个就够了" → "给6个就够了", "买一个面包，不对，面包太贵了，买三个苹果吧"
+    → "买三个苹果吧"); "" when it is the correction's only clause, or none does."""
+    from .frames import registered_frames
+    from .understanding import numbers
+
+    verbs = [w for f in registered_frames() if is_write(f.tool) for w in f.words if not w.startswith("@") and read(first).has(w)]
+    pieces = [p.strip() for p in CLAUSES.split(correction) if p.strip()]
+    if len(pieces) < 2 or not verbs:
+        return ""
+    for piece in reversed(pieces[1:]):
+        if read(piece).has(*verbs) and len([n for n in numbers(piece) if n.score >= 0.9]) == 1:
+            return piece
+    return ""
+
+
 # A name given again after a change of mind: "…叫 红利低波 ……哦不对，叫“红利低波50”", "rename X to Y — hmm no, make it 'Z'".
 NAME_GIVEN = re.compile(r"叫做?|名为|改成|改为|\b(?:called|named|to)\b|\b(?:call|name)\s+it\b", re.IGNORECASE)
 NAME_GIVEN_AGAIN = re.compile(r"^\s*(?:(?P<verb>(?:就|还是|改)?叫做?|(?:call|name)\s+it)|(?:make\s+)?it)?\s*", re.IGNORECASE)
@@ -323,6 +345,8 @@ def changed_mind(turn: Turn) -> bool:
         return True
     changes = list(CHANGE_OF_MIND.finditer(turn.said))
     changes = [m for m in changes if m.start() > 0 and m.end() < len(turn.said)]
+    if not changes and (waited := WAITED.search(turn.said)) and said_again(turn.said[: waited.start()], turn.said[waited.end() :]):
+        changes = [waited]  # "send a dozen wheat to alice — wait, I've only got 8 left. send her six then"
     if len(changes) != 1:
         return False  # none, or changed twice ("…，不对，三个苹果，不对，四个"): what stands is not sure
     first, correction = turn.said[: changes[0].start()].strip(), turn.said[changes[0].end() :].strip()
@@ -335,6 +359,8 @@ def changed_mind(turn: Turn) -> bool:
     if concluded := list(CONCLUDED.finditer(correction)):
         # "…哦不对，他自己就是种小麦的，缺的是石料，那就送五块石料吧": the reasons, then what is asked in the end.
         correction = correction[concluded[-1].end() :].strip()
+    elif again := said_again(first, correction):
+        correction = again
     # "Give them to Alice instead, she's the one who asked", "make it three, the roof's worse than I thought": the
     # reason after the correction, which names nothing, is no part of it.
     if (spans := read(correction).spans) and (cut := CLAUSE_COMMA.search(correction, max(s.end for s in spans))):

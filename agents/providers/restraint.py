@@ -285,12 +285,7 @@ HYPOTHETICAL = re.compile(
     r"|\b(?:i|we)(?:'ll|\s+will|'d|\s+would)\s+(?:probably|likely|maybe|perhaps|possibly)\b|\bprobably\s+(?:will|gonna|going\s+to)\b"
     r"|\bmight\b(?!\s+as\s+well)|\bif\s+(?:you|u|i)\s+were\b|\bwere\s+i\s+you\b"
     r"|大概会|估计会|八成会|多半会|没准"
-    # "I'd give Eve some bread but I only have one", "I was going to buy apples but …", "我也想买，但是太贵了":
-    # a wish and what stands in its way; "I'd like two loaves" asks.
     r"|\b(?:i|we)\s+(?:was|were)\s+(?:going|gonna|about)\s+to\b"
-    r"|\b(?:i|we)(?:'d|\s+would)\s+(?!like\b|love\b|prefer\b|appreciate\b|rather\b)\w+\b[^.!?;]{0,40}\bbut\s+(?:i|it|the|they|there|she|he|that|it'?s|that'?s|we)\b"
-    r"|\b(?:i|we)\s+(?:want(?:ed)?|wanna|planned|meant|hoped)\s+to\b[^.!?;]{0,40}\bbut\s+(?:i|it|the|they|there|she|he|that|it'?s|that'?s|we)\b"
-    r"|(?:想|打算|准备|本想)[^。!！?？]{0,12}?[，,]\s*(?:但是|可是|不过|只是|但)"
     r"|\b(?:if|when(?:ever)?)\s+i\s+(?:have|get|find)\s+(?:the\s+|some\s+)?(?:time|a\s+(?:chance|moment|minute))\b"
     # On a condition still to come: "if Eve asks, …", "when Dave gets here, …", "等Eve来了…", "要是他再来就…".
     r"|\b(?:if|when|once|after|as\s+soon\s+as)\s+(?!you\b|possible\b|that'?s\b|it'?s\s+(?:ok|okay|fine|possible)\b|needed\b)"
@@ -314,11 +309,22 @@ HYPOTHETICAL = re.compile(
     r"|理论上|按理说|假使|假定|假若|如若|若是|设若|设想|想象一下|要是能|早知道|本来(?:应该|想|打算|可以)|当初|只要(?![^，,。!！]{0,8}?就(?:行|好|可以|够)了?(?:[，,。!！…~\s]|$))|一旦",
     re.IGNORECASE,
 )
+# "I'd give Eve some bread but I only have one", "I wanted to buy apples but …", "我也想买，但是太贵了": a wish and
+# what stands in its way; "I'd like two loaves" asks. Only a wish for a write: "…. I'd keep it for milling but the
+# stones need fixing" says why the request is made.
+WISH_BUT = re.compile(
+    r"\b(?:i|we)(?:'d|\s+would)\s+(?!like\b|love\b|prefer\b|appreciate\b|rather\b)\w+\b[^.!?;]{0,40}\bbut\s+(?:i|it|the|they|there|she|he|that|it'?s|that'?s|we)\b"
+    r"|\b(?:i|we)\s+(?:want(?:ed)?|wanna|planned|meant|hoped)\s+to\b[^.!?;]{0,40}\bbut\s+(?:i|it|the|they|there|she|he|that|it'?s|that'?s|we)\b"
+    r"|(?:想|打算|准备|本想)[^。!！?？]{0,12}?[，,]\s*(?:但是|可是|不过|只是|但)",
+    re.IGNORECASE,
+)
 # "if" that puts a condition on the request ("if the guest complains again, refund them"); "if" after a verb of
 # asking or knowing is "whether" ("ask the supplier if they can refund"), and "if you can", "if possible" are polite.
 IF = re.compile(r"\bif\b(?!\s+(?:you|u|ya|possible|needed|necessary|so|any|convenient|that'?s|it'?s\s+(?:ok|okay|fine|possible|alright|not\s+too)|ok|okay|not\s+too))", re.IGNORECASE)
 WHETHER_VERB = re.compile(
-    r"\b(?:ask|asks|asked|asking|know|knows|see|check|checking|wonder|wondering|find\s+out|tell\s+me|confirm|whether|unsure|sure)\b[^.!?;]{0,60}$",
+    r"\b(?:ask|asks|asked|asking|know|knows|see|check|checking|wonder|wondering|find\s+out|tell\s+me|confirm|whether|unsure|sure)\b[^.!?;]{0,60}$"
+    # "…, wake me if the foreman comes round": when to tell the speaker, no condition on the request.
+    r"|\b(?:wake|ping|warn|alert|call|text|buzz|get)\s+(?:me|us)(?:\s+up)?\s*$",
     re.IGNORECASE,
 )
 
@@ -448,7 +454,8 @@ RELAYED = re.compile(
     r"|\b(?:i\s+was|i'?ve\s+been|i\s+have\s+been|we\s+were)\s+(?:told|asked|instructed|ordered)\s+to\b"
     r"|(?:[A-Za-z]{2,}|他们|她们|他|她|有人|别人)\s*(?:刚才|刚刚|昨天|今天|之前|早上|上午|下午|晚上|又)?\s*在[^，,。:：]{1,8}(?:里|上)?(?:说|发|讲|喊|嚷|吆喝|问)(?:了|过)?\s*[：:“「\"]"
     # "Eve keeps saying give her 3 stone", '"give Eve 3 stone" is what Carol typed'.
-    r"|\b(?:keeps?|kept)\s+(?:saying|asking|telling\s+me|begging|nagging)\b"
+    # ("the guest keeps asking where we're at" asks a question of theirs, no instruction.)
+    r"|\b(?:keeps?|kept)\s+(?:saying|asking(?!\s+(?:where|when|what|how|why|about|if|whether|for\s+(?:an?\s+)?(?:update|news)))|telling\s+me|begging|nagging)\b"
     r"|\bis\s+what\s+(?:\w+\s+){1,2}?(?:said|says|typed|wrote|asked|posted|wants|wanted|told\s+me)\b"
     r"|\b(?:my\s+[a-z]+|someone|somebody|he|she|they|(?-i:[A-Z][a-z]+)"
     r"|(?:the|a|our|this|that|his|her)\s+(?:guest|customer|supplier|hotel|manager|boss|client|resident|neighbou?r|user|staff|sign|note|email|letter))"
@@ -523,8 +530,12 @@ HABIT = re.compile(
 
 
 def habit(text: str) -> bool:
-    """The message tells another person's habit and asks nothing now ("please", "帮我", a clause ending on 吧)."""
-    return bool(HABIT.search(text)) and not NOW.search(text) and not ASKS_NOW.search(text)
+    """The message tells another person's habit and asks nothing now ("please", "帮我", a clause ending on 吧); a habit
+    told after a first clause that asks for a write ("give 5 flour to bob - he keeps borrowing mine") is its reason."""
+    found = HABIT.search(text)
+    if not found or NOW.search(text) or ASKS_NOW.search(text):
+        return False
+    return not _after_a_request(text, found.start())
 
 
 # "I don't really like them anyway", "我不爱吃", "用不完": the speaker does not need the goods, the reason to give them.
@@ -542,8 +553,19 @@ def not_needed(clause: str) -> bool:
 
 
 def relayed(text: str) -> bool:
-    """The message passes on someone else's instruction and asks nothing of its own ("please", "帮我")."""
-    return bool(RELAYED.search(text)) and not NOW.search(text)
+    """The message passes on someone else's instruction and asks nothing of its own ("please", "帮我"); what another
+    keeps asking, told after a first clause that asks for a write ("give 2 wheat to dave - he keeps asking me"), is
+    the request's reason."""
+    found = RELAYED.search(text)
+    if not found or NOW.search(text):
+        return False
+    return not (re.match(r"\b(?:keeps?|kept)\b", found.group(), re.IGNORECASE) and _after_a_request(text, found.start()))
+
+
+def _after_a_request(text: str, at: int) -> bool:
+    """``at`` lies after the message's first clause, and that clause asks for a write."""
+    first = re.split(r"[,，.。;；!！?？—–]|\s-\s", text, maxsplit=1)[0]
+    return len(first) <= at and _names_a_write(first)
 
 
 # A request beside the report ("…，再给他两个吧", "…, please send two more"): the report holds nothing back.
@@ -643,7 +665,8 @@ def supposed(text: str) -> bool:
     text = _without_own_fallback(text)
     # "ask the supplier if they'll accept": "if" after a verb of asking or knowing is "whether", no condition.
     text = re.sub(r"\bif\b", lambda found: "whether" if WHETHER_VERB.search(text[: found.start()]) else found.group(), text, flags=re.IGNORECASE)
-    return bool(LATER_ON.search(text)) or bool(HYPOTHETICAL.search(text)) or conditional(text)
+    wished = any(_names_a_write(found.group()) for found in WISH_BUT.finditer(text))
+    return bool(LATER_ON.search(text)) or bool(HYPOTHETICAL.search(text)) or wished or conditional(text)
 
 
 def reported(text: str, tools: set[str]) -> bool:
@@ -734,6 +757,13 @@ def _without_their_clauses(text: str) -> str:
     return THEIR_CLAUSE.sub(blank, text)
 
 
+# "…, we can't have it live until they sign off", "审批前不能让它开着": why the stop is asked, no putting it off.
+KEPT_OFF = re.compile(
+    r"\b(?:can'?t|cannot|can\s+not|shouldn'?t|mustn'?t|won'?t)\s+(?:have|keep|leave|let)\s+(?:it|this|that|them)\s+(?:be\s+)?"
+    r"(?:live|on|running|open|active|enabled|up|going|trading)\b[^,.;!?]*"
+    r"|不能(?:再)?(?:让(?:它|他们)?)?(?:开着|上线|挂着|运行着?|启用着|继续(?:卖|运行|开放))[^，,。;；]*",
+    re.IGNORECASE,
+)
 # "…, and DON'T say anything about a refund yet", "…，别提退款的事": what the words must leave out, told to the agent.
 NOT_TO_SAY = re.compile(
     r"[,，;；。.!！]\s*(?:(?:and|but)\s+)?(?:please\s+)?(?:just\s+)?(?:don'?t|do\s+not|never|no\s+need\s+to)\s+"
@@ -756,6 +786,7 @@ def deferred(text: str, tools: set[str]) -> bool:
     text = _blanked(_blanked(text, WAITED_TO_CORRECT), STAFF_LATER)
     text = without_own_later(text, tools)
     if tools & UNDOING:
+        text = _blanked(text, KEPT_OFF)
         return bool(PUT_OFF.search(text)) or bool(TAKEN_BACK.search(text))
     return bool(DEFERRAL.search(text))
 
@@ -892,7 +923,9 @@ def _blanked(text: str, pattern: re.Pattern) -> str:
 PRICE_FLOOR = re.compile(
     r"(?:少了|少于[^，,。]{0,6}?|低于[^，,。]{0,6}?|便宜了|再少|少一(?:分|个子儿?|点|块)(?:钱)?(?:都|也)?)\s*(?:就|可)?不卖"
     r"|\bnot\s+(?:a\s+(?:single\s+)?(?:credit|cent|penny|coin)\s+)?(?:for\s+)?less\b|\bno\s+less\b|\bnothing\s+less\b"
-    r"|\bwon'?t\s+(?:go|take|sell\s+for)\s+(?:any\s+)?(?:lower|less)\b"
+    r"|\bwon'?t\s+(?:go|take|sell\s+for)\s+(?:any\s+)?(?:lower|less)\b|\b(?:don'?t|do\s+not|never)\s+(?:go|sell|take)\s+(?:any\s+)?(?:lower|less|under|below)\b"
+    # "多一分不要少一分不卖": the price exact, both ways.
+    r"|多一(?:分|个子儿?|点|块)(?:钱)?(?:都|也)?不要"
     r"|(?:别|不要|不能)(?:卖)?(?:太|得太)?便宜了?|\bdon'?t\s+(?:sell\s+(?:it|them)\s+)?(?:go\s+)?too\s+cheap\b",
     re.IGNORECASE,
 )
@@ -937,7 +970,9 @@ NO_HOLDING_OUT = re.compile(
     r"|(?:别|不要|不用)(?:都|全|全都|全部)(?:卖|给|送|用|花|吃)(?:了|光|掉)?|\b(?:don'?t|do\s+not)\s+(?:sell|give|spend|use)\s+(?:it\s+|them\s+)?all\b"
     r"|\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:tough\s+it\s+out|hold\s+out|starve(?:\s+yourself)?|suffer|push\s+through)\b"
     # "so don't go crazy", "别太贵了": a limit on how, not a no to what.
-    r"|\b(?:don'?t|do\s+not)\s+(?:go\s+(?:crazy|overboard|nuts|wild)|overdo\s+it|break\s+the\s+bank)\b",
+    r"|\b(?:don'?t|do\s+not)\s+(?:go\s+(?:crazy|overboard|nuts|wild)|overdo\s+it|break\s+the\s+bank)\b"
+    # "…, I'd rather not wait on the mill", "can't wait for the mill", "不想再等了": a no to waiting asks for it now.
+    r"|\b(?:i'?d|i\s+would|we'?d)\s+rather\s+not\s+wait\b|\b(?:don'?t|do\s+not)\s+want\s+to\s+wait\b|\bcan'?t\s+(?:afford\s+to\s+)?wait\b|不想(?:再)?等|等不(?:了|及)",
     re.IGNORECASE,
 )
 # "以后盖个磨坊", "以后给Eve两个面包": a clause opening with 以后 tells some time to come ("吃完以后…" is read above).
@@ -954,7 +989,7 @@ def _names_no_write(text: str) -> bool:
 
 # "…, I'll buy more later", "…，回头我自己再买": what the speaker will do later, after the request.
 OWN_LATER = re.compile(
-    r"[,，;；?？.]\s*(?:and\s+)?(?:i'?ll|we'?ll|i\s+will|we\s+will|i\s+can|we\s+can)\s+(?P<deed>[^,，.;；!?]*?)\s+(?:later|tomorrow|tmrw|afterwards|after|again\s+after(?:wards)?)\b[^,，.;；!?]*"
+    r"(?:[,，;；?？.]\s*(?:and\s+)?|\s(?:and|but)\s+)(?:i'?ll|we'?ll|i\s+will|we\s+will|i\s+can|we\s+can|i\s+might|i\s+may|we\s+might)\s+(?P<deed>[^,，.;；!?]*?)\s+(?:later|tomorrow|tmrw|afterwards|after|again\s+after(?:wards)?|when|once|if|as\s+soon\s+as)\b[^,，.;；!?]*"
     r"|[,，;；]\s*(?:回头|晚点|晚些|以后|过会儿?|待会儿?|明天)我(?:再|自己)*(?P<deed_zh>[^，,。;；!！?？]+)",
     re.IGNORECASE,
 )
@@ -982,6 +1017,13 @@ def _names_none_of(text: str, tools: set[str]) -> bool:
     folded = text.casefold()
     words = {w.casefold() for f in registered_frames() if f.tool in tools for w in f.words if not w.startswith("@")}
     return not any(re.search(rf"\b{re.escape(w)}", folded) if w.isascii() else w in folded for w in words)
+
+
+def _names_a_write(text: str) -> bool:
+    """A write frame's trigger word, as typed, is in ``text``."""
+    from .frames import is_write, registered_frames
+
+    return not _names_none_of(text, {f.tool for f in registered_frames() if is_write(f.tool)})
 
 
 def _without_own_fallback(text: str) -> str:

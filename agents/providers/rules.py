@@ -433,7 +433,7 @@ class RulesChatPolicy:
                 # "面粉还剩几份？明早要烤面包，不够的话得去买": the plan waits; the question before it is answered.
                 if restraint.QUESTION_MARK.search(context) and turn.outcomes:
                     return Step.say("\n".join([_("这是一个问题，我不会因此执行操作。以下是查到的信息："), summarize(turn)]))
-                if restraint.QUESTION_MARK.search(context) and (look := _look_up(turn, {*ANSWERING_READS, "get_my_resources"})) is not None:
+                if restraint.QUESTION_MARK.search(context) and (look := look_up(turn, {*ANSWERING_READS, "get_my_resources"})) is not None:
                     return look
                 return Step.say(_("听起来这是以后的打算或一种假设，我现在没有执行任何操作。需要时请直接说。"))
             # The count's own message: "three", answering "how many?" after "some bread", is exact.
@@ -459,7 +459,7 @@ class RulesChatPolicy:
                     return Step(calls=(("get_my_status", {}),), reply=_("这是一个问题，我不会因此执行操作；先看看你的状态。"))
                 # "最近有啥悬赏可以接的吗", "HT…退款到哪一步了？": a look-up (a list, or the one order or fund named)
                 # answers what the question asks about, and nothing is written.
-                if (look := _look_up(turn, ANSWERING_READS)) is not None:
+                if (look := look_up(turn, ANSWERING_READS)) is not None:
                     return look
                 return Step.say(_("这是一个问题，我不会因此执行操作；想让我做什么请直接说。"))
             # The write's own free text names no owner: "a fund called 'Bob's Pick'" is no Bob's thing.
@@ -531,7 +531,7 @@ def asked_anew(message: str, writes: list[tuple[str, dict]]) -> bool:
     )
 
 
-def _look_up(turn: Turn, answering: set[str]) -> Step | None:
+def look_up(turn: Turn, answering: set[str]) -> Step | None:
     """The look-up (a list, or one of ``answering``: the one order or fund named) that answers the message's question
     in place of a write it will not make; None when no read answers it."""
     from .framing import read_frames

@@ -494,6 +494,8 @@ def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[
                 continue  # "four" is a count, never a typo of "flour"
             if text.strip() and lowered not in STOP_WORDS and not re.fullmatch(r"[\d\W_]+", text):
                 pieces.add((start, end))
+                if i == j and len(lowered) >= 5 and lowered.isascii() and lowered.endswith("s"):
+                    pieces.add((start, end - 1))  # "frnaks flour": a possessive without its apostrophe, slip and all
     best: dict[tuple[str, Any], Span] = {}
     candidates = [entity for entity in found if entity.kind in kinds and not entity.exact_only]
     names = [fold(entity.surface) for entity in candidates]
@@ -515,9 +517,10 @@ def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[
             if entity.partial and len(piece) < len(name) and (piece in name if wide else _within_words(piece, name)):
                 if any(piece == w for w in STOP_WORDS):
                     continue
-                # A Chinese name's first word says more than its middle: "货币" of 货币市场旧份额 is sure where no other
-                # name shares it (a rival still asks); a Latin word in part ("Beta" of Beta Balanced) stays a guess.
-                score = 80.0 + 15.0 * len(piece) / len(name) + (5.0 if wide and name.startswith(piece) else 0.0)
+                # A name's first word says more than its middle: "货币" of 货币市场旧份额, "Beta" of Beta Balanced are sure
+                # where no other name shares them (a rival still asks); "Bet", a word in part, stays a guess.
+                first_word = name.startswith(piece) and (wide or name[len(piece) : len(piece) + 1] in (" ", "-"))
+                score = 80.0 + 15.0 * len(piece) / len(name) + (5.0 if first_word else 0.0)
             else:
                 if index not in close:
                     continue

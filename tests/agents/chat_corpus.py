@@ -451,7 +451,8 @@ CORPUS += [
     refuse(F, "不要停用科技先锋"),
     refuse(F, "don't disable the Beta Balanced fund"),
     refuse(F, "如果停用科技先锋会怎样"),
-    refuse(F, "科技先锋停用了吗？"),
+    # A question about what was done is answered by the look-up that shows it; nothing is written (round 26).
+    say(F, "科技先锋停用了吗？", call("list_funds", fund_name="科技先锋")),
     refuse(F, "did you create the fund Alpha?"),
     refuse(F, "how do I create a fund?"),
     refuse(F, "怎么新建基金"),
@@ -579,8 +580,9 @@ CORPUS += [
     say(F, "enable 货币市场", on_fund("货币市场旧份额", "enable_fund", typed="货币市场")),
     say(F, "what's up with 稳健增长", on_fund("稳健增长一号", "get_fund_detail")),
     say(F, "稳健增长的情况", on_fund("稳健增长一号", "get_fund_detail")),
-    say(F, "turn the Beta fund off"),
-    say(F, "turn the Beta fund off || yes", on_fund("Beta Balanced", "disable_fund")),
+    # The first word of one fund's name is that fund: a proposal naming it whole, for staff to confirm (round 26; five
+    # held-out writers expected it, none a question back).
+    say(F, "turn the Beta fund off", on_fund("Beta Balanced", "disable_fund")),
     say(F, "look up the green energy fund"),
     # The dangerous case of the issue: the name whole, type and risk kept in the remarks and said so.
     say(F, "create a fund called Harbor Income, bond type, low risk",

@@ -86,30 +86,18 @@ DISPUTED = {
     "p-en-fd-16": "SUP-88901 is the supplier's number of exactly one order (HT20260301001), which the order's own record "
     "holds (round 13 reads a supplier number as the order it names): the refund is a proposal naming our order and its "
     "guest for staff to confirm; the writer, who listed it as debatable, expected a question",
-    "n-en-fa-20": "'the balanced fund': Beta Balanced is the one fund whose name holds 'balanced'; the writer counted "
-    "稳健增长一号 too because its remarks say 平衡型, but remarks are no name; the disable is a proposal staff confirm",
-    "r-en-fa-20": "'the balanced fund': as for n-en-fa-20, Beta Balanced is the one fund whose name holds 'balanced' "
-    "(稳健增长一号's remarks say 平衡型; remarks are no name); the disable is a proposal staff confirm",
     "r-zh-fd-14": "张三 is the demo guest of exactly one order (HT20260301001): as for d-fd-zh-15 and p-zh-fd-14, the order "
     "is found by its guest's name, and the early check-out starts by asking the supplier in the desk's own template "
     "(c-fd-zh-18); the writer, who listed it as debatable, expected a question for the number",
-    "s-en-fa-18": "'the balanced fund': as for n-en-fa-20 and r-en-fa-20, Beta Balanced is the one fund whose name "
-    "holds 'balanced'; the disable is a proposal staff confirm",
     "s-zh-fd-15": "张三 is the demo guest of exactly one order (HT20260301001): as for n-zh-fd-14 and p-zh-fd-14, a refund "
     "proposal naming order and guest for staff to confirm; the writer, who listed it as debatable, expected a question",
     "t-en-fd-15": "'let the guest know we're on it': a message to the guests' channel with no order is the desk's documented "
     "behaviour (test_a_message_to_the_guest_is_a_proposal_quoting_it_and_sent_only_after_yes: '跟客人说一声，…' is "
     "proposed as typed), and it waits for staff's yes; the writer expected a question for the order",
-    "u-en-fa-21": "'the balanced one': as for n-en-fa-20, Beta Balanced is the one fund whose name holds 'balanced'; the "
-    "disable is a proposal staff confirm (the writer listed it as debatable)",
-    "y-en-fa-19": "'the balanced fund': as for n-en-fa-20, Beta Balanced is the one fund whose name holds 'balanced'; the "
-    "disable is a proposal staff confirm (the writer listed it as debatable)",
     "x-en-fd-14": "李四 is the demo guest of exactly one order (HT20260301002): as for n-zh-fd-14 and p-zh-fd-14, the refund is "
     "a proposal naming order and guest for staff to confirm; the writer, who listed it as debatable, expected a question",
     "w-zh-fd-16": "张三 is the demo guest of exactly one order (HT20260301001): as for d-fd-zh-15, the order found by its "
     "guest's name is looked up (a read, nothing written); the writer expected a question for the number",
-    "v-en-fa-21": "'rename the balanced fund': as for n-en-fa-20, Beta Balanced is the one fund whose name holds 'balanced'; "
-    "the rename is a proposal staff confirm (the writer listed it as debatable)",
     "n-en-fd-12": "the supplier's number (SUP-88903) is in none of the user's words: the question goes, as a question, "
     "under the order the turn before named (order_no HT20260301003), which is how the channel files it; the desk's "
     "early check-out template, which quotes SUP-…, runs when the check-out itself is asked for",

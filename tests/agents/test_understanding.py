@@ -190,10 +190,14 @@ def test_a_fund_no_one_has_is_named_as_missing_with_the_funds_there_are(demo, st
     assert all(word in result.reply for word in words), result.reply
 
 
-def test_a_write_on_a_partial_name_asks_but_a_look_up_shows_it(demo, staff_user):
+def test_a_write_on_a_names_first_word_proposes_on_that_fund_but_a_word_in_part_asks(demo, staff_user):
+    from agents.models import PendingAction
+
     funds = Agent.objects.get(name="基金助理")
     write = run_chat(agent=funds, message="turn the Beta fund off", user=staff_user)
-    assert write.tool_calls == [] and "Beta Balanced" in write.reply
+    assert PendingAction.objects.get().tool_name == "disable_fund" and "Beta Balanced" in write.reply
+    guess = run_chat(agent=funds, message="turn the Bet fund off", user=staff_user)
+    assert PendingAction.objects.count() == 1 and "Beta Balanced" in guess.reply
     look = run_chat(agent=funds, message="查一下Beta", user=staff_user)
     assert [call["name"] for call in look.tool_calls] == ["list_funds", "get_fund_detail"]
 
@@ -2945,3 +2949,160 @@ def test_a_later_deed_of_the_speakers_own_is_read_without_the_database():
 
     assert not restraint.deferred("eat my bread, I'll buy more later", {"eat"})
     assert restraint.deferred("wait on the bounty, I'll claim it later", {"claim_bounty"})
+
+
+# ---------------------------------------------------------------- round 26: what z missed, as classes, in other words
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        # The speaker's own later deed, timed by a condition, is no plan for the request.
+        ("Carol", "take my wheat listing down, way too cheap, I'll put it back up when the market recovers", "cancel_market_order", {"order_id": 1}),
+        # A wish that names no write says why ("I'd mill it myself but …").
+        ("Carol", "sell 4 wheat, 18 credits for the lot. I'd mill it myself but the stones are broken", "create_market_order", {"resource_type": "wheat", "quantity": 4, "price": 18}),
+        # When to tell the speaker is no condition on the request.
+        ("Alice", "so tired. let me rest a while, ping me if the boss shows up", "rest", {}),
+        # A price floor and a no to waiting ask for it now.
+        ("Dave", "list 6 wood at 30 total and don't sell any lower", "create_market_order", {"resource_type": "wood", "quantity": 6, "price": 30}),
+        ("Dave", "挂单卖6个木头，要价30，多一分不要", "create_market_order", {"resource_type": "wood", "quantity": 6, "price": 30}),
+        ("Alice", "please buy one bag of flour at the shop, I'd rather not wait for the mill", "purchase", {"item_id": 5, "quantity": 1}),
+        # Why a fund is stopped is no putting the stop off.
+        ("基金助理", "please switch off 绿色能源主题, legal flagged it and we can't keep it running until the review", "disable_fund", {"fund_id": 3}),
+        # A habit told after the request is its reason; "guy's" is no resident's.
+        ("Carol", "give 2 wheat to dave - poor guy's always out of it and he keeps asking me", "transfer_resource", {"to_agent_id": 4, "resource_type": "wheat", "quantity": 2}),
+    ],
+)
+def test_what_z_held_back_is_done(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [tool] and _calls(result, tool) == [arguments], result.reply
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        # The request said again after a correction, with its own count: read as meant.
+        ("Carol", "give bob 8 wheat — wait, that's too many for me. give him three then", "transfer_resource", {"to_agent_id": 2, "resource_type": "wheat", "quantity": 3}),
+        ("Carol", "给Dave转5个木材——哦不对，我自己还要用，转2个就行", "transfer_resource", {"to_agent_id": 4, "resource_type": "wood", "quantity": 2}),
+        ("Alice", "买两个面包，不对，太贵了，买四个苹果吧", "purchase", {"item_id": 2, "quantity": 4}),
+    ],
+)
+def test_a_request_said_again_after_a_correction_is_read_as_meant(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [tool] and _calls(result, tool) == [arguments], result.reply
+
+
+@pytest.mark.parametrize("message", ["give bob 3 bread — wait, don't", "买一个面包，不对，先不买了"])
+def test_a_correction_that_takes_the_request_back_does_nothing(demo, talker, message):
+    assert _writes(talker("Alice", message)) == []
+
+
+def test_a_question_about_what_was_done_is_answered_by_a_look_up(demo, talker):
+    result = talker("Bob", "did I take a bounty yesterday? I forget")
+    assert [call["name"] for call in result.tool_calls] == ["list_bounties"] and _calls(result, "list_bounties") == [{"status": "claimed", "mine": True}]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        ("查下HT20260301003", "问问供应商能不能提前一天退房", "他们回复了吗"),
+        ("pull up HT20260301003", "ask the supplier if the guest can check out a day early", "did they get back to us?"),
+    ],
+)
+def test_their_answer_asked_after_a_message_reads_that_channel(demo, talker, turns):
+    result = talker("前台助理", *turns)
+    assert _calls(result, "message_list") == [{"channel": "upstream", "order_no": "HT20260301003"}]
+
+
+def test_a_day_early_is_no_first_row(demo, talker):
+    result = talker("前台助理", "查下HT20260301003", "联系供应商问问能不能提前一天退房")
+    assert _calls(result, "message_send") == [{"channel": "upstream", "order_no": "HT20260301003", "content": "能不能提前一天退房"}]
+
+
+@pytest.mark.parametrize(
+    ("message", "arguments"),
+    [
+        # "let them know" turns to the guest named before; the hotel after it is in the words.
+        ("the guest on HT20260301002 keeps asking about the refund. let them know the hotel hasn't answered yet",
+         {"channel": "downstream", "order_no": "HT20260301002", "content": "the hotel hasn't answered yet"}),
+        # Words dictated after "发消息": the user's date kept, never the template.
+        ("给供应商发消息，订单HT20260301002，客人想3月11号走，问下最后一晚能不能退",
+         {"channel": "upstream", "order_no": "HT20260301002", "content": "客人想3月11号走，问下最后一晚能不能退"}),
+        ("供应商发个消息：SUP-88902 客人想提前离店，麻烦回复",
+         {"channel": "upstream", "order_no": "HT20260301002", "content": "SUP-88902 客人想提前离店，麻烦回复"}),
+    ],
+)
+def test_the_desks_words_go_as_typed_to_the_one_told(demo, talker, message, arguments):
+    from agents.models import PendingAction
+
+    talker("前台助理", message)
+    assert PendingAction.objects.get().arguments == arguments
+
+
+def test_an_order_to_pull_up_is_only_looked_up(demo, talker):
+    result = talker("前台助理", "the guest Wang Wu wants to go home early, booking HT20260301003 - pull it up please")
+    assert [call["name"] for call in result.tool_calls] == ["order_query"]
+
+
+@pytest.mark.parametrize(
+    ("message", "arguments"),
+    [
+        ("compliance wants 科技先锋's remarks changed so they read 'AI and chips, high risk' from today", {"fund_id": 2, "remarks": "AI and chips, high risk"}),
+        ("change the name of the tech pioneer fund to 科技先锋二期", {"fund_id": 2, "fund_name": "科技先锋二期"}),
+        ("把被停掉的基金重新启用", {"fund_id": 5}),
+    ],
+)
+def test_what_z_misread_of_funds_is_proposed_as_meant(demo, talker, message, arguments):
+    from agents.models import PendingAction
+
+    talker("基金助理", message)
+    assert PendingAction.objects.get().arguments == arguments
+
+
+def test_a_fund_needed_by_name_is_proposed_without_the_remarks_promised(demo, talker):
+    from agents.models import PendingAction
+
+    talker("基金助理", "we need a fund named Coral Income. no remarks for now, the product team will send them")
+    assert PendingAction.objects.get().arguments == {"fund_name": "Coral Income"}
+
+
+@pytest.mark.parametrize("message", ["switch off the balanced one please", "rename the balanced fund to Balanced Max"])
+def test_a_style_two_funds_share_asks_which(demo, talker, message):
+    result = talker("基金助理", message)
+    assert _writes(result) == [] and "稳健增长一号" in result.reply and "Beta Balanced" in result.reply
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        ("Dave", "买两捆柴火", "purchase", {"item_id": 3, "quantity": 2}),
+        ("Alice", "帮我checkin下，谢啦", "checkin", {}),
+        ("Alice", "grab Frank's flour off the market, the whole lot", "accept_market_order", {"order_id": 3}),
+        ("Carol", "buy 2 bread from the shop, bob looked hungry and I might give him one later", "purchase", {"item_id": 1, "quantity": 2}),
+        ("Bob", "Bob, labour office here. You're down for the quarry (骊山采石场), please take that job", "assign_building", {"building_id": 5}),
+        ("Frank", "修个农田，名字就叫南坡农田", "construct_building", {"kind": "farm", "name": "南坡农田"}),
+    ],
+)
+def test_what_z_missed_of_the_city_is_done(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [tool] and _calls(result, tool) == [arguments], result.reply
+
+
+def test_done_with_the_workplace_quits_no_bounty(demo, talker):
+    result = talker("Frank", "I'm done with the mill, years of dust. quit it for me")
+    assert _writes(result) == ["unassign_building"]
+
+
+def test_a_job_asked_for_without_a_building_shows_them_and_asks(demo, talker):
+    result = talker("Eve", "find me a job, I've no clue what's good around here")
+    assert [call["name"] for call in result.tool_calls] == ["list_buildings"] and _asks(result.reply.splitlines()[-1])
+
+
+def test_this_person_is_no_name_to_look_up(demo, talker):
+    result = talker("Bob", "这个人的id是多少")
+    assert not result.tool_calls and _asks(result.reply)
+
+
+def test_a_bounty_reported_done_after_a_turn_that_did_nothing_is_the_one_claimed(demo, talker):
+    result = talker("Bob", "claim the 100 wheat bounty for me", "cool, heading out now", "all done, hauled it in. mark it finished please")
+    assert _calls(result, "complete_bounty") == [{"bounty_id": 1}]
