@@ -225,7 +225,8 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
         return Step.call(tool, bounty_id=described[0]["bounty_id"])
     if len(described) > 1:
         return Step.say(_("是哪一个悬赏？%(names)s") % {"names": either(described)})
-    if status == "claimed" and (elsewhere := described_bounties(said, selectors.unfinished_bounties())):
+    unfinished = selectors.unfinished_bounties() if status == "claimed" else []
+    if status == "claimed" and (elsewhere := described_bounties(said, unfinished) or _described_before(turn, unfinished)):
         # "mark the flour delivery done" when it is not among my claims: the board that holds it, then the tool says why not.
         if len(outcomes := [o for o in turn.outcomes if o.name == "list_bounties"]) < 2:
             return Step.call("list_bounties", status=elsewhere[0]["status"])
@@ -241,6 +242,15 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
         # "交任务": a resident holds one claimed bounty at a time, so its only claim is "the" bounty.
         return Step.call(tool, bounty_id=rows[0]["bounty_id"])
     return Step.say(_("是哪一个悬赏？%(names)s") % {"names": either(rows)})
+
+
+def _described_before(turn: Turn, rows: list[dict]) -> list[dict]:
+    """The one bounty of ``rows`` the conversation's earlier messages describe ("I claimed the wall repair job
+    yesterday" … "so mark it as done please"), [] when none or several."""
+    for message in (turn.earlier, *turn.history):
+        if message and len(described := described_bounties(message, rows)) == 1:
+            return described
+    return []
 
 
 # English words for the work a bounty's (Chinese) title names: "the wall repair bounty" is 修缮城墙. Resources and

@@ -342,7 +342,8 @@ JOB_CHANGED = re.compile(
 
 
 @intent(
-    r"签到|打卡|上班",
+    # "今天的班还没打吧？打一下": the shift's check-in, its 卡 left out.
+    r"签到|打卡|上班|班(?:还)?没打|打(?:一下|下)班",
     # (Latin letters beside Chinese: "帮我checkin一下", no \b between 我 and c.)
     r"(?<![A-Za-z])check[ -]?in(?![A-Za-z])",
     r"(?<![A-Za-z])clock[ -]?in(?![A-Za-z])",
@@ -555,8 +556,10 @@ offer("chat", gettext_lazy("在城市频道说：今天面包打折"))
 @intent(
     # "这个多少钱？", "how much does it cost?": a price asked of nothing named; which thing is asked back.
     # (A leading "那个" is padding to the normal form, which drops it.)
-    r"^\s*(?:(?:那|这)?(?:这个|那个|它|这|那)(?:个|东西|玩意儿?)?)?\s*(?:一共|总共|全部)?\s*(?:要|得|卖)?\s*多少钱\s*(?:一个)?\s*[?？吗呢啊]*\s*$",
-    r"^\s*(?:(?:hey|hi|so|ok|okay|and)[,\s]+)?how\s+much\s+(?:(?:does|did|will|would)\s+(?:it|this|that)(?:\s+(?:one|1))?\s+cost|(?:is|was)\s+(?:it|this|that)(?:\s+(?:one|1))?)\s*[?？]*\s*$",
+    r"^\s*(?:(?:那|这)?(?:这个|那个|它|这|那)(?:个|东西|玩意儿?)?)?\s*(?:一共|总共|全部)?\s*(?:要|得|卖)?\s*多少钱\s*(?:一个)?\s*(?:来着)?\s*[?？吗呢啊]*\s*$",
+    # "那个东西现在还有吗，多少钱来着": a thing pointed at, nothing named.
+    r"^\s*(?:(?:那|这)(?:个)?)?(?:东西|玩意儿?)[^，,。]{0,10}[，,]\s*(?:一共|总共)?(?:要|得|卖)?\s*多少钱\s*(?:来着)?\s*[?？吗呢啊]*\s*$",
+    r"^\s*(?:(?:hey|hi|so|ok|okay|and)[,\s]+)?how\s+much\s+(?:(?:does|did|will|would)\s+(?:it|this|that)(?:\s+(?:one|1))?\s+cost|(?:is|was|for)\s+(?:it|this|that)(?:\s+(?:one|1))?)\s*[?？]*\s*$",
     priority=1,
 )
 def price_of_nothing_named(turn: Turn, match: re.Match) -> Step:
@@ -924,7 +927,7 @@ def _sellers(reading: Reading, me: str) -> list:
 @frame(
     "purchase",
     triggers=(
-        *BUY_WORDS, "from the shop", "from the store", "at the shop", "at the store", "in the shop", "从商店", "商店里的", "在商店",
+        *BUY_WORDS, "from the shop", "from the store", "at the shop", "at the store", "in the shop", "从商店", "商店里的", "在商店", "商店拿", "去商店拿",
         "去商店", "get me", "pick up", "grab me", "grab", "order", "给我来", "帮我来",
         # "gimme bread from shop x3": the shop named without "the" is where it comes from.
         "from shop", "from store", "at shop",
@@ -1056,6 +1059,9 @@ def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
     return quantity, (again[-1] if again else price)
 
 
+PUT_ME = re.compile(r"\bput\s+(?:me|us|him|her)\b", re.IGNORECASE)
+
+
 @frame(
     "create_market_order",
     triggers=SELL_WORDS,
@@ -1067,6 +1073,8 @@ def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
 def sell_frame(turn: Turn, filled: Filled) -> Step:
     if only_an_aside(turn, filled.reading, "create_market_order"):
         return DECLINE  # "去采石场上班吧，石头多了还能拿去卖": the job is asked, selling is a maybe
+    if PUT_ME.search(filled.reading.said) and not filled.reading.has(*(word for word in SELL_WORDS if word != "put")):
+        return DECLINE  # "the farm pays 12 right? put me there": the speaker placed, nothing put up for sale
     quantity, price = _numbers_around(filled)
     if filled.reading.has(*SELLING_WORDS) or (filled.reading.has(*PRICE_WORDS) and (price is None or COST_ASKED_HOW.search(filled.reading.folded))):
         return DECLINE  # "who is selling wheat?", "面包卖多少钱": a question the listings answer ("total price 20" is no question)
@@ -1267,7 +1275,9 @@ SIGNING_UP = (
     "assign_building",
     triggers=(
         "work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工", "打份工", "打个工", "打零工", "打短工",
-        "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "a job", "some work", "get me hired", "get hired",
+        "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "找份工", "找个工", "a job", "some work", "get me hired", "get hired",
+        # "…听说终南那个伐木场还缺人，就去那儿", "the farm east of town pays 12 right? put me there": the place just named.
+        "就去那儿", "就去那里", "就去那", "put me there", "put me at", "put me in", "send me there",
         "another job", "different job", "new job", "switch jobs", "change jobs", "换个地方", "换份工作", "换个工作", "跳槽",
         # An operator placing the resident: "we've got you down for the East Farm — take that job".
         "take that job", "take the job", "take this job", "got you down for", "put you down for", "signed you up for",

@@ -450,12 +450,15 @@ def _on_known_fund(turn: Turn, tool_name: str, before: int | None = None, **argu
     r"\b(?:remarks?|notes?)\b[^:：]*?\bto\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
     # "…改个名，叫科技先锋精选", "改个中文名，就叫「…」": the new name after the 叫.
     r"(?:改名为|改名成|改名叫|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)(?:个|一下|下)?(?:中文|英文|新)?名(?:字|称)?\s*[，,]?\s*(?:就)?(?:叫|改成|改为|换成))\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
-    r"\b(?:rename\b.*?\bto|name\s+to|change\s+the\s+name\b.*?\bto)\s+[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?" + QUOTED_NAME_END,
+    # ("rename Beta Balanced -> Beta Global Balanced": an arrow says "to".)
+    r"\b(?:rename\b.*?(?:\bto\s+|\s*(?:->|=>|→)\s*)|(?:name\s+to|change\s+the\s+name\b.*?\bto)\s+)[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?" + QUOTED_NAME_END,
     verbatim=True,
     tool="update_fund",
 )
 def update_any_order(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
+    if NEW_FUND_SAID.search(turn.said) and NAMED.search(turn.said):
+        return DECLINE  # "set up a fund named 'Beta Balanced II' with remarks 'Successor to Beta Balanced'": a new fund
     if groups.get("new"):
         return _on_known_fund(turn, "update_fund", before=match.start("new"), fund_name=_typed_width(turn, _typed_new_name(match)))
     remarks = without_aside(as_typed(turn, groups["remarks"]))
@@ -928,7 +931,7 @@ TO_THE_AGENT = re.compile(
     priority=2,
 )
 def create_frame(turn: Turn, filled: Filled) -> Step:
-    if not filled.reading.has(*FUND_WORDS):
+    if not filled.reading.has(*FUND_WORDS, "新产品"):  # "帮我开个新产品 '碳中和精选'": the fund assistant's products are funds
         return DECLINE
     said = filled.reading.said
     if REMARKS_NAMED.search(said) and (filled.reading.of("fund") or LINE_ADDED.search(said)) and not NEW_FUND_SAID.search(said):
@@ -960,7 +963,9 @@ APPENDED = re.compile(
     re.IGNORECASE,
 )
 REMARKS_NAMED = re.compile(r"备注|说明|\bremarks?\b|\bnotes?\b", re.IGNORECASE)
-NEW_FUND_SAID = re.compile(r"新基金|新建|创建|新增|建一?[只个支]|\bnew\s+fund\b|\b(?:create|set\s+up|open|start)\s+(?:a|an|one)\b", re.IGNORECASE)
+NEW_FUND_SAID = re.compile(
+    r"新基金|新产品|新建|创建|新增|建一?[只个支]|开(?:个|一个|一只|只)新|\bnew\s+fund\b|\b(?:create|set\s+up|open|start)\s+(?:a|an|one)\b", re.IGNORECASE
+)
 
 
 def _remarks_as_typed(said: str, first: str, last: str) -> str:
@@ -1006,12 +1011,15 @@ def kept_in_remarks(remarks: str) -> str:
     return _("基金没有类型、风险等字段，这些我原样写进了备注：「%(remarks)s」。") % {"remarks": remarks}
 
 
-RENAMED_TO = re.compile(r"\bto\b|\bas\b|改名为|改名成|改为|改成|更名为|重命名为|改叫|叫做?|[:：]", re.IGNORECASE)
+RENAMED_TO = re.compile(r"\bto\b|\bas\b|->|=>|→|改名为|改名成|改为|改成|更名为|重命名为|改叫|叫做?|[:：]", re.IGNORECASE)
 
 
 @frame(
     "update_fund",
-    triggers=("rename", "改名", "重命名", "更名", "换个名字", "换名字", "改个名", "改一下名", "改下名", "改改名", "名字改", "名字换", "名称改"),
+    triggers=(
+        "rename", "change the name", "change its name", "new name for", "改名", "重命名", "更名", "换个名字", "换名字", "改个名", "改一下名", "改下名",
+        "改改名", "名字改", "名字换", "名称改",
+    ),
     required=("fund_id",),
     asks={"fund_id": gettext_lazy("要给哪个基金改名？请说出名称或 ID。")},
     priority=3,
@@ -1035,7 +1043,10 @@ SAYS_BEFORE_QUOTE = re.compile(r"\s*(?:just\s+|simply\s+)?(?:read|reads|say|says
 @frame(
     "update_fund",
     triggers=("remark", "note", "备注", "说明"),
-    not_with=("create", "new fund", "add a fund", "set up a fund", "setting up a fund", "a fund named", "a fund called", "新建", "创建", "建一个", "新基金", "新增"),
+    not_with=(
+        "create", "new fund", "add a fund", "set up a fund", "setting up a fund", "a fund named", "a fund called", "新建", "创建", "建一个", "新基金",
+        "新增", "新产品",
+    ),
     required=("fund_id",),
     asks={"fund_id": gettext_lazy("要改哪个基金的备注？请说出名称或 ID。")},
     priority=3,

@@ -194,12 +194,14 @@ HEARD = re.compile(r"\s*(?:说|讲|反映|抱怨|投诉|想|要|希望|says|said
 # Words that turn to a third party: "告诉客人…", "ask the supplier …".
 ADDRESSED = re.compile(
     r"告诉|通知|转告|提醒|跟|和|同|对(?!应|于|比|照)|给|问|回复|答复|联系"
-    r"|\b(?:tell|let|inform|notify|message|msg|dm|ask|write\s+to|send|remind|email|text|reply\s+to|respond\s+to|write\s+back\s+to|ping|contact|check\s+with|confirm\s+with)\b"
+    r"|\b(?:tell|let|inform|notify|message|msg|dm|ask|write\s+to|send|remind|email|text|reply\s+to|respond\s+to|write\s+back\s+to|ping|contact|check\s+with|confirm\s+with"
+    r"|reach\s+out\s+to|get\s+in\s+touch\s+with)\b"
 )
 # A verb of passing words on: with it, a message that addresses a guest or supplier is words to send.
 SAYING_VERB = re.compile(
     r"说|讲|告诉|通知|转告|提醒|问|发(?:个|条|一条)?消息|发(?=\s*[:：“「\"])|留言|回复|答复|确认一下|核实一下"
-    r"|\b(?:tell|let\b.*\bknow|inform|notify|message|msg|dm|ask|say|send|remind|email|text|reply|respond|ping|contact|check\s+with|confirm\s+with)\b"
+    r"|\b(?:tell|let\b.*\bknow|inform|notify|message|msg|dm|ask|say|send|remind|email|text|reply|respond|ping|contact|check\s+with|confirm\s+with"
+    r"|reach\s+out\s+to|get\s+in\s+touch\s+with)\b"
 )
 ASKING = re.compile(r"问问|问一下|询问|问|\bask\b")
 # A verb of asking right after the one asked ("跟供应商确认一下…", "with the supplier whether …").
@@ -276,7 +278,7 @@ def left_unsaid(said: str) -> str:
 @frame(
     "refund",
     triggers=("refund", "money back", "退款", "退钱", "退费", "钱退", "退掉", "退单", "退订", "给退", "退了吧", "退一下", "办退款", "退回", "退个款", "退下款", "退吧"),
-    not_with=("tell", "let", "know", "inform", "notify", "message", "告诉", "转告", "说一声", "跟客人说", "跟供应商说", "消息"),
+    not_with=("tell", "let", "know", "inform", "notify", "message", "reach out", "get in touch", "告诉", "转告", "说一声", "跟客人说", "跟供应商说", "消息"),
     asks={"order_no": ORDER_ASK},
     priority=4,
 )
@@ -492,6 +494,10 @@ DATED = re.compile(
 )
 
 
+# "…wants to check out a day early, message the supplier about it": the early check-out pointed at, no words of its own.
+ABOUT_IT = re.compile(r"\s*(?:(?:about|regarding|re)\s+)?(?:it|this|that)\s*[.!。！]?\s*", re.IGNORECASE)
+
+
 def _early_in_talk(turn: Turn, said: str) -> bool:
     """An early check-out is what this message, or the conversation's last few, are about."""
     return any(EARLY.search(message) for message in (said, turn.earlier, *turn.history) if message)
@@ -501,7 +507,7 @@ def _early_in_talk(turn: Turn, said: str) -> bool:
     "message_send",
     triggers=(
         "tell", "let", "know", "inform", "notify", "message", "msg", "email", "e-mail", "write to", "ask", "send", "remind",
-        "reply to", "respond to", "write back", "ping", "contact", "check with", "confirm with",
+        "reply to", "respond to", "write back", "ping", "contact", "check with", "confirm with", "reach out to", "get in touch with",
         "告诉", "通知", "转告", "提醒", "跟", "对", "给", "说", "问", "回复", "答复", "联系", "发消息", "发条消息", "发个消息", "发一条消息",
         "回他", "回她", "回一句", "回句话",
     ),
@@ -557,7 +563,9 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     if text is not None and (not WORDY.search(text.value) or GENERIC_BODY.fullmatch(text.value)):
         text = None  # "send the guest a message": the words to send are asked, never made up
     who = pgettext("recipient", "供应商") if channel == "upstream" else pgettext("recipient", "客人")
-    early_asked = channel == "upstream" and (text is None or EARLY_ASKED.match(text.value)) and _early_in_talk(turn, said)
+    early_asked = (
+        channel == "upstream" and (text is None or EARLY_ASKED.match(text.value) or ABOUT_IT.fullmatch(text.value)) and _early_in_talk(turn, said)
+    )
     if early_asked and (order := filled.slots.get("order_no")):
         # "先联系供应商吧" after "李四那单要提前离店", "…问问能不能提前退": the early check-out's own question, the desk's
         # template (no words of the user's are made into a message).
@@ -633,7 +641,9 @@ REFUND_TOLD = re.compile(
     "message_list",
     triggers=(
         "reply", "replied", "answer", "say", "said", "respond", "messages", "msg", "conversation", "chat", "thread", "unread", "未读",
-        "get back to", "got back to", "gotten back", "heard back", "hear back", "word back", "any word", "heard anything", "write back", "wrote back", "written back", "回话", "回音",
+        "get back to", "got back to", "gotten back", "heard back", "hear back", "word back", "any word", "heard anything",
+        # "has the guest written anything to us?": what they wrote, read.
+        "written", "wrote us", "wrote to us", "sent us", "messaged us", "heard from", "write back", "wrote back", "written back", "回话", "回音",
         "channel", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
     ),
     not_with=("send", "tell", "let", "msg guest", "msg the", "msg supplier", "告诉", "说：", "说:", "发消息：", "发消息:", "发个消息：", "发个消息:", "发条消息：", "发条消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),

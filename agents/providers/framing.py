@@ -392,7 +392,7 @@ def changed_mind(turn: Turn) -> bool:
 # "disable beta balanced... actually no, just change its remarks to …".
 CALLED_OFF = re.compile(
     r"(?:[,，.。;；!！…—–-]|\.\.\.)\s*(?:(?:算了|不对|哦不)[，,\s]*(?:先|还是)?(?:别|不要|不用|甭)[\u4e00-\u9fff]{1,3}?(?:了|啦)?"
-    r"|actually\s*,?\s*no|no\s+wait|never\s*mind|scratch\s+that|forget\s+that)\s*[,，.。;；!！…—–-]+\s*",
+    r"|actually\s*,?\s*no|no\s+wait|wait\s*,?\s*no|never\s*mind|scratch\s+that|forget\s+that)\s*[,，.。;；!！…—–-]+\s*",
     re.IGNORECASE,
 )
 
@@ -428,7 +428,10 @@ def _instead(turn: Turn, first: str, then: str) -> bool:
     """``then`` asked instead of ``first``, of the one thing ``first`` named (carried as a follow-up's name is), when
     it asks another deed: the turn becomes that name and ``then``. The first is never done."""
     carried = [s for s in read(first).spans if s.kind in ("fund", "order", "bounty") and s.score >= 0.9]
-    if not then or len({s.value for s in carried}) != 1 or any(s.kind in (*HISTORY_KINDS, "bounty", "resident") for s in read(then).spans):
+    if not then or len({s.value for s in carried}) != 1:
+        return False
+    # Another thing named in the second words asks of that thing ("…改个名叫 Beta Balanced Plus" names the same one again).
+    if any(s.kind in (*HISTORY_KINDS, "bounty", "resident") and (s.kind, s.value) != (carried[0].kind, carried[0].value) for s in read(then).spans):
         return False
     names = first[carried[0].start : carried[0].end]
     asked_first, asked_then = read_frames(replace(turn, said=first, outcomes=[])), read_frames(replace(turn, said=f"{names}\n{then}", outcomes=[]))
@@ -438,7 +441,9 @@ def _instead(turn: Turn, first: str, then: str) -> bool:
     ]
     if not tools[1] or tools[1] <= tools[0]:
         return False  # the second words ask nothing, or the same again
-    turn.earlier, turn.said = names, then
+    # The second words that name the thing again ("…哦不，先别停，改个名叫 Beta Balanced Plus") are read alone.
+    again = any((s.kind, s.value) == (carried[0].kind, carried[0].value) for s in read(then).spans)
+    turn.earlier, turn.said = ("" if again else names), then
     turn.earlier_calls, turn.earlier_outcomes, turn.answered, turn.history = [], [], "", []
     return True
 

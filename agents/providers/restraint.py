@@ -105,14 +105,16 @@ DEFERRAL = re.compile(
     # "我自己的木头还不够用呢，哪有多的给Carol": a rhetorical question that says no.
     r"哪有多|哪有闲|哪来的|哪儿来的|"
     r"还能撑|撑得住|撑到|忍一?忍|忍一下|忍得住|忍到|扛得住|熬得住|熬到|"
-    r"没门|休想|[一二两三四五六七八九十][个块份袋点只根张]?[也都]不|再议|再商量|再讨论|再研究|再看看|看情况|待定|先放(?:一放|着)|先搁着|搁置|缓一缓|缓缓"
+    r"仅供参考|只是(?:记录|知会|备案)一下|不用(?:做|处理)什么|没门|休想|[一二两三四五六七八九十][个块份袋点只根张]?[也都]不|再议|再商量|再讨论|再研究|再看看|看情况|待定|先放(?:一放|着)|先搁着|搁置|缓一缓|缓缓"
     r"|\b(?:don'?t|do\s+not|doesn'?t|never|no\s+need|not\s+(?:now|yet|today|" + TONIGHT + r"|right\s+now)|hold\s+off|"
     r"wait|later|nevermind|never\s+mind|let'?s\s+not|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|"
     r"on\s+second\s+thought|no\s+(?:refunds?|check(?:ing)?-?\s?in|[a-z]+ing)"
     # "Not buying it, just venting.": a no that opens the sentence.
     r"|(?:^|(?<=[.,;!?]\s)|(?<=[.,;!?]))\s*not\s+(?:(?!asking|kidding|joking)[a-z]+ing|it|that|this|one)\b"
     # "I won't", "I shouldn't", "I refuse to", "no way", "I'd rather not", "I'm not …", "not necessary".
-    r"|refuse[sd]?|refusing|no\s+way|rather\s+not|under\s+no\s+circumstances|by\s+no\s+means|avoid(?:ing)?|"
+    # "FYI only", "just logging it here", "no action needed", "仅供参考": told to be known, nothing asked.
+    r"|fyi\s+only|just\s+(?:logging|noting|recording)|no\s+action\s+(?:needed|required)|"
+    r"refuse[sd]?|refusing|no\s+way|rather\s+not|under\s+no\s+circumstances|by\s+no\s+means|avoid(?:ing)?|"
     r"not\s+(?:necessary|needed|required|going\s+to|gonna)|unnecessary|hold\s+out|tough\s+it\s+out|can\s+wait|i'?m\s+good(?!\s+(?:at|with|for))|no\s+thanks|(?:i'?m|i\s+am|we'?re|we\s+are)\s+not|ain'?t)\b"
     f"|{MY_NO}|{RETRACTED}|{MIND_CHANGED}|{PENDING}",
     re.IGNORECASE,
@@ -299,6 +301,8 @@ HYPOTHETICAL = re.compile(
     r"|等\s*\S{1,8}?(?:来了|到了|回来|醒了|来的时候|到的时候|需要)|(?:如果|(?<![主只需])要是|假如|假设|万一|倘若)(?!(?:可以|方便|不麻烦|你愿意|您愿意|能的话))"
     # A supposition or a wish, not a request: "in theory I could …", "I wish I could …", "imagine giving …",
     # "理论上我可以…", "早知道就…", "只要她开口就…".
+    # "Beta Balanced is being considered for disabling", "we're thinking about closing it": weighed, not asked.
+    r"|\bbeing\s+considered\b|\bunder\s+consideration\b|\b(?:i'?m|we'?re|i\s+am|we\s+are)\s+(?:considering|thinking\s+(?:about|of))\b"
     r"|\b(?:in\s+theory|theoretically|hypothetically|imagine|if\s+only|i\s+wish|we\s+wish|(?<!if\s)(?<!whether\s)i\s+could(?!\s+use\b)|(?<!if\s)(?<!whether\s)we\s+could|"
     r"i\s+(?:would|could|should|might)\s+have|had\s+i|pretend|let'?s\s+say|say\s+i)\b"
     # "…，我先问问经理", "let me check with the boss first": the speaker does something else first.
@@ -761,6 +765,8 @@ def _without_their_clauses(text: str) -> str:
 KEPT_OFF = re.compile(
     r"\b(?:can'?t|cannot|can\s+not|shouldn'?t|mustn'?t|won'?t)\s+(?:have|keep|leave|let)\s+(?:it|this|that|them)\s+(?:be\s+)?"
     r"(?:live|on|running|open|active|enabled|up|going|trading)\b[^,.;!?]*"
+    # "compliance wants it switched off until the review is done": how long it stays off, no putting the stop off.
+    r"|\b(?:switched|turned|kept|stays?|staying|remain(?:s|ing)?)\s+(?:off|disabled|closed|down|suspended)\s+(?:until|till)\b[^,.;!?]*"
     r"|不能(?:再)?(?:让(?:它|他们)?)?(?:开着|上线|挂着|运行着?|启用着|继续(?:卖|运行|开放))[^，,。;；]*",
     re.IGNORECASE,
 )
@@ -843,10 +849,10 @@ def possesses_goods(after: str) -> bool:
 # "买一袋面粉……哦不对，两袋", "give Eve 2 flour, no wait, 3": the correction is a bare count and nothing else.
 RECOUNTED = re.compile(
     r"^(?P<head>.*?[^\s,，.。…;；!！~])[\s,，.。…;；!！~]*"
-    r"(?:(?:哦|啊|呃|噢)?\s*(?:不对|不是|说错了|我是说|更正一下)|\b(?:no\s+wait|i\s+mean(?:t)?|sorry|oops|make\s+it)\b)"
+    r"(?:(?:哦|啊|呃|噢)?\s*(?:不对|不是|说错了|我是说|更正一下|不(?=\s*[，,]))|\b(?:no\s+wait|wait\s*,?\s*no|i\s+mean(?:t)?|sorry|oops|make\s+it)\b)"
     r"[\s,，:：]*(?:make\s+it\s+)?"
     r"(?P<count>\d+|[一二两三四五六七八九十俩仨]+|one|two|three|four|five|six|seven|eight|nine|ten)"
-    r"\s*(?P<unit>[个份块张袋捆斤只件瓶杯箱包颗条根堆])?"
+    r"\s*(?P<unit>[个份块张袋捆斤只件瓶杯箱包颗条根堆车])?\s*(?:吧|呗|啊|哈)?"
     # "…, actually make it three, the roof's worse than I thought": a reason after it, with no number of its own.
     r"(?P<tail>[，,;；]\s*[^\d一二两三四五六七八九十俩仨]*?)?\s*[。.!！]?\s*$",
     re.IGNORECASE,
@@ -957,7 +963,9 @@ GO_AHEAD_LAST = re.compile(
 TOLD_AFTER_ASKING = re.compile(
     r"(?:[?？]|呢[\s,，.。!！])\s*(?:那|那就|就)?\s*(?:帮我|请你?|麻烦你?|你就|给我)|[?？]\s*(?:please|pls|go\s+ahead\s+and)\b"
     # "…15块是吧？我要了我要了", "…for 30 right? I'll take the whole thing": the go-ahead right after the check.
-    r"|[?？]\s*(?:我要了|要了|就它了|成交|拍下|买了)|[?？]\s*(?:show|list|tell|give)\s+me\b|[?？]\s*(?:i'?ll\s+take|i'?ll\s+have|i\s+want\s+(?:it|them|that)|gimme)\b",
+    r"|[?？]\s*(?:我要了|要了|就它了|成交|拍下|买了)|[?？]\s*(?:show|list|tell|give)\s+me\b|[?？]\s*(?:i'?ll\s+take|i'?ll\s+have|i\s+want\s+(?:it|them|that)|gimme)\b"
+    # "…pays 12 right? put me there", "今天的班还没打吧？打一下": the check question, then the request.
+    r"|[?？]\s*(?:put|sign|send)\s+me\b|[?？]\s*(?:那|那就|就)?\s*[\u4e00-\u9fff]{1,2}一下",
     re.IGNORECASE,
 )
 # "奖励多少无所谓", "whatever it costs": an amount that does not matter asks nothing.
@@ -971,6 +979,8 @@ NO_HOLDING_OUT = re.compile(
     r"|\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:tough\s+it\s+out|hold\s+out|starve(?:\s+yourself)?|suffer|push\s+through)\b"
     # "so don't go crazy", "别太贵了": a limit on how, not a no to what.
     r"|\b(?:don'?t|do\s+not)\s+(?:go\s+(?:crazy|overboard|nuts|wild)|overdo\s+it|break\s+the\s+bank)\b"
+    # "120呢不接白不接": it would be a waste not to; "we noticed you still don't have a job": a lack told, no no.
+    r"|不(\S)白不\1|\b(?:you|she|he|they)\s+(?:still\s+)?(?:don'?t|doesn'?t|do\s+not|does\s+not)\s+have\s+(?:a|an|any|enough)\b"
     # "…, I'd rather not wait on the mill", "can't wait for the mill", "不想再等了": a no to waiting asks for it now.
     r"|\b(?:i'?d|i\s+would|we'?d)\s+rather\s+not\s+wait\b|\b(?:don'?t|do\s+not)\s+want\s+to\s+wait\b|\bcan'?t\s+(?:afford\s+to\s+)?wait\b|不想(?:再)?等|等不(?:了|及)",
     re.IGNORECASE,
@@ -990,7 +1000,9 @@ def _names_no_write(text: str) -> bool:
 # "…, I'll buy more later", "…，回头我自己再买": what the speaker will do later, after the request.
 OWN_LATER = re.compile(
     r"(?:[,，;；?？.]\s*(?:and\s+)?|\s(?:and|but)\s+)(?:i'?ll|we'?ll|i\s+will|we\s+will|i\s+can|we\s+can|i\s+might|i\s+may|we\s+might)\s+(?P<deed>[^,，.;；!?]*?)\s+(?:later|tomorrow|tmrw|afterwards|after|again\s+after(?:wards)?|when|once|if|as\s+soon\s+as)\b[^,，.;；!?]*"
-    r"|[,，;；]\s*(?:回头|晚点|晚些|以后|过会儿?|待会儿?|明天)我(?:再|自己)*(?P<deed_zh>[^，,。;；!！?？]+)",
+    r"|[,，;；]\s*(?:回头|晚点|晚些|以后|过会儿?|待会儿?|明天)我(?:再|自己)*(?P<deed_zh>[^，,。;；!！?？]+)"
+    # "稳健增长一号先停用，等下个季度再看要不要开": a later decision about another deed.
+    r"|[,，;；]\s*等[^，,。;；]{1,12}?再(?:看|说|决定|考虑|商量)?(?:要不要|是否|需不需要)?(?P<deed_wait>[^，,。;；!！?？]+)",
     re.IGNORECASE,
 )
 
@@ -1006,7 +1018,10 @@ STAFF_LATER = re.compile(
 def without_own_later(text: str, tools: set[str]) -> str:
     """``text`` less the speaker's own later deeds that are not the request ("…, we'll turn it off again after the
     audit" beside turning it on)."""
-    return OWN_LATER.sub(lambda found: " " * len(found.group()) if _names_none_of(found["deed"] or found["deed_zh"], tools) else found.group(), text)
+    return OWN_LATER.sub(
+        lambda found: " " * len(found.group()) if _names_none_of(found["deed"] or found["deed_zh"] or found["deed_wait"], tools) else found.group(),
+        text,
+    )
 
 
 def _names_none_of(text: str, tools: set[str]) -> bool:

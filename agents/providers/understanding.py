@@ -562,6 +562,10 @@ class Reading:
     def lemmas(self) -> set[str]:
         return {t.lemma for t in self.tokens}
 
+    @property
+    def words(self) -> set[str]:
+        return {t.text.lower() for t in self.tokens}
+
     def has(self, *words: str) -> bool:
         """Any of ``words`` in the message: a Chinese word as a substring, an English one as a lemma."""
         lemmas = self.lemmas
@@ -575,8 +579,8 @@ class Reading:
                         rf"\b{split[1]}\b(?:\s+[\w'’-]+){{1,4}}?\s+{split[2]}\b", self.folded
                     ):
                         return True
-                elif word in lemmas or lemma(word) in lemmas:
-                    return True
+                elif word in lemmas or lemma(word) in lemmas or (word.endswith("e") and f"{word}d" in self.words):
+                    return True  # ("disable" is in "needs to be disabled", whose lemma is "disabl")
             elif word in self.folded:
                 return True
         return False

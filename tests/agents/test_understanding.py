@@ -9,7 +9,7 @@ import time
 import pytest
 
 from agents.chat import run_chat
-from agents.models import Agent, PendingAction
+from agents.models import Agent, PendingAction, ToolCall
 from agents.providers.frames import provenance
 from agents.providers.understanding import numbers, read, tokens
 from funds.models import Fund
@@ -3033,8 +3033,6 @@ def test_a_day_early_is_no_first_row(demo, talker):
     ],
 )
 def test_the_desks_words_go_as_typed_to_the_one_told(demo, talker, message, arguments):
-    from agents.models import PendingAction
-
     talker("前台助理", message)
     assert PendingAction.objects.get().arguments == arguments
 
@@ -3053,15 +3051,11 @@ def test_an_order_to_pull_up_is_only_looked_up(demo, talker):
     ],
 )
 def test_what_z_misread_of_funds_is_proposed_as_meant(demo, talker, message, arguments):
-    from agents.models import PendingAction
-
     talker("基金助理", message)
     assert PendingAction.objects.get().arguments == arguments
 
 
 def test_a_fund_needed_by_name_is_proposed_without_the_remarks_promised(demo, talker):
-    from agents.models import PendingAction
-
     talker("基金助理", "we need a fund named Coral Income. no remarks for now, the product team will send them")
     assert PendingAction.objects.get().arguments == {"fund_name": "Coral Income"}
 
@@ -3106,3 +3100,102 @@ def test_this_person_is_no_name_to_look_up(demo, talker):
 def test_a_bounty_reported_done_after_a_turn_that_did_nothing_is_the_one_claimed(demo, talker):
     result = talker("Bob", "claim the 100 wheat bounty for me", "cool, heading out now", "all done, hauled it in. mark it finished please")
     assert _calls(result, "complete_bounty") == [{"bounty_id": 1}]
+
+
+# ---------------------------------------------------------------- round 27: what za missed, as classes, in other words
+
+
+def test_a_new_fund_whose_remarks_name_an_old_one_is_created(demo, talker):
+    talker("基金助理", "create a fund named 'Tech Pioneer II', remarks 'Follows 科技先锋'")
+    assert PendingAction.objects.get().tool_name == "create_fund"
+    assert PendingAction.objects.get().arguments == {"fund_name": "Tech Pioneer II", "remarks": "Follows 科技先锋"}
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["FYI only: the green energy fund may be closed next year, just noting it", "仅供参考：科技先锋下季度可能停用，只是记录一下"],
+)
+def test_words_told_for_the_record_do_nothing(demo, talker, message):
+    assert _writes(talker("基金助理", message)) == []
+
+
+def test_a_question_the_supplier_is_asked_is_no_refund(demo, talker):
+    talker("前台助理", "order HT20260301001, the guest is going home two days sooner - reach out to the supplier and ask if they'll refund the rest")
+    assert not PendingAction.objects.filter(tool_name="refund").exists()
+    asked = ToolCall.objects.filter(tool_name__in=("refund", "message_send"))
+    assert [(call.tool_name, call.arguments["channel"]) for call in asked] == [("message_send", "upstream")]
+
+
+@pytest.mark.parametrize(
+    ("message", "channel"),
+    [
+        ("HT20260301002 - has the guest written to us at all today?", "downstream"),
+        ("guest Zhang San (HT20260301001) wants to leave a day early, contact the supplier about it", None),
+    ],
+)
+def test_what_za_missed_of_the_desk(demo, talker, message, channel):
+    result = talker("前台助理", message)
+    if channel:
+        assert _calls(result, "message_list") == [{"channel": channel, "order_no": "HT20260301002"}]
+    else:
+        assert [c["arguments"]["channel"] for c in result.tool_calls if c["name"] == "message_send"] == ["upstream"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        ("Carol", "手头紧，想找份工，听说骊山那个采石场还缺人，就去那儿吧", "assign_building", {"building_id": 5}),
+        ("Eve", "接下建磨坊那个悬赏，80呢不拿白不拿", "claim_bounty", {"bounty_id": 2}),
+        ("Eve", "I need work badly, the quarry pays 14 right? put me there", "assign_building", {"building_id": 5}),
+        ("Bob", "Bob, city office here. we see you still don't have a job; the bakery has room, go ahead and take it", "assign_building", {"building_id": 3}),
+        ("Carol", "send eve 6 wheat. wait no, make it 5, need some for bread", "transfer_resource", {"to_agent_id": 5, "resource_type": "wheat", "quantity": 5}),
+        ("Frank", "商店拿两个面包，不，三个吧", "purchase", {"item_id": 1, "quantity": 3}),
+        ("Frank", "今天班还没打吧？打一下", "checkin", {}),
+    ],
+)
+def test_what_za_missed_of_the_city_is_done(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [tool] and _calls(result, tool) == [arguments], result.reply
+
+
+@pytest.mark.parametrize(
+    ("turns", "arguments"),
+    [
+        (("I took the mill building bounty last week", "the mill's up and grinding now", "report it finished please"), {"bounty_id": 2}),
+        (("我上周接了收集小麦那个悬赏", "一百斤小麦都交到仓库了", "帮我报完成"), {"bounty_id": 1}),
+    ],
+)
+def test_a_bounty_described_earlier_is_the_one_reported_done(demo, talker, turns, arguments):
+    result = talker("Dave", *turns)
+    assert _calls(result, "complete_bounty") == [arguments]  # the tool says whether Dave holds it
+
+
+@pytest.mark.parametrize(
+    ("message", "arguments"),
+    [
+        ("legal wants 绿色能源主题 turned off until the audit is done", {"fund_id": 3}),
+        ("科技先锋先停用，等年底再看要不要开", {"fund_id": 2}),
+        ("the tech pioneer fund (科技先锋) needs to be disabled from today", {"fund_id": 2}),
+    ],
+)
+def test_what_za_held_back_of_a_stop_is_proposed(demo, talker, message, arguments):
+    talker("基金助理", message)
+    assert PendingAction.objects.get().tool_name == "disable_fund" and PendingAction.objects.get().arguments == arguments
+
+
+@pytest.mark.parametrize(
+    ("message", "arguments"),
+    [
+        ("把科技先锋停用……哦不，先别停，改个名叫 科技先锋精选 就行", {"fund_id": 2, "fund_name": "科技先锋精选"}),
+        ("rename 科技先锋 -> Tech Pioneer Select", {"fund_id": 2, "fund_name": "Tech Pioneer Select"}),
+    ],
+)
+def test_a_rename_after_a_stop_taken_back_or_an_arrow(demo, talker, message, arguments):
+    talker("基金助理", message)
+    assert PendingAction.objects.get().tool_name == "update_fund" and PendingAction.objects.get().arguments == arguments
+
+
+@pytest.mark.parametrize(("agent", "message"), [("基金助理", "change the name of the green energy fund"), ("Dave", "so how much for that one?"), ("Eve", "这玩意儿还有货吗，多少钱来着")])
+def test_what_za_left_open_is_asked_back(demo, talker, agent, message):
+    result = talker(agent, message)
+    assert _writes(result) == [] and _asks(result.reply)
