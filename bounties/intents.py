@@ -184,7 +184,7 @@ from agents.providers.understanding import Entity, entities  # noqa: E402
 
 CLAIM_WORDS = (
     "claim", "take", "grab", "accept", "pick up", "pick", "choose", "go with", "sign me up", "sign up", "put me down", "i'll do",
-    "接", "领", "认领", "抢", "我要", "要这个", "选", "报名", "我来做", "我来干",
+    "接", "领", "认领", "抢", "我要", "要这个", "选", "报名", "我来做", "我来干", "我来",
 )
 BOUNTY_WORDS = ("bounty", "bounties", "job", "task", "悬赏", "任务")
 
@@ -396,7 +396,7 @@ complete_frame.asks_itself = True
 
 # "I'm done with the mill", "sick and done with this job": a workplace left, not work delivered.
 DONE_WITH_WORK = re.compile(
-    r"\b(?:done|finished|through)\s+with\s+(?:the\s+|my\s+|this\s+|that\s+)?(?:mill|farm|bakery|lumberyard|sawmill|quarry|job|work|place)\b"
+    r"\b(?:done|finished|through)\s+(?:with|at)\s+(?:the\s+|my\s+|this\s+|that\s+)?(?:mill|farm|bakery|lumberyard|sawmill|quarry|job|work|place)\b"
     r"|\bi\s+quit\b",
     re.IGNORECASE,
 )

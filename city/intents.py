@@ -343,7 +343,7 @@ JOB_CHANGED = re.compile(
 
 @intent(
     # "今天的班还没打吧？打一下": the shift's check-in, its 卡 left out.
-    r"签到|打卡|上班|班(?:还)?没打|打(?:一下|下)班",
+    r"签到|打卡|上班|[班卡](?:还)?没打|打(?:一下|下|个)[班卡]",
     # (Latin letters beside Chinese: "帮我checkin一下", no \b between 我 and c.)
     r"(?<![A-Za-z])check[ -]?in(?![A-Za-z])",
     r"(?<![A-Za-z])clock[ -]?in(?![A-Za-z])",
@@ -722,12 +722,14 @@ def city_entities() -> list[Entity]:
 
 
 BUYING = re.compile(r"买|购买|\b(?:buy|purchase)\b", re.IGNORECASE)
-GIVE_WORDS = ("give", "send", "transfer", "hand", "pass", "gift", "toss", "给", "转", "送", "分给", "转赠")
+GIVE_WORDS = ("give", "send", "transfer", "hand", "pass", "gift", "toss", "给", "转", "送", "分给", "转赠", "匀")
 SHOP_WORDS = ("shop", "store", "商店", "店里", "小卖部")
 MARKET_WORDS = ("market", "listing", "市场", "挂单", "挂的")
 BOUNTIES_SAID = re.compile(r"\bbount(?:y|ies)\b|悬赏", re.IGNORECASE)
 MARKET_SAID = re.compile(r"\bmarket|\blistings?\b|市场|挂单|挂的", re.IGNORECASE)  # "list" is no listing
 BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
+# "他居然买不起面粉", "she can't afford bread": buying no one can do.
+CANT_BUY = re.compile(r"买不起|买不到|买不了|\bcan'?t\s+afford\b", re.IGNORECASE)
 # "Carol的小麦我要了", "要Carol的那批": 要 wanting the goods; "回头可能要给她送点麦子" is a 要 of what will be done.
 WANTED = re.compile(r"(?<![不想还])要(?![给送转去来把做吃买卖挂接领查问发])")
 # Taking another's listing without the word "buy": "拍下", "拿下", "snap up", "I'll take it".
@@ -756,6 +758,7 @@ COST_ASKED_HOW = re.compile(r"多少钱|几块钱|什么价|\bhow\s+much\b|\bwha
 PRICE_WORDS = ("多少钱", "价格", "价钱", "几块钱", "售价", "how much is", "how much are", "how much does", "how much do", "cost", "price")
 # What a lot of the shop is called ("三捆木材", "two carts of stone"): a count of these is a count of lots.
 LOT_WORDS = {"捆": "捆", "车": "车", "袋": "袋", "包": "袋", "bundle": "捆", "cart": "车", "cartload": "车", "bag": "袋", "sack": "袋"}
+ONE_LOT = re.compile(r"\b(?:a|an|one)\s+(bundle|cartload|cart|bag|sack)\s+of\b", re.IGNORECASE)
 LOT = re.compile(r"\s*(捆|车|袋|包|份|(?:bundle|cartload|cart|bag|sack|lot|pack)s?\b)", re.IGNORECASE)
 
 
@@ -807,6 +810,9 @@ WHAT_THEY_DID = re.compile(
 )
 
 
+MEASURE_ONLY = re.compile(r"\s*(?:[个份袋捆块斤车只根张件]|(?:bags?|loaves|units?|pieces?|sacks?|bundles?|carts?)\s+of)?\s*", re.IGNORECASE)
+
+
 def two_resources(said: str) -> bool:
     """The message asks to move two kinds of goods, each with its count ("3 flour and 2 bread"): one transfer
     can't carry both. Goods named without a count ("…，他要磨面粉") are the reason, not the request."""
@@ -817,7 +823,8 @@ def two_resources(said: str) -> bool:
     counts = [s for s in reading.of("number") if s.value is not None and not any(a <= s.start < b for a, b in told)]
     counted = {
         s.value for s in reading.of("resource")
-        if any(0 <= s.start - n.end <= 4 and not re.search(r"[,，。;；]", reading.folded[n.end : s.start]) for n in counts)
+        # (a measure between them at most: "他一个种麦子的" counts no wheat)
+        if any(0 <= s.start - n.end <= 9 and MEASURE_ONLY.fullmatch(reading.folded[n.end : s.start]) for n in counts)
     }
     return len(counted) > 1
 
@@ -841,7 +848,7 @@ def _resource_word(filled: Filled) -> str:
     "transfer_resource",
     triggers=GIVE_WORDS,
     # "Bob gave me 5 bread" tells what happened; "give me" asks for another's goods.
-    not_with=(*SHOP_WORDS, *MARKET_WORDS, *BUY_WORDS, *SELL_WORDS, "gave me", "give me", "给了我", "给我", "送我", "送了我"),
+    not_with=(*SHOP_WORDS, *MARKET_WORDS, *BUY_WORDS, *SELL_WORDS, "gave me", "give me", "给了我", "给我", "送我", "送了我", "my notice", "resignation"),
     asks={
         "to_agent_id": gettext_lazy("要给哪位居民？请说出名字。"),
         "resource_type": gettext_lazy("要给什么资源？"),
@@ -885,6 +892,10 @@ def give_frame(turn: Turn, filled: Filled) -> Step:
     return _resident_then(turn, name, "transfer_resource", resource_type=filled.value("resource_type"), quantity=quantity)
 
 
+# "他居然买不起面粉…给他匀五份": buying no one can do rules no gift out.
+give_frame.unsaid = CANT_BUY
+
+
 def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
     item = filled.slots.get("item_id")
     resource = filled.slots.get("resource_type")
@@ -895,7 +906,8 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
 
 # The shop's goods named ("商店的面包"): a purchase only with a count ordered by 来 ("来两份"), never a price asked.
 SHOP_OWNED = ("商店的", "店里的")
-SHOP_ORDER = re.compile(r"[来整]\s*(?:[一二两三四五六七八九十几俩仨\d]+\s*)?[个份袋捆车]")
+# ("商店苹果来仨，…": a count that ends its clause orders too.)
+SHOP_ORDER = re.compile(r"[来整]\s*(?:(?:[一二两三四五六七八九十几俩仨\d]+\s*)?[个份袋捆车]|[一二两三四五六七八九十几俩仨\d]+(?=\s*(?:[，,。;；!！]|$)))")
 # 来 with a count orders goods ("来一袋面粉") only where SHOP_ORDER finds a measure after it ("你来一下" orders nothing).
 ORDERED_WITH_LAI = ("来一", "来两", "来俩", "来仨", "来个", "来三", "来几", "整一", "整两", "整俩", "整三")
 
@@ -969,10 +981,16 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
     lot = LOT.match(filled.reading.folded, number.end) if number is not None else None
     if lot is not None and (lot[1] in ("份", "lot", "lots", "pack", "packs") or LOT_WORDS.get(lot[1].rstrip("s")) in item["name"]):
         named_the_item = True  # "三捆木材", "two carts of stone": a count of the shop's lots
+    if any(LOT_WORDS.get(one[1]) in item["name"] for one in ONE_LOT.finditer(f"{filled.reading.folded}\n{turn.continues}")):
+        named_the_item = True  # "make it a cart of stone instead": one of the shop's lots
     if item["quantity"] > 1 and not named_the_item:
         # "5 wood" is not five bundles of five: say what a purchase gives, and act on nothing.
         return Step.say(bundle_question(item, count))
     return _once(turn, "purchase", item_id=item["item_id"], quantity=count)
+
+
+# "以后石料就不用买了", "买不起": nothing bought.
+buy_frame.unsaid = re.compile(f"{restraint.SPARED_LATER}|{CANT_BUY.pattern}", re.IGNORECASE)
 
 
 # A number said about money or what one has ("花了8块", "有20块", "price 10"): no count of a purchase.
@@ -997,6 +1015,8 @@ def _count_is_sure(filled: Filled, item: Span) -> bool:
         number.text[:1] in "x×*"
         or bool(COUNTED.match(folded, number.end) or LOT.match(folded, number.end))
         or not folded[number.end :].strip(" 。.!！吧~")
+        # "商店苹果给我来一打，伙计们…": the count ends the clause that orders it.
+        or bool(re.match(r"\s*(?:吧|啊|哈)?\s*[，,。;；!！]", folded[number.end :]))
     )
 
 
@@ -1113,7 +1133,7 @@ def _my_open_orders(turn: Turn, listed) -> list[dict]:
 
 
 # Words that take a listing down, whatever else the message says ("off the market" alone may be a purchase).
-CANCEL_WORDS = ("cancel", "withdraw", "take down", "get rid of", "remove", "delete", "pull down", "pull it", "pull my", "pull that", "取消", "撤", "下架", "删除", "删掉")
+CANCEL_WORDS = ("cancel", "cancle", "cancell", "withdraw", "take down", "get rid of", "remove", "delete", "pull down", "pull it", "pull my", "pull that", "取消", "撤", "下架", "删除", "删掉")
 
 
 @frame(
@@ -1124,7 +1144,7 @@ CANCEL_WORDS = ("cancel", "withdraw", "take down", "get rid of", "remove", "dele
     priority=3,
 )
 def cancel_frame(turn: Turn, filled: Filled) -> Step:
-    if not filled.reading.has(*MARKET_WORDS, "order", "订单"):
+    if not filled.reading.has(*MARKET_WORDS, "order", "订单", "那单", "这单", "挂得"):  # "我那单面粉挂得太便宜了，先撤下来"
         return DECLINE
     # "buy Carol's wheat order off the market", "grab Dave's wood off the market": a purchase ("take my wheat off the
     # market" takes down the speaker's own).
@@ -1152,7 +1172,8 @@ def cancel_frame(turn: Turn, filled: Filled) -> Step:
     priority=2,
 )
 def accept_frame(turn: Turn, filled: Filled) -> Step:
-    if not filled.reading.has(*BUY_WORDS, *(word for word in TAKE_WORDS if word != "要")) and not WANTED.search(filled.reading.said):
+    said = CANT_BUY.sub(" ", filled.reading.said)  # "他居然买不起面粉": no one buys
+    if not read(said).has(*BUY_WORDS, *(word for word in TAKE_WORDS if word != "要")) and not WANTED.search(said):
         return DECLINE
     if BOUNTIES_SAID.search(filled.reading.said) and not MARKET_SAID.search(filled.reading.said):
         return DECLINE  # "the bounties someone already grabbed": the board, not a listing
@@ -1206,7 +1227,10 @@ def accept_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "checkin",
-    triggers=("check in", "check me in", "clock in", "clock me in", "sign in", "sign me in", "punch in", "check-in", "签到", "打卡", "签个到", "打个卡", "打咔", "大个卡"),
+    triggers=(
+        "check in", "check me in", "clock in", "clock me in", "sign in", "sign me in", "punch in", "check-in", "签到", "打卡", "签个到", "打个卡", "打咔",
+        "大个卡", "打一下卡", "打下卡", "卡还没打", "卡没打", "班还没打", "班没打",
+    ),
     not_with=("early", "提前"),
 )
 def checkin_frame(turn: Turn, filled: Filled) -> Step:
@@ -1260,8 +1284,10 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
 
 
 # A vacancy named ("a free slot", "空缺"): a job there only when the message takes it.
-OPENING_WORDS = ("free slot", "open slot", "free spot", "open spot", "opening", "vacancy", "vacancies", "空缺", "空位", "有空岗")
-OPENING_TAKEN = re.compile(r"\btake\s+(?:it|that|the\s+(?:job|slot|spot|place|opening))\b|\bgrab\s+it\b|去吧|去那(?:儿|里)?(?:吧|上班|干)|接了吧|报上吧", re.IGNORECASE)
+OPENING_WORDS = (
+    "free slot", "open slot", "free slots", "open slots", "free spot", "open spot", "opening", "vacancy", "vacancies", "空缺", "空位", "有空岗",
+)
+OPENING_TAKEN = re.compile(r"\btake\s+(?:it|that|one|the\s+(?:job|slot|spot|place|opening))\b|\bgrab\s+it\b|去吧|去那(?:儿|里)?(?:吧|上班|干)|接了吧|报上吧", re.IGNORECASE)
 
 
 # Signing up for a job, said without "work": the building it names, or asked which.
@@ -1274,7 +1300,8 @@ SIGNING_UP = (
 @frame(
     "assign_building",
     triggers=(
-        "work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "工作", "应聘", "入职", "打工", "打份工", "打个工", "打零工", "打短工",
+        "work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "上个班", "工作", "应聘", "入职", "打工",
+        "打份工", "打个工", "打零工", "打短工",
         "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "找份工", "找个工", "a job", "some work", "get me hired", "get hired",
         # "…听说终南那个伐木场还缺人，就去那儿", "the farm east of town pays 12 right? put me there": the place just named.
         "就去那儿", "就去那里", "就去那", "put me there", "put me at", "put me in", "send me there",
@@ -1400,7 +1427,10 @@ HOLDING = ("手上", "手里", "手头", "身上", "口袋", "包里")
 
 @frame(
     "unassign_building",
-    triggers=("quit", "resign", "leave my job", "辞职", "离职", "辞了", "辞掉", "不干了", "不想干", "不想在", "不想做了"),
+    triggers=(
+        "quit", "resign", "leave my job", "hand in my notice", "give notice", "give my notice", "put in my notice", "hand in my resignation",
+        "辞职", "离职", "辞了", "辞掉", "不干了", "不想干", "不想在", "不想做了",
+    ),
     not_with=("bounty", "悬赏", "任务"),
 )
 def quit_frame(turn: Turn, filled: Filled) -> Step:
@@ -1421,7 +1451,10 @@ def find_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "chat",
-    triggers=("city chat", "city channel", "in the channel", "to the channel", "on the channel", "频道里", "post", "announce", "broadcast", "shout", "频道", "广播", "喊一声", "喊话", "吆喝", "喊一句"),
+    triggers=(
+        "city chat", "city channel", "in the channel", "to the channel", "on the channel", "tell the channel", "频道里", "post", "announce", "broadcast",
+        "shout", "频道", "广播", "喊一声", "喊话", "吆喝", "喊一句",
+    ),
     required=(),
     priority=6,
 )
@@ -1462,7 +1495,11 @@ SAID_IN_CHANNEL = re.compile(
 def construct_frame(turn: Turn, filled: Filled) -> Step:
     """"建个农田，名字叫西郊农田": the kind named outside the new name, the name whole."""
     named = building_name(filled.reading.said)
-    kinds = [s for s in filled.reading.of("building_kind") if named is None or not s.overlaps(named)]
+    # ("本来想再盖座磨坊的，…，那先盖个采石场吧": the kind given up is no kind asked for.)
+    given_up = restraint.GIVEN_UP.search(filled.reading.said)
+    kinds = [
+        s for s in filled.reading.of("building_kind") if (named is None or not s.overlaps(named)) and (given_up is None or s.start >= given_up.end())
+    ]
     if not kinds or _about_a_bounty(filled.reading.said) or only_an_aside(turn, filled.reading, "construct_building"):
         return DECLINE
     if named is None and COST_ASKED.search(filled.reading.said):

@@ -594,18 +594,19 @@ THE_DISABLED_ONE = (
 )
 
 
-# A style a fund's name or remarks give it, in either language: "the balanced fund" is Beta Balanced (its name) and
-# 稳健增长一号 too (its remarks: 平衡型): two candidates, and the frame asks which.
-STYLES = {"balanced": ("平衡",)}
+# What a fund's name or remarks say of it, in either language, and how people then call it: "the balanced fund" is
+# Beta Balanced (its name) and 稳健增长一号 too (its remarks: 平衡型), two candidates the frame asks between; "那只已经清盘的基金"
+# is the one whose remarks say 已清盘.
+STYLES = (
+    (("balanced", "平衡"), ("balanced fund", "balanced funds", "balanced one")),
+    (("清盘", "liquidated"), ("清盘的基金", "已清盘的基金", "已经清盘的基金", "清盘的那只", "清盘那只", "liquidated fund", "liquidated one")),
+)
 
 
 def styled(name: str, remarks: str) -> set[str]:
-    """How a fund is called by its style ("balanced fund", "the balanced one")."""
+    """How a fund is called by what its name or remarks say of it ("balanced fund", "已经清盘的基金")."""
     text = f"{name} {remarks}".casefold()
-    return {
-        f"{english} {head}" for english, chinese in STYLES.items() if english in text or any(word in text for word in chinese)
-        for head in ("fund", "funds", "one")
-    }
+    return {surface for words, surfaces in STYLES if any(word in text for word in words) for surface in surfaces}
 
 
 @entities(reads={Fund: ("fund_name", "active_status", "remarks")})
@@ -963,6 +964,8 @@ APPENDED = re.compile(
     re.IGNORECASE,
 )
 REMARKS_NAMED = re.compile(r"备注|说明|\bremarks?\b|\bnotes?\b", re.IGNORECASE)
+# "…加一句“含港股”——算了直接整段改成“…”": the line given up for whole new remarks, which the tool writes.
+WHOLE_AFTER_ALL = re.compile(r"(?:算了|不对|还是)[^“「\"']{0,8}?(?:整段|全部|直接)?(?:改成|改为|换成)|\b(?:actually|instead)\b[^'\"“]{0,30}?\b(?:replace|set|change)\b", re.IGNORECASE)
 NEW_FUND_SAID = re.compile(
     r"新基金|新产品|新建|创建|新增|建一?[只个支]|开(?:个|一个|一只|只)新|\bnew\s+fund\b|\b(?:create|set\s+up|open|start)\s+(?:a|an|one)\b", re.IGNORECASE
 )
@@ -1054,12 +1057,14 @@ SAYS_BEFORE_QUOTE = re.compile(r"\s*(?:just\s+|simply\s+)?(?:read|reads|say|says
 def remarks_frame(turn: Turn, filled: Filled) -> Step:
     if FIELD_LEFT_ALONE.search(filled.reading.said):
         return DECLINE  # "改个名，改成X，备注不动": the remarks stay as they are
-    if APPENDED.search(filled.reading.said):
+    if (added := APPENDED.search(filled.reading.said)) and not WHOLE_AFTER_ALL.search(filled.reading.said, added.end()):
         # "备注里加一句“含储能”，原来的内容保留": the tool writes the remarks whole; words of the user's own only, so the
         # whole new remarks are asked (never the old ones joined to the new behind the user's back).
         return Step.say(_("备注只能整段替换：请把完整的新备注发给我（原来的内容要保留的话也一起写上），我再提交给员工确认。"))
     span = filled.slots["fund_id"]
     after = max(span.end, filled.reading.folded.find("备注") + 2, filled.reading.folded.find("remark") + 6)
+    if whole := WHOLE_AFTER_ALL.search(filled.reading.said, after):
+        after = whole.start()  # the remarks given after the line given up
     if REMARKS_ASKED.search(filled.reading.said) and not REMARKS_CHANGED.search(filled.reading.said):
         return DECLINE  # "what are the remarks on …?", "备注写的是什么": its detail answers, nothing is written
     marker = re.compile(r"(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|写上|写|填上|填成|为|[:：]|->|=>|→|\bto\b)\s*", re.IGNORECASE)

@@ -60,7 +60,7 @@ AHEAD = r"提前(?:一|两|二|三|\d+)?天?(?:离店|退房|走|离开)"
 # An early check-out told in the message, and a question whether a refund is possible.
 # "3月3号就退房", "剩下两晚能不能退", "refund the remaining two nights": leaving before the booked day, said by its date or
 # by the nights left unused.
-LEFT_UNUSED = r"\d{1,2}月\d{1,2}[号日]就(?:要)?(?:退房|离店|走)|提前到\s*(?:\d{1,2}月)?\d{1,2}[号日]\s*(?:就)?(?:要)?(?:退房|离店|走)|剩(?:下)?的?(?:一|两|二|三|几|\d+)?(?:晚|天|夜)|(?:后面|最后)的?(?:一|两|二|三|几|\d+)(?:晚|夜)|(?:remaining|unused|last)\s+(?:\w+\s+)?nights?"
+LEFT_UNUSED = r"(?:\d{1,2}月\d{1,2}[号日]|明天|今天|后天|明早|今晚)就(?:要)?(?:退房|离店|走)|提前到\s*(?:\d{1,2}月)?\d{1,2}[号日]\s*(?:就)?(?:要)?(?:退房|离店|走)|剩(?:下)?的?(?:一|两|二|三|几|\d+)?(?:晚|天|夜)|(?:后面|最后)的?(?:一|两|二|三|几|\d+)(?:晚|夜)|(?:remaining|unused|last)\s+(?:\w+\s+)?nights?"
 EARLY = re.compile(rf"{AHEAD}|提前(?:走|离开|离店|退房)|{LEAVES_EARLY}|{LEFT_UNUSED}|early[ -]check[ -]?out|early departure", re.IGNORECASE)
 # Words telling the guest the refund is done ("退款已经到账", "your refund has been processed"): the system's to say.
 REFUND_DONE = re.compile(
@@ -479,7 +479,7 @@ THEIR_NUMBER_ASKED = re.compile(
 )
 # "能不能提前退", "if they'll agree to an early checkout": only the early check-out's own question, asked of the supplier.
 EARLY_ASKED = re.compile(
-    r"^\s*(?:(?:能不能|可不可以|可以|能否)\s*(?:提前)?\s*(?:退(?:房|款|钱)?|离店|走)(?:吗|么|呢|不)?"
+    r"^\s*(?:(?:问(?:问|一下|下)?)?(?:他们|对方)?\s*(?:能不能|可不可以|可以|能否|同不同意|同意不同意|肯不肯|愿不愿意)\s*(?:提前)?\s*(?:退(?:房|款|钱)?|离店|走)(?:吗|么|呢|不)?"
     r"|(?:if|whether)\s+(?:they(?:'ll|\s+will|\s+can|\s+would)?|it'?s)\s+(?:ok|okay|fine|agree|allow|approve)\w*(?:\s+(?:with|to))?"
     r"\s+(?:an?\s+|the\s+)?early\s+check[ -]?out)\s*[?？。.!！]*\s*$",
     re.IGNORECASE,
@@ -599,6 +599,13 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
         return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})  # a topic is no message
     content = text.value
     order = filled.slots.get("order_no")
+    if order and channel == "upstream" and EARLY.search(said) and DATED.search(content) and not SUPPLIER_NUMBER.search(said):
+        # "…客人想3月3号退房，问问后面两晚能不能退", "…whether early checkout on the 16th is refundable": the user's own
+        # words, with the booking as the supplier knows it (looked up) leading them.
+        if (looked := turn.last("order_query")) is None:
+            return Step.call("order_query", order_no=order.value)
+        if looked.ok and (number := looked.data.get("supplier_order_no")) and number not in content:
+            content = f"{number}: {content}"
     if channel == "upstream" and (theirs := SUPPLIER_NUMBER.search(said)) and theirs.group() not in content:
         # "tell supplier SUP-88903 that …", "message the supplier about SUP-88903: …": the booking as they know it, as
         # typed, leads the words (which follow unchanged).

@@ -399,7 +399,8 @@ def ordinal(text: str) -> int | None:
 
 BARE_COUNT = re.compile(
     # "ok just the one then", "就一个吧", "two please": a count and the words around an answer.
-    r"^\s*(?:(?:ok(?:ay)?|fine|hm+|well|alright)[\s,.]*)?(?:just\s+|only\s+)?(?:the\s+)?(?:就|只要|要)?"
+    # ("like five of them", "大概五个": a rough answer is still an answer, and the gate asks for the exact count.)
+    r"^\s*(?:(?:ok(?:ay)?|fine|hm+|well|alright)[\s,.]*)?(?:just\s+|only\s+|like\s+|about\s+|around\s+|maybe\s+)?(?:the\s+)?(?:就|只要|要|大概|差不多)?"
     r"(?:\d+|[一二两三四五六七八九十俩仨]+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a\s+couple)"
     r"\s*(?:个|份|块|袋|捆|只|件|loaves|of\s+them|please)?\s*(?:then|吧|就行|就好)?\s*[.!。！]?\s*$",
     re.IGNORECASE,
@@ -466,11 +467,12 @@ def provenance(said: str, tool: str, arguments: dict, looked_up: list[Any], earl
             ok = ok or (kind == "resident" and value in _resident_ids(reading))
         else:
             word = str(value).strip()
-            # Free text composed of the user's pieces ("类型：债券型；风险等级：R2"): each piece is theirs.
+            # Free text composed of the user's pieces ("类型：债券型；风险等级：R2"), or led by a looked-up value ("SUP-88903:
+            # …", the supplier's number for the order): each piece is theirs or the look-up's.
             pieces = [p for p in re.split(r"[；;：:]", word) if p.strip()]
             ok = bool(word) and (
                 _is_span(word, text) or word.lower() in entity_values or word in looked
-                or all(_is_span(p.strip(), text) for p in pieces)
+                or all(_is_span(p.strip(), text) or p.strip() in looked for p in pieces)
             )
         if not ok:
             problems.append(f"{tool}.{key}={value!r}")

@@ -295,20 +295,25 @@ def said_again(first: str, correction: str) -> str:
     for piece in reversed(pieces[1:]):
         if read(piece).has(*verbs) and len([n for n in numbers(piece) if n.score >= 0.9]) == 1:
             return piece
+    # "…不对，来两捆，一捆不够用": the new count first, then why.
+    if len([n for n in numbers(pieces[0]) if n.score >= 0.9]) == 1 and not read(pieces[0]).spans[1:]:
+        return pieces[0]
     return ""
 
 
 # A name given again after a change of mind: "…叫 红利低波 ……哦不对，叫“红利低波50”", "rename X to Y — hmm no, make it 'Z'".
 NAME_GIVEN = re.compile(r"叫做?|名为|改成|改为|\b(?:called|named|to)\b|\b(?:call|name)\s+it\b", re.IGNORECASE)
 NAME_GIVEN_AGAIN = re.compile(r"^\s*(?:(?P<verb>(?:就|还是|改)?叫做?|(?:call|name)\s+it)|(?:make\s+)?it)?\s*", re.IGNORECASE)
-NAMING_CONTEXT = re.compile(r"rename|改名|改个名|叫|called|named|名字|名称|新基金|new\s+fund|create\s+a\s+fund", re.IGNORECASE)
+# (Remarks said again are the same: "…remarks to 'X'... wait, no, make it 'Y'" sets Y.)
+NAMING_CONTEXT = re.compile(r"rename|改名|改个名|叫|called|named|名字|名称|新基金|new\s+fund|create\s+a\s+fund|备注|\bremarks?\b|\bnotes?\b", re.IGNORECASE)
 
 
 def _name_said_again(first: str, correction: str) -> str | None:
     """The message with its first name replaced by the one the correction gives, when the correction gives a name
     (after 叫 / "call it", or quoted after "it") and the first words gave one; None otherwise."""
     again = NAME_GIVEN_AGAIN.match(correction)
-    given = list(NAME_GIVEN.finditer(first))
+    quoted_at = re.search(r"[「“『]|(?:^|(?<=\s))[\"']", first)  # (an apostrophe in "fund's" opens nothing)
+    given = [g for g in NAME_GIVEN.finditer(first) if quoted_at is None or g.start() < quoted_at.start()]
     if again is None or not given or not NAMING_CONTEXT.search(first):
         return None
     name = correction[again.end() :]
@@ -370,7 +375,8 @@ def changed_mind(turn: Turn) -> bool:
     before = [s for s in read(first).spans if s.score >= 0.9]
     if not first or not named or not before or any(s.kind not in {*ENTITY_KINDS, "number"} for s in named):
         return False
-    if not {s.kind for s in named} & {"resource", "item"} and _measure(correction, named) not in ("", _measure(first, before)):
+    measure = _measure(correction, named)  # ("两捆" after "买一捆木材": the lot's own measure)
+    if not {s.kind for s in named} & {"resource", "item"} and measure not in ("", _measure(first, before)) and measure not in first:
         return False  # "给Eve两袋面粉，不对，三个": another measure may be another thing (a thing named says which)
     for kind in {s.kind for s in named}:
         if len({s.value for s in named if s.kind == kind}) > 1 or len({s.value for s in before if s.kind == kind}) > 1:
@@ -424,12 +430,15 @@ def _not_that_but(turn: Turn) -> bool:
     return _instead(turn, turn.earlier, turn.said[found.end() :].strip())
 
 
+VALUE_AGAIN = re.compile(r"^\s*(?:(?:make|change)\s+(?:it|that)\b|(?:改成|改为|换成)(?!\S*名))", re.IGNORECASE)
+
+
 def _instead(turn: Turn, first: str, then: str) -> bool:
     """``then`` asked instead of ``first``, of the one thing ``first`` named (carried as a follow-up's name is), when
     it asks another deed: the turn becomes that name and ``then``. The first is never done."""
     carried = [s for s in read(first).spans if s.kind in ("fund", "order", "bounty") and s.score >= 0.9]
-    if not then or len({s.value for s in carried}) != 1:
-        return False
+    if not then or len({s.value for s in carried}) != 1 or VALUE_AGAIN.match(then):
+        return False  # ("… wait, no, make it 'Y'": the value said again, no other request)
     # Another thing named in the second words asks of that thing ("…改个名叫 Beta Balanced Plus" names the same one again).
     if any(s.kind in (*HISTORY_KINDS, "bounty", "resident") and (s.kind, s.value) != (carried[0].kind, carried[0].value) for s in read(then).spans):
         return False
@@ -686,7 +695,9 @@ COLON = re.compile(r"(?<!\d)[:：](?!\d)\s*")  # a time's colon ("10:30") starts
 FILLER = re.compile(
     r"(?:一声|一下|他们|她|他|客人|顾客|供应商|大家|所有人|全城|the guest|the supplier|them|him|her|that(?=\s)"
     # "tell everyone in the city chat that …": who hears it, and where, is no part of what is said.
-    r"|(?:everyone|everybody|all|people|folks|the\s+(?:whole\s+)?(?:city|town))(?:\s+(?:in|on)\s+(?:the\s+)?(?:city\s+)?(?:chat|channel|town|city))?(?=\s))"
+    r"|(?:everyone|everybody|all|people|folks|the\s+(?:whole\s+)?(?:city|town))(?:\s+(?:in|on)\s+(?:the\s+)?(?:city\s+)?(?:chat|channel|town|city))?(?=\s)"
+    # "tell the channel I've got wood for sale": the channel told.
+    r"|the\s+(?:city\s+)?(?:channel|chat)(?=\s))"
     r"\s*[，,:：]?\s*",
     re.IGNORECASE,
 )

@@ -666,7 +666,7 @@ def unless_gone(text: str, persons: Iterable[str] = ()) -> str:
 def supposed(text: str) -> bool:
     """The message muses about some other time or a supposition ("哪天有空的话…", "maybe someday I'll…", a clause
     opening with 以后); the speaker's own fallback after the request ("if nobody bites I'll drop the price") is none."""
-    text = _without_own_fallback(text)
+    text = _blanked(_blanked(_without_own_fallback(text), SPARED_LATER_RE), GIVEN_UP)
     # "ask the supplier if they'll accept": "if" after a verb of asking or knowing is "whether", no condition.
     text = re.sub(r"\bif\b", lambda found: "whether" if WHETHER_VERB.search(text[: found.start()]) else found.group(), text, flags=re.IGNORECASE)
     wished = any(_names_a_write(found.group()) for found in WISH_BUT.finditer(text))
@@ -675,7 +675,8 @@ def supposed(text: str) -> bool:
 
 def reported(text: str, tools: set[str]) -> bool:
     """The message tells what the speaker already did, and asks nothing more."""
-    return not (tools & REPORTING) and bool(DONE.search(text)) and not STILL_WANTED.search(text)
+    # ("我还剩多少钱啊，上礼拜买了一堆种子": a question beside what was done is asked, not the deed reported.)
+    return not (tools & REPORTING) and bool(DONE.search(text)) and not STILL_WANTED.search(text) and not asked(text)
 
 
 # A label whose colon starts words to pass on or to write ("备注改成：长期持有，不要卖", "tell the guest: …").
@@ -908,12 +909,21 @@ NAME_LEFT_ALONE = re.compile(
 )
 
 
+# "那别动状态，只把备注改成…", "leave the status alone": the status kept, beside a write that sets no status.
+STATUS_LEFT_ALONE = re.compile(
+    r"(?:别|不要|不用)动(?:它的)?状态|状态(?:先|就)?(?:别|不要|不用)动|状态(?:保持|照旧|不变)|\bleave\s+(?:the|its)\s+status\b",
+    re.IGNORECASE,
+)
+
+
 def without_left_fields(text: str, writes: Iterable[tuple[str, dict]]) -> str:
-    """``text`` less what it says of the remarks or the name no write sets ("…红利低波 备注先不填", "…——名字别动"):
-    no no to the write."""
+    """``text`` less what it says of the remarks, the name or the status no write sets ("…红利低波 备注先不填",
+    "…——名字别动", "别动状态，只把备注改成…"): no no to the write."""
     changed = {key for _name, arguments in writes for key in arguments}
     if "remarks" not in changed:
         text = FIELD_LEFT_ALONE.sub(" ", text)
+    if not {name for name, _arguments in writes} & (UNDOING | {"enable_fund"}):
+        text = STATUS_LEFT_ALONE.sub(lambda found: " " * len(found.group()), text)
     return text if changed & {"fund_name", "name"} else NAME_LEFT_ALONE.sub(" ", text)
 
 
@@ -950,7 +960,10 @@ QUESTION_MARK = re.compile(r"[?？]")
 # "今儿还没打呢", "还没吃饭呢": what is not done yet, told with 呢; no question.
 NOT_YET_SAID = re.compile(r"(?:还|都)(?:没|没有)[^，,。？?!！吗]{0,8}呢(?!\s*[?？])")
 # "120信用点呢", "足足三天呢": an amount with 呢 exclaims; "多少信用点呢" still asks.
-AMOUNT_EXCLAIMED = re.compile(r"(?<![多几])(?:\d+|[一二两三四五六七八九十百千万]+)\s*(?:个|块|份|天|小时|信用点|块钱|元|credits?)?\s*呢")
+# ("你精力还够呢", "时间还早呢": a state exclaimed, no question either.)
+AMOUNT_EXCLAIMED = re.compile(
+    r"(?<![多几])(?:\d+|[一二两三四五六七八九十百千万]+)\s*(?:个|块|份|天|小时|信用点|块钱|元|credits?)?\s*呢|还(?:够|行|早|多着|好着|有的是)呢"
+)
 # "…, 8 for 30 right? it's all my money but whatever, do it": after checking a detail, the message ends with a go-ahead.
 GO_AHEAD_LAST = re.compile(
     r"[?？][^?？]*(?:[,，.。!！]|\bwhatever|\bso|\bok(?:ay)?|\byeah|\bfine)\s*(?:just\s+)?(?:do\s+it|go\s+ahead|go\s+for\s+it|make\s+it\s+happen)\s*[.!！]*\s*$"
@@ -965,12 +978,20 @@ TOLD_AFTER_ASKING = re.compile(
     # "…15块是吧？我要了我要了", "…for 30 right? I'll take the whole thing": the go-ahead right after the check.
     r"|[?？]\s*(?:我要了|要了|就它了|成交|拍下|买了)|[?？]\s*(?:show|list|tell|give)\s+me\b|[?？]\s*(?:i'?ll\s+take|i'?ll\s+have|i\s+want\s+(?:it|them|that)|gimme)\b"
     # "…pays 12 right? put me there", "今天的班还没打吧？打一下": the check question, then the request.
-    r"|[?？]\s*(?:put|sign|send)\s+me\b|[?？]\s*(?:那|那就|就)?\s*[\u4e00-\u9fff]{1,2}一下",
+    r"|[?？]\s*(?:put|sign|send)\s+me\b|[?？]\s*(?:那|那就|就)?\s*[\u4e00-\u9fff]{1,2}一下"
+    # "手里不是还有一块面包吗，先吃了再干活", "磨坊等米下锅呢，…直接给我拿下", "四块一个是吧，够的": asked, then told.
+    r"|吗\s*[，,]\s*(?:那|那就|就)?\s*(?:先|赶紧|快|去)|呢\s*[，,][^?？]{0,30}?(?:给我|帮我)(?:拿下|买下|买了|接了)"
+    r"|是吧\s*[，,]\s*(?:够的|够了|行|可以|没问题)",
     re.IGNORECASE,
 )
 # "奖励多少无所谓", "whatever it costs": an amount that does not matter asks nothing.
 NO_MATTER = re.compile(r"多少(?:钱)?(?:都)?(?:无所谓|都行|没关系|不重要|不在乎|随便)|\bwhatever\s+it\s+costs\b", re.IGNORECASE)
 # "别硬撑", "don't tough it out": a no to going without is a yes to what was asked ("把面包吃了吧，别硬撑").
+# "…，以后石料就不用买了": what the request spares later, no no to it, and no plan.
+SPARED_LATER = r"以后[^，,。;；]{0,8}?就?不用(?:再)?[\u4e00-\u9fff]{1,2}了"
+SPARED_LATER_RE = re.compile(SPARED_LATER)
+# "本来想再盖座磨坊的，一算木头还差一大截，那先盖个采石场吧": a wish given up, then what is asked instead.
+GIVEN_UP = re.compile(r"(?:本来|原本|原来)(?:想|打算|准备)[^。!！?？]*?[，,]\s*(?:那|那就|那么|所以)(?:先|还是|就)?")
 NO_HOLDING_OUT = re.compile(
     r"(?:别|不要|不用)(?:再)?(?:硬撑|撑着|硬扛|扛着|忍着|饿着(?:自己)?|熬着|死撑)"
     # "别全卖了", "don't sell it all", "剩下的留着自己用": a limit on how much, the rest kept, not a no.
@@ -980,7 +1001,9 @@ NO_HOLDING_OUT = re.compile(
     # "so don't go crazy", "别太贵了": a limit on how, not a no to what.
     r"|\b(?:don'?t|do\s+not)\s+(?:go\s+(?:crazy|overboard|nuts|wild)|overdo\s+it|break\s+the\s+bank)\b"
     # "120呢不接白不接": it would be a waste not to; "we noticed you still don't have a job": a lack told, no no.
-    r"|不(\S)白不\1|\b(?:you|she|he|they)\s+(?:still\s+)?(?:don'?t|doesn'?t|do\s+not|does\s+not)\s+have\s+(?:a|an|any|enough)\b"
+    # "…加一句“含港股”——算了直接整段改成“…”": 算了 gives up the first value for the one after it, no no to the write.
+    r"|算了[，,\s]*(?:直接|还是|干脆)?(?:整段|全部|都)?(?:改成|改为|换成|改叫)"
+    r"|" + SPARED_LATER + r"|不(\S)白不\1|\b(?:you|she|he|they)\s+(?:still\s+)?(?:don'?t|doesn'?t|do\s+not|does\s+not)\s+have\s+(?:a|an|any|enough)\b"
     # "…, I'd rather not wait on the mill", "can't wait for the mill", "不想再等了": a no to waiting asks for it now.
     r"|\b(?:i'?d|i\s+would|we'?d)\s+rather\s+not\s+wait\b|\b(?:don'?t|do\s+not)\s+want\s+to\s+wait\b|\bcan'?t\s+(?:afford\s+to\s+)?wait\b|不想(?:再)?等|等不(?:了|及)",
     re.IGNORECASE,
@@ -1002,7 +1025,9 @@ OWN_LATER = re.compile(
     r"(?:[,，;；?？.]\s*(?:and\s+)?|\s(?:and|but)\s+)(?:i'?ll|we'?ll|i\s+will|we\s+will|i\s+can|we\s+can|i\s+might|i\s+may|we\s+might)\s+(?P<deed>[^,，.;；!?]*?)\s+(?:later|tomorrow|tmrw|afterwards|after|again\s+after(?:wards)?|when|once|if|as\s+soon\s+as)\b[^,，.;；!?]*"
     r"|[,，;；]\s*(?:回头|晚点|晚些|以后|过会儿?|待会儿?|明天)我(?:再|自己)*(?P<deed_zh>[^，,。;；!！?？]+)"
     # "稳健增长一号先停用，等下个季度再看要不要开": a later decision about another deed.
-    r"|[,，;；]\s*等[^，,。;；]{1,12}?再(?:看|说|决定|考虑|商量)?(?:要不要|是否|需不需要)?(?P<deed_wait>[^，,。;；!！?？]+)",
+    r"|[,，;；]\s*等[^，,。;；]{1,12}?再(?:看|说|决定|考虑|商量)?(?:要不要|是否|需不需要)?(?P<deed_wait>[^，,。;；!！?？]+)"
+    # "你先把它停用掉，后面恢复再说": another deed, for later.
+    r"|[,，;；]\s*(?:后面|之后|以后|回头)(?:再)?(?P<deed_after>[^，,。;；!！?？]{1,8}?)(?:的事)?再说",
     re.IGNORECASE,
 )
 
@@ -1019,7 +1044,8 @@ def without_own_later(text: str, tools: set[str]) -> str:
     """``text`` less the speaker's own later deeds that are not the request ("…, we'll turn it off again after the
     audit" beside turning it on)."""
     return OWN_LATER.sub(
-        lambda found: " " * len(found.group()) if _names_none_of(found["deed"] or found["deed_zh"] or found["deed_wait"], tools) else found.group(),
+        lambda found: " " * len(found.group())
+        if _names_none_of(found["deed"] or found["deed_zh"] or found["deed_wait"] or found["deed_after"], tools) else found.group(),
         text,
     )
 

@@ -39,6 +39,8 @@ from .vocabulary import correct_typos, domain_terms, normalize, retyped, without
 # A question about how things are ("is Beta Balanced active?", "科技先锋是启用的吗"), not about what to do
 # ("should I disable fund 2?"): a look-up may answer it.
 STATE_QUESTION = re.compile(r"^\s*(?:is|are|was|were|does|do|has|have)\b|吗\s*[?？]?\s*$", re.IGNORECASE)
+# A look-up phrase that is itself a question ("what's frank's id?"): the answer is what is asked.
+WH_ASKED = re.compile(r"\s*(?:what|who|which|where|how)\b", re.IGNORECASE)
 # How many things the "not understood" reply offers.
 SUGGESTIONS = 4
 
@@ -350,7 +352,9 @@ class RulesChatPolicy:
                         step = replace(step, toward=step.toward or item.tool)
                     break
             listing = step is not DECLINE and item is not None and bool(item.tool) and not is_write(item.tool)
-            if listing and (better := write_frames(turn)) is not None:
+            # ("what's frank's id? I want to send him something later": the look-up asked with its question mark stands.)
+            asked_so = listing and bool(WH_ASKED.match(match.group())) and bool(re.match(r"\s*[?？]", match.string[match.end() :]))
+            if listing and not asked_so and (better := write_frames(turn)) is not None:
                 step = better  # "cancel my market order" is not the market's listing
         if step is not DECLINE and step is not None and any(name not in turn.offered for name, _a in step.calls):
             # Another role's phrase ("查一下Beta" is a resident look-up to the city): this agent's frames first.

@@ -314,6 +314,9 @@ VAGUE = re.compile(
 ONE_AS_PRONOUN = re.compile(r"\b(?:the|this|that|which)\s+(one)\s+(?:who|that|which|i|you|he|she|they|we)\b|(?:'s|\bis|\bwas|\bbe)\s+the\s+(one)\b")
 
 
+DURATION = re.compile(r"\s*(?:天|晚|夜|周|星期|个月|年|个?小时|个?钟头|分钟)")
+
+
 def numbers(folded: str) -> list[Span]:
     """Every count in the message with its span: 5, 五, 两, 仨, twelve, a couple of."""
     spans: list[Span] = [Span("number", 6, m.start(), m.end(), m.group(), score=0.95) for m in HALF_DOZEN.finditer(folded)]
@@ -343,7 +346,8 @@ def numbers(folded: str) -> list[Span]:
         if value and end < len(folded) and folded[end] in ZH_GROUPS:  # 一打, 两双
             value, end = value * ZH_GROUPS[folded[end]], end + 1
         if value:
-            spans.append(Span("number", value, found.start(), end, folded[found.start():end], score=0.95))
+            # "跑了一天腿", "住两晚": a length of time, no count of goods (read, never sure).
+            spans.append(Span("number", value, found.start(), end, folded[found.start():end], score=0.5 if DURATION.match(folded, end) else 0.95))
     pronouns = {found.start(1) if found.group(1) else found.start(2) for found in ONE_AS_PRONOUN.finditer(folded)}
     for found in EN_NUMERAL.finditer(folded):
         if not free(found.start(), found.end()) or found.start() in pronouns:
@@ -527,6 +531,8 @@ def fuzzy_names(folded: str, found: list[Entity], taken: list[Span], kinds: set[
                 score = close[index]
                 if not wide and piece[0] != name[0] and len(piece) < 5:
                     continue
+                if not wide and abs(len(piece) - len(name)) > max(2, len(name) // 3):
+                    continue  # "strongest" is no slip of "stones": a typo keeps a word's length
             key = (entity.kind, entity.value)
             if key not in best or score > best[key].score * 100:
                 best[key] = Span(entity.kind, entity.value, start, end, folded[start:end], score / 100, entity.name or entity.surface)

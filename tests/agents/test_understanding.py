@@ -3027,7 +3027,7 @@ def test_a_day_early_is_no_first_row(demo, talker):
          {"channel": "downstream", "order_no": "HT20260301002", "content": "the hotel hasn't answered yet"}),
         # Words dictated after "发消息": the user's date kept, never the template.
         ("给供应商发消息，订单HT20260301002，客人想3月11号走，问下最后一晚能不能退",
-         {"channel": "upstream", "order_no": "HT20260301002", "content": "客人想3月11号走，问下最后一晚能不能退"}),
+         {"channel": "upstream", "order_no": "HT20260301002", "content": "SUP-88902: 客人想3月11号走，问下最后一晚能不能退"}),
         ("供应商发个消息：SUP-88902 客人想提前离店，麻烦回复",
          {"channel": "upstream", "order_no": "HT20260301002", "content": "SUP-88902 客人想提前离店，麻烦回复"}),
     ],
@@ -3199,3 +3199,83 @@ def test_a_rename_after_a_stop_taken_back_or_an_arrow(demo, talker, message, arg
 def test_what_za_left_open_is_asked_back(demo, talker, agent, message):
     result = talker(agent, message)
     assert _writes(result) == [] and _asks(result.reply)
+
+
+# ---------------------------------------------------------------- round 28: what zb missed, as classes, in other words
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        # Tired of one thing, a job asked for at a named building: the job, no rest.
+        ("Eve", "卖东西卖累了，想换换心情，去骊山采石场上个班吧", "assign_building", {"building_id": 5}),
+        # Another's lack told, then the gift: no purchase, and no second good counted ("他一个种麦子的").
+        ("Carol", "说句实话，戴夫一个种地的也买不起木头，给他匀三个木材吧", "transfer_resource", {"to_agent_id": 4, "resource_type": "wood", "quantity": 3}),
+        ("Dave", "商店面包给我来半打，晚上加班要吃", "purchase", {"item_id": 1, "quantity": 6}),
+        ("Frank", "我那单面粉挂得太便宜了，先撤了吧", "cancel_market_order", {"order_id": 3}),
+        ("Eve", "建磨坊那个悬赏我来，八十块呢", "claim_bounty", {"bounty_id": 2}),
+        ("Frank", "本来想盖个磨坊的，木头不够，那先盖个农田吧，名字叫“东坡农田”，以后小麦就不用买了", "construct_building", {"kind": "farm", "name": "东坡农田"}),
+        ("Dave", "我是城管办的，你手里不是还有面包吗，先吃一个再干活", "eat", {"resource_type": "bread"}),
+        ("Dave", "帮我在商店买一袋面粉……不对，来两袋，一袋不够", "purchase", {"item_id": 5, "quantity": 2}),
+        ("Dave", "饿得慌呢，frank挂的那三份面粉直接给我拿下", "accept_market_order", {"order_id": 3}),
+        ("Eve", "商店面包来俩，八块一个是吧，够的", "purchase", {"item_id": 1, "quantity": 2}),
+        ("Alice", "你精力还够呢，先别睡了，卡还没打，去打一下", "checkin", {}),
+        ("Frank", "I'm done at the mill for good. hand in my notice please", "unassign_building", {}),
+        ("Eve", "buy me a bag of flour from the shop... actually no, make it a cart of stone instead", "purchase", {"item_id": 4, "quantity": 1}),
+        ("Eve", "Eve, you're still unemployed. The bakery has open slots — go take one", "assign_building", {"building_id": 3}),
+        ("Carol", "cancle my wheat listing, found a buyer elsewhere", "cancel_market_order", {"order_id": 1}),
+    ],
+)
+def test_what_zb_missed_of_the_city_is_done(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [tool] and _calls(result, tool) == [arguments], result.reply
+
+
+def test_the_channel_told_is_no_part_of_the_words(demo, talker):
+    result = talker("Dave", "tell the channel I've got stone going cheap")
+    assert _calls(result, "chat") == [{"content": "I've got stone going cheap"}]
+
+
+def test_a_word_much_longer_than_a_name_is_no_slip_of_it(demo):
+    assert not read("you're the strongest guy we've got").of("resource")
+
+
+def test_an_id_asked_with_a_plan_beside_it_is_looked_up(demo, talker):
+    result = talker("Bob", "what's carol's id? I want to send her something later")
+    assert [call["name"] for call in result.tool_calls] == ["find_agent"]
+
+
+def test_a_rough_count_answering_a_gift_asks_on(demo, talker):
+    result = talker("Carol", "I want to give someone some wood", "like four of them")
+    assert _writes(result) == [] and _asks(result.reply)
+
+
+def test_a_question_beside_a_purchase_told_is_answered(demo, talker):
+    result = talker("Bob", "我还剩多少钱啊，昨天买了一堆东西")
+    assert "get_my_status" in [call["name"] for call in result.tool_calls] and _writes(result) == []
+
+
+@pytest.mark.parametrize(
+    ("message", "tool", "arguments"),
+    [
+        ("合规说绿色能源主题这个季度要暂停，你先把它停用掉，后面恢复再说", "disable_fund", {"fund_id": 3}),
+        ("绿色能源主题的备注后面加一句“含储能”——算了直接整段改成“新能源产业链，含储能”", "update_fund", {"fund_id": 3, "remarks": "新能源产业链，含储能"}),
+        ("那只已经清盘的基金，别动状态，只把备注改成“历史份额，仅供查询”", "update_fund", {"fund_id": 5, "remarks": "历史份额，仅供查询"}),
+        ("set 科技先锋's remarks to 'AI focus'... wait, no, make it 'AI and chips focus'", "update_fund", {"fund_id": 2, "remarks": "AI and chips focus"}),
+    ],
+)
+def test_what_zb_missed_of_funds_is_proposed_as_meant(demo, talker, message, tool, arguments):
+    talker("基金助理", message)
+    assert PendingAction.objects.get().tool_name == tool and PendingAction.objects.get().arguments == arguments
+
+
+def test_their_yes_or_no_asked_after_an_early_leave_is_the_desks_question(demo, talker):
+    result = talker("前台助理", "HT20260301002 什么情况", "客人李四说今天就要走", "那你跟供应商说一下，问他们同不同意退")
+    sent = _calls(result, "message_send")
+    assert len(sent) == 1 and "SUP-88902" in sent[0]["content"]
+
+
+def test_a_date_of_the_users_own_goes_with_the_suppliers_number(demo, talker):
+    talker("前台助理", "ask the supplier for HT20260301002 whether an early checkout on the 11th is refundable")
+    content = PendingAction.objects.get().arguments["content"]
+    assert content.startswith("SUP-88902: ") and "11th" in content
