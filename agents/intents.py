@@ -18,7 +18,7 @@ from .providers.rules import DECLINE, GUARD, Step, Turn, intent, look_up, negati
     r"^(?:no|nope)\b(?!\s+(?:worries|problem|prob|probs|biggie|rush|hurry)\b)",
     # "备注不用动", "名字别动", "别的都不用动": a field (or the rest) left as it is, no negation of the request
     # ("改名叫X，备注不用动", "只要启用就行，别的都不用动").
-    r"(?<!备注)(?<!名字)(?<!名称)(?<!别的)(?<!别的都)(?<!别的就)(?<!其他)(?<!其他的)(?<!其他都)(?<!其他的都)(?<!其余)(?<!其余的)"
+    r"(?<!您)(?<!你)(?<!备注)(?<!名字)(?<!名称)(?<!别的)(?<!别的都)(?<!别的就)(?<!其他)(?<!其他的)(?<!其他都)(?<!其他的都)(?<!其余)(?<!其余的)"
     r"(?:先别|先不要|暂时不要|暂时别|不用|不要|别)(?:处理|办理|动(?!状态|名字|备注|名称)|操作|执行|做)|只是问问|随便问问",
     r"\b(?:don'?t|do\s+not)\s+(?:do|act|process|handle|touch)\b|\bdo\s+nothing\b|\bjust\s+asking\b",
     priority=GUARD,

@@ -150,7 +150,7 @@ MINE_SAID = re.compile(
 )
 # A question for a list of bounties, not an order to claim or complete one.
 LISTING_SAID = re.compile(
-    r"哪些|哪几个|有没有.{0,8}(?:悬赏|任务)|(?:悬赏|任务).{0,6}(?:啥|什么|怎么样)?(?:状态|进度|情况)|什么悬赏|多少个?悬赏|列出|列表|(?:啥|什么)(?:样的)?(?:悬赏|任务)|(?:悬赏|任务).{0,8}(?:可以|能)接"
+    r"哪些|哪几个|是哪个|是哪一个|有没有.{0,8}(?:悬赏|任务)|(?:悬赏|任务).{0,6}(?:啥|什么|怎么样)?(?:状态|进度|情况)|什么悬赏|多少个?悬赏|列出|列表|(?:啥|什么)(?:样的)?(?:悬赏|任务)|(?:悬赏|任务).{0,8}(?:可以|能)接"
     # "did I take a bounty yesterday?": the speaker's claims, asked about.
     r"|\b(?:did|have|had)\s+i\s+(?:\w+\s+){0,2}?(?:claim|take|took|grab|pick|get|got)\w*\s+(?:(?:a|any|the|one|some)\s+)?bount|"
     r"\b(?:which|what|any|list|show)\b.{0,20}\bbount|\bbount(?:y|ies)\b.{0,40}\b(?:show|list)\s+(?:me\s+)?(?:the\s+|those\s+)?\w*\s*ones\b|\bbount(?:y|ies)\b.{0,20}\b(?:available|open|can\s+i|could\s+i)\b",
@@ -221,6 +221,9 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
     described = described_bounties(said, rows)
     if not described and about_bounties_before(turn) and POINTING.search(said):
         described = described_bounties(turn.earlier, rows)  # "yes, claim it" after "is the wall repair bounty open?"
+    if len(described) > 1 and (instead := list(INSTEAD.finditer(said))):
+        # "送面粉那个悬赏……算了…，还是接建磨坊那个吧": the one named after the change of mind.
+        described = described_bounties(said[instead[-1].start() :], rows) or described
     if len(described) == 1:
         return Step.call(tool, bounty_id=described[0]["bounty_id"])
     if len(described) > 1:
@@ -242,6 +245,9 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
         # "交任务": a resident holds one claimed bounty at a time, so its only claim is "the" bounty.
         return Step.call(tool, bounty_id=rows[0]["bounty_id"])
     return Step.say(_("是哪一个悬赏？%(names)s") % {"names": either(rows)})
+
+
+INSTEAD = re.compile(r"还是|换成|改成|\binstead\b|\brather\b", re.IGNORECASE)
 
 
 def _described_before(turn: Turn, rows: list[dict]) -> list[dict]:

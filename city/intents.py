@@ -487,7 +487,7 @@ def buildings(turn: Turn, match: re.Match) -> Step:
 
 # "盖个磨坊要多少钱", "what would a bakery cost to build": the buildings' list shows the costs.
 COST_ASKED = re.compile(
-    r"多少钱|多少信用点|价格|价钱|费用|成本|要花|花多少|得花|要多少|贵不贵|\b(?:cost|costs|price|how\s+much|expensive)\b", re.IGNORECASE
+    r"多少钱|多少信用点|价格|价钱|费用|成本|要花|花多少|得花|要多少|得多少|需要多少|贵不贵|\b(?:cost|costs|price|how\s+much|expensive)\b", re.IGNORECASE
 )
 
 
@@ -536,6 +536,8 @@ def construct(turn: Turn, match: re.Match) -> Step:
     if _about_a_bounty(turn.said) or match["kind"].lower() not in set(BuildingKind.objects.values_list("slug", flat=True)):
         # "build something", "把建造磨坊这个悬赏提交": no kind of building named, or a bounty's title: the frames read it
         return DECLINE
+    if (given_up := restraint.GIVEN_UP.search(match.string)) and match.start() < given_up.end():
+        return DECLINE  # "一直想再整一座磨坊，…，算了先盖个采石场吧": the kind given up; the frame reads the one asked
     # The new name as typed: a kind's name inside it ("新农田") is not the kind.
     named = building_name(turn.said)
     if named is None and COST_ASKED.search(turn.said):
@@ -729,7 +731,7 @@ BOUNTIES_SAID = re.compile(r"\bbount(?:y|ies)\b|悬赏", re.IGNORECASE)
 MARKET_SAID = re.compile(r"\bmarket|\blistings?\b|市场|挂单|挂的", re.IGNORECASE)  # "list" is no listing
 BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
 # "他居然买不起面粉", "she can't afford bread": buying no one can do.
-CANT_BUY = re.compile(r"买不起|买不到|买不了|\bcan'?t\s+afford\b", re.IGNORECASE)
+CANT_BUY = re.compile(r"买不起|买不到|买不了|(?:做|倒腾|搞)?买卖|\bcan'?t\s+afford\b", re.IGNORECASE)
 # "Carol的小麦我要了", "要Carol的那批": 要 wanting the goods; "回头可能要给她送点麦子" is a 要 of what will be done.
 WANTED = re.compile(r"(?<![不想还])要(?![给送转去来把做吃买卖挂接领查问发])")
 # Taking another's listing without the word "buy": "拍下", "拿下", "snap up", "I'll take it".
@@ -907,9 +909,9 @@ def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
 # The shop's goods named ("商店的面包"): a purchase only with a count ordered by 来 ("来两份"), never a price asked.
 SHOP_OWNED = ("商店的", "店里的")
 # ("商店苹果来仨，…": a count that ends its clause orders too.)
-SHOP_ORDER = re.compile(r"[来整]\s*(?:(?:[一二两三四五六七八九十几俩仨\d]+\s*)?[个份袋捆车]|[一二两三四五六七八九十几俩仨\d]+(?=\s*(?:[，,。;；!！]|$)))")
+SHOP_ORDER = re.compile(r"[来整]\s*(?:半打|(?:[一二两三四五六七八九十几俩仨\d]+\s*)?[个份袋捆车]|[一二两三四五六七八九十几俩仨\d]+(?=\s*(?:[，,。;；!！]|$)))")
 # 来 with a count orders goods ("来一袋面粉") only where SHOP_ORDER finds a measure after it ("你来一下" orders nothing).
-ORDERED_WITH_LAI = ("来一", "来两", "来俩", "来仨", "来个", "来三", "来几", "整一", "整两", "整俩", "整三")
+ORDERED_WITH_LAI = ("来一", "来两", "来俩", "来仨", "来个", "来三", "来几", "来半打", "整一", "整两", "整俩", "整三")
 
 
 # A resident named only to pass their listing over ("Frank那单太贵了", "frank's listing is a rip-off"), for what they
@@ -1239,7 +1241,7 @@ def checkin_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame(
     "eat",
-    triggers=("eat", "hungry", "feed me", "吃", "饿", "have", "grab a bite", "a bite", "bite to eat"),
+    triggers=("eat", "hungry", "starving", "famished", "feed me", "吃", "饿", "have", "grab a bite", "a bite", "bite to eat"),
     slots={"resource_type": "resource"},
     not_with=GIVE_WORDS,
 )
@@ -1304,7 +1306,9 @@ SIGNING_UP = (
         "打份工", "打个工", "打零工", "打短工",
         "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "找份工", "找个工", "a job", "some work", "get me hired", "get hired",
         # "…听说终南那个伐木场还缺人，就去那儿", "the farm east of town pays 12 right? put me there": the place just named.
-        "就去那儿", "就去那里", "就去那", "put me there", "put me at", "put me in", "send me there",
+        "就去那儿", "就去那里", "就去那", "我就去了", "put me there", "put me at", "put me in", "send me there",
+        # "I take the quarry job, the one at Lishan": a job at a kind of building taken ("I quit the bakery job" is no taking).
+        *(f"take the {kind} job" for kind in ("quarry", "farm", "mill", "bakery", "lumberyard", "sawmill")),
         "another job", "different job", "new job", "switch jobs", "change jobs", "换个地方", "换份工作", "换个工作", "跳槽",
         # An operator placing the resident: "we've got you down for the East Farm — take that job".
         "take that job", "take the job", "take this job", "got you down for", "put you down for", "signed you up for",
@@ -1358,7 +1362,7 @@ def buildings_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "list_buildings")
 
 
-STATUS_WORDS = ("credit", "energy", "satiety", "status", "balance", "wallet", "how hungry", "信用点", "精力", "饱食度", "状态", "钱", "余额", "饿不饿")
+STATUS_WORDS = ("credit", "money", "energy", "satiety", "status", "balance", "wallet", "how hungry", "信用点", "精力", "饱食度", "状态", "钱", "余额", "饿不饿")
 
 
 @frame("get_my_status", triggers=STATUS_WORDS, priority=1)
@@ -1375,8 +1379,8 @@ WHAT_CAN_BE_BOUGHT = re.compile(r"\bwhat\b.{0,20}\b(?:buy|get)\b|能买(?:到)?(
 
 @frame("list_shop_items", triggers=SHOP_WORDS)
 def shop_frame(turn: Turn, filled: Filled) -> Step:
-    if filled.reading.has(*BUY_WORDS) and not WHAT_CAN_BE_BOUGHT.search(filled.reading.folded):
-        return DECLINE  # buying, the purchase frame's
+    if filled.reading.has(*BUY_WORDS) and not WHAT_CAN_BE_BOUGHT.search(filled.reading.folded) and not filled.reading.has("price", "prices", "价格", "价目"):
+        return DECLINE  # buying, the purchase frame's ("shop prices? need to know before I go buy anything" asks the prices)
     return _once(turn, "list_shop_items")
 
 
@@ -1406,6 +1410,7 @@ def market_frame(turn: Turn, filled: Filled) -> Step:
         "仓库", "库房", "家当", "my storage", "my warehouse", "my storehouse",
         # Staff asking the resident: "the resources you're currently holding", "what you hold".
         "you're holding", "you are holding", "currently holding", "you hold", "your resources", "your inventory", "your stock",
+        "your current stock", "stock of",
     ),
     not_with=(*GIVE_WORDS, *SELL_WORDS),
 )

@@ -599,6 +599,8 @@ THE_DISABLED_ONE = (
 # is the one whose remarks say 已清盘.
 STYLES = (
     (("balanced", "平衡"), ("balanced fund", "balanced funds", "balanced one")),
+    # "the growth fund": 稳健增长一号 by its name (增长), 科技先锋 by its remarks (成长股).
+    (("growth", "增长", "成长"), ("growth fund", "growth funds", "growth one")),
     (("清盘", "liquidated"), ("清盘的基金", "已清盘的基金", "已经清盘的基金", "清盘的那只", "清盘那只", "liquidated fund", "liquidated one")),
 )
 
@@ -630,6 +632,7 @@ def fund_entities() -> list[Entity]:
                 f"基金id{pk}", f"id为{pk}的基金", f"id {pk}的基金", f"id{pk}的基金", f"编号{pk}的基金",
                 # "ID是4的基金", "编号为3的那个基金", "fund detail for id 5", "the fund with id 2".
                 f"id是{pk}的基金", f"id 是 {pk} 的基金", f"id是{pk}的那个基金", f"id为{pk}的那个基金", f"编号是{pk}的基金",
+                f"id是{pk}的那个", f"id为{pk}的那个", f"id是{pk}的那只", f"编号{pk}的那个",
                 f"编号为{pk}的基金", f"fund with id {pk}", f"fund with the id {pk}", f"fund detail for id {pk}",
                 f"fund details for id {pk}", f"fund info for id {pk}",
             )
@@ -840,7 +843,7 @@ disable_frame.unsaid = enable_frame.unsaid = re.compile(f"{SIGNED_OFF.pattern}|{
 
 
 NAMED = re.compile(
-    r"\b(?:called|named|name\s*(?:is|:)?|call\s+it)\s+|\bfund\s*(?:pls|please|plz)?\s*[:：]\s*|(?:叫做|名叫|名为|叫|名字是|名称是?为?)\s*|基金\s*[:：]\s*"
+    r"\b(?:called|named|name\s*(?:is|:)?|call\s+it)\s+|\bfund\s*(?:pls|please|plz)?\s*[:：]\s*|(?:叫做|名叫|名为|叫|名字是|名称是?为?)\s*|基金\s*[:：]\s*|(?:名字|名称)\s*[:：]\s*"
     # "建个基金 名字 红利精选": a bare label, then the name after a space.
     r"|(?<![改换新])(?:名字|名称)[ \t]+(?=[\u4e00-\u9fffA-Za-z0-9「“\"'])"
     # "新建基金 红利精选", "add fund Quant Hedge": the name right after the new fund, set apart by a space.

@@ -54,7 +54,11 @@ def _next(turn: Turn, step: Step, done: str) -> Step:
 
 # "提前一天离店", "leaving a day early", "checking out two days early": how early is said or not.
 SOONER = r"(?:(?:a|one|two|three|\d+|a\s+couple\s+of)\s+(?:days?|nights?)\s+)?early"
-LEAVES_EARLY = rf"(?:check(?:s|ing)?[ -]?out|leav(?:e|es|ing)|go(?:es|ing)?\s+home|head(?:s|ing)?\s+off)\s+{SOONER}"
+LEAVES_EARLY = (
+    rf"(?:(?:check(?:s|ing)?[ -]?out|leav(?:e|es|ing)|go(?:es|ing)?\s+home|head(?:s|ing)?\s+off)\s+{SOONER}"
+    # "check out on the 16th instead of the 18th": an earlier day than the booked one.
+    r"|(?:check(?:s|ing)?[ -]?out|leav(?:e|es|ing))\s+on\s+the\s+\d{1,2}(?:st|nd|rd|th)\s+instead\s+of\b)"
+)
 AHEAD = r"提前(?:一|两|二|三|\d+)?天?(?:离店|退房|走|离开)"
 
 # An early check-out told in the message, and a question whether a refund is possible.
@@ -99,7 +103,7 @@ def early_checkout(turn: Turn, match: re.Match) -> Step | None:
 LOOK_UP_ONLY = re.compile(
     r"先.{0,6}(?:查|看|调出|找|核对)|只(?:要|需要?|是)?.{0,3}(?:查|看)|"
     # "张三那单帮我查下，他刚打电话说要提前退房": the order looked up; the early check-out is what the guest said.
-    r"帮我查(?:一)?下(?!.{0,6}(?:能不能|可不可以|是否))|查(?:一)?下(?:这单|那单|单子|订单)|"
+    r"帮我查(?:一)?下(?!.{0,6}(?:能不能|可不可以|是否))|查(?:一)?下(?:这单|那单|单子|订单)|帮我看看(?:这单|那单|单子|订单)?(?:是)?(?:啥|什么)情况|"
     r"\b(?:first|just|only)\b.{0,30}\b(?:look|pull|check|find|show|get|open|see)\b|"
     r"\b(?:look|pull|check|find|show|get|open|see)\b.{0,50}\bfirst\b|\bfor\s+now\b"
     # "guest Li Si wants to leave early, order ht… — pull it up pls": the look-up is all that is asked.

@@ -62,6 +62,8 @@ COURTESY = re.compile(
     # "帮我打一下，顺便……哎算了": the aside taken back, not the request.
     r"|顺便[，,\s]*(?:…+|\.{3,})?[，,\s]*(?:哎|唉|嗯|呃)?[，,\s]*算了|\b(?:and\s+)?also\b[\s,.…]*(?:nah|never\s*mind|forget\s+it)\b"
     r"|\bnothing\s+else\b|\b(?:don'?t|do\s+not)\s+(?:touch|change|do)\s+anything\s+(?:else|more)\b"
+    # "我们这边帮您查一下，您不用动": the one served need not move, a courtesy.
+    r"|(?:您|你)(?:就)?(?:不用|别)(?:动|跑|操心|忙)|(?:您|你)坐着就(?:行|好)"
     # "now rather than later": asked now. "Not haggling", "不讲价": the price stands.
     r"|\b(?:now|sooner)\s+rather\s+than\s+later\b|\b(?:not|no)\s+(?:haggling|negotiating|bargaining)\b|不讲价|不还价|不砍价"
     # "别让她等", "不用等了，现在就…", "right now, not later": a no to waiting asks for it now.
@@ -413,7 +415,8 @@ PLANNED = re.compile(
     # "回头给Eve…", "晚点…", "月底我就辞职", "过阵子…", "今晚…", "两小时后…".
     r"|下个?季度|下半年|下学期|回头(?!看)|过阵子|过段时间|过一阵子?|过些(?:天|日子)|过一会儿?|待会儿?|等会儿?|稍后|晚点|晚些|改日|今晚|今天晚上|"
     r"(?:晚上|下午|中午|傍晚)(?!好)|月底|月初|年底|年初|周末|明年|[一二两三四五六七八九十几半\d]+\s*(?:个)?(?:小时|钟头|分钟|天|周)(?:之?后|以后)"
-    r"|\b(?:plan(?:ning)?\s+to|intend(?:ing)?\s+to|going\s+to|gonna|" + TOMORROW + "|" + TONIGHT + r"|next\s+(?:week|month|time|year)|later\s+(?:today|this\s+week|on)"
+    # ("gonna take a rest", "going to eat my bread now": without a time word, what the speaker is about to do now.)
+    r"|\b(?:plan(?:ning)?\s+to|intend(?:ing)?\s+to|" + TOMORROW + "|" + TONIGHT + r"|next\s+(?:week|month|time|year)|later\s+(?:today|this\s+week|on)"
     # "after lunch", "in an hour", "this weekend", "at the end of the month", "eventually", "at 5pm".
     r"|after\s+(?:lunch|dinner|breakfast|work|school|class|payday|(?:the|my|this|next|our)\s+[a-z]+)"
     r"|in\s+(?:an?|one|two|three|four|five|ten|a\s+few|a\s+couple(?:\s+of)?|\d+)\s+(?:hours?|minutes?|mins?|days?|weeks?|months?)"
@@ -585,7 +588,7 @@ REPORTING = {"complete_bounty"}
 _STILL = r"(?:还|仍然?|依然|依旧)?\s*"
 _SPOT_ZH = r"(?:空位|位置|位子|名额|空缺|岗位|坑)"
 _THERE_ZH = (
-    rf"(?:在|有(?!空(?![位缺]))(?:{_SPOT_ZH})?|开着|开放|空着|缺人?|招人|要人|收人|能接|能领|在卖|没满|不满"
+    rf"(?:在|有(?!空(?![位缺]))(?:{_SPOT_ZH})?|开着|开放|空着|缺人?|招(?:人|工)?|要人|收人|能接|能领|在卖|没满|不满"
     r"|没(?:有)?(?:被)?(?:人)?(?:接|领|买|拿|抢)(?:走|掉)?|没(?:有)?(?:卖|售)(?:掉|完|出去)?)"
 )
 AVAILABLE_IF = re.compile(
@@ -613,7 +616,7 @@ AVAILABLE_IF = re.compile(
     re.IGNORECASE,
 )
 # A bare condition ("if so", "在的话") stands for the availability asked just before it, and for nothing else.
-BARE_IF = re.compile(r"\s*(?:if\s+(?:so|yes|it\s+is|there\s+is)|(?:在|有|缺|缺人|要人|招人|开着)(?:的话|就)[，,]?\s*(?:就|那就|那)?)\W*", re.IGNORECASE)
+BARE_IF = re.compile(r"\s*(?:if\s+(?:so|yes|it\s+is|there\s+is)|(?:在|有|缺|缺人|要人|招人?|开着)(?:的话|就)[，,]?\s*(?:就|那就|那)?)\W*", re.IGNORECASE)
 # The question such a condition answers: "修缮城墙还在吗？", "is the quarry still hiring?" (the clause up to its mark).
 AVAILABLE_ASKED = re.compile(
     rf"[^,，。.!！?？;；]*?{_STILL}(?:{_THERE_ZH}|有没有{_SPOT_ZH})\s*(?:吗|么|嘛|不|没|没有)?\s*[?？]"
@@ -789,7 +792,7 @@ def deferred(text: str, tools: set[str]) -> bool:
         text = _blanked(text, PRICE_FLOOR)
     if "message_send" in tools:
         text = _blanked(text, NOT_TO_SAY)  # "…, but don't mention the refund": what the words leave out
-    text = _blanked(_without_own_fallback(_without_their_clauses(text)), NO_HOLDING_OUT)
+    text = _blanked(_blanked(_without_own_fallback(_without_their_clauses(text)), NO_HOLDING_OUT), GIVEN_UP)
     text = _blanked(_blanked(text, WAITED_TO_CORRECT), STAFF_LATER)
     text = without_own_later(text, tools)
     if tools & UNDOING:
@@ -853,7 +856,7 @@ RECOUNTED = re.compile(
     r"(?:(?:哦|啊|呃|噢)?\s*(?:不对|不是|说错了|我是说|更正一下|不(?=\s*[，,]))|\b(?:no\s+wait|wait\s*,?\s*no|i\s+mean(?:t)?|sorry|oops|make\s+it)\b)"
     r"[\s,，:：]*(?:make\s+it\s+)?"
     r"(?P<count>\d+|[一二两三四五六七八九十俩仨]+|one|two|three|four|five|six|seven|eight|nine|ten)"
-    r"\s*(?P<unit>[个份块张袋捆斤只件瓶杯箱包颗条根堆车])?\s*(?:吧|呗|啊|哈)?"
+    r"\s*(?P<unit>[个份块张袋捆斤只件瓶杯箱包颗条根堆车]|(?:bags?|bundles?|carts?|loaves|pieces?|units?)\b)?\s*(?:吧|呗|啊|哈)?"
     # "…, actually make it three, the roof's worse than I thought": a reason after it, with no number of its own.
     r"(?P<tail>[，,;；]\s*[^\d一二两三四五六七八九十俩仨]*?)?\s*[。.!！]?\s*$",
     re.IGNORECASE,
@@ -872,11 +875,11 @@ def recounted(text: str) -> str:
     head = found["head"]
     if corrected(head):
         return text  # corrected twice: which count stands is not sure
-    counts = [s for s in numbers(head) if s.score >= 0.9]
+    counts = [s for s in numbers(head) if s.score >= 0.9] or [s for s in numbers(head) if s.score >= 0.5]  # "a bag of flour… make it two"
     if len(counts) != 1:
         return text
     [count] = counts
-    if found["unit"] and not head[count.end :].lstrip().startswith(found["unit"]):
+    if found["unit"] and not head[count.end :].lstrip().startswith(found["unit"].rstrip("s")):
         return text  # "一袋面粉……不对，两个": another measure may be another thing
     return head[: count.start] + found["count"] + head[count.end :] + (found["tail"] or "")
 
@@ -955,7 +958,7 @@ OWN_FALLBACK = re.compile(
     re.IGNORECASE,
 )
 # "…twenty years of wheat and for what, twelve credits a day?", "凭什么…？": a question that asks nothing.
-RHETORICAL = re.compile(r"\b(?:and\s+)?for\s+what\b[^?？]*[?？]?|\bwhat'?s\s+the\s+point\b[^?？]*[?？]?|凭什么[^?？]*[?？]?|图(?:个)?啥[^?？]*[?？]?", re.IGNORECASE)
+RHETORICAL = re.compile(r"(?:我)?上哪儿?(?:去)?(?:弄|找|搞|买)(?:去)?|\b(?:and\s+)?for\s+what\b[^?？]*[?？]?|\bwhat'?s\s+the\s+point\b[^?？]*[?？]?|凭什么[^?？]*[?？]?|图(?:个)?啥[^?？]*[?？]?", re.IGNORECASE)
 QUESTION_MARK = re.compile(r"[?？]")
 # "今儿还没打呢", "还没吃饭呢": what is not done yet, told with 呢; no question.
 NOT_YET_SAID = re.compile(r"(?:还|都)(?:没|没有)[^，,。？?!！吗]{0,8}呢(?!\s*[?？])")
@@ -991,7 +994,7 @@ NO_MATTER = re.compile(r"多少(?:钱)?(?:都)?(?:无所谓|都行|没关系|不
 SPARED_LATER = r"以后[^，,。;；]{0,8}?就?不用(?:再)?[\u4e00-\u9fff]{1,2}了"
 SPARED_LATER_RE = re.compile(SPARED_LATER)
 # "本来想再盖座磨坊的，一算木头还差一大截，那先盖个采石场吧": a wish given up, then what is asked instead.
-GIVEN_UP = re.compile(r"(?:本来|原本|原来)(?:想|打算|准备)[^。!！?？]*?[，,]\s*(?:那|那就|那么|所以)(?:先|还是|就)?")
+GIVEN_UP = re.compile(r"(?:本来|原本|原来|一直)(?:想|打算|准备)[^。!！?？]*?[，,]\s*(?:那|那就|那么|所以|算了)(?:先|还是|就)?")
 NO_HOLDING_OUT = re.compile(
     r"(?:别|不要|不用)(?:再)?(?:硬撑|撑着|硬扛|扛着|忍着|饿着(?:自己)?|熬着|死撑)"
     # "别全卖了", "don't sell it all", "剩下的留着自己用": a limit on how much, the rest kept, not a no.
@@ -1004,6 +1007,8 @@ NO_HOLDING_OUT = re.compile(
     # "…加一句“含港股”——算了直接整段改成“…”": 算了 gives up the first value for the one after it, no no to the write.
     r"|算了[，,\s]*(?:直接|还是|干脆)?(?:整段|全部|都)?(?:改成|改为|换成|改叫)"
     r"|" + SPARED_LATER + r"|不(\S)白不\1|\b(?:you|she|he|they)\s+(?:still\s+)?(?:don'?t|doesn'?t|do\s+not|does\s+not)\s+have\s+(?:a|an|any|enough)\b"
+    # "one for now and two for later": what the goods are for, no putting the request off.
+    r"|\b(?:one|two|three|some|the\s+rest|\d+)\s+for\s+later\b"
     # "…, I'd rather not wait on the mill", "can't wait for the mill", "不想再等了": a no to waiting asks for it now.
     r"|\b(?:i'?d|i\s+would|we'?d)\s+rather\s+not\s+wait\b|\b(?:don'?t|do\s+not)\s+want\s+to\s+wait\b|\bcan'?t\s+(?:afford\s+to\s+)?wait\b|不想(?:再)?等|等不(?:了|及)",
     re.IGNORECASE,

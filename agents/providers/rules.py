@@ -767,7 +767,8 @@ TIME_FILLER = re.compile(
     re.IGNORECASE,
 )
 # A clause the speaker opens about themself: "I'll …", "I'm …", "我…".
-FIRST_PERSON = re.compile(r"^\s*(?:(?:ok|okay|so|well|um|hmm)\W*)?(?:i\b|i['’]|we\b|we['’]|我)", re.IGNORECASE)
+# ("gonna give Eve 3 stone in a bit": the speaker's plan, its subject left out.)
+FIRST_PERSON = re.compile(r"^\s*(?:(?:ok|okay|so|well|um|hmm)\W*)?(?:i\b|i['’]|we\b|we['’]|我|gonna\b|going\s+to\b|wanna\b)", re.IGNORECASE)
 
 
 # "这个产品暂时不卖了", "we no longer sell it": a state of things, given as the reason.

@@ -3279,3 +3279,69 @@ def test_a_date_of_the_users_own_goes_with_the_suppliers_number(demo, talker):
     talker("前台助理", "ask the supplier for HT20260301002 whether an early checkout on the 11th is refundable")
     content = PendingAction.objects.get().arguments["content"]
     assert content.startswith("SUP-88902: ") and "11th" in content
+
+
+# ---------------------------------------------------------------- round 29: what zc missed, as classes, in other words
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool", "arguments"),
+    [
+        # "gonna" without a time word is now; "for later" says what the goods are for.
+        ("Alice", "so sleepy, gonna lie down", "rest", {}),
+        ("Alice", "buy 2 bread from the shop, one for now and one for later", "purchase", {"item_id": 1, "quantity": 2}),
+        # A condition the tool checks itself ("招的话"), a wish given up with 算了, 买卖 is no purchase.
+        ("Carol", "城东农田还招人不？招的话我就去了", "assign_building", {"building_id": 1}),
+        ("Frank", "我一直想盖个面包坊，可石头不够，算了先盖个农田吧，名字就叫“北坡农田”", "construct_building", {"kind": "farm", "name": "北坡农田"}),
+        ("Dave", "分五个木材给carol，她要做买卖", "transfer_resource", {"to_agent_id": 3, "resource_type": "wood", "quantity": 5}),
+        ("Dave", "商店的苹果来半打", "purchase", {"item_id": 2, "quantity": 6}),
+        ("Eve", "送面粉那个悬赏……算了我上哪儿弄二十份面粉去，还是接建磨坊那个吧", "claim_bounty", {"bounty_id": 2}),
+        ("Eve", "buy a bag of flour from the shop... actually make it three bags", "purchase", {"item_id": 5, "quantity": 3}),
+        ("Eve", "I've got nothing on today, so I'll take the farm job, yes do it", "assign_building", {"building_id": 1}),
+    ],
+)
+def test_what_zc_missed_of_the_city_is_done(demo, talker, agent, message, tool, arguments):
+    result = talker(agent, message)
+    assert _writes(result) == [tool] and _calls(result, tool) == [arguments], result.reply
+
+
+def test_quitting_the_bakery_job_takes_no_job(demo, talker):
+    result = talker("Eve", "I quit the farm job. effective now.")
+    assert "assign_building" not in _writes(result)
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "tool"),
+    [
+        ("Frank", "我接的悬赏是哪一个来着", "list_bounties"),
+        ("Frank", "盖一座农田得多少木头？", "list_buildings"),
+        ("Alice", "您好，我们帮您查一下您的饱食度，您不用动", "get_my_status"),
+        ("Dave", "how much money have I got", "get_my_status"),
+        ("Dave", "shop prices? want to know before I buy anything", "list_shop_items"),
+        ("Dave", "this is the city office, we need your current stock for the census, can you check?", "get_my_resources"),
+    ],
+)
+def test_what_zc_asked_is_looked_up(demo, talker, agent, message, tool):
+    result = talker(agent, message)
+    assert tool in [call["name"] for call in result.tool_calls] and _writes(result) == []
+
+
+@pytest.mark.parametrize(("message", "tool", "arguments"), [("建个新基金 名称：港股通精选", "create_fund", {"fund_name": "港股通精选"}), ("把id是3的那个停掉", "disable_fund", {"fund_id": 3})])
+def test_what_zc_missed_of_funds_is_proposed(demo, talker, message, tool, arguments):
+    talker("基金助理", message)
+    assert PendingAction.objects.get().tool_name == tool and PendingAction.objects.get().arguments == arguments
+
+
+def test_a_growth_fund_by_name_and_by_remarks_asks_which(demo, talker):
+    result = talker("基金助理", "switch off the growth one")
+    assert _writes(result) == [] and "稳健增长一号" in result.reply and "科技先锋" in result.reply
+
+
+def test_an_order_to_see_is_only_looked_up_though_the_guest_leaves_early(demo, talker):
+    result = talker("前台助理", "HT20260301003 客人说想提前走，帮我看看订单啥情况")
+    assert [call["name"] for call in result.tool_calls] == ["order_query"]
+
+
+def test_a_later_day_than_booked_asks_the_supplier(demo, talker):
+    result = talker("前台助理", "Zhang San on HT20260301001 wants to check out on the 3rd instead of the 5th, can you ask the supplier if that's ok")
+    assert [c["arguments"]["channel"] for c in result.tool_calls if c["name"] == "message_send"] == ["upstream"]
