@@ -355,6 +355,8 @@ def check_in(turn: Turn, match: re.Match) -> Step:
         return _once(turn, "checkin")  # "我到城东农田了，上班打卡": the shift starts, whatever building is named
     if match.group() == "上班" and JOB_SOUGHT.search(turn.plain):
         return DECLINE  # "想去上班了，帮我找个地方入职": a job sought (asked where), not a check-in
+    if match.group() == "上班" and re.search(r"去[^，,。]{0,8}上班", turn.plain):
+        return DECLINE  # "去那个厂上班": a job somewhere, asked which (the frames), not a check-in
     if match.group() == "上班" and any(name in turn.plain for name in Building.objects.values_list("name", flat=True)):
         return DECLINE  # "去西市磨坊上班" asks for a job there, not a check-in
     if match.group() == "上班" and re.search(r"去|到|在", turn.plain) and (reading := read(turn.said)).of("building_kind") + reading.of("building"):
@@ -1075,7 +1077,9 @@ def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
     # "total", is.
     folded = filled.reading.folded
     priced = [s for s in others if PRICED.match(folded, s.end) or TOTAL.search(folded, max(0, s.start - 6), s.start)]
-    price = priced[0] if priced else others[0] if others else None
+    # "一根三块钱，一共十五": the total said outright is the price, never the price of one.
+    totals = [s for s in priced if TOTAL.search(folded, max(0, s.start - 6), s.start)]
+    price = totals[0] if totals else priced[0] if priced else others[0] if others else None
     # "一共要45，嗯…还是50吧", "for 20, no wait, 25": the price said again after a change of mind stands.
     again = [s for s in others if price is not None and s.start > price.end and PRICE_AGAIN.search(folded[price.end : s.start])]
     return quantity, (again[-1] if again else price)

@@ -884,6 +884,8 @@ def new_fund(said: str) -> tuple[str, list[str]]:
     """(name, the other pieces) of "create a fund called Harbor Income, bond type, low risk": each as typed."""
     quote = QUOTED.search(said)  # an apostrophe inside a word ("I'd") is no quote mark
     named = NAMED.search(said)
+    if quote and not named and re.search(r"(?:备注|说明|\bremarks?|\bnotes?)\s*(?:写|写成|写上|是|为|says?|reads?|[:：])?\s*$", said[: quote.start()], re.IGNORECASE):
+        return "", []  # "新建一个基金，备注写“量化对冲”": the quotation is the remarks; the name is asked
     if quote and named and quote.start() > named.end() + 2:
         quote = None  # "named Orchard Income, with the note 'dividends first'": the quote is the remarks
     if quote:

@@ -456,7 +456,9 @@ GENERIC_BODY = re.compile(
     r"\s*(?:(?:能不能|可不可以|可以不可以)(?:(?!退)[\u4e00-\u9fff])?|行不行|好不好|成不成|行吗|可以吗|能行吗|好吗|ok|okay"
     r"|(?:if\s+|whether\s+)?(?:that'?s|it'?s|that\s+is|it\s+is|this\s+is)\s+(?:ok(?:ay)?|fine|alright|all\s+right|possible|doable)"
     # "ask if they'll accept", "whether they agree": a bare yes-or-no of theirs, about what was said before.
-    r"|(?:if\s+|whether\s+)?they(?:'ll|\s+will|\s+would|\s+can|'d)?\s+(?:accept|agree|allow|approve|ok)(?:\s+(?:it|that|this))?)\s*[?？。.!！]*\s*|"
+    r"|(?:if\s+|whether\s+)?they(?:'ll|\s+will|\s+would|\s+can|'d)?\s+(?:accept|agree|allow|approve|ok)(?:\s+(?:it|that|this))?"
+    # "need to send smth to the supplier, can u do it": the agent asked, no words to send.
+    r"|(?:please\s+)?(?:can|could|would|will)\s+(?:you|u|ya)\s+(?:do|handle|send|manage)\s+(?:it|that|this)(?:\s+(?:for\s+me|please|pls))?)\s*[?？。.!！]*\s*|"
     r"\s*(?:(?:a|an|the|some|one|another|quick|short|little|new)\s+)*"
     r"(?:message|msg|note|text|line|word|reply|notification|something|anything|dm)s?(?:\s+(?:to\s+)?(?:them|him|her))?\s*[.!。！]?\s*"
     r"|\s*(?:一|个|条|一条|一个|些|一些|点|一点)?(?:消息|信息|留言|通知|短信|话|东西|内容)\s*(?:吧|一下)?\s*[。.!！]?\s*",

@@ -94,6 +94,8 @@ DISPUTED = {
     "t-en-fd-15": "'let the guest know we're on it': a message to the guests' channel with no order is the desk's documented "
     "behaviour (test_a_message_to_the_guest_is_a_proposal_quoting_it_and_sent_only_after_yes: '跟客人说一声，…' is "
     "proposed as typed), and it waits for staff's yes; the writer expected a question for the order",
+    "zd-zh-fd-14": "张三 is the demo guest of exactly one order (HT20260301001): as for zc-zh-fd-14, the refund is a "
+    "proposal naming order and guest for staff to confirm; the writer expected a question for the number",
     "zc-zh-fd-14": "张三 is the demo guest of exactly one order (HT20260301001): as for x-en-fd-14 and za-zh-fd-15, the refund "
     "is a proposal naming order and guest for staff to confirm; the writer expected a question for the number",
     "za-zh-fd-15": "王五 is the demo guest of exactly one order (HT20260301003): as for x-en-fd-14, the refund is a proposal "

@@ -3345,3 +3345,26 @@ def test_an_order_to_see_is_only_looked_up_though_the_guest_leaves_early(demo, t
 def test_a_later_day_than_booked_asks_the_supplier(demo, talker):
     result = talker("前台助理", "Zhang San on HT20260301001 wants to check out on the 3rd instead of the 5th, can you ask the supplier if that's ok")
     assert [c["arguments"]["channel"] for c in result.tool_calls if c["name"] == "message_send"] == ["upstream"]
+
+
+# ---------------------------------------------------------------- round 30 (partial): zd's wrong writes, as classes, in other words
+
+
+def test_asking_the_agent_to_do_it_is_no_message_to_send(demo, talker):
+    result = talker("前台助理", "got to message the supplier about something, could you handle it")
+    assert _writes(result) == [] and not PendingAction.objects.exists() and _asks(result.reply)
+
+
+def test_a_total_said_outright_is_the_price_not_the_price_of_one(demo, talker):
+    result = talker("Dave", "挂市场卖四根木头，一根五块，一共二十")
+    assert _calls(result, "create_market_order") == [{"resource_type": "wood", "quantity": 4, "price": 20}]
+
+
+def test_going_to_work_somewhere_unnamed_asks_where_and_checks_in_nowhere(demo, talker):
+    result = talker("Eve", "去那个地方上班")
+    assert _writes(result) == [] and _asks(result.reply)
+
+
+def test_a_new_fund_with_only_its_remarks_quoted_asks_its_name(demo, talker):
+    result = talker("基金助理", "建一只新基金，备注写“红利低波”")
+    assert not PendingAction.objects.exists() and _asks(result.reply)
