@@ -6,7 +6,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from .providers import restraint
-from .providers.rules import DECLINE, GUARD, Step, Turn, intent, look_up, negation_is_elsewhere, outside_negation, suggestions, summarize
+from .providers.rules import DECLINE, GUARD, Step, Turn, answered, intent, look_up, negation_is_elsewhere, outside_negation, suggestions
 
 
 @intent(
@@ -67,7 +67,7 @@ def question_about_the_past(turn: Turn, match) -> Step:
         return DECLINE  # "今天签到了没？帮我签一下": the check question, then the request
     # "did I claim any bounty?", "他们回复了吗": a look-up shows what was done; nothing is done again.
     if turn.outcomes:
-        return Step.say("\n".join([_("这是一个问题，我不会因此执行操作。以下是查到的信息："), summarize(turn)]))
+        return answered(turn)
     if (look := look_up(turn, {"message_list"})) is not None:
         return look
     return Step.say(_("这是在问已经发生的事，我不会因此执行操作；可以问我当前的状态或资源。"))

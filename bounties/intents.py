@@ -325,8 +325,6 @@ POINTING = re.compile(r"\b(?:it|that\s+one|this\s+one|that|this)\b|这个|那个
 def about_bounties_before(turn: Turn) -> bool:
     """The last turn was about bounties ("Is the wall repair bounty still open?", "接修缮城墙的悬赏")."""
     earlier = turn.earlier if turn.earlier != turn.said else ""
-    if not earlier.strip() and not turn.earlier_calls:
-        return False
     # "claim the 100 wheat bounty" → "thx. i'll go collect" → "report it done": a turn that did nothing passes it on.
     told = [earlier, *(turn.history[:1] if not turn.earlier_calls else ())]
     return any(re.search(r"悬赏|任务|\bbount(?:y|ies)\b", message, re.IGNORECASE) for message in told) or any(

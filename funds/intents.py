@@ -107,7 +107,7 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
     if not _names_a_fund(name):
         return DECLINE  # "状态的" is a piece of the sentence, not a fund: the frames read it again
     if twins := _twins(turn.said, name):
-        return Step.say(_("你指的是%(options)s？") % {"options": _("还是").join(f"「{n}」" for n in twins[:4])})
+        return Step.say(which_of(twins))
     found = turn.last("list_funds")
     if found is None:
         return Step.call("list_funds", fund_name=name)
@@ -496,7 +496,7 @@ def change_as_asked(turn: Turn, match: re.Match) -> Step:
 
 # ---------------------------------------------------------------------------- frames
 
-from agents.providers.frames import Filled, frame  # noqa: E402
+from agents.providers.frames import Filled, frame, which_of  # noqa: E402
 from agents.providers.restraint import FIELD_LEFT_ALONE  # noqa: E402
 from agents.providers.understanding import QUOTED, Entity, entities, read, without_particle  # noqa: E402
 

@@ -355,6 +355,11 @@ def _filled_kinds(frame_: Frame, reading: Reading) -> set[str]:
     return {kind for kind in frame_.slots.values() if reading.of(kind)}
 
 
+def which_of(names: list[str]) -> str:
+    """The question between things the same words name: "你指的是「A」还是「B」？"."""
+    return _("你指的是%(options)s？") % {"options": _("还是").join(f"「{n}」" for n in names[:4])}
+
+
 def ask_for(filled: Filled) -> str | None:
     """The question for the first unsure or missing slot, or None when the frame can act."""
     for slot, span in filled.unsure:
@@ -362,7 +367,7 @@ def ask_for(filled: Filled) -> str | None:
             continue  # a look-up on the one name the words fit ("查一下Beta") shows which it read
         names = [span.name, *(name for name, _value, _score in span.rivals)]
         if len(names) > 1:
-            return _("你指的是%(options)s？") % {"options": _("还是").join(f"「{n}」" for n in names[:4])}
+            return which_of(names)
         return _("你是说「%(name)s」吗？请说出完整的名称。") % {"name": span.name}
     for slot in filled.missing:
         question = filled.frame.asks.get(slot)

@@ -236,6 +236,11 @@ def understand(said: str, offered: set[str] | None = None) -> tuple[str, str, li
     return text, plain, found
 
 
+def answered(turn: Turn) -> Step:
+    """The reply to a question a look-up answered: nothing done, and what was found."""
+    return Step.say("\n".join([_("这是一个问题，我不会因此执行操作。以下是查到的信息："), summarize(turn)]))
+
+
 def summarize(turn: Turn) -> str:
     """The default reply once the calls of a turn have run: each result in one line."""
     lines = []
@@ -436,7 +441,7 @@ class RulesChatPolicy:
             if restraint.supposed(without_their_plans(context, writes)) or (not confirmed and planned(context, writes)):
                 # "面粉还剩几份？明早要烤面包，不够的话得去买": the plan waits; the question before it is answered.
                 if restraint.QUESTION_MARK.search(context) and turn.outcomes:
-                    return Step.say("\n".join([_("这是一个问题，我不会因此执行操作。以下是查到的信息："), summarize(turn)]))
+                    return answered(turn)
                 if restraint.QUESTION_MARK.search(context) and (look := look_up(turn, {*ANSWERING_READS, "get_my_resources"})) is not None:
                     return look
                 return Step.say(_("听起来这是以后的打算或一种假设，我现在没有执行任何操作。需要时请直接说。"))
@@ -458,7 +463,7 @@ class RulesChatPolicy:
                 return Step.say(_("这听起来是在聊这件事，不是让我去做，我没有执行任何操作。需要时请直接说。"))
             if restraint.asked(context):
                 if turn.outcomes:
-                    return Step.say("\n".join([_("这是一个问题，我不会因此执行操作。以下是查到的信息："), summarize(turn)]))
+                    return answered(turn)
                 if "get_my_status" in turn.offered and restraint.about_me(context):
                     return Step(calls=(("get_my_status", {}),), reply=_("这是一个问题，我不会因此执行操作；先看看你的状态。"))
                 # "最近有啥悬赏可以接的吗", "HT…退款到哪一步了？": a look-up (a list, or the one order or fund named)

@@ -262,10 +262,14 @@ def correct_typos(text: str, known: Iterable[str]) -> str:
             return word
         # A slip of a key or two, never another word: "called" is no typo of "cancelled", nor "marine" of "imagine".
         most = 1 if len(lower) < 7 else 2
-        close = [w for w in difflib.get_close_matches(lower, choices, n=3, cutoff=0.75) if OSA.distance(lower, w) <= most]
+
+        def slips_of(typed: str) -> list[str]:
+            return [w for w in difflib.get_close_matches(typed, choices, n=3, cutoff=0.75) if OSA.distance(typed, w) <= most]
+
+        close = slips_of(lower)
         if not close and lower.endswith("s") and len(lower) >= 5:
             # "frnaks flour": a slip in a possessive written without its apostrophe ("Franks"), the s kept.
-            stem = [w for w in difflib.get_close_matches(lower[:-1], choices, n=3, cutoff=0.75) if OSA.distance(lower[:-1], w) <= most]
+            stem = slips_of(lower[:-1])
             if stem and stem[0][0] == lower[0]:
                 return by_lower[stem[0]] + word[-1]
         if not close or close[0][0] != lower[0] and len(lower) < 5:
