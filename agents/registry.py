@@ -8,6 +8,7 @@ unchanged. ``AgentsConfig.ready()`` autodiscovers every app's ``tools.py``; the
 from __future__ import annotations
 
 import inspect
+import re
 import types
 import typing
 from collections.abc import Callable, Iterator
@@ -18,6 +19,10 @@ from typing import Annotated, Any, Literal
 from django.core.exceptions import ImproperlyConfigured
 from django.utils import translation
 from django.utils.functional import Promise
+
+# What OpenAI-compatible endpoints accept as a function name (and what lets a resident's grants
+# travel as one comma-joined column in the tick's snapshot).
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 @dataclass(frozen=True)
@@ -274,6 +279,8 @@ def tool(
     def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
         tool_name = name or func.__name__
         source = f"{func.__module__}.{func.__qualname__}"
+        if not TOOL_NAME.fullmatch(tool_name):
+            raise ImproperlyConfigured(f"{source}: tool name {tool_name!r} must be 1-64 letters, digits, '_' or '-'")
         try:
             schema = schema_for_function(func)
         except ToolSchemaError as exc:

@@ -14,7 +14,6 @@ app contributes its board (``contribute_bounty_board``) from its own ``autonomy`
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -22,7 +21,7 @@ from functools import cached_property
 from typing import Protocol
 
 from django.db import router
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Aggregate, CharField, Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from agents.autonomy.sources import tick_agents
@@ -291,12 +290,11 @@ def build_world(agent_ids: list[int] | None = None) -> World:
     for bounty in board.claimed_by(anyone):
         if bounty.claimed_by in residents:
             residents[bounty.claimed_by].bounty = bounty
-    granted: dict[int, set[str]] = defaultdict(set)
-    for agent_id, name in Agent.tools.through.objects.filter(in_tick, tool__is_active=True).values_list("agent_id", "tool__name"):
-        granted[agent_id].add(name)
-    for agent_id, names in granted.items():
+    grants = Agent.tools.through.objects.filter(in_tick, tool__is_active=True).values("agent_id").order_by()
+    alike: dict[str, frozenset[str]] = {}  # most residents hold the same grants: one set for them all
+    for agent_id, names in grants.annotate(names=ToolNames("tool__name")).values_list("agent_id", "names"):
         if agent_id in residents:
-            residents[agent_id].granted = frozenset(names)
+            residents[agent_id].granted = alike.get(names) or alike.setdefault(names, frozenset(names.split(ToolNames.SEPARATOR)))
     own_orders = open_orders if agent_ids is None else open_orders.filter(seller_id__in=agent_ids)
     for order in own_orders.select_related("seller", "resource_type").order_by("id"):
         if order.seller_id in residents:  # the reads are not one snapshot: a resident may be newer
@@ -320,6 +318,20 @@ def build_world(agent_ids: list[int] | None = None) -> World:
         open_bounty_total=open_bounty_total,
         agents=Actors({r.id: r.name for r in residents.values()}),
     )
+
+
+class ToolNames(Aggregate):
+    """A resident's granted tool names in one column (SQLite's ``GROUP_CONCAT``, PostgreSQL's
+    ``STRING_AGG``): one row per resident, not one per grant (160,000 rows for 20,000 residents
+    were a fifth of the snapshot). A tool name cannot hold the separator (``agents.registry.TOOL_NAME``)."""
+
+    SEPARATOR = ","
+    function = "GROUP_CONCAT"
+    template = "%(function)s(%(expressions)s, ',')"
+    output_field = CharField()
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        return self.as_sql(compiler, connection, function="STRING_AGG", **extra_context)
 
 
 def _order(order) -> OrderInfo:

@@ -39,3 +39,26 @@ def ledger() -> dict:
         "logs": AgentActionLog.objects.count(),
         "calls": ToolCall.objects.count(),
     }
+
+
+def send_one_batch() -> dict:
+    """Send one batch as the coordinator does (``distributed.Broker``) and read, before any worker
+    takes it, how monitoring will show its arguments and who listens for its result."""
+    import json
+
+    import redis
+    from django.conf import settings
+
+    from agents.autonomy.distributed import Broker
+
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+
+    def subscribes() -> int:
+        return client.info("commandstats").get("cmdstat_subscribe", {}).get("calls", 0)
+
+    broker, before = Broker(), subscribes()
+    with broker.sending():
+        broker.send((7, 3, [11, 12, 13], "", '[{"agent_id": 11, "action": "rest"}]', None))
+    message = json.loads(client.lindex("celery", 0))
+    headers = message["headers"]
+    return {"argsrepr": headers["argsrepr"], "kwargsrepr": headers["kwargsrepr"], "subscribes": subscribes() - before}

@@ -195,6 +195,16 @@ def test_a_batch_the_broker_lost_on_its_way_is_sent_again_by_the_coordinator(red
     assert tick["stats"]["batches"] == 3 and tick["errors"] == []
 
 
+def test_a_batch_goes_out_in_one_message_named_briefly_and_subscribes_to_nothing(redis_server, django_child):
+    """The coordinator polls the batches' reports (MGET), so a send does not also subscribe to its
+    result's channel (and unsubscribe as its ``AsyncResult`` is dropped), and its arguments show in
+    monitoring as a short label (Celery's ``saferepr`` of a rules answer and its residents was a
+    quarter of each send)."""
+    url = django_child("sqlite")
+    sent = run_django(url, "tests.agents.celery_scenarios:send_one_batch", env={"CELERY_BROKER_URL": redis_db(redis_server, 10)})
+    assert sent == {"argsrepr": "(tick 7, batch 3, 3 residents)", "kwargsrepr": "{}", "subscribes": 0}
+
+
 def test_a_worker_that_cannot_reach_the_model_rests_its_residents_as_fallback(redis_server, django_child, tmp_path):
     url = django_child("sqlite")
     env = model_env(f"http://127.0.0.1:{free_port()}/v1", redis_db(redis_server, 6))

@@ -21,15 +21,19 @@ pytestmark = pytest.mark.django_db
 
 def test_a_tick_executes_with_the_heap_and_its_world_frozen_then_gives_them_back(endpoint, resident, monkeypatch):
     alice = resident("Alice")
-    frozen: dict[str, int] = {}
+    frozen: dict[str, object] = {}
     build, apply = tick_module.world_source().build, tick_module.apply_batches
 
     def building(*args, **kwargs):
         frozen["before the world"] = gc.get_freeze_count()
-        return build(*args, **kwargs)
+        frozen["world"] = world = build(*args, **kwargs)
+        return world
 
     def applying(batches, agents):
-        frozen["executing"] = gc.get_freeze_count()
+        # Frozen: tracked by the collector, yet in none of the generations it walks.
+        residents = frozen["world"].residents
+        walked = (obj for generation in range(3) for obj in gc.get_objects(generation))
+        frozen["world frozen while executing"] = gc.is_tracked(residents) and not any(obj is residents for obj in walked)
         return apply(batches, agents)
 
     monkeypatch.setattr(tick_module.world_source(), "build", building)
@@ -38,7 +42,8 @@ def test_a_tick_executes_with_the_heap_and_its_world_frozen_then_gives_them_back
     result = run_tick()
 
     assert result.stats["success"] == 1
-    assert 0 < frozen["before the world"] < frozen["executing"]  # the world was frozen once built
+    assert frozen["before the world"] > 0
+    assert frozen["world frozen while executing"] is True  # the world was frozen once built
     assert gc.get_freeze_count() == 0
 
 

@@ -108,6 +108,14 @@ def test_duplicate_name_is_an_error():
         def second(ctx: ToolContext) -> dict: ...
 
 
+@pytest.mark.parametrize("name", ["two words", "give,take", "x" * 65, "付款"])
+def test_a_tool_name_an_endpoint_would_refuse_is_an_error(name):
+    with pytest.raises(ImproperlyConfigured, match="must be 1-64 letters, digits"):
+
+        @tool(description="x", register_to=ToolRegistry(), name=name)
+        def named(ctx: ToolContext) -> dict: ...
+
+
 def test_decorator_returns_the_function_unchanged():
     def plain(ctx: ToolContext, n: int) -> int:
         return n * 2

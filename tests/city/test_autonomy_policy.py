@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -110,6 +111,36 @@ def test_an_unemployed_agent_finds_a_job_and_slots_are_not_oversubscribed(reside
     assigned = [a for a in (alice, bob, carol) if plan[a.pk]["action"] == "assign_building"]
     assert assigned == [alice, bob]  # the mill has two slots
     assert plan[alice.pk]["params"] == {"building_id": city.mill.pk}
+
+
+def test_a_batch_is_answered_once_its_own_residents_are_decided_whatever_order_batches_come_in(resident, city, monkeypatch):
+    """On the workers the coordinator answers the first batch before the city is decided (its
+    workers start sooner); asked in any order, each resident is decided after every earlier one, so
+    the plan is the one decided at once: the mill's two slots still go to the first two residents."""
+    people = [resident(name) for name in ("Alice", "Bob", "Carol", "Dave", "Erin", "Fay")]
+    world = build_world()
+    ids = list(world.residents)
+    whole = RulesPolicy(3).plan(world)
+    assert [whole[a.pk]["action"] == "assign_building" for a in people] == [True, True, False, False, False, False]
+
+    def counted() -> tuple[RulesPolicy, list[int]]:
+        policy, decided = RulesPolicy(3), []
+        deciding = policy.decide
+        monkeypatch.setattr(policy, "decide", lambda r, w, claims: decided.append(r.id) or deciding(r, w, claims))
+        return policy, decided
+
+    def answer(policy, batch):
+        return {d["agent_id"]: d for d in json.loads(async_to_sync(policy.answer)(world, batch, "").text)}
+
+    policy, decided = counted()
+    last = answer(policy, ids[4:])  # the last batch asked first: everyone before it is decided too
+    assert decided == ids
+    assert answer(policy, ids[:2]) | answer(policy, ids[2:4]) | last == whole
+    assert decided == ids  # nobody decided twice
+
+    policy, decided = counted()
+    assert answer(policy, ids[:2]) == {i: whole[i] for i in ids[:2]}
+    assert decided == ids[:2]  # the first batch waited for nobody else
 
 
 def test_surplus_food_is_shared_with_a_resident_who_has_none(resident, idle):

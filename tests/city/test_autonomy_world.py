@@ -10,6 +10,7 @@ from agents.models import Agent, AgentActionLog, AutonomyRound
 from bounties.models import Bounty
 from city.autonomy.world import MAX_OPEN_BOUNTIES, build_world, render_snapshot
 from tests.agents.fixtures import city, resident  # noqa: F401  (fixtures)
+from tests.support.django_process import run_django
 
 pytestmark = pytest.mark.django_db
 
@@ -228,3 +229,13 @@ def test_previous_successes_are_one_line_per_action_without_their_messages(resid
     assert f"- rest 成功: ID={alice.pk},{bob.pk}" in section
     assert f"- ID={carol.pk} Carol: eat 失败：没有食物" in section
     assert "休息好了" not in section
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_the_world_reads_each_residents_grants_in_one_row_on_either_database(kind, django_child):
+    """``ToolNames`` is ``GROUP_CONCAT`` on SQLite and ``STRING_AGG`` on PostgreSQL."""
+    url = django_child(kind)
+    run_django(url, "tests.agents.celery_scenarios:populate", agents=8)
+    read = run_django(url, "tests.city.world_scenarios:grants_as_the_world_reads_them")
+    assert read["world"] == read["table"]
+    assert {len(names) for names in read["world"].values()} == {1, 2, 3}
