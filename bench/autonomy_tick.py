@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.autonomy_tick [--agents 1000] [--latency 0.2] [--batch-size 20]
                                             [--concurrency 8] [--rules-agents 10000]
-                                            [--endpoint URL --model NAME] [--workers 1,2,4]
+                                            [--endpoint URL --model NAME] [--workers 1,2,4 [--socket]]
 
 1. Model: a tick of ``--agents`` residents against the local scripted OpenAI-compatible
    server answering every batch after ``--latency`` s, through the real ``openai`` SDK.
@@ -115,27 +115,38 @@ def tick_with_rules(*, agents: int) -> dict:
 
 
 def one_tick() -> dict:
-    """Child process: one tick as the coordinator (on the workers when CELERY_BROKER_URL is set)."""
+    """Child process: one tick as the coordinator (on the workers when CELERY_BROKER_URL is set),
+    prepared first as the ``autonomy_tick`` command prepares its process before its first tick."""
+    from agents.autonomy import distributed
     from agents.autonomy.tick import run_tick
+    from core.events import prepare_sending
 
+    prepare_sending()
+    distributed.prepare()
     started = time.perf_counter()
     result = run_tick()
     return {"wall_s": time.perf_counter() - started, "stats": result.stats, "line": result.line()}
 
 
-def on_workers(counts: list[int], agents: int) -> None:
-    """A rules tick of ``agents`` residents on N Celery workers, for each N: decisions/s and the ratio to linear."""
+def on_workers(counts: list[int], agents: int, *, socket: bool = False) -> None:
+    """A rules tick of ``agents`` residents on N Celery workers, for each N: decisions/s and the ratio to linear.
+    ``socket``: the coordinator and the workers reach PostgreSQL through its Unix socket, not TCP."""
+    from urllib.parse import quote
+
     import redis
 
     from tests.support.celery_workers import workers as start_workers
     from tests.support.django_process import migrated_database, run_django
     from tests.support.services import PostgresServer, RedisServer
 
-    print(f"rules tick of {agents} residents on Celery workers (PostgreSQL, Redis, one process per worker, {os.cpu_count()} cores)")
+    through = "its Unix socket" if socket else "TCP"
+    print(f"rules tick of {agents} residents on Celery workers (PostgreSQL through {through}, Redis, one process per worker, {os.cpu_count()} cores)")
     first = None
     with PostgresServer() as postgres, RedisServer() as broker, tempfile.TemporaryDirectory(prefix="bench-workers-") as workdir:
         for n in counts:
             url = migrated_database("postgres", f"{workdir}/{n}", postgres.url)
+            if socket:
+                url = url.replace("127.0.0.1", quote(str(postgres.root), safe=""), 1)
             run_django(url, "bench.autonomy_tick:populate", agents=agents)
             queue = f"redis://127.0.0.1:{broker.port}/{n % 16}"
             redis.Redis.from_url(queue).flushdb()
@@ -282,10 +293,11 @@ def main() -> None:
     parser.add_argument("--model", default="gpt-4o-mini", help="the model name at --endpoint")
     parser.add_argument("--timeout", type=float, default=300.0, help="AGENT_MODEL_TIMEOUT against --endpoint")
     parser.add_argument("--workers", default="", help="comma-separated worker counts (e.g. 1,2,4): the Celery run, then stop")
+    parser.add_argument("--socket", action="store_true", help="with --workers: reach PostgreSQL through its Unix socket, not TCP")
     args = parser.parse_args()
 
     if args.workers:
-        on_workers([int(n) for n in args.workers.split(",")], args.rules_agents)
+        on_workers([int(n) for n in args.workers.split(",")], args.rules_agents, socket=args.socket)
         return
 
     if args.show_prompt:

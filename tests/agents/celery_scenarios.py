@@ -62,3 +62,22 @@ def send_one_batch() -> dict:
     message = json.loads(client.lindex("celery", 0))
     headers = message["headers"]
     return {"argsrepr": headers["argsrepr"], "kwargsrepr": headers["kwargsrepr"], "subscribes": subscribes() - before}
+
+
+def connections_of_a_first_tick_after_prepare(prepare: bool = True) -> int:
+    """The connections to Redis this process opens for its first batch and its first poll of the reports, once
+    ``distributed.prepare`` has run (as the ``autonomy_tick`` command runs it at its start)."""
+    import redis
+    from django.conf import settings
+
+    from agents.autonomy import distributed
+
+    if prepare:
+        distributed.prepare()
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    before = client.info("stats")["total_connections_received"]
+    broker = distributed.Broker()
+    with broker.sending():
+        task_id = broker.send((1, 0, [1], "", "[]", None))
+    broker.reports([task_id])
+    return client.info("stats")["total_connections_received"] - before

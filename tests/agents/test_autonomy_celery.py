@@ -205,6 +205,15 @@ def test_a_batch_goes_out_in_one_message_named_briefly_and_subscribes_to_nothing
     assert sent == {"argsrepr": "(tick 7, batch 3, 3 residents)", "kwargsrepr": "{}", "subscribes": 0}
 
 
+def test_a_coordinator_prepared_at_its_start_sends_its_first_batch_on_connections_it_holds(redis_server, django_child):
+    """``distributed.prepare`` (the ``autonomy_tick`` command's start) connects the producer and the
+    result backend: the first tick's first batch no longer waits for them while the workers idle."""
+    url = django_child("sqlite")
+    env = {"CELERY_BROKER_URL": redis_db(redis_server, 11)}
+    assert run_django(url, "tests.agents.celery_scenarios:connections_of_a_first_tick_after_prepare", env=env) == 0
+    assert run_django(url, "tests.agents.celery_scenarios:connections_of_a_first_tick_after_prepare", env=env, prepare=False) >= 2
+
+
 def test_a_worker_that_cannot_reach_the_model_rests_its_residents_as_fallback(redis_server, django_child, tmp_path):
     url = django_child("sqlite")
     env = model_env(f"http://127.0.0.1:{free_port()}/v1", redis_db(redis_server, 6))

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import close_old_connections, connection
 
+from agents.autonomy import distributed
 from agents.autonomy.loop_lock import single_loop
 from agents.autonomy.policy import policy_from_settings
 from agents.autonomy.recording import RecordingPolicy
@@ -93,6 +94,7 @@ class Command(BaseCommand):
                 raise CommandError(f"{exc.code}: {exc.message}") from exc
         if not dry_run:
             prepare_sending()  # the first tick's events must not wait, after its commit, for the layer's set-up
+            distributed.prepare()  # nor its first batch, sent to the workers, for the broker's
         stop = threading.Event()
         previous = self._catch_stop_signals(stop, quiet=quiet_stop)
         try:
