@@ -141,7 +141,7 @@ COMPLETED_SAID = re.compile(r"完成|做完|搞定|交付了|\b(?:completed|fini
 CANCELLED_SAID = re.compile(r"取消|撤销|\b(?:cancell?ed|withdrawn)\b", re.IGNORECASE)
 # "我自己接了哪些", "my bounties", "which ones did I claim": the speaker's own claims.
 MINE_SAID = re.compile(
-    r"我自己|我(?:之前|以前|已经|刚才|上次|都|先前)?(?:接|领|认领)|我的悬赏|我的任务|\b(?:my|mine)\b|\bi(?:\s+have\s+|['’]ve\s+|\s+)(?:claimed|taken|took|picked)|\bdid\s+i\s+(?:claim|take|sign\s+up\s+for|grab|pick)|我报名的|我报了"
+    r"我自己|我(?:之前|以前|已经|刚才|上次|都|先前|现在|目前)?(?:接|领|认领)|我的悬赏|我的任务|\b(?:my|mine)\b|\bi(?:\s+have\s+|['’]ve\s+|\s+)(?:claimed|taken|took|picked)|\bdid\s+i\s+(?:claim|take|sign\s+up\s+for|grab|pick)|我报名的|我报了"
     # Staff asking the resident agent: "which bounties you've claimed", "your bounties" are the agent's own.
     r"|\byou(?:'ve|\s+have)?\s+(?:currently\s+|already\s+)?(?:claimed|taken|took|picked\s+up)\b|\byour\s+(?:bounties|claims)\b"
     # "what bounty am I on right now?", "我现在在做哪个悬赏": the one the speaker is working.
@@ -150,7 +150,7 @@ MINE_SAID = re.compile(
 )
 # A question for a list of bounties, not an order to claim or complete one.
 LISTING_SAID = re.compile(
-    r"哪些|哪几个|是哪个|是哪一个|有没有.{0,8}(?:悬赏|任务)|(?:悬赏|任务).{0,6}(?:啥|什么|怎么样)?(?:状态|进度|情况)|什么悬赏|多少个?悬赏|列出|列表|(?:啥|什么)(?:样的)?(?:悬赏|任务)|(?:悬赏|任务).{0,8}(?:可以|能)接"
+    r"哪些|哪几个|是哪个|是哪一个|哪个(?:悬赏|任务)|有没有.{0,8}(?:悬赏|任务)|(?:悬赏|任务).{0,6}(?:啥|什么|怎么样)?(?:状态|进度|情况)|什么悬赏|多少个?悬赏|列出|列表|(?:啥|什么)(?:样的)?(?:悬赏|任务)|(?:悬赏|任务).{0,8}(?:可以|能)接"
     # "did I take a bounty yesterday?": the speaker's claims, asked about.
     r"|\b(?:did|have|had)\s+i\s+(?:\w+\s+){0,2}?(?:claim|take|took|grab|pick|get|got)\w*\s+(?:(?:a|any|the|one|some)\s+)?bount|"
     r"\b(?:which|what|any|list|show)\b.{0,20}\bbount|\bbount(?:y|ies)\b.{0,40}\b(?:show|list)\s+(?:me\s+)?(?:the\s+|those\s+)?\w*\s*ones\b|\bbount(?:y|ies)\b.{0,20}\b(?:available|open|can\s+i|could\s+i)\b",
@@ -221,6 +221,10 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
     described = described_bounties(said, rows)
     if not described and about_bounties_before(turn) and POINTING.search(said):
         described = described_bounties(turn.earlier, rows)  # "yes, claim it" after "is the wall repair bounty open?"
+    if len(described) == 1 and LOOSELY.search(said):
+        # "跟磨坊有关的那个", "the one to do with the mill": what a bounty is about, its description too; another
+        # whose description names it as well is asked about, not passed over for the title.
+        described = described_bounties(said, rows, about=True)
     if len(described) > 1 and (instead := list(INSTEAD.finditer(said))):
         # "送面粉那个悬赏……算了…，还是接建磨坊那个吧": the one named after the change of mind.
         described = described_bounties(said[instead[-1].start() :], rows) or described
@@ -248,6 +252,10 @@ def _pick(turn: Turn, filled: Filled, tool: str, status: str) -> Step | None:
 
 
 INSTEAD = re.compile(r"还是|换成|改成|\binstead\b|\brather\b", re.IGNORECASE)
+# A bounty named by what it has to do with, not by its title.
+LOOSELY = re.compile(
+    r"有关|相关|关于|涉及|\b(?:related\s+to|to\s+do\s+with|about|involving|concerning|connected\s+(?:to|with))\b", re.IGNORECASE
+)
 
 
 def _described_before(turn: Turn, rows: list[dict]) -> list[dict]:
@@ -301,15 +309,15 @@ def _concepts(text: str) -> dict[str, float]:
     return found
 
 
-def described_bounties(said: str, rows: list[dict]) -> list[dict]:
-    """The rows whose title the words describe best ("收集小麦的悬赏", "the bounty for building the mill"):
-    one, several tied (to ask about), or none when the words describe nothing."""
+def described_bounties(said: str, rows: list[dict], *, about: bool = False) -> list[dict]:
+    """The rows whose title (``about``: title or description) the words describe best ("收集小麦的悬赏", "the
+    bounty for building the mill"): one, several tied (to ask about), or none when the words describe nothing."""
     if not rows:
         return []
     wanted = _concepts(said)
     scores = []
     for row in rows:
-        title = _concepts(row["title"])
+        title = _concepts(f"{row['title']} {row.get('description') or ''}" if about else row["title"])
         scores.append((sum(min(weight, title[key]) for key, weight in wanted.items() if key in title), row))
     best = max(score for score, _row in scores)
     if best < 1.0:

@@ -764,6 +764,8 @@ PRICE_WORDS = ("多少钱", "价格", "价钱", "几块钱", "售价", "how much
 LOT_WORDS = {"捆": "捆", "车": "车", "袋": "袋", "包": "袋", "bundle": "捆", "cart": "车", "cartload": "车", "bag": "袋", "sack": "袋"}
 ONE_LOT = re.compile(r"\b(?:a|an|one)\s+(bundle|cartload|cart|bag|sack)\s+of\b", re.IGNORECASE)
 LOT = re.compile(r"\s*(捆|车|袋|包|份|(?:bundle|cartload|cart|bag|sack|lot|pack)s?\b)", re.IGNORECASE)
+# "two of those wood bundles": the count of the lots named after it.
+LOT_OF_THOSE = re.compile(r"\s+of\s+(?:those|these|the|them)\s+(?:[a-z]+\s+)?((?:bundle|cartload|cart|bag|sack|lot|pack)s?)\b", re.IGNORECASE)
 
 
 def price_each(folded: str, price: Span) -> bool:
@@ -775,7 +777,12 @@ def price_each(folded: str, price: Span) -> bool:
 
 
 # A purchase asked for ("buy me some food", "买个面包"), not one told ("昨天买的面包"): never a meal from the stock.
-PURCHASE_ASKED = re.compile(r"(?<!没钱)(?<![没不别])买(?![了的过不到])|(?<!can't\s)(?<!cant\s)(?<!don't\s)(?<!dont\s)\b(?:buy|purchase)\b", re.IGNORECASE)
+# "grab me a bread from the store", "去商店拿个苹果": fetched from the shop is bought too.
+PURCHASE_ASKED = re.compile(
+    r"(?<!没钱)(?<![没不别])买(?![了的过不到])|(?<!can't\s)(?<!cant\s)(?<!don't\s)(?<!dont\s)\b(?:buy|purchase)\b"
+    r"|\b(?:get|grab|fetch|pick\s+up)\b[^.!?;]{0,40}?\b(?:from|at)\s+(?:the\s+)?(?:shop|store)\b|(?:去|从|到)商店(?:里)?(?:拿|取|带)",
+    re.IGNORECASE,
+)
 # A clause that muses instead of asking: a possibility ("石头多了还能拿去卖"), a someday ("以后盖个小农田"), someone
 # else's wish ("he wants to build a mill someday").
 ASIDE = re.compile(
@@ -982,7 +989,7 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
     count = filled.value("quantity", 1)
     named_the_item = "item_id" in filled.slots and filled.slots["item_id"].text == item["name"].lower()
     number = filled.slots.get("quantity")
-    lot = LOT.match(filled.reading.folded, number.end) if number is not None else None
+    lot = (LOT.match(filled.reading.folded, number.end) or LOT_OF_THOSE.match(filled.reading.folded, number.end)) if number is not None else None
     if lot is not None and (lot[1] in ("份", "lot", "lots", "pack", "packs") or LOT_WORDS.get(lot[1].rstrip("s")) in item["name"]):
         named_the_item = True  # "三捆木材", "two carts of stone": a count of the shop's lots
     if any(LOT_WORDS.get(one[1]) in item["name"] for one in ONE_LOT.finditer(f"{filled.reading.folded}\n{turn.continues}")):
@@ -1313,6 +1320,7 @@ SIGNING_UP = (
         "就去那儿", "就去那里", "就去那", "我就去了", "put me there", "put me at", "put me in", "send me there",
         # "I take the quarry job, the one at Lishan": a job at a kind of building taken ("I quit the bakery job" is no taking).
         *(f"take the {kind} job" for kind in ("quarry", "farm", "mill", "bakery", "lumberyard", "sawmill")),
+        *(f"join the {kind}" for kind in ("quarry", "farm", "mill", "bakery", "lumberyard", "sawmill")),
         "another job", "different job", "new job", "switch jobs", "change jobs", "换个地方", "换份工作", "换个工作", "跳槽",
         # An operator placing the resident: "we've got you down for the East Farm — take that job".
         "take that job", "take the job", "take this job", "got you down for", "put you down for", "signed you up for",

@@ -807,6 +807,8 @@ DISABLE_WORDS = (
     "disable", "deactivate", "turn off", "switch off", "off", "suspend", "shut down", "pause", "take offline", "kill", "wind down",
     "delete", "remove", "retire", "停用", "禁用", "关掉", "关闭", "下线", "暂停", "停掉", "关停", "停了", "关了", "停止",
     "删除", "删掉", "注销", "停一下", "停下", "先停",
+    # "先别停科技先锋，改成停稳健增长一号": the deed said again on another fund (the no on the first is the gate's).
+    "别停", "改成停", "换成停", "改停",
 )
 
 

@@ -197,7 +197,7 @@ SUPPLIER_WORDS = ("supplier", "upstream", "hotel", "上游", "供应商", "酒�
 HEARD = re.compile(r"\s*(?:说|讲|反映|抱怨|投诉|想|要|希望|says|said|wants|wanted|complains|complained|asks|asked|is\s+asking)")
 # Words that turn to a third party: "告诉客人…", "ask the supplier …".
 ADDRESSED = re.compile(
-    r"告诉|通知|转告|提醒|跟|和|同|对(?!应|于|比|照)|给|问|回复|答复|联系"
+    r"告诉|通知|转告|提醒|跟|和|同|对(?!应|于|比|照)|给|问|回复|答复|联系|回(?:一下|下)"
     r"|\b(?:tell|let|inform|notify|message|msg|dm|ask|write\s+to|send|remind|email|text|reply\s+to|respond\s+to|write\s+back\s+to|ping|contact|check\s+with|confirm\s+with"
     r"|reach\s+out\s+to|get\s+in\s+touch\s+with)\b"
 )
@@ -515,7 +515,7 @@ def _early_in_talk(turn: Turn, said: str) -> bool:
         "tell", "let", "know", "inform", "notify", "message", "msg", "email", "e-mail", "write to", "ask", "send", "remind",
         "reply to", "respond to", "write back", "ping", "contact", "check with", "confirm with", "reach out to", "get in touch with",
         "告诉", "通知", "转告", "提醒", "跟", "对", "给", "说", "问", "回复", "答复", "联系", "发消息", "发条消息", "发个消息", "发一条消息",
-        "回他", "回她", "回一句", "回句话",
+        "回他", "回她", "回一句", "回句话", "回一下", "回下", "回个话",
     ),
     required=(),
     # "did the supplier reply?", "供应商回复了吗": the channel's messages, not words to send ("reply to the guest: …" sends).
@@ -658,6 +658,7 @@ REFUND_TOLD = re.compile(
         # "has the guest written anything to us?": what they wrote, read.
         "written", "wrote us", "wrote to us", "sent us", "messaged us", "heard from", "write back", "wrote back", "written back", "回话", "回音",
         "channel", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
+        "anything new", "any news", "新消息", "有啥新",
     ),
     not_with=("send", "tell", "let", "msg guest", "msg the", "msg supplier", "告诉", "说：", "说:", "发消息：", "发消息:", "发个消息：", "发个消息:", "发条消息：", "发条消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),
     required=(),

@@ -160,7 +160,7 @@ QUESTION = re.compile(
     # An English question word opens a clause or asks with its verb ("how much", "what do"): "buy the flour what
     # Frank is selling" asks nothing.
     # ", which is too low": a relative clause, no question.
-    r"|(?:^|[.;!:]\s*|,\s*(?!which\s+(?:is|was|are|were|means)\b)|\b(?:and|but|so|then|or)\s+)(?:what|how|why|whether|which|where)\b|去哪|在哪|哪里|哪儿|哪个|哪些|哪家|还剩|剩多少|剩几"
+    r"|(?:^|[.;!:]\s*|,\s*(?!which\s+(?:is|was|are|were|means)\b)|\b(?:and|but|so|then|or)\s+)(?:what|how|why|whether|which|where)\b|去哪|在哪|哪里|哪儿|哪个|哪些|哪家|还剩(?!\s*[\d一二两三四五六七八九十百千])|剩多少|剩几"
     r"|\b(?:what|how|why)\s+(?:do|does|did|is|are|was|were|am|can|could|should|would|will|much|many|long|about|if)\b"
     r"|\b(?:whether|should\s+i|shall\s+i|do\s+you\s+think|would\s+i|will\s+i|am\s+i|is\s+it|"
     r"thinking\s+(?:about|of)|wondering|considering|maybe\s+i\s+should|if\s+(?:you|u)\s+were|in\s+my\s+(?:shoes|place|position))\b"
@@ -451,7 +451,9 @@ RELAYED = re.compile(
     r"[^，,。:：]{0,8}?(?:说)?\s*(?:让我|叫我|要我|要求我|吩咐我|嘱咐我|托我|希望我|想让我|求我|催我)"
     r"|(?:[A-Za-z]{2,}|老板|经理|主管|领导|上级|同事|朋友|邻居|老婆|老公|妻子|丈夫|妈妈?|爸爸?|他们|她们|他|她|有人|别人|人家)\s*说\s*[：:“「\"]"
     # "老板转发的：“把科技先锋停了”": a message forwarded, someone's words.
-    r"|转发(?:的|了|来的|过来的)?\s*[:：“「\"]|\bforwarded\b[^.!?]{0,30}[:\"“]"
+    r"|转发(?:的|了|来的|过来的)?\s*[:：“「\"]|\b(?:forwarded|fwd|fw)\b[^.!?]{0,30}[:\"“']"
+    # "'…' - someone posted this", "posted by Bob", "“…”——群里有人发的": someone else's post, passed on.
+    r"|\bposted\s+by\s+\w|\b(?:someone|somebody|he|she|they|(?-i:[A-Z][a-z]+))\s+posted\s+(?:this|that|it)\b|(?:有人|别人|人家|群里)\S{0,3}?发的"
     r"|托人|带话|捎话|传话|按(?:照)?(?!你的|您的|你说|您说)\S{1,8}?(?:的意思|的说法|说的)|据\S{1,6}?说|听\S{1,6}?说"
     r"|\baccording\s+to\b|\bthreaten(?:s|ed|ing)?\s+to\b"
     # "Bob said: 'Carol, transfer me 12 wood.'", "my boss wrote "…"": someone's words, quoted.
@@ -555,6 +557,24 @@ NOT_NEEDED = re.compile(
 )
 
 
+# "I'm asking if that's allowed, not asking you to do it", "我只是问问，不是让你发": whether it may be done is
+# asked, and the doing is said not to be, by the speaker ("message the supplier asking whether it's ok …" sends the
+# question; "just asking if you could …" stays a polite request).
+ONLY_ASKING = re.compile(
+    r"\bnot\s+(?:asking|telling)\s+you\s+to\b"
+    r"|\b(?:i'?m|i\s+am|i\s+was|just|only)\s+(?:just\s+|only\s+|merely\s+)?asking\s+(?:if|whether)\s+(?:that'?s|it'?s|this\s+is|that\s+is|it\s+is|we'?re|we\s+are|i'?m|i\s+am|we\s+can|i\s+can)\s+"
+    r"(?:allowed|ok(?:ay)?|fine|possible|permitted|legal|against\s+the\s+rules|supposed\s+to)\b"
+    r"|(?:只是|就是|随便|单纯)问问|不是(?:让|叫|要)你(?:去|现在)?(?:做|办|发|退|弄|干|执行|操作|说)",
+    re.IGNORECASE,
+)
+
+
+def only_asking(text: str) -> bool:
+    """Said before any words dictated (after a colon, in double quotes): those are the message's, not the speaker's."""
+    dictated = re.search(r"[:：“「\"]", text)
+    return bool(ONLY_ASKING.search(text[: dictated.start()] if dictated else text))
+
+
 def not_needed(clause: str) -> bool:
     return bool(NOT_NEEDED.search(clause))
 
@@ -619,7 +639,7 @@ AVAILABLE_IF = re.compile(
 BARE_IF = re.compile(r"\s*(?:if\s+(?:so|yes|it\s+is|there\s+is)|(?:在|有|缺|缺人|要人|招人?|开着)(?:的话|就)[，,]?\s*(?:就|那就|那)?)\W*", re.IGNORECASE)
 # The question such a condition answers: "修缮城墙还在吗？", "is the quarry still hiring?" (the clause up to its mark).
 AVAILABLE_ASKED = re.compile(
-    rf"[^,，。.!！?？;；]*?{_STILL}(?:{_THERE_ZH}|有没有{_SPOT_ZH})\s*(?:吗|么|嘛|不|没|没有)?\s*[?？]"
+    rf"[^,，。.!！?？;；]*?{_STILL}(?:{_THERE_ZH}|有没有{_SPOT_ZH})\s*(?:(?:吗|么|嘛|不|没|没有)?\s*[?？]|(?:吗|么|嘛)(?=\s|$))"
     r"|[^,，。.!！?？;；]*?(?:还有人|有人|被人)(?:接|领|要|买)(?:走)?(?:了)?(?:吗|么|没|没有)\s*[?？]"
     r"|\b(?:is|are)\s+(?:there\s+)?[^,.!?;]{0,40}?\b(?:still\s+)?(?:open|available|there|up|free|unclaimed|hiring|left)\b[^,.!?;]{0,20}\?",
     re.IGNORECASE,

@@ -434,6 +434,8 @@ class RulesChatPolicy:
             context = restraint.without_own_later(context, {name for name, _arguments in writes})
             if restraint.injected(message):
                 return Step.say(_("这句话像是要改写我的指令，我不会因此执行任何操作。需要做什么，请直接告诉我。"))
+            if not confirmed and restraint.only_asking(message):
+                return Step.say(_("你是在问能不能这样做，不是让我去做，所以我没有执行任何操作。要我去做，请直接说。"))
             if not confirmed and restraint.advice_on_a_quote(message):
                 return Step.say(_("引号里是别人写的话，你是在问怎么回应，所以我没有执行任何操作。要我发消息或办理，请直接说要做什么。"))
             if restraint.deferred(context, {name for name, _arguments in writes}) and not negated_elsewhere(context, writes, turn.offered):
@@ -553,6 +555,13 @@ def look_up(turn: Turn, answering: set[str]) -> Step | None:
     return Step(calls=look.calls, reply=_("这是一个问题，我不会因此执行操作；先查一下相关信息。"))
 
 
+CHANGED_TO = re.compile(r"^\s*(?:改成|换成|改为|而是|还是)|\binstead\b", re.IGNORECASE)
+LOOK_CALLED_OFF = re.compile(
+    r"不(?:看|查|问|瞧)了|别(?:看|查|瞧)了|(?:不用|不必|懒得)(?:再)?(?:看|查|问)|\b(?:no\s+need\s+to|won'?t|don'?t)\s+(?:check|look)\b",
+    re.IGNORECASE,
+)
+
+
 def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set[str]) -> bool:
     """The negation says no to another thing, in a clause of its own ("不用休息了，先帮我上班打卡" checks in):
     each negated clause asks for another of this agent's tools, and a clause without one asks for the write."""
@@ -574,15 +583,21 @@ def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set
     clean = [sub_reading(reading, a, b) for a, b in bounds if (a, b) not in negated and not restraint.own_need(message[a:b])]
     # ("no remarks needed", "备注不用动", "名字别动": the gate took a field the write leaves alone out of the message.)
     asking = [(a, b) for a, b in bounds if (a, b) not in negated and sub_reading(reading, a, b).has(*mine)]
+    # "先别停科技先锋，改成停稳健增长一号", "don't disable the tech fund, disable Beta instead": the no, then the
+    # same deed asked again, on another thing, in a clause that says so.
+    instead = [(a, b) for a, b in asking if CHANGED_TO.search(message[a:b])]
     return all(
+        any(c >= b for c, _d in instead)
         # "买俩苹果，别买面包哈": a no to the same deed of other goods than the write's says nothing of the write.
-        _other_goods(reading, a, b, writes, asking) or not sub_reading(reading, a, b).has(*mine)
+        or _other_goods(reading, a, b, writes, asking) or not sub_reading(reading, a, b).has(*mine)
         and (
             sub_reading(reading, a, b).has(*others)
             or (NO_LONGER.search(message[a:b]) and not restraint.CALLED_OFF.search(message[a:b]))
             or about_someone_else(message[a:b])
             # "give Eve 2 apples, I don't really like them": the speaker not needing the goods is why.
             or restraint.not_needed(message[a:b])
+            # "先查查…算了不查了，直接给bob两个苹果": the look-up called off, not the write.
+            or LOOK_CALLED_OFF.search(message[a:b])
         )
         for a, b in negated
     ) and any(c.has(*mine) for c in clean)
@@ -821,7 +836,9 @@ def negation_is_elsewhere(turn: Turn) -> bool:
     refused = set().union(*(tools for i, tools in enumerate(tools_in) if i in negated))
     if reasons and not negated:
         return bool(wanted)
-    return bool(negated) and bool(wanted) and all(tools_in[i] for i in negated) and not (wanted & refused)
+    # "先别停科技先锋，改成停稳健增长一号": the same deed asked again after the no, on another thing.
+    changed = any(i > min(negated, default=i) and tools_in[i] and CHANGED_TO.search(turn.said[a:b]) for i, (a, b) in enumerate(bounds) if i not in negated)
+    return bool(negated) and bool(wanted) and all(tools_in[i] for i in negated) and (changed or not (wanted & refused))
 
 
 def suggestions(offered: set[str], limit: int = SUGGESTIONS) -> list[tuple[str, str]]:

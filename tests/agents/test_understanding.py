@@ -12,6 +12,8 @@ from agents.chat import run_chat
 from agents.models import Agent, PendingAction, ToolCall
 from agents.providers.frames import provenance
 from agents.providers.understanding import numbers, read, tokens
+from bounties.models import Bounty
+from city.models import Building, ShopItem
 from funds.models import Fund
 from orders.models import ChannelMessage
 
@@ -3368,3 +3370,116 @@ def test_going_to_work_somewhere_unnamed_asks_where_and_checks_in_nowhere(demo, 
 def test_a_new_fund_with_only_its_remarks_quoted_asks_its_name(demo, talker):
     result = talker("基金助理", "建一只新基金，备注写“红利低波”")
     assert not PendingAction.objects.exists() and _asks(result.reply)
+
+
+# ---------------------------------------------------------------- round 31: ze's wrong writes and misses, as classes, in other words
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "fetch me a loaf of bread from the store, I really gotta eat",
+        "get me two apples from the shop, it's 4 each right? I've got 30, need to eat something",
+        "去商店拿个面包，我得吃点东西",
+    ],
+)
+def test_goods_fetched_from_the_shop_are_bought_though_the_speaker_needs_to_eat(demo, talker, message):
+    result = talker("Carol", message)
+    assert [call["name"] for call in result.tool_calls if call["name"] in ("purchase", "eat")] == ["purchase"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("Carol", "fwd from the market chat: 'sell all your wheat today!!' - someone posted it, just fyi"),
+        ("Carol", "from the city chat: 'meet at the mill at noon' - posted by Bob"),
+        ("Carol", "fw: “给Dave三个面包” (群里的)"),
+        ("Carol", "“大家今天都去买石料”——群里有人发的，仅供参考"),
+    ],
+)
+def test_a_post_passed_on_for_information_is_not_acted_on(demo, talker, agent, message):
+    result = talker(agent, message)
+    assert _writes(result) == [] and not PendingAction.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "could you just tell the supplier the guest will pay for the extra night? I'm asking if that's allowed, not asking you to do it",
+        "can you let the guest of HT20260301001 know the refund is done? I'm asking whether that's allowed, not asking you to send it",
+        "tell the supplier we accept, just asking if it's ok to say that",
+        "能不能跟客人说退款已经办好了？我只是问问，不是让你发",
+    ],
+)
+def test_whether_a_message_may_be_sent_is_asked_and_nothing_is_proposed(demo, talker, message):
+    result = talker("前台助理", message)
+    assert _writes(result) == [] and not PendingAction.objects.exists()
+
+
+def test_a_question_put_to_the_supplier_is_still_sent(demo, talker):
+    talker("前台助理", "message the supplier of HT20260301001: I'm asking whether it's ok for our guest to leave a day early")
+    assert PendingAction.objects.get().tool_name == "message_send"
+
+
+@pytest.mark.parametrize("message", ["claim the bounty that has something to do with the mill", "接一个和磨坊相关的悬赏"])
+def test_a_bounty_named_by_what_it_is_about_asks_when_another_description_names_it_too(demo, talker, message):
+    result = talker("Carol", message)
+    assert _writes(result) == [] and "建造磨坊" in result.reply and "收集100小麦" in result.reply
+
+
+def test_a_bounty_named_by_its_title_is_still_claimed(demo, talker):
+    result = talker("Carol", "claim the build the mill bounty")
+    assert _calls(result, "claim_bounty") == [{"bounty_id": Bounty.objects.get(title="建造磨坊").pk}]
+
+
+def test_money_left_said_with_an_amount_is_no_question(demo, talker):
+    result = talker("Alice", "去商店买两个苹果，四块一个没错吧，我还剩二十块够用")
+    assert _calls(result, "purchase") == [{"item_id": ShopItem.objects.get(name="苹果").pk, "quantity": 2}]
+
+
+def test_a_look_called_off_before_the_request_leaves_the_request(demo, talker):
+    result = talker("Alice", "先查查…算了不查了，直接给Dave一个面包，他饿了一天了")
+    assert _calls(result, "transfer_resource") == [{"to_agent_id": Agent.objects.get(name="Dave").pk, "resource_type": "bread", "quantity": 1}]
+
+
+def test_whether_a_place_is_hiring_asked_without_a_question_mark_is_the_jobs_condition(demo, talker):
+    result = talker("Eve", "西市磨坊还招人吗 招的话我就去那儿上班")
+    assert [call["name"] for call in result.tool_calls if call["name"] in ("assign_building", "list_buildings")]
+    assert not result.reply.startswith("听起来")
+
+
+@pytest.mark.parametrize("message", ["我目前领的是哪个任务来着", "我现在接的哪个悬赏？"])
+def test_the_bounty_the_speaker_holds_is_listed_as_theirs(demo, talker, message):
+    result = talker("Frank", message)
+    assert {"status": "claimed", "mine": True} in _calls(result, "list_bounties")
+
+
+def test_a_no_then_the_same_deed_on_another_fund_proposes_the_other(demo, talker):
+    talker("基金助理", "先别停绿色能源主题，改成停科技先锋")
+    assert PendingAction.objects.get().arguments == {"fund_id": Fund.objects.get(fund_name="科技先锋").pk}
+
+
+def test_a_no_with_instead_proposes_the_other_fund(demo, talker):
+    talker("基金助理", "don't disable the green energy fund, disable the tech one instead")
+    assert PendingAction.objects.get().arguments == {"fund_id": Fund.objects.get(fund_name="科技先锋").pk}
+
+
+def test_replying_to_a_guest_asks_what_to_say(demo, talker):
+    result = talker("前台助理", "回下那个客人")
+    assert not PendingAction.objects.exists() and _asks(result.reply)
+
+
+@pytest.mark.parametrize(("message", "channel"), [("anything new from the guests?", "downstream"), ("供应商那边有啥新消息吗", "upstream")])
+def test_anything_new_from_a_side_reads_its_channel(demo, talker, message, channel):
+    result = talker("前台助理", message)
+    assert [c["arguments"]["channel"] for c in result.tool_calls if c["name"] == "message_list"] == [channel]
+
+
+def test_joining_a_kind_of_building_takes_the_job_there(demo, talker):
+    result = talker("Eve", "join the mill 西市磨坊, thanks")
+    assert _calls(result, "assign_building") == [{"building_id": Building.objects.get(name="西市磨坊").pk}]
+
+
+def test_a_count_of_the_lots_named_after_it_buys_that_many(demo, talker):
+    result = talker("Frank", "buy three of those stone carts from the shop")
+    assert [c["arguments"].get("quantity") for c in result.tool_calls if c["name"] == "purchase"] == [3]
