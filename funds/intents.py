@@ -1021,6 +1021,7 @@ def kept_in_remarks(remarks: str) -> str:
     return _("基金没有类型、风险等字段，这些我原样写进了备注：「%(remarks)s」。") % {"remarks": remarks}
 
 
+RENAME_ASKED = re.compile(r"改|换|更名|\b(?:rename|change|new\s+name)\b", re.IGNORECASE)
 RENAMED_TO = re.compile(r"\bto\b|\bas\b|->|=>|→|改名为|改名成|改为|改成|更名为|重命名为|改叫|叫做?|[:：]", re.IGNORECASE)
 
 
@@ -1029,6 +1030,8 @@ RENAMED_TO = re.compile(r"\bto\b|\bas\b|->|=>|→|改名为|改名成|改为|改
     triggers=(
         "rename", "change the name", "change its name", "new name for", "改名", "重命名", "更名", "换个名字", "换名字", "改个名", "改一下名", "改下名",
         "改改名", "名字改", "名字换", "名称改",
+        # "帮我改一下科技先锋的名字": the fund between the verb and its name (a change asked: RENAME_ASKED).
+        "的名字", "的名称",
     ),
     required=("fund_id",),
     asks={"fund_id": gettext_lazy("要给哪个基金改名？请说出名称或 ID。")},
@@ -1038,6 +1041,8 @@ def rename_frame(turn: Turn, filled: Filled) -> Step:
     """"rename Beta Balanced": the new name is asked; "rename X to Y" is the phrases'."""
     if RENAMED_TO.search(filled.reading.said, filled.slots["fund_id"].end):
         return DECLINE
+    if not RENAME_ASKED.search(filled.reading.said):
+        return DECLINE  # "科技先锋的名字是什么": its name asked, no change
     return Step.say(_("要改成什么名字？"))
 
 

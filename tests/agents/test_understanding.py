@@ -3483,3 +3483,14 @@ def test_joining_a_kind_of_building_takes_the_job_there(demo, talker):
 def test_a_count_of_the_lots_named_after_it_buys_that_many(demo, talker):
     result = talker("Frank", "buy three of those stone carts from the shop")
     assert [c["arguments"].get("quantity") for c in result.tool_calls if c["name"] == "purchase"] == [3]
+
+
+@pytest.mark.parametrize("message", ["帮我改一下绿色能源主题的名字", "改下Beta Balanced的名称吧"])
+def test_a_rename_with_the_fund_before_its_name_asks_the_new_name(demo, talker, message):
+    result = talker("基金助理", message)
+    assert not PendingAction.objects.exists() and result.reply == "要改成什么名字？"
+
+
+def test_a_funds_name_asked_about_is_no_rename(demo, talker):
+    result = talker("基金助理", "科技先锋的名字是什么")
+    assert not PendingAction.objects.exists() and "改成什么名字" not in result.reply
