@@ -409,7 +409,7 @@ complete_frame.asks_itself = True
 # "I'm done with the mill", "sick and done with this job": a workplace left, not work delivered.
 DONE_WITH_WORK = re.compile(
     r"\b(?:done|finished|through)\s+(?:with|at)\s+(?:the\s+|my\s+|this\s+|that\s+)?(?:mill|farm|bakery|lumberyard|sawmill|quarry|job|work|place)\b"
-    r"|\bi\s+quit\b",
+    r"|\bi\s+quit\b|\bquit\s+(?:the\s+|my\s+|this\s+|that\s+)?(?:\w+\s+)?job\b|辞职|辞掉|不干了",
     re.IGNORECASE,
 )
 

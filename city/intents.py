@@ -79,13 +79,18 @@ PRONOUNS = {"他", "她", "ta", "him", "her", "them", "他们", "她们"}
 
 
 def _named_earlier(turn: Turn) -> str | None:
-    """The one resident the message names, besides the speaker; None for none or several."""
+    """The one resident the message names, besides the speaker, or else the one the conversation named last; None for
+    none or several."""
     from agents.providers.rules import agent_name
     from agents.providers.understanding import read
 
     speaker = agent_name(turn.system)
-    named = {s.name for s in read(turn.said or turn.plain).of("resident") if s.exact and s.name != speaker}
-    return named.pop() if len(named) == 1 else None
+    # "eve刚来城里啥也没有…" … "就给她两个面包吧": the one resident the conversation last named.
+    for message in (turn.said or turn.plain, turn.earlier, *turn.history):
+        named = {s.name for s in read(message).of("resident") if s.exact and s.name != speaker} if message else set()
+        if named:
+            return named.pop() if len(named) == 1 else None
+    return None
 
 
 # "give Eve 2 apples for 3 credits", "给Eve两个苹果，收她10块": a trade, and a transfer is a gift.
@@ -267,6 +272,8 @@ def give_without_quantity(turn: Turn, match: re.Match) -> Step:
 def find(turn: Turn, match: re.Match) -> Step:
     if re.fullmatch(r"[a-z]+ing|there|that|this|it", match["name"].lower()):
         return DECLINE  # "who is selling wheat": no resident named; the frames read it
+    if re.match(r"再|然后|之后|回头|以后", match["name"]) and not read(match["name"]).of("resident"):
+        return DECLINE  # "…还剩多少？先查一下再说": what comes next, no resident's name
     name = match["name"]
     if re.search(r"(?:他|她|(?<![A-Za-z])ta|这人|那人|这个人|那个人)(?:在不在\S*|还在\S*|是谁)?$|^(?:那个人|这个人|那人|这人|某人|有个人|人$|个人$)", name, re.IGNORECASE) and not read(name).of("resident"):
         # "帮我查下他的id": someone pointed at, never named; asked who, never looked up as "帮我查下他".
@@ -755,6 +762,11 @@ TOTAL = re.compile(r"一共|总共|总价|合计|整批|\btotal\b|\baltogether\b
 COUNTED = re.compile(r"\s*(?:个|份|块(?!钱)|袋|捆|斤|只|件|units?\b|pieces?\b|of\s+them\b|bags?\b|loaves\b)", re.IGNORECASE)
 CLAUSE_END = re.compile(r"[,，。.;；!！?？、\n]")
 # Questions about who sells what: the market's listings, never a sale of mine.
+# "…, 市场上没人卖木头", "nobody is selling any on the market": why the speaker buys from the shop; the market named
+# as where nothing is, no listing and no sale.
+NOBODY_SELLING = re.compile(
+    r"[^,，。.;；!！?？]*(?:没(?:有)?人(?:在)?卖|\b(?:nobody|no\s+one)(?:'s|\s+is)?\s+sell)[^,，。.;；!！?？]*", re.IGNORECASE
+)
 SELLING_WORDS = ("who is selling", "who's selling", "anyone selling", "anybody selling", "someone selling", "谁在卖", "有人在卖", "有人卖", "谁卖")
 # A price asked, not given ("卖多少钱", "how much"): a question, never a sale.
 COST_ASKED_HOW = re.compile(r"多少钱|几块钱|什么价|\bhow\s+much\b|\bwhat\s+price\b", re.IGNORECASE)
@@ -904,7 +916,9 @@ def give_frame(turn: Turn, filled: Filled) -> Step:
 
 
 # "他居然买不起面粉…给他匀五份": buying no one can do rules no gift out.
-give_frame.unsaid = CANT_BUY
+# "接给面包坊送面粉那个", "给仓库送点小麦": goods taken to a place (a bounty's work), no resident given anything.
+TO_A_PLACE = r"给[\u4e00-\u9fff]{0,6}?(?:坊|场|田|厂|店|铺|仓库|工地)(?:送|运|拉|搬|交)"
+give_frame.unsaid = re.compile(f"{CANT_BUY.pattern}|{TO_A_PLACE}", re.IGNORECASE)
 
 
 def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
@@ -1001,7 +1015,8 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
 
 
 # "以后石料就不用买了", "买不起": nothing bought.
-buy_frame.unsaid = re.compile(f"{restraint.SPARED_LATER}|{CANT_BUY.pattern}", re.IGNORECASE)
+# ("…, nobody is selling any on the market": the market named as where nothing is rules no shop purchase out.)
+buy_frame.unsaid = re.compile(f"{restraint.SPARED_LATER}|{CANT_BUY.pattern}|{NOBODY_SELLING.pattern}", re.IGNORECASE)
 
 
 # A number said about money or what one has ("花了8块", "有20块", "price 10"): no count of a purchase.
@@ -1076,7 +1091,11 @@ def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
         return None, None
     before = [s for s in numbers if s.end <= resource.start and resource.start - s.end <= 12]
     quantity = before[-1] if before else None
-    after = [s for s in numbers if s.start >= resource.end]
+    if quantity is not None and HELD_BEFORE.search(folded[max(0, quantity.start - 16) : quantity.start]):
+        # "你手上10份面粉…，挂8份到市场上", "you've got 8 wheat … list 5 of them": what is held, then the count sold.
+        sold = [s for s in numbers if s.start > resource.end and SOLD_BEFORE.search(folded[max(0, s.start - 8) : s.start])]
+        quantity = sold[0] if sold else quantity
+    after = [s for s in numbers if s.start >= resource.end and s is not quantity]
     if quantity is None and after and (len(after) > 1 or COUNTED.match(filled.reading.folded, after[0].end)):
         quantity = after[0]  # "sell my wheat, 2 of them for 10", "木材卖了吧，10个，一共40"
     others = [s for s in numbers if s is not quantity and s.start > (quantity.end if quantity else -1)]
@@ -1093,6 +1112,9 @@ def _numbers_around(filled: Filled) -> tuple[Span | None, Span | None]:
 
 
 PUT_ME = re.compile(r"\bput\s+(?:me|us|him|her)\b", re.IGNORECASE)
+# Goods said to be held ("你手上10份", "I've got 8"), and a count said with the verb that sells it ("挂8份", "list 5").
+HELD_BEFORE = re.compile(r"(?:手上|手里|手头|家里|仓库里|库里|(?:我|你|他|她)?(?:还)?有)\s*$|\b(?:(?:you|i|we)(?:'ve|\s+have)\s+(?:got\s+)?|(?:you|i|we)\s+got\s+|holding\s+)$", re.IGNORECASE)
+SOLD_BEFORE = re.compile(r"(?:挂|卖|出售|卖掉|拿出)\s*$|\b(?:list|sell|post|put\s+up|offer)\s+$", re.IGNORECASE)
 
 
 @frame(
@@ -1435,7 +1457,9 @@ def stock_frame(turn: Turn, filled: Filled) -> Step:
 
 # "just the list is fine", "a list of …": the noun, no listing for sale.
 THE_LIST = re.compile(r"\b(?:the|a|that|this|your|my)\s+list\b(?!\s+(?:it|them|my|\d))|\blist\s+(?:is|was)\b", re.IGNORECASE)
-stock_frame.unsaid = sell_frame.unsaid = THE_LIST
+stock_frame.unsaid = THE_LIST
+sell_frame.unsaid = re.compile(f"{THE_LIST.pattern}|{NOBODY_SELLING.pattern}", re.IGNORECASE)
+market_frame.unsaid = accept_frame.unsaid = NOBODY_SELLING
 
 
 # Where the speaker's goods are said to be: "手上…挺多的" tells why, it asks nothing.

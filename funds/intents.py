@@ -528,6 +528,9 @@ NAME_HAS = (
     # "list funds containing 能源", "funds matching 'tech'", "含“能源”的基金", "包含稳健的基金".
     re.compile(r"\bfunds?\s+(?:contain(?:s|ing)?|includ(?:es|ing)|match(?:es|ing)?)\s+[\"'“‘]?(?P<part>[^\"'“”‘’?,.\s]{1,30})", re.IGNORECASE),
     re.compile(r"(?:包含|含有?|带有?)\s*[「“\"'‘]?(?P<part>[^「」“”\"'‘’，,。的\s]{1,20})[」”\"'’]?\s*(?:字样|字)?的基金"),
+    # "搜一下“稳健”", "search for 'tech'": a search by what the name holds.
+    re.compile(r"(?:搜|搜索|查找|找)(?:一下|下)?\s*(?:基金)?\s*[「“\"'‘](?P<part>[^「」“”\"'‘’]{1,20})[」”\"'’]"),
+    re.compile(r"\bsearch\s+(?:the\s+funds\s+)?(?:for\s+)?[\"'“‘](?P<part>[^\"'“”‘’]{1,30})[\"'”’]", re.IGNORECASE),
 )
 
 
@@ -740,6 +743,7 @@ def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Ste
     triggers=(
         "how many", "多少", "几个", "几只", "list", "which", "all", "哪些", "有什么", "列表", "active ones", "enabled ones",
         "count", "number of", "统计", "数一下", "数数", "列一下", "in the name", "名字里", "名字带", "名称里", "名称带", "有没有",
+        "搜", "搜索", "search",
         "containing", "matching", "包含", "含有",
         "the funds", "our funds", "every fund", "启用的", "在用的", "所有", "各个基金", "每个基金", "基金们",
         "active funds", "enabled funds", "live funds", "running funds", "funds that are", "funds which are",

@@ -521,7 +521,7 @@ def _early_in_talk(turn: Turn, said: str) -> bool:
     # "did the supplier reply?", "供应商回复了吗": the channel's messages, not words to send ("reply to the guest: …" sends).
     not_with=(
         "replied", "reply yet", "any reply", "a reply", "the reply", "their reply", "回复了", "有回复", "的回复", "回复吗", "回复没",
-        "回了", "怎么说", "说了什么", "read", "读", "看看", "查看",
+        "回了", "怎么说", "说了什么", "怎么回", "read", "读", "看看", "查看",
     ),
     priority=3,
 )
@@ -658,7 +658,7 @@ REFUND_TOLD = re.compile(
         # "has the guest written anything to us?": what they wrote, read.
         "written", "wrote us", "wrote to us", "sent us", "messaged us", "heard from", "write back", "wrote back", "written back", "回话", "回音",
         "channel", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
-        "anything new", "any news", "新消息", "有啥新",
+        "anything new", "any news", "新消息", "有啥新", "怎么回", "回的什么", "回的啥",
     ),
     not_with=("send", "tell", "let", "msg guest", "msg the", "msg supplier", "告诉", "说：", "说:", "发消息：", "发消息:", "发个消息：", "发个消息:", "发条消息：", "发条消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),
     required=(),

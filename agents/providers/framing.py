@@ -271,7 +271,7 @@ def _pick_named(turn: Turn) -> Step | None:
 CHANGE_OF_MIND = re.compile(
     r"(?:[,，.。;；!！…—–\s-]+|^)(?:(?:oh|uh|um|oops|sorry|hmm)[\s,，.!]*)?"
     r"(?:no\s+wait(?:\s*,?\s*make\s+(?=(?:it|that)\s))?|wait\s*,?\s*no|i\s+mean(?:t)?|actually\s*,?\s*no(?:\s*,?\s*wait)?|scratch\s+that|(?:actually\s*,?\s*)?make\s+(?=(?:it|that)\s)|我是说|我的意思是"
-    r"|(?:哦|啊|呃|噢|额)?\s*(?:不对|说错了)(?:[，,\s]*不对)*|更正一下|(?:哦|啊)\s*不是)(?:\s*(?:it|that)\b)?[\s,，.。:：!！…—-]*",
+    r"|(?:哦|啊|呃|噢|额|等下|等一下|等等)?\s*(?:不对|说错了)(?:[，,\s]*不对)*|更正一下|(?:哦|啊)\s*不是)(?:\s*(?:it|that)\b)?[\s,，.。:：!！…—-]*",
     re.IGNORECASE,
 )
 
@@ -290,15 +290,41 @@ def said_again(first: str, correction: str) -> str:
 
     verbs = [w for f in registered_frames() if is_write(f.tool) for w in f.words if not w.startswith("@") and read(first).has(w)]
     pieces = [p.strip() for p in CLAUSES.split(correction) if p.strip()]
-    if len(pieces) < 2 or not verbs:
+    if not pieces or not verbs:
         return ""
+    if len(pieces) == 1:
+        # "…哦不对，买四个就行": the count said with the first words' verb again is the count.
+        only = pieces[0]
+        verb = next((v for v in sorted(verbs, key=len, reverse=True) if only.startswith(v)), "")
+        return only[len(verb) :].lstrip() if verb and _count_only(only[len(verb) :].lstrip()) else ""
     for piece in reversed(pieces[1:]):
-        if read(piece).has(*verbs) and len([n for n in numbers(piece) if n.score >= 0.9]) == 1:
+        if len([n for n in numbers(piece) if n.score >= 0.9]) != 1:
+            continue
+        # "…钱不够，买四个就行", "…钱不够，四个就行": the count alone, after the reasons (the verb is the first words').
+        verb = next((v for v in sorted(verbs, key=len, reverse=True) if piece.startswith(v)), "")
+        if _count_only(piece[len(verb) :].lstrip()):
+            return piece[len(verb) :].lstrip()
+        if read(piece).has(*verbs):
             return piece
     # "…不对，来两捆，一捆不够用": the new count first, then why.
     if len([n for n in numbers(pieces[0]) if n.score >= 0.9]) == 1 and not read(pieces[0]).spans[1:]:
         return pieces[0]
     return ""
+
+
+# What may stand beside a count alone ("四个就行", "六个吧", "two's enough"): a measure and a word that settles it.
+SETTLED = re.compile(
+    r"\s*(?:就|just)?\s*(?:[个份块袋捆车根只张]|\b(?:of\s+them|ones?)\b)?\s*(?:就(?:行|够了?|好|可以)|吧|好了|得了|(?:is|'s)\s+(?:enough|fine|plenty)|will\s+do)?\s*[.!。！~]*",
+    re.IGNORECASE,
+)
+
+
+def _count_only(piece: str) -> bool:
+    """The piece says a count and nothing more ("四个就行", "买四个就行" less its verb); "三根不够" says why."""
+    from .understanding import numbers
+
+    counts = [n for n in numbers(piece) if n.score >= 0.9]
+    return len(counts) == 1 and not piece[: counts[0].start].strip(" 就") and bool(SETTLED.fullmatch(piece[counts[0].end :]))
 
 
 # A name given again after a change of mind: "…叫 红利低波 ……哦不对，叫“红利低波50”", "rename X to Y — hmm no, make it 'Z'".
@@ -323,6 +349,10 @@ def _name_said_again(first: str, correction: str) -> str | None:
 
 
 CLAUSE_COMMA = re.compile(r"[,，;；]")
+# A wish given up for a reason, then what is asked instead: "想给Bob三个面包但我只有两个，那就给两个吧".
+WISHED_BUT = re.compile(
+    r"^\s*(?:我)?(?:本来|原本|原来)?(?:想|打算)(?P<wish>[^。!！?？，,]+?)[，,]?\s*(?:但|可是|不过|可惜)[^。!！?？]*?[，,]\s*(?:那|那就|那么|所以)(?:先|还是|就)?\s*"
+)
 # A name given in words of the user's own ("叫…", "call it …", "named …"): free text, never a name looked up.
 NAMING = re.compile(r"^\s*(?:就|还是|改)?叫|名(?:字|称)?(?:叫|为|是)|\b(?:call(?:ed)?|name(?:d)?)\s+(?:it\s+)?\S", re.IGNORECASE)
 # Where the reasons after a change of mind end and the request itself follows ("…，那就送五块石料吧", "…, so just send stone").
@@ -352,9 +382,14 @@ def changed_mind(turn: Turn) -> bool:
     changes = [m for m in changes if m.start() > 0 and m.end() < len(turn.said)]
     if not changes and (waited := WAITED.search(turn.said)) and said_again(turn.said[: waited.start()], turn.said[waited.end() :]):
         changes = [waited]  # "send a dozen wheat to alice — wait, I've only got 8 left. send her six then"
-    if len(changes) != 1:
+    wished = WISHED_BUT.match(turn.said) if not changes else None
+    if wished is not None:
+        # "想给Bob三个面包但我只有两个，那就给两个吧": the wish, the reason it cannot be, then what is asked.
+        first, correction = wished["wish"].strip(), turn.said[wished.end() :].strip()
+    elif len(changes) != 1:
         return False  # none, or changed twice ("…，不对，三个苹果，不对，四个"): what stands is not sure
-    first, correction = turn.said[: changes[0].start()].strip(), turn.said[changes[0].end() :].strip()
+    else:
+        first, correction = turn.said[: changes[0].start()].strip(), turn.said[changes[0].end() :].strip()
     if (renamed := _name_said_again(first, correction)) is not None:
         turn.earlier, turn.said = "", renamed  # "叫 红利低波 ……哦不对，叫“红利低波50”": the last name given stands
         turn.earlier_calls, turn.earlier_outcomes, turn.answered, turn.history = [], [], "", []
@@ -376,7 +411,12 @@ def changed_mind(turn: Turn) -> bool:
     if not first or not named or not before or any(s.kind not in {*ENTITY_KINDS, "number"} for s in named):
         return False
     measure = _measure(correction, named)  # ("两捆" after "买一捆木材": the lot's own measure)
-    if not {s.kind for s in named} & {"resource", "item"} and measure not in ("", _measure(first, before)) and measure not in first:
+    # ("一打苹果……买六个就行": 个 counts what a count without a measure counted.)
+    first_measure = _measure(first, before)
+    if (
+        not {s.kind for s in named} & {"resource", "item"} and measure not in ("", first_measure) and measure not in first
+        and not (measure == "个" and not first_measure)
+    ):
         return False  # "给Eve两袋面粉，不对，三个": another measure may be another thing (a thing named says which)
     for kind in {s.kind for s in named}:
         if len({s.value for s in named if s.kind == kind}) > 1 or len({s.value for s in before if s.kind == kind}) > 1:

@@ -491,6 +491,9 @@ INJECTED = re.compile(
     r"|\b(?:system|admin|root|security)\s+(?:override|message|notice|command|instruction)s?\s*[:：]"
     r"|\b(?:staff\s+)?(?:confirmation|approval|review)s?\s+(?:is\s+|are\s+|has\s+been\s+|have\s+been\s+)?(?:disabled|turned\s+off|off|not\s+(?:required|needed)|waived|skipped|bypassed)\b"
     r"|\b(?:skip|bypass|disable|without)\s+(?:the\s+)?(?:staff\s+)?(?:confirmation|approval)\b"
+    r"|\bno\s+(?:staff\s+)?(?:confirmation|approval)s?\s+(?:is\s+)?(?:needed|required|necessary)\b"
+    # A role's tag opening the message: "[system] …", "[admin override] …", "【系统】…".
+    r"|^\s*[\[【<(（]\s*(?:system|sys|admin(?:istrator)?|root|developer|dev|security|override|系统|管理员|后台|开发者)\b[^\]】>)）]{0,24}[\]】>)）]"
     r"|(?:系统|管理员|后台)(?:指令|通知|消息|命令|覆盖)\s*[:：]|(?:员工)?(?:确认|审核|审批)(?:已|已经)?(?:关闭|取消|跳过|免除)|(?:跳过|绕过|无需|不需要|免去)(?:员工)?(?:确认|审核|审批)",
     re.IGNORECASE,
 )
@@ -986,6 +989,8 @@ NOT_YET_SAID = re.compile(r"(?:还|都)(?:没|没有)[^，,。？?!！吗]{0,8}�
 # ("你精力还够呢", "时间还早呢": a state exclaimed, no question either.)
 AMOUNT_EXCLAIMED = re.compile(
     r"(?<![多几])(?:\d+|[一二两三四五六七八九十百千万]+)\s*(?:个|块|份|天|小时|信用点|块钱|元|credits?)?\s*呢|还(?:够|行|早|多着|好着|有的是)呢"
+    # "家里正缺木头呢": what is going on, told with 呢, asks nothing.
+    r"|(?:正|正在|正好)[^，,。！!？?\s吗么]{1,10}呢"
 )
 # "…, 8 for 30 right? it's all my money but whatever, do it": after checking a detail, the message ends with a go-ahead.
 GO_AHEAD_LAST = re.compile(
@@ -1014,7 +1019,10 @@ NO_MATTER = re.compile(r"多少(?:钱)?(?:都)?(?:无所谓|都行|没关系|不
 SPARED_LATER = r"以后[^，,。;；]{0,8}?就?不用(?:再)?[\u4e00-\u9fff]{1,2}了"
 SPARED_LATER_RE = re.compile(SPARED_LATER)
 # "本来想再盖座磨坊的，一算木头还差一大截，那先盖个采石场吧": a wish given up, then what is asked instead.
-GIVEN_UP = re.compile(r"(?:本来|原本|原来|一直)(?:想|打算|准备)[^。!！?？]*?[，,]\s*(?:那|那就|那么|所以|算了)(?:先|还是|就)?")
+# "本来想再盖座磨坊的，…，那先盖个采石场吧", "想再盖个磨坊但木头不够，那先…": the wish given up, then what is asked.
+GIVEN_UP = re.compile(
+    r"(?:(?:本来|原本|原来|一直)(?:想|打算|准备)|(?<![不没])想(?=[^。!！?？]*?(?:但|可是|不过|可惜)))[^。!！?？]*?[，,]\s*(?:那|那就|那么|所以|算了)(?:先|还是|就)?"
+)
 NO_HOLDING_OUT = re.compile(
     r"(?:别|不要|不用)(?:再)?(?:硬撑|撑着|硬扛|扛着|忍着|饿着(?:自己)?|熬着|死撑)"
     # "别全卖了", "don't sell it all", "剩下的留着自己用": a limit on how much, the rest kept, not a no.

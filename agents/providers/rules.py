@@ -446,6 +446,11 @@ class RulesChatPolicy:
                     return answered(turn)
                 if restraint.QUESTION_MARK.search(context) and (look := look_up(turn, {*ANSWERING_READS, "get_my_resources"})) is not None:
                     return look
+                if "get_my_status" in turn.offered and restraint.about_me(context) and restraint.QUESTION.search(context):
+                    # "how much money do i have, thinking of buying bread …": the state asked beside the plan is read.
+                    if turn.outcomes:
+                        return answered(turn)
+                    return Step(calls=(("get_my_status", {}),), reply=_("这是一个问题，我不会因此执行操作；先看看你的状态。"))
                 return Step.say(_("听起来这是以后的打算或一种假设，我现在没有执行任何操作。需要时请直接说。"))
             # The count's own message: "three", answering "how many?" after "some bread", is exact.
             if message is said and any(k in restraint.COUNTS for _name, arguments in writes for k in arguments) and restraint.approximate(context):
