@@ -357,7 +357,11 @@ def a_job_at_a_building(filled: Filled) -> bool:
     )
 
 
-@frame("claim_bounty", triggers=CLAIM_WORDS, required=(), not_with=("complete", "finish", "完成", "做完"), priority=2)
+@frame(
+    "claim_bounty", triggers=CLAIM_WORDS, required=(),
+    # "…, report it as done so i can get paid": a completion, however "finished" was typed.
+    not_with=("complete", "finish", "完成", "做完", "as done", "it done", "it's done", "its done", "mark it done"), priority=2,
+)
 def claim_frame(turn: Turn, filled: Filled) -> Step | None:
     said = filled.reading.said.split("\n", 1)[0]
     pointing = about_bounties_before(turn) and POINTING.search(said)
@@ -373,6 +377,11 @@ def claim_frame(turn: Turn, filled: Filled) -> Step | None:
 
 
 claim_frame.asks_itself = True
+# "took me forever", "took us ages": how long the work was, no taking of a bounty.
+claim_frame.unsaid = re.compile(
+    r"\btook\s+(?:me|us|him|her|them)\s+(?:forever|ages|a\s+while|so\s+long|long|all\s+day|hours|days|a\s+long\s+time|a\s+week)\b",
+    re.IGNORECASE,
+)
 
 
 # "帮我报个完成，可以让员工来确认了", "mark it done for staff to check": a completion reported for staff to confirm is

@@ -806,11 +806,16 @@ NOT_TO_SAY = re.compile(
 )
 
 
+FIRST_THEN_SEE = re.compile(r"(先[^，,。!！?？再]{1,12})再说(?:吧|啦)?")
+
+
 def deferred(text: str, tools: set[str]) -> bool:
     """A negation or deferral around the action; for a write that itself stops something
     ("不想干了" quits, "不卖了" cancels the listing) only one that puts it off counts. A sale's price floor
     ("少了不卖"), the speaker's own fallback after the request, a later deed of the speaker's own that is not the
     request ("eat my bread, I'll buy more later") and a no to going without ("别硬撑") are none."""
+    # "先吃点东西再说吧": do it first, and the rest waits; the 再说 is no putting off of what comes first.
+    text = FIRST_THEN_SEE.sub(lambda found: found.group(1) + " " * (len(found.group()) - len(found.group(1))), text)
     if "create_market_order" in tools:
         text = _blanked(text, PRICE_FLOOR)
     if "message_send" in tools:
@@ -1024,7 +1029,7 @@ GIVEN_UP = re.compile(
     r"(?:(?:本来|原本|原来|一直)(?:想|打算|准备)|(?<![不没])想(?=[^。!！?？]*?(?:但|可是|不过|可惜)))[^。!！?？]*?[，,]\s*(?:那|那就|那么|所以|算了)(?:先|还是|就)?"
 )
 NO_HOLDING_OUT = re.compile(
-    r"(?:别|不要|不用)(?:再)?(?:硬撑|撑着|硬扛|扛着|忍着|饿着(?:自己)?|熬着|死撑)"
+    r"(?:别|不要|不用)(?:再)?(?:硬撑|撑着|硬扛|扛着|忍着|饿着(?:自己)?|饿坏(?:了)?|累坏(?:了)?|熬着|死撑)"
     # "别全卖了", "don't sell it all", "剩下的留着自己用": a limit on how much, the rest kept, not a no.
     r"|剩(?:下)?的?(?:都|就|我)?(?:留着|留给|自己留|先留)[^，,。;；!！]*|\bkeep(?:ing)?\s+the\s+rest\b"
     r"|(?:别|不要|不用)(?:都|全|全都|全部)(?:卖|给|送|用|花|吃)(?:了|光|掉)?|\b(?:don'?t|do\s+not)\s+(?:sell|give|spend|use)\s+(?:it\s+|them\s+)?all\b"

@@ -3591,3 +3591,34 @@ def test_quitting_a_job_one_is_done_with_finishes_no_bounty(demo, talker):
 def test_what_is_going_on_told_with_ne_asks_nothing(demo, talker):
     result = talker("Carol", "dave挂的木头我全要了 家里正缺木头呢")
     assert _calls(result, "accept_market_order") == [{"order_id": 2}]
+
+
+# ---------------------------------------------------------------- round 33: zi's wrong write and misses, as classes, in other words
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "ok i finally finsihed the flour delivery bounty, took me forever, report it as done so i can get paid",
+        "the bread delivery job took us ages but it's done, mark it done",
+    ],
+)
+def test_how_long_the_work_took_claims_no_bounty(demo, talker, message):
+    result = talker("Carol", message)
+    assert "claim_bounty" not in [call["name"] for call in result.tool_calls]
+
+
+def test_a_bounty_taken_after_taking_a_while_to_decide_is_claimed(demo, talker):
+    result = talker("Carol", "it took me a while to decide, but take the flour delivery bounty for me")
+    assert _calls(result, "claim_bounty") == [{"bounty_id": Bounty.objects.get(title="为面包坊送面粉").pk}]
+
+
+@pytest.mark.parametrize(("message", "tool"), [("你饱食度才30了，先吃点东西再说吧，别饿坏了", "eat"), ("先休息一下再说，别累坏了", "rest")])
+def test_doing_it_first_and_seeing_later_does_it_now(demo, talker, message, tool):
+    result = talker("Alice", message)
+    assert [call["name"] for call in result.tool_calls if call["name"] in ("eat", "rest")] == [tool]
+
+
+def test_the_matter_put_off_with_zaishuo_still_waits(demo, talker):
+    result = talker("Alice", "吃东西的事再说吧")
+    assert _writes(result) == []
