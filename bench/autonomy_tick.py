@@ -117,12 +117,9 @@ def tick_with_rules(*, agents: int) -> dict:
 def one_tick() -> dict:
     """Child process: one tick as the coordinator (on the workers when CELERY_BROKER_URL is set),
     prepared first as the ``autonomy_tick`` command prepares its process before its first tick."""
-    from agents.autonomy import distributed
-    from agents.autonomy.tick import run_tick
-    from core.events import prepare_sending
+    from agents.autonomy.tick import prepare_coordinator, run_tick
 
-    prepare_sending()
-    distributed.prepare()
+    prepare_coordinator()
     started = time.perf_counter()
     result = run_tick()
     return {"wall_s": time.perf_counter() - started, "stats": result.stats, "line": result.line()}

@@ -41,6 +41,7 @@ from agents.models import AutonomyRound
 from agents.providers import ModelError, context_tokens, get_provider
 from agents.providers.base import request_sent
 from agents.providers.tokens import decisions_tokens, estimate_tokens
+from core.events import prepare_sending
 from core.heap import freeze_more, frozen_heap
 
 from .decisions import BatchDecisions, Decision, DecisionFormatError, parse_decisions, resting, validate_decisions
@@ -366,6 +367,14 @@ async def ask_policy(
 
 def batch_error(index: int, batch: list[int], reason: str, code: str = "model_error") -> dict:
     return {"batch": index, "agent_ids": batch, "error": reason[:500], "code": code}
+
+
+def prepare_coordinator() -> None:
+    """Get a process that will run ticks ready before its first one (the command's start): the events layer
+    (``core.events.prepare_sending``), so the first batch's events do not wait after their commit for its set-up, and,
+    with a broker, the workers' broker (``distributed.prepare``), so the first batch does not wait for it either."""
+    prepare_sending()
+    distributed.prepare()
 
 
 def finish_round(round_: AutonomyRound, stats: dict, errors: list[dict]) -> dict:

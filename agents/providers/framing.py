@@ -294,16 +294,15 @@ def said_again(first: str, correction: str) -> str:
         return ""
     if len(pieces) == 1:
         # "…哦不对，买四个就行": the count said with the first words' verb again is the count.
-        only = pieces[0]
-        verb = next((v for v in sorted(verbs, key=len, reverse=True) if only.startswith(v)), "")
-        return only[len(verb) :].lstrip() if verb and _count_only(only[len(verb) :].lstrip()) else ""
+        count, verb = _less_verb(pieces[0], verbs)
+        return count if verb and _count_only(count) else ""
     for piece in reversed(pieces[1:]):
         if len([n for n in numbers(piece) if n.score >= 0.9]) != 1:
             continue
         # "…钱不够，买四个就行", "…钱不够，四个就行": the count alone, after the reasons (the verb is the first words').
-        verb = next((v for v in sorted(verbs, key=len, reverse=True) if piece.startswith(v)), "")
-        if _count_only(piece[len(verb) :].lstrip()):
-            return piece[len(verb) :].lstrip()
+        count, _verb = _less_verb(piece, verbs)
+        if _count_only(count):
+            return count
         if read(piece).has(*verbs):
             return piece
     # "…不对，来两捆，一捆不够用": the new count first, then why.
@@ -317,6 +316,12 @@ SETTLED = re.compile(
     r"\s*(?:就|just)?\s*(?:[个份块袋捆车根只张]|\b(?:of\s+them|ones?)\b)?\s*(?:就(?:行|够了?|好|可以)|吧|好了|得了|(?:is|'s)\s+(?:enough|fine|plenty)|will\s+do)?\s*[.!。！~]*",
     re.IGNORECASE,
 )
+
+
+def _less_verb(piece: str, verbs: list[str]) -> tuple[str, str]:
+    """``piece`` without the first words' verb it opens with ("买四个就行" → "四个就行"), and that verb ("" for none)."""
+    verb = next((v for v in sorted(verbs, key=len, reverse=True) if piece.startswith(v)), "")
+    return piece[len(verb) :].lstrip(), verb
 
 
 def _count_only(piece: str) -> bool:

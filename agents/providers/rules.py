@@ -241,6 +241,13 @@ def answered(turn: Turn) -> Step:
     return Step.say("\n".join([_("这是一个问题，我不会因此执行操作。以下是查到的信息："), summarize(turn)]))
 
 
+def state_read(turn: Turn) -> Step:
+    """A question about the speaker's own state: read it, then answer with what was found; nothing written."""
+    if turn.outcomes:
+        return answered(turn)
+    return Step(calls=(("get_my_status", {}),), reply=_("这是一个问题，我不会因此执行操作；先看看你的状态。"))
+
+
 def summarize(turn: Turn) -> str:
     """The default reply once the calls of a turn have run: each result in one line."""
     lines = []
@@ -447,10 +454,7 @@ class RulesChatPolicy:
                 if restraint.QUESTION_MARK.search(context) and (look := look_up(turn, {*ANSWERING_READS, "get_my_resources"})) is not None:
                     return look
                 if "get_my_status" in turn.offered and restraint.about_me(context) and restraint.QUESTION.search(context):
-                    # "how much money do i have, thinking of buying bread …": the state asked beside the plan is read.
-                    if turn.outcomes:
-                        return answered(turn)
-                    return Step(calls=(("get_my_status", {}),), reply=_("这是一个问题，我不会因此执行操作；先看看你的状态。"))
+                    return state_read(turn)  # "how much money do i have, thinking of buying bread …": the state asked beside the plan
                 return Step.say(_("听起来这是以后的打算或一种假设，我现在没有执行任何操作。需要时请直接说。"))
             # The count's own message: "three", answering "how many?" after "some bread", is exact.
             if message is said and any(k in restraint.COUNTS for _name, arguments in writes for k in arguments) and restraint.approximate(context):
@@ -472,7 +476,7 @@ class RulesChatPolicy:
                 if turn.outcomes:
                     return answered(turn)
                 if "get_my_status" in turn.offered and restraint.about_me(context):
-                    return Step(calls=(("get_my_status", {}),), reply=_("这是一个问题，我不会因此执行操作；先看看你的状态。"))
+                    return state_read(turn)
                 # "最近有啥悬赏可以接的吗", "HT…退款到哪一步了？": a look-up (a list, or the one order or fund named)
                 # answers what the question asks about, and nothing is written.
                 if (look := look_up(turn, ANSWERING_READS)) is not None:

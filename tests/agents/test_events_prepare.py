@@ -10,6 +10,7 @@ import pytest
 from channels.layers import BaseChannelLayer
 from django.core.management import call_command
 
+from agents.autonomy import tick
 from agents.management.commands import autonomy_tick
 from core import events
 from tests.agents.fixtures import city, endpoint, resident  # noqa: F401  (fixtures)
@@ -79,7 +80,7 @@ def test_the_tick_command_prepares_sending_before_its_first_tick(settings, monke
     settings.AGENT_PROVIDER = "rules"
     resident("Alice", energy=20, tools=("rest",))
     calls = []
-    monkeypatch.setattr(autonomy_tick, "prepare_sending", lambda: calls.append("prepared"))
+    monkeypatch.setattr(tick, "prepare_sending", lambda: calls.append("prepared"))  # called by tick.prepare_coordinator
     real_run_tick = autonomy_tick.run_tick
     monkeypatch.setattr(autonomy_tick, "run_tick", lambda **kwargs: (calls.append("tick"), real_run_tick(**kwargs))[1])
     call_command("autonomy_tick", "--count", "1", *args, stdout=StringIO(), stderr=StringIO())

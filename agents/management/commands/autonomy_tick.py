@@ -8,16 +8,14 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import close_old_connections, connection
 
-from agents.autonomy import distributed
 from agents.autonomy.loop_lock import single_loop
 from agents.autonomy.policy import policy_from_settings
 from agents.autonomy.recording import RecordingPolicy
 from agents.autonomy.sources import world_source
-from agents.autonomy.tick import run_tick
+from agents.autonomy.tick import prepare_coordinator, run_tick
 from agents.confirmations import expire_pending_actions
 from agents.selectors import agents_by_keys
 from core.errors import ApplicationError
-from core.events import prepare_sending
 
 
 class ProgressBar:
@@ -93,8 +91,7 @@ class Command(BaseCommand):
             except ApplicationError as exc:
                 raise CommandError(f"{exc.code}: {exc.message}") from exc
         if not dry_run:
-            prepare_sending()  # the first tick's events must not wait, after its commit, for the layer's set-up
-            distributed.prepare()  # nor its first batch, sent to the workers, for the broker's
+            prepare_coordinator()  # the first tick waits for neither the events layer's set-up nor the broker's
         stop = threading.Event()
         previous = self._catch_stop_signals(stop, quiet=quiet_stop)
         try:
