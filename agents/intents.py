@@ -51,6 +51,8 @@ def editing_text(turn: Turn, match) -> Step:
     priority=GUARD,
 )
 def hypothetical(turn: Turn, match) -> Step:
+    if restraint.WARNED.match(match.string):
+        return DECLINE  # "要是今天不打卡就扣钱了，帮我打个卡": why the request is asked now, no supposition
     return Step.say(_("这是一个假设，我不会因此执行操作；需要时请直接告诉我要做什么。"))
 
 

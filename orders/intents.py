@@ -208,6 +208,8 @@ SAYING_VERB = re.compile(
     r"|reach\s+out\s+to|get\s+in\s+touch\s+with)\b"
 )
 ASKING = re.compile(r"问问|问一下|询问|问|\bask\b")
+# "ask the supplier whether …", "…, ask if …": the words after are a yes-or-no question put to them.
+ASKED_WHETHER = re.compile(r"\bask\b[^.;!?]*?\b(?:whether|if)\s*$", re.IGNORECASE)
 # A verb of asking right after the one asked ("跟供应商确认一下…", "with the supplier whether …").
 ASKED_AFTER = re.compile(r"\s*(?:确认一下|确认|核实一下|核实|问一下|问问|问|询问一下|询问|\bwhether\b|\bif\b)\s*", re.IGNORECASE)
 # The desk itself is told ("tell me who …", "告诉我…"): no third party is addressed.
@@ -603,7 +605,16 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
         return Step.say(str(ORDER_ASK))
     if topic:
         return Step.say(_("要对%(who)s说什么？请把要发的话写在冒号后面。") % {"who": who})  # a topic is no message
+    if channel == "downstream" and "order_no" not in filled.slots and not dictated and THE_GUEST.search(filled.reading.folded, 0, after):
+        # "tell the guest we're sorry for the wait", "跟客人说一声房间好了": every booking has its guest; which one? (Dictated
+        # after a colon or in quotes, the words go to the guests' channel as typed.)
+        return Step.say(str(ORDER_ASK))
     content = text.value
+    asked_whether = bool(ASKED_WHETHER.search(said, 0, text.start))
+    if asked_whether:
+        # "ask the supplier whether the suite has a balcony": the question is sent (the user's words after the desk's
+        # "Could you confirm whether"), not "the suite has a balcony".
+        content = f"Could you confirm whether {content}{'?' if content[-1:].isalnum() else ''}"
     order = filled.slots.get("order_no")
     if order and channel == "upstream" and EARLY.search(said) and DATED.search(content) and not SUPPLIER_NUMBER.search(said):
         # "…客人想3月3号退房，问问后面两晚能不能退", "…whether early checkout on the 16th is refundable": the user's own
@@ -629,7 +640,7 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
             return Step.say(_error(done))
         return Step.say(_("已发给%(who)s：「%(text)s」") % {"who": who, "text": content})
     # Never sent on the chat's word alone: a pending action quoting the text, run on staff's "yes".
-    return Step(proposed=(("message_send", arguments),))
+    return Step(proposed=(("message_send", arguments),), composed=("content",) if asked_whether else ())
 
 
 send_frame.asks_itself = True
@@ -668,11 +679,13 @@ def read_frame(turn: Turn, filled: Filled) -> Step | None:
     found = _channel_of(filled)
     order_no = filled.slots["order_no"].value if "order_no" in filled.slots else None
     if found is None and (theirs := _them(turn, filled, THEY)) is not None:
-        # "did they answer?" after a message to the supplier: that channel, and that message's order.
-        found = theirs[0]
-        order_no = order_no or next(args.get("order_no") for name, args in reversed(turn.earlier_calls) if args.get("channel"))
+        found = theirs[0]  # "did they answer?" after a message to the supplier: that channel
     if found is None:
         return DECLINE
+    # "what did the supplier say?" after asking them about HT…: that message's order.
+    order_no = order_no or next(
+        (args.get("order_no") for name, args in reversed(turn.earlier_calls) if args.get("channel") == found[0] and args.get("order_no")), None
+    )
     if _addressed(filled) is not None and SAYING_VERB.search(_head_of(filled)):
         return DECLINE  # "给…的客人发个消息：…": words to send, not the channel to read
     if ORDER_LOOKED_UP.search(filled.reading.folded):

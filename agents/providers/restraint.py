@@ -199,6 +199,8 @@ POLITE = re.compile(
     r"|\bwould\s+it\s+be\s+possible\s+to\b|\bif\s+you\s+don'?t\s+mind\b|\bdo\s+you\s+mind\s+\w+ing\b"
     # "ask the supplier whether …", "问问供应商能不能…": a question put to a third party is a request.
     r"|(?:^|[,，。.!！;；]\s*)(?:ask|问问|问一下|去问)\b"
+    # "message the supplier for HT… and ask whether breakfast is included": asked of the one written to.
+    r"|\b(?:and|then)\s+ask\s+(?:(?:them|him|her|the\s+(?:supplier|hotel|guest))\s+)?(?:whether|if)\b"
     # "hey, when you get a chance could you give Bob three flour?": the request mid-sentence.
     r"|\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|kindly\s+)?(?:give|send|transfer|hand|pass|gift|bring|get|grab|buy|sell|eat|claim|take|put|list|"
     r"cancel|check|clock|tell|let|ask|create|make|enable|disable|rename|set|update|refund|process|build|apply|post|look\s+up|quit|resign)\b"
@@ -491,10 +493,15 @@ INJECTED = re.compile(
     r"|\b(?:system|admin|root|security)\s+(?:override|message|notice|command|instruction)s?\s*[:：]"
     r"|\b(?:staff\s+)?(?:confirmation|approval|review)s?\s+(?:is\s+|are\s+|has\s+been\s+|have\s+been\s+)?(?:disabled|turned\s+off|off|not\s+(?:required|needed)|waived|skipped|bypassed)\b"
     r"|\b(?:skip|bypass|disable|without)\s+(?:the\s+)?(?:staff\s+)?(?:confirmation|approval)\b"
-    r"|\bno\s+(?:staff\s+)?(?:confirmation|approval)s?\s+(?:is\s+)?(?:needed|required|necessary)\b"
+    r"|\bno\s+(?:staff\s+)?(?:confirmation|approval)s?\b(?![^,.;!?]{0,30}\b(?:yet|so\s+far)\b)"
+    # A role's label opening the message ("SYSTEM: …", "管理员：…"), or the user's rights claimed ("the user is an
+    # administrator", "该用户是管理员"): the text speaks for the system, not the user.
+    r"|^\s*(?:system|sys|admin(?:istrator)?|root|developer|security|系统|管理员|后台|开发者)\s*[:：]"
+    r"|\b(?:the\s+)?user\s+(?:is\s+(?:an?\s+)?|has\s+(?:full\s+)?)(?:admin(?:istrator)?|root|superuser|staff)\b"
+    r"|(?:该|此|当前)?用户(?:是|为|拥有)(?:超级)?(?:管理员|最高权限|root)"
     # A role's tag opening the message: "[system] …", "[admin override] …", "【系统】…".
     r"|^\s*[\[【<(（]\s*(?:system|sys|admin(?:istrator)?|root|developer|dev|security|override|系统|管理员|后台|开发者)\b[^\]】>)）]{0,24}[\]】>)）]"
-    r"|(?:系统|管理员|后台)(?:指令|通知|消息|命令|覆盖)\s*[:：]|(?:员工)?(?:确认|审核|审批)(?:已|已经)?(?:关闭|取消|跳过|免除)|(?:跳过|绕过|无需|不需要|免去)(?:员工)?(?:确认|审核|审批)",
+    r"|(?:系统|管理员|后台)(?:指令|通知|消息|命令|覆盖)\s*[:：]|(?:员工)?(?:确认|审核|审批)(?:已|已经)?(?:关闭|取消|跳过|免除)|(?:跳过|绕过|无需|不需要|不用|免去)(?:员工)?(?:确认|审核|审批)",
     re.IGNORECASE,
 )
 
@@ -689,10 +696,20 @@ def unless_gone(text: str, persons: Iterable[str] = ()) -> str:
     return text[:start] + " " * (found.end() - start) + text[found.end():]
 
 
+# "老板要是知道了又要念叨，赶紧帮我打一下", "要是今天不打卡就扣钱了，帮我打个卡": what happens if the request is not done,
+# said as its reason; the request after it is asked now (without 了 or a hurry, "要是Eve来了，帮我给她…" waits on Eve).
+WARNED = re.compile(
+    r"(?:如果|(?<![主只需])要是|万一)[^，,。!！?？]{1,20}?(?:就|又|会|得|可)[^，,。!！?？]{0,12}?"
+    r"(?:(?:了|啦)[，,。!！]\s*(?:那)?(?:你)?(?:就)?(?:赶紧|赶快|快点?|马上|立刻|现在|先)?|[，,。!！]\s*(?:那)?(?:你)?(?:就)?(?:赶紧|赶快|快点?|马上|立刻|现在))"
+    r"(?=\s*(?:帮我|给我|替我|帮忙|把|去))"
+)
+
+
 def supposed(text: str) -> bool:
     """The message muses about some other time or a supposition ("哪天有空的话…", "maybe someday I'll…", a clause
-    opening with 以后); the speaker's own fallback after the request ("if nobody bites I'll drop the price") is none."""
-    text = _blanked(_blanked(_without_own_fallback(text), SPARED_LATER_RE), GIVEN_UP)
+    opening with 以后); the speaker's own fallback after the request ("if nobody bites I'll drop the price") and what
+    happens if it is not done ("要是不打卡就扣钱了，帮我打卡") are none."""
+    text = _blanked(_blanked(_blanked(_without_own_fallback(text), SPARED_LATER_RE), GIVEN_UP), WARNED)
     # "ask the supplier if they'll accept": "if" after a verb of asking or knowing is "whether", no condition.
     text = re.sub(r"\bif\b", lambda found: "whether" if WHETHER_VERB.search(text[: found.start()]) else found.group(), text, flags=re.IGNORECASE)
     wished = any(_names_a_write(found.group()) for found in WISH_BUT.finditer(text))
@@ -794,6 +811,10 @@ KEPT_OFF = re.compile(
     r"(?:live|on|running|open|active|enabled|up|going|trading)\b[^,.;!?]*"
     # "compliance wants it switched off until the review is done": how long it stays off, no putting the stop off.
     r"|\b(?:switched|turned|kept|stays?|staying|remain(?:s|ing)?)\s+(?:off|disabled|closed|down|suspended)\s+(?:until|till)\b[^,.;!?]*"
+    # "turn it off until the audit is finished", "legal wants it hidden until they sign off": the stop asked now, and
+    # how long it lasts.
+    r"|\b(?:disable|deactivate|turn\s+off|switch\s+off|shut\s+down|take\s+down|suspend|pause|freeze|hide)\b[^,.;!?]{0,40}?\s(?:until|till)\b[^,.;!?]*"
+    r"|\b(?:it|this|that|them)\s+(?:off|hidden|offline|disabled|closed|down|suspended|out)(?:\s+(?:(?:of|off|from)\s+)?(?:the|our)\s+\w+)?\s+(?:until|till)\b[^,.;!?]*"
     r"|不能(?:再)?(?:让(?:它|他们)?)?(?:开着|上线|挂着|运行着?|启用着|继续(?:卖|运行|开放))[^，,。;；]*",
     re.IGNORECASE,
 )
@@ -821,7 +842,7 @@ def deferred(text: str, tools: set[str]) -> bool:
     if "message_send" in tools:
         text = _blanked(text, NOT_TO_SAY)  # "…, but don't mention the refund": what the words leave out
     text = _blanked(_blanked(_without_own_fallback(_without_their_clauses(text)), NO_HOLDING_OUT), GIVEN_UP)
-    text = _blanked(_blanked(text, WAITED_TO_CORRECT), STAFF_LATER)
+    text = _blanked(_blanked(_blanked(text, WAITED_TO_CORRECT), STAFF_LATER), WARNED)  # "要是不打卡就扣钱了，…": a reason
     text = without_own_later(text, tools)
     if tools & UNDOING:
         text = _blanked(text, KEPT_OFF)
