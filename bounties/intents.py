@@ -133,6 +133,20 @@ def list_board(turn: Turn, match) -> Step | None:
     return _once(turn, "list_bounties", **board_arguments(turn.said or turn.plain, status))
 
 
+@intent(
+    # "and which ones are done already?", "the completed ones?", "那已经完成的有哪些" after the board: the board in that state.
+    r"^\s*(?:and|so|ok|okay|what\s+about)?[\s,]*(?:which|what)\s+ones?\b",
+    r"^\s*(?:and|so|ok|okay|what\s+about)?[\s,]*the\s+(?:\w+\s+){0,2}ones?\s*[?？]?\s*$",
+    r"^\s*(?:那|那么)?(?:已经|已)?(?:完成|做完|被接|接了|取消|开放)(?:了)?的(?:呢|有哪些|是哪些)",
+    tool="list_bounties",
+)
+def list_board_again(turn: Turn, match) -> Step | None:
+    said = turn.said.split("\n", 1)[0]
+    if not about_bounties_before(turn) or not (COMPLETED_SAID.search(said) or CLAIMED_SAID.search(said) or CANCELLED_SAID.search(said)):
+        return DECLINE
+    return _once(turn, "list_bounties", **board_arguments(said, board_status(said)))
+
+
 # How people say a bounty's state when they ask for a list: "被人接了", "已经做完的", "someone took".
 CLAIMED_SAID = re.compile(
     r"接了|接走|被人?接|有人接|已经?接|领走|被人?领|有人领|认领了|抢走|被抢|\b(?:claimed|taken|took|grabbed|picked\s+up|in\s+progress)\b", re.IGNORECASE
@@ -327,7 +341,8 @@ def described_bounties(said: str, rows: list[dict], *, about: bool = False) -> l
 
 BOUNTY_TOOLS = {"list_bounties", "claim_bounty", "complete_bounty"}
 # "claim it", "就这个": a word pointing back at what the last turn was about.
-POINTING = re.compile(r"\b(?:it|that\s+one|this\s+one|that|this)\b|这个|那个|它|这一个|那一个", re.IGNORECASE)
+# ("the one about the mill", "the flour delivery one" after a list: pointed at by what it is.)
+POINTING = re.compile(r"\b(?:it|that\s+one|this\s+one|that|this|the\s+(?:[\w'-]+\s+){0,5}?one)\b|这个|那个|它|这一个|那一个", re.IGNORECASE)
 
 
 def about_bounties_before(turn: Turn) -> bool:

@@ -110,6 +110,8 @@ def _resident_then(turn: Turn, name: str, then: str, **arguments) -> Step:
         )
     if name.lower() in SELF_WORDS:
         return Step.say(_("要转给哪位居民？请告诉我名字。"))
+    if alternatives := _named_as_alternatives(turn.said):
+        return Step.say(which_of(alternatives))  # "give 2 bread to Bob or Dave, whichever is hungrier": which one?
     if name.lower() in PRONOUNS:
         name = _named_earlier(turn) or ""
         if not name:
@@ -121,6 +123,16 @@ def _resident_then(turn: Turn, name: str, then: str, **arguments) -> Step:
         # "给小王三个苹果": nobody of that name; asked who, never guessed.
         return Step.say("\n".join([_result(found), _("要给哪位居民？请说出名字。")]))
     return _once(turn, then, to_agent_id=found.data["agent_id"], **arguments)
+
+
+def _named_as_alternatives(said: str) -> list[str]:
+    """Two residents the message names as alternatives ("Bob or Dave", "Bob还是Dave"), or []."""
+    reading = read(said)
+    residents = reading.of("resident")
+    for span in residents:
+        if (other := or_other(span, residents, reading.folded)) is not None:
+            return [span.name or str(span.value), other.name or str(other.value)]
+    return []
 
 
 def _listed(turn: Turn, listing: str, key: str, matches) -> tuple[Step | None, dict | None]:
@@ -208,6 +220,8 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
         and not restraint.possesses_goods(turn.said[turn.said.casefold().find(match.group().casefold()) + len(match.group()) :])
     ):
         return DECLINE  # "give 5 flour to bob - poor guy's always short": no resident, and nothing of his named
+    if match.group().endswith(("'s", "’s")) and restraint.IS_NOT_OWNS.match(match.string[match.end() - 2 :]):
+        return DECLINE  # "grab two breads from the store, Dave's stopping by": Dave is, he owns nothing here
     if BUYING.search(turn.plain) and not re.search(r"偷|抢|\b(?:steal|rob)\b", turn.plain, re.IGNORECASE):
         return DECLINE  # "把Carol的小麦买下来": her market listing, which the market frame reads
     if re.search(r"\b(?:take|grab)\b", match.group(), re.IGNORECASE) and (
@@ -685,7 +699,7 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 
 from agents.providers.framing import COLON, trailing_text  # noqa: E402
 from agents.providers.frames import (  # noqa: E402
-    SHARE, Filled, asked_in_another_clause, clauses, frame, registered_frames, someone_elses_state, sub_reading,
+    SHARE, Filled, asked_in_another_clause, clauses, frame, or_other, registered_frames, someone_elses_state, sub_reading, which_of,
 )
 from agents.providers import restraint  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402

@@ -346,12 +346,14 @@ ASIDE_OPENS = re.compile(
 def without_aside(remarks: str) -> str:
     """``remarks`` less a trailing aside to the agent after a dash ("— keep the name as is", "——名字别动") and less
     the sentences that close the request ("… . thanks, legal asked for it")."""
+    remarks = LANGUAGE_LABEL.sub("", remarks, count=1)  # "备注改成中文：全球平衡配置": the remarks are after the language
     parts = ASIDE.split(remarks, maxsplit=1)
     remarks = parts[0].strip() if len(parts) == 2 and ASIDE_OPENS.match(parts[1].strip()) else remarks
     remarks = OLD_DROPPED.split(remarks, maxsplit=1)[0].rstrip()  # "…，原来那句英文的不要了": said of the old remarks
     return remarks[: closing_words_at(remarks, remarks)].rstrip()
 
 
+LANGUAGE_LABEL = re.compile(r"^\s*(?:中文|英文|(?:in\s+)?(?:english|chinese))\s*[:：]\s*(?=\S)", re.IGNORECASE)
 OLD_DROPPED = re.compile(r"\s*[，,;；]\s*(?=原来(?:那|的)(?:句|段|个|条)?[^，,。!！]{0,8}?(?:不要了|删了|去掉|不用了|别要了))")
 
 
@@ -449,9 +451,10 @@ def _on_known_fund(turn: Turn, tool_name: str, before: int | None = None, **argu
     # "set the remarks on X to: closed to new money": after "to:" the remarks run whole, their own "to" kept.
     r"\b(?:remarks?|notes?)\b[^:：]*?\bto\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
     # "…改个名，叫科技先锋精选", "改个中文名，就叫「…」": the new name after the 叫.
-    r"(?:改名为|改名成|改名叫|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)(?:个|一下|下)?(?:中文|英文|新)?名(?:字|称)?\s*[，,]?\s*(?:就)?(?:叫|改成|改为|换成))\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
+    r"(?:改名为|改名成|改名叫|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)(?:个|一下|下)?(?:中文|英文|新)?名(?:字|称)?\s*[，,]?\s*(?:(?:对|好|嗯|行|是的?)[\s，,]*)?(?:就)?(?:叫|改成|改为|换成))\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
     # ("rename Beta Balanced -> Beta Global Balanced": an arrow says "to".)
-    r"\b(?:rename\b.*?(?:\bto\s+|\s*(?:->|=>|→)\s*)|(?:name\s+to|change\s+the\s+name\b.*?\bto)\s+)[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?" + QUOTED_NAME_END,
+    # ("rename Beta Balanced" → "What should the new name be?" → "call it Northstar": the two read as one.)
+    r"\b(?:rename\b.*?(?:\bto\s+|\s*(?:->|=>|→)\s*)|rename\b.*?[\s,;.]\s*(?:(?:ok|okay|yes|yeah|sure)\b[\s,]*)?(?:call|name)\s+it\s+|(?:name\s+to|change\s+the\s+name\b.*?\bto)\s+)[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?" + QUOTED_NAME_END,
     verbatim=True,
     tool="update_fund",
 )
@@ -1026,7 +1029,7 @@ def kept_in_remarks(remarks: str) -> str:
 
 
 RENAME_ASKED = re.compile(r"改|换|更名|\b(?:rename|change|new\s+name)\b", re.IGNORECASE)
-RENAMED_TO = re.compile(r"\bto\b|\bas\b|->|=>|→|改名为|改名成|改为|改成|更名为|重命名为|改叫|叫做?|[:：]", re.IGNORECASE)
+RENAMED_TO = re.compile(r"\bto\b|\bas\b|\b(?:call|name)\s+it\b|->|=>|→|改名为|改名成|改为|改成|更名为|重命名为|改叫|叫做?|[:：]", re.IGNORECASE)
 
 
 @frame(

@@ -616,9 +616,10 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
         # "Could you confirm whether"), not "the suite has a balcony".
         content = f"Could you confirm whether {content}{'?' if content[-1:].isalnum() else ''}"
     order = filled.slots.get("order_no")
-    if order and channel == "upstream" and EARLY.search(said) and DATED.search(content) and not SUPPLIER_NUMBER.search(said):
-        # "…客人想3月3号退房，问问后面两晚能不能退", "…whether early checkout on the 16th is refundable": the user's own
-        # words, with the booking as the supplier knows it (looked up) leading them.
+    if order and channel == "upstream" and EARLY.search(said) and (DATED.search(content) or EARLY.search(content) and order.value in content.upper()) and not SUPPLIER_NUMBER.search(said):
+        # "…客人想3月3号退房，问问后面两晚能不能退", "…whether early checkout on the 16th is refundable", "the guest on HT… is
+        # leaving a day early, contact the supplier" (our number, which the supplier doesn't know): the user's own words,
+        # with the booking as the supplier knows it (looked up) leading them.
         if (looked := turn.last("order_query")) is None:
             return Step.call("order_query", order_no=order.value)
         if looked.ok and (number := looked.data.get("supplier_order_no")) and number not in content:
@@ -656,7 +657,7 @@ SUPPLIER_SAID_YES = re.compile(
 # The refund asked for, not asked about: "那就走退款吧", "refund it", "给他退吧", "go ahead with the refund".
 REFUND_TOLD = re.compile(
     r"走退款|办退款|退款吧|(?<![房])退吧|给(?:他|她|客人)退|办理退款|登记退款|退了吧"
-    r"|\brefund\s+(?:it|him|her|them|the\s+guest|that)\b|\b(?:process|do|issue|go\s+ahead\s+with)\s+(?:the\s+)?refund\b",
+    r"|\brefund\s+(?:it|him|her|them|the\s+guest|that|(?:the|this|that)\s+(?:order|booking|reservation))\b|\b(?:process|do|issue|go\s+ahead\s+with)\s+(?:the\s+)?refund\b",
     re.IGNORECASE,
 )
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -320,12 +320,31 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
             elif slot in frame_.required:
                 filled.missing.append(slot)
             continue
+        if kind != "number" and (other := or_other(span, reading.of(kind), reading.folded)) is not None:
+            # "give 2 bread to Bob or Dave", "给Bob或者Dave": two named as alternatives are two candidates, and ask.
+            span = replace(span, rivals=(*span.rivals, (other.name or str(other.value), other.value, other.score)), score=min(span.score, other.score))
+            used.append(other)
         used.append(span)
         filled.slots[slot] = span
         # An order named by its guest may be one of two orders: a rival asks, as for any name.
         if kind != "number" and (span.rivals or span.score < SURE):
             filled.unsure.append((slot, span))
     return filled
+
+
+# What joins two alternatives: "Bob or Dave", "Bob或者Dave", "Bob还是Dave".
+OR_BETWEEN = re.compile(r"\s*(?:(?:,\s*)?or|或者|或是|或|还是)\s*", re.IGNORECASE)  # ("给Bob，还是Dave吧" corrects itself)
+
+
+def or_other(span: Span, spans: list[Span], folded: str) -> Span | None:
+    """The other of two of a kind named as alternatives next to ``span`` (with a different value), or None."""
+    for other in spans:
+        if other.value == span.value:
+            continue
+        first, second = (span, other) if span.end <= other.start else (other, span)
+        if OR_BETWEEN.fullmatch(folded[first.end : second.start]):
+            return other
+    return None
 
 
 # A share of something rather than a count: "一半", "三分之一", "half", "a third of", "some of".

@@ -217,12 +217,12 @@ def _answered(turn: Turn, earlier: str, reads_alone: bool) -> Step | None:
         return None
     said = f"{earlier}\n{turn.said}"
     both = replace(turn, said=said, continues=earlier)
-    first = read_frames(replace(both, outcomes=[]), read(said))
+    first = _read_as_one(replace(both, outcomes=[]), asked.toward)
     if first is DECLINE or first is None or not acts(first) or (asked.toward and first.toward != asked.toward):
         return None
     if reads_alone and not (is_write(first.toward) and is_write(asked.toward)):
         return None  # the look-up stands: only an answer that completes the write asked about replaces it
-    step = read_frames(both, read(said))
+    step = _read_as_one(both, asked.toward)
     if step is DECLINE:
         return None
     # The message that asked stands for what this one continues (a word in between that only hesitated is moot).
@@ -234,6 +234,21 @@ def _answered(turn: Turn, earlier: str, reads_alone: bool) -> Step | None:
 
         return Step.say(summarize(turn))
     return step
+
+
+def _read_as_one(turn: Turn, toward: str) -> Step:
+    """The frames' reading of a question and its answer as one message; where they decline, the phrase of the tool
+    the question was asked toward ("给X改个名" → "要改成什么名字？" → "对，就叫Y": 改个名…叫Y is the rename's phrase)."""
+    from .rules import understand
+
+    step = read_frames(turn, read(turn.said))
+    if step is not DECLINE or not toward:
+        return step
+    text, plain, found = understand(turn.said, turn.offered)
+    for item, match in found:
+        if item.tool == toward and (step := item.handler(replace(turn, text=text, plain=plain), match)) is not DECLINE:
+            return replace(step, toward=step.toward or toward) if step is not None else step
+    return DECLINE
 
 
 def _sure_alone(span: Span) -> bool:

@@ -225,7 +225,10 @@ STATE = re.compile(
 )
 # "Bob's hungry", "Dave's out of bread": 's is "is" or "has", not an owner.
 IS_NOT_OWNS = re.compile(
-    r"^['’]s\s+(?:hungry|starving|tired|exhausted|out|low|short|run(?:ning)?|been|got|going|not|busy|asking|looking|waiting|broke|sick)\b",
+    r"^['’]s\s+(?:hungry|starving|tired|exhausted|out|low|short|run(?:ning)?|been|got|going|not|busy|asking|looking|waiting|broke|sick"
+    # "Eve's coming over", "Dave's stopping by for dinner": is doing, not owns ("Dave's listing" is his).
+    r"|[a-z]+ing\s+(?:over|by|round|around|in|up|back|home|here|now|soon|tonight|today|later|for|to)"
+    r"|(?:always|never|still|just|so|really|very|already)\s+[a-z]+)\b",
     re.IGNORECASE,
 )
 POSSESSIVE = re.compile(r"^\s*(?:'s|’s|s'|的)")
@@ -828,6 +831,15 @@ NOT_TO_SAY = re.compile(
 
 
 FIRST_THEN_SEE = re.compile(r"(先[^，,。!！?？再]{1,12})再说(?:吧|啦)?")
+# "先歇会儿吧，面包晚点再烤", "先休息一下，地明天再种": the first thing now; what comes later is another deed.
+FIRST_THEN_LATER = re.compile(
+    r"(先[^，,。!！?？再]{1,12}[，,。!！]\s*)([^，,。!！?？先]{0,10}?(?:晚点|晚些|回头|等会儿?|待会儿?|一会儿?|以后|明天|改天)再[^，,。!！?？]*)"
+)
+
+
+def later_deeds(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` puts something after the first thing ("先X，Y晚点再Z"): the spans of the later clauses."""
+    return [found.span(2) for found in FIRST_THEN_LATER.finditer(text)]
 
 
 def deferred(text: str, tools: set[str]) -> bool:

@@ -3705,3 +3705,75 @@ def test_what_happens_if_it_is_not_done_is_a_reason_to_do_it_now(demo, talker, m
 @pytest.mark.parametrize("message", ["要是Eve来了，帮我给她两个面包", "要是Eve来了就给她两个面包"])
 def test_a_request_on_a_condition_still_waits(demo, talker, message):
     assert _writes(talker("Alice", message)) == []
+
+
+# ---------------------------------------------------------------- round 35: zg's wrong writes and misses, as classes, in other words
+
+
+@pytest.mark.parametrize(
+    "message", ["give 2 bread to Bob or Dave, whichever is hungrier", "把三个面包给Bob或者Dave吧", "give Bob or Dave 2 bread", "转两个面包给Bob还是Dave来着，忘了"]
+)
+def test_two_residents_named_as_alternatives_ask_which(demo, talker, message):
+    result = talker("Alice", message)
+    assert _writes(result) == [] and "Bob" in result.reply and "Dave" in result.reply
+
+
+@pytest.mark.parametrize(
+    ("message", "fund_id", "remarks"),
+    [("科技先锋的备注改成英文：AI and chips", 2, "AI and chips"), ("把稳健增长一号的备注换成中文: 低风险稳健配置", 1, "低风险稳健配置")],
+)
+def test_the_language_the_remarks_are_in_is_no_part_of_them(demo, talker, message, fund_id, remarks):
+    assert _calls(talker("基金助理", message), "update_fund") == [{"fund_id": fund_id, "remarks": remarks}]
+
+
+@pytest.mark.parametrize(
+    ("message", "number"),
+    [("the guest on HT20260301002 is leaving a day early, contact the supplier", "SUP-88902"), ("HT20260301003的客人要提前两天走，联系一下供应商", "SUP-88903")],
+)
+def test_an_early_check_out_told_to_the_supplier_leads_with_their_number(demo, talker, message, number):
+    [call] = [call for call in talker("前台助理", message).tool_calls if call["name"] == "message_send"]
+    assert call["arguments"]["content"].startswith(f"{number}: ") and call["arguments"]["channel"] == "upstream"
+
+
+@pytest.mark.parametrize("message", ["refund the booking please, supplier said fine", "refund the order, the hotel agreed"])
+def test_a_refund_of_an_order_not_named_asks_which_after_the_suppliers_yes(demo, talker, message):
+    result = talker("前台助理", message)
+    assert [call["name"] for call in result.tool_calls] == [] and "HT20260301001" in result.reply
+
+
+@pytest.mark.parametrize(("message", "tool"), [("先休息一下，地晚点再种", "rest"), ("有点累了，先歇会儿吧，面包晚点再烤", "rest")])
+def test_what_comes_first_is_done_and_the_later_deed_waits(demo, talker, message, tool):
+    assert _writes(talker("Alice", message)) == [tool]
+
+
+@pytest.mark.parametrize("message", ["累了，先睡会儿吧，面包明天再买", "面包明天再买吧", "先别休息，面包晚点再烤"])
+def test_the_deed_put_off_for_later_is_not_done(demo, talker, message):
+    assert "purchase" not in _writes(talker("Alice", message))
+
+
+def test_a_resident_coming_over_owns_nothing_of_a_shop_purchase(demo, talker):
+    result = talker("Alice", "grab two breads from the store, Dave's stopping by and he's starving")
+    assert _calls(result, "purchase") == [{"item_id": 1, "quantity": 2}]
+
+
+def test_the_bounty_pointed_at_by_what_it_is_after_the_board_is_claimed(demo, talker):
+    result = talker("Alice", "what bounties are there?", "the mill one looks too hard", "ok then take the flour delivery one")
+    assert _calls(result, "claim_bounty") == [{"bounty_id": Bounty.objects.get(title="为面包坊送面粉").pk}]
+
+
+@pytest.mark.parametrize(
+    ("messages", "fund_id", "name"),
+    [
+        (("rename Beta Balanced", "call it Northstar"), 4, "Northstar"),
+        (("I want to rename Beta Balanced", "yes, call it Beta Balanced Plus"), 4, "Beta Balanced Plus"),
+        (("给稳健增长一号改个名", "叫长青一号"), 1, "长青一号"),
+        (("稳健增长一号想换个名字", "对，就叫Steady Growth One"), 1, "Steady Growth One"),
+    ],
+)
+def test_the_answer_to_what_the_new_name_should_be_renames(demo, talker, messages, fund_id, name):
+    assert _calls(talker("基金助理", *messages), "update_fund") == [{"fund_id": fund_id, "fund_name": name}]
+
+
+def test_which_ones_are_done_after_the_board_lists_them(demo, talker):
+    result = talker("Alice", "show me the bounties", "which ones are finished already?")
+    assert _calls(result, "list_bounties") == [{"status": "completed"}]
