@@ -41,3 +41,10 @@ def test_a_tick_on_the_workers_decides_as_a_tick_in_process(django_child, databa
     assert [len(decisions) for decisions in in_process["decisions"]] == [RESIDENTS, RESIDENTS]
     assert on_workers["decisions"] == in_process["decisions"]
     assert on_workers["needs"] == in_process["needs"]
+
+
+def test_a_write_beside_the_read_that_fails_fails_the_read_once_it_ends(django_child):
+    url = django_child("postgres")
+    run_django(url, f"{SCENARIOS}:populate", agents=3)
+
+    assert run_django(url, f"{SCENARIOS}:write_that_fails") == {"read": 3, "raised": "IntegrityError"}

@@ -93,3 +93,20 @@ def tick(*, ticks: int, on_workers: bool) -> dict:
         rows = AgentActionLog.objects.filter(round_id=result.round_id).order_by("agent_id")
         decisions.append([[r.agent.name, r.action, r.params, r.reason, r.status] for r in rows.select_related("agent")])
     return {"decisions": decisions, "needs": _needs()}
+
+
+def write_that_fails() -> dict:
+    """``reading_before`` with a write that fails: the read ends, then the write's error is raised."""
+    from agents.models import Agent
+    from core.database import reading_before
+
+    def fail() -> None:
+        Agent.objects.update(satiety=101)  # the database refuses it (agent_satiety_0_100)
+
+    read = None
+    try:
+        with reading_before(fail):
+            read = Agent.objects.count()
+    except Exception as exc:
+        return {"read": read, "raised": type(exc).__name__}
+    return {"read": read, "raised": None}
