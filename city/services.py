@@ -383,13 +383,17 @@ def decay_needs(*, agents: QuerySet[Agent]) -> int:
     One UPDATE; its subquery locks the rows in ascending id order first (the services' lock order,
     so it cannot deadlock with them on PostgreSQL). Returns how many agents it touched.
     """
-    satiety, energy = settings.CITY_SATIETY_DECAY, settings.CITY_ENERGY_DECAY
-    if not satiety and not energy:
+    if not settings.CITY_SATIETY_DECAY and not settings.CITY_ENERGY_DECAY:
         return 0
     locked = agents.order_by("pk").select_for_update(no_key=True).values("pk")
-    return Agent.objects.filter(pk__in=locked).update(
-        satiety=Greatest(F("satiety") - satiety, Value(0)), energy=Greatest(F("energy") - energy, Value(0))
-    )
+    return Agent.objects.filter(pk__in=locked).update(**decayed_needs())
+
+
+def decayed_needs() -> dict[str, Greatest]:
+    """An agent's satiety and energy once ``decay_needs`` has run, as expressions over its row: what
+    that UPDATE writes, and what a read taken before it commits reads (the tick's world, ``city.autonomy``)."""
+    satiety, energy = settings.CITY_SATIETY_DECAY, settings.CITY_ENERGY_DECAY
+    return {"satiety": Greatest(F("satiety") - satiety, Value(0)), "energy": Greatest(F("energy") - energy, Value(0))}
 
 
 @transaction.atomic

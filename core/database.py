@@ -4,18 +4,20 @@ full): one answer for every surface, a 503 that says so, never a 500 traceback.
 Django closes a connection that raised such an error at the end of the request, so the next
 request opens a fresh one: nothing needs a restart.
 
-Also ``without_savepoints``: running many calls in one transaction without a savepoint each.
+Also ``without_savepoints``: running many calls in one transaction without a savepoint each, and
+``reading_before``: reading the database as it was before a write that runs meanwhile.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache, partial
 from typing import Any
 
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connections, transaction
 from django.db.transaction import TransactionManagementError
 from django.utils.translation import gettext as _
 
@@ -111,6 +113,52 @@ def without_savepoints(using: str | None = None) -> Iterator[Unguarded]:
             yield guard
     finally:
         del connection._savepoint_allowed
+
+
+# ---------------------------------------------------------------------------- a read beside a write
+
+
+def can_read_before(using: str = DEFAULT_DB_ALIAS) -> bool:
+    """Whether ``reading_before`` can run its write beside the read: on PostgreSQL (one snapshot for
+    the read, a second connection for the write), outside a transaction (which the write's own
+    connection would not see, and whose locks it could wait on)."""
+    connection = connections[using]
+    return connection.vendor == "postgresql" and not connection.in_atomic_block
+
+
+@contextmanager
+def reading_before(write: Callable[[], object], using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
+    """Run ``write`` (its own transaction) on a connection of its own, in a thread, while the block
+    reads the database as it was before ``write``: one REPEATABLE READ snapshot, taken before ``write``
+    starts, so nothing ``write`` does is seen in the block, whenever it commits. Leaves once ``write``
+    has ended; re-raises what it raised. Only where ``can_read_before``.
+
+    What the block reads of the rows ``write`` changes is as they were: it works out itself what they
+    become (``city.services.decayed_needs`` for the tick's decay)."""
+    if not can_read_before(using):
+        raise TransactionManagementError("reading_before needs PostgreSQL, outside a transaction")
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            write()
+        except BaseException as exc:  # re-raised on the reading thread
+            failed.append(exc)
+        finally:
+            connections.close_all()  # this thread's connections only
+
+    with transaction.atomic(using=using):
+        with connections[using].cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            cursor.execute("SELECT 1")  # the transaction's snapshot is taken by its first query
+        writer = threading.Thread(target=run, name="write-beside-read", daemon=True)
+        writer.start()
+        try:
+            yield
+        finally:
+            writer.join()
+    if failed:
+        raise failed[0]
 
 
 # ---------------------------------------------------------------------------- prepared statements

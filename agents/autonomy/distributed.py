@@ -1,7 +1,8 @@
 """The autonomy tick on Celery, when ``CELERY_BROKER_URL`` is set (DESIGN §16).
 
-The coordinator (``run``: the command, the API, the loop) has already read the world once,
-planned the batches and opened the round. Here it sends each batch task as soon as the batch is
+The coordinator (``run``: the command, the API, the loop) has already read the world once (where
+the source can, while the world's time passed: ``begin_tick_and_build``; committed before any batch
+goes out), planned the batches and opened the round. Here it sends each batch task as soon as the batch is
 answered (a worker starts on it while later batches are still being answered), waits for every
 batch's report, and closes the round log itself:
 

@@ -59,6 +59,11 @@ class WorldSource(Protocol):
     def begin_tick(self, agent_ids: list[int] | None) -> None:
         """The world's own time passes, before it is read (not on a dry run)."""
 
+    def begin_tick_and_build(self, agent_ids: list[int] | None) -> World:
+        """``begin_tick`` then ``build``, as one step (the tick on the workers, whose first batch waits
+        for both): the same world and the same state after, the world's time committed on return. The
+        source may read while its time passes."""
+
     def end_tick(self, round_: Any) -> None:
         """The tick's actions are done and its ``AutonomyRound`` saved (not on a dry run)."""
 

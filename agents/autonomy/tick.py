@@ -404,15 +404,19 @@ def run_tick(
     started = time.monotonic()
     concurrency = max(1, concurrency or settings.AUTONOMY_CONCURRENCY)
     source = world_source()
-    if not dry_run:
-        source.begin_tick(agent_ids)
-    world = source.build(agent_ids)
+    from_settings = policy is None  # only the configured policy can be rebuilt in a worker
+    to_workers = not dry_run and distributed.enabled() and from_settings
+    if to_workers:  # every worker waits for both: the source may read while its time passes
+        world = source.begin_tick_and_build(agent_ids)
+    else:
+        if not dry_run:
+            source.begin_tick(agent_ids)
+        world = source.build(agent_ids)
     freeze_more()  # kept to the end of the tick
     snapshot_s = time.monotonic() - started
     ids = list(world.residents)
-    from_settings = policy is None  # only the configured policy can be rebuilt in a worker
     policy = policy or policy_from_settings(source, seed)
-    on_workers = bool(ids) and not dry_run and distributed.enabled() and from_settings
+    on_workers = bool(ids) and to_workers
     if on_workers and not policy.uses_prompt:
         batch_size = batch_size or distributed.rules_batch_size(len(ids))
     batch_size = max(1, batch_size or settings.AUTONOMY_BATCH_SIZE)

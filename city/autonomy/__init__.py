@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from agents.autonomy.sources import register_world, tick_agents
 from city.services import decay_needs
+from core.database import can_read_before, reading_before
 
 from ..services import record_city_sample
 from ..tick_lookups import batch_lookups
@@ -41,6 +42,19 @@ class CityWorld:
         and the bounty board posts new bounties when it keeps some open (the demo's)."""
         decay_needs(agents=tick_agents(ACTIONS, agent_ids))
         bounty_board().begin_tick()
+
+    def begin_tick_and_build(self, agent_ids: list[int] | None) -> World:
+        """``begin_tick``, then ``build``: the same world, the same needs after. Where the database can
+        (``core.database.can_read_before``: PostgreSQL, outside a transaction), the needs' decay runs on
+        a connection of its own while the world is read from one snapshot taken before it, with the decay
+        worked out in the read (``decayed_needs``, the UPDATE's own expressions); returns once it has
+        committed. The bounty board posts first: the world reads its bounties."""
+        if not can_read_before():
+            self.begin_tick(agent_ids)
+            return self.build(agent_ids)
+        bounty_board().begin_tick()
+        with reading_before(lambda: decay_needs(agents=tick_agents(ACTIONS, agent_ids))):
+            return build_world(agent_ids, decayed=True)
 
     def end_tick(self, round_) -> None:
         record_city_sample(round_=round_)

@@ -28,6 +28,7 @@ from agents.autonomy.sources import tick_agents
 from agents.models import Agent, AgentActionLog
 from agents.providers.tokens import estimate_tokens
 from city.models import AgentResource, Building, BuildingKind, CheckIn, Employment, MarketOrder, ResourceType, ShopItem
+from city.services import decayed_needs
 from core import rows
 
 from .prompt import ACTIONS
@@ -234,8 +235,11 @@ def bounty_board() -> BountyBoard:
     return _board[0]
 
 
-def build_world(agent_ids: list[int] | None = None) -> World:
-    """Read the world for a tick. The number of queries is the same for 10 or 10,000 agents."""
+def build_world(agent_ids: list[int] | None = None, *, decayed: bool = False) -> World:
+    """Read the world for a tick. The number of queries is the same for 10 or 10,000 agents.
+
+    ``decayed``: the residents' needs as ``decay_needs`` leaves them, read before it commits
+    (``CityWorld.begin_tick_and_build``)."""
     agents = tick_agents(ACTIONS, agent_ids)
     board = _board[0]
     # The reads of the residents' own rows (jobs, check-ins, holdings, grants, orders, last actions)
@@ -272,9 +276,14 @@ def build_world(agent_ids: list[int] | None = None) -> World:
     market_total = open_orders.count()
     bounties_shown, open_bounty_total = board.open_bounties(MAX_OPEN_BOUNTIES)
 
+    needs = ("satiety", "energy")
+    if decayed:
+        decay = decayed_needs()
+        agents = agents.annotate(decayed_satiety=decay["satiety"], decayed_energy=decay["energy"])
+        needs = ("decayed_satiety", "decayed_energy")
     residents = {
         row[0]: Resident(*row)  # plain values: an Agent instance each cost more than the rest of a resident's reading
-        for row in agents.order_by("id").values_list("id", "name", "persona", "credits", "satiety", "energy")
+        for row in agents.order_by("id").values_list("id", "name", "persona", "credits", *needs)
     }
     for agent_id, building_id in Employment.objects.filter(in_tick).values_list("agent_id", "building_id"):
         if agent_id in residents:
