@@ -1208,6 +1208,12 @@ def cancel_frame(turn: Turn, filled: Filled) -> Step:
     mine = _my_open_orders(turn, listed) if listed.ok else []
     if not mine:
         return Step.say(_("你在市场上没有挂单。"))
+    named = {span.value for span in filled.reading.of("resource")}
+    if named and (of_named := [o for o in mine if o.get("resource_type") in named]):
+        mine = of_named  # "把我的面粉挂单撤了": the listing of the goods named
+    elif named:
+        # "我那个木头的挂单撤了吧" with only flour listed: no such listing, and the other is not taken down instead.
+        return Step.say(_("你没有这种资源的挂单；你的挂单：%(orders)s。要取消哪一个？") % {"orders": "、".join(f"#{o['order_id']}" for o in mine)})
     if len(mine) > 1:
         return Step.say(_("你有多个挂单：%(orders)s。要取消哪一个？") % {"orders": "、".join(f"#{o['order_id']}" for o in mine)})
     return _call("cancel_market_order", order_id=mine[0]["order_id"])

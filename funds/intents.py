@@ -269,7 +269,7 @@ def fund_form_intent(turn: Turn, match: re.Match) -> Step:
 
 
 # Where a new name after "rename … to" ends: the message, a comma, a new sentence ("… to 'X'. Leave the remarks"), a dash.
-QUOTED_NAME_END = r"\s*(?:\.?\s*$|[,;]\s|[.!]\s+(?=[A-Z])|\s[—–-]{1,2}\s|[—–]|(?<=['\"”])\s+(?=(?:so|because|since|as|for)\b))"
+QUOTED_NAME_END = r"\s*(?:\.?\s*$|[,;]\s|[.!]\s+(?=[A-Z])|(?<=['\"”])[?？.!](?=\s|$)|\s[—–-]{1,2}\s|[—–]|(?<=['\"”])\s+(?=(?:so|because|since|as|for)\b))"
 # Where an unquoted new name ends: its clause ("rename X to Tech Pioneer, keep the remarks").
 NEW_NAME_END = re.compile(r"\s*[,，;；。!！?？]\s*|\.\s+|\s+[—–-]{1,2}\s*|\s*[—–]{1,2}\s*|\s+(?:and|but|please|thanks)\b", re.IGNORECASE)
 
@@ -451,7 +451,7 @@ def _on_known_fund(turn: Turn, tool_name: str, before: int | None = None, **argu
     # "set the remarks on X to: closed to new money": after "to:" the remarks run whole, their own "to" kept.
     r"\b(?:remarks?|notes?)\b[^:：]*?\bto\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
     # "…改个名，叫科技先锋精选", "改个中文名，就叫「…」": the new name after the 叫.
-    r"(?:改名为|改名成|改名叫|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)(?:个|一下|下)?(?:中文|英文|新)?名(?:字|称)?\s*[，,]?\s*(?:(?:对|好|嗯|行|是的?)[\s，,]*)?(?:就)?(?:叫|改成|改为|换成))\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
+    r"(?:改名为|改名成|改名叫|(?:改名|重命名|更名)\s*(?:->|=>|→)|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)(?:个|一下|下)?(?:中文|英文|新)?名(?:字|称)?\s*[，,]?\s*(?:(?:对|好|嗯|行|是的?)[\s，,]*)?(?:就)?(?:叫|改成|改为|换成))\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
     # ("rename Beta Balanced -> Beta Global Balanced": an arrow says "to".)
     # ("rename Beta Balanced" → "What should the new name be?" → "call it Northstar": the two read as one.)
     r"\b(?:rename\b.*?(?:\bto\s+|\s*(?:->|=>|→)\s*)|rename\b.*?[\s,;.]\s*(?:(?:ok|okay|yes|yeah|sure)\b[\s,]*)?(?:call|name)\s+it\s+|(?:name\s+to|change\s+the\s+name\b.*?\bto)\s+)[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?" + QUOTED_NAME_END,
@@ -800,6 +800,8 @@ detail_frame.names_the_miss = fund_missed
 )
 def enable_frame(turn: Turn, filled: Filled) -> Step:
     reading = filled.reading
+    if MAYBE_LATER.search(reading.said) and reading.has(*DISABLE_WORDS):
+        return DECLINE  # "先停用，之后可能还会重新开的": the stop is asked; switching it back on is for later, maybe
     if reading.has("switch", "turn") and not re.search(r"\b(?:switch|turn)\b.*\bon\b", reading.folded) and not reading.has(
         "enable", "activate", "reactivate", "reopen", "resume", "启用", "激活", "打开", "恢复", "上线", "开起来", "重新开", "再开", "重开"
     ):
@@ -810,12 +812,19 @@ def enable_frame(turn: Turn, filled: Filled) -> Step:
 enable_frame.names_the_miss = fund_missed
 
 
+# "…，后面可能还会再开的", "…, we might reopen it later": what may be done to the fund some other time.
+MAYBE_LATER = re.compile(
+    r"(?:后面|之后|以后|回头|过段时间|将来)(?:可能|也许|或许|说不定)|\b(?:might|may|could)\b[^,.;!?]{0,30}\b(?:later|again|eventually|someday)\b",
+    re.IGNORECASE,
+)
 DISABLE_WORDS = (
     "disable", "deactivate", "turn off", "switch off", "off", "suspend", "shut down", "pause", "take offline", "kill", "wind down",
     "delete", "remove", "retire", "停用", "禁用", "关掉", "关闭", "下线", "暂停", "停掉", "关停", "停了", "关了", "停止",
     "删除", "删掉", "注销", "停一下", "停下", "先停",
     # "先别停科技先锋，改成停稳健增长一号": the deed said again on another fund (the no on the first is the gate's).
     "别停", "改成停", "换成停", "改停",
+    # "等等，停错了，我说的是科技先锋": the right fund named after the wrong one.
+    "停错", "关错",
 )
 
 

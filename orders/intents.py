@@ -657,7 +657,7 @@ SUPPLIER_SAID_YES = re.compile(
 # The refund asked for, not asked about: "那就走退款吧", "refund it", "给他退吧", "go ahead with the refund".
 REFUND_TOLD = re.compile(
     r"走退款|办退款|退款吧|(?<![房])退吧|给(?:他|她|客人)退|办理退款|登记退款|退了吧"
-    r"|\brefund\s+(?:it|him|her|them|the\s+guest|that|(?:the|this|that)\s+(?:order|booking|reservation))\b|\b(?:process|do|issue|go\s+ahead\s+with)\s+(?:the\s+)?refund\b",
+    r"|\brefund\s+(?:it|him|her|them|the\s+guest|that|(?:the|this|that|(?:[a-z]+\s+){0,2}?[a-z]+['’]s)\s+(?:order|booking|reservation))\b|\b(?:process|do|issue|go\s+ahead\s+with)\s+(?:the\s+)?refund\b",
     re.IGNORECASE,
 )
 

@@ -356,7 +356,7 @@ def conditional(text: str) -> bool:
 # "… Beta Balanced II — hmm no, make it 'Beta Balanced Plus'": a no that corrects what was just said.
 NO_CORRECTING = r"(?:[,.;!…—–-]|\.\.\.)\s*(?:(?:hmm+|um+|uh+|er+|ah|actually)[\s,]*)?(?:no|nah|nope)\s*[,.;!…—–-]+\s*(?:make|call|change|name|let'?s|go\s+with|use|rather)\b"
 WAIT_CORRECTING = r"(?:[,.;!…—-]|\.\.\.)\s*wait\s*[,.;!…—-]*\s*(?:no\b|actually\b|sorry\b|i\s+mean\b|make\s+(?:it|that)\b|call\s+it\b|name\s+it\b|change\s+(?:it|that)\b|scratch\s+that\b)"
-WAITED_TO_CORRECT = re.compile(WAIT_CORRECTING, re.IGNORECASE)
+WAITED_TO_CORRECT = re.compile(WAIT_CORRECTING + "|" + NO_CORRECTING, re.IGNORECASE)  # "wait, no, make it …", ". actually no, make the name …"
 SELF_CORRECTED = re.compile(
     r"\bi\s+mean(?:t)?\b|\bno\s+wait\b|\b(?:make|change)\s+(?:it|that)\s+(?:\d|a\s+(?:couple|few|dozen|pair)|half|"
     + "|".join(ENGLISH_NUMBERS) + r")\b|"
@@ -808,6 +808,8 @@ def _without_their_clauses(text: str) -> str:
     return THEIR_CLAUSE.sub(blank, text)
 
 
+# "留着自己用", "I'll keep them for myself": the goods kept, which is what taking a listing down does.
+KEPT_FOR_MYSELF = re.compile(r"(?<!还是)(?:留着自己(?:用|吃)?|自己留着(?:用|吃)?|留着(?:用|吃)|留给自己(?:用)?)|\bkeep\s+(?:it|them|the\s+\w+)\s+(?:for\s+)?myself\b", re.IGNORECASE)
 # "…, we can't have it live until they sign off", "审批前不能让它开着": why the stop is asked, no putting it off.
 KEPT_OFF = re.compile(
     r"\b(?:can'?t|cannot|can\s+not|shouldn'?t|mustn'?t|won'?t)\s+(?:have|keep|leave|let)\s+(?:it|this|that|them)\s+(?:be\s+)?"
@@ -858,6 +860,8 @@ def deferred(text: str, tools: set[str]) -> bool:
     text = without_own_later(text, tools)
     if tools & UNDOING:
         text = _blanked(text, KEPT_OFF)
+        if "cancel_market_order" in tools:
+            text = _blanked(text, KEPT_FOR_MYSELF)  # "挂单撤了吧，不卖了，留着自己用": why the listing comes down
         return bool(PUT_OFF.search(text)) or bool(TAKEN_BACK.search(text))
     return bool(DEFERRAL.search(text))
 
@@ -1098,7 +1102,9 @@ OWN_LATER = re.compile(
     # "稳健增长一号先停用，等下个季度再看要不要开": a later decision about another deed.
     r"|[,，;；]\s*等[^，,。;；]{1,12}?再(?:看|说|决定|考虑|商量)?(?:要不要|是否|需不需要)?(?P<deed_wait>[^，,。;；!！?？]+)"
     # "你先把它停用掉，后面恢复再说": another deed, for later.
-    r"|[,，;；]\s*(?:后面|之后|以后|回头)(?:再)?(?P<deed_after>[^，,。;；!！?？]{1,8}?)(?:的事)?再说",
+    r"|[,，;；]\s*(?:后面|之后|以后|回头)(?:再)?(?P<deed_after>[^，,。;；!！?？]{1,8}?)(?:的事)?再说"
+    # "先停用，后面可能还会再开的", "停用X，以后可能再启用": what may be done later, another deed.
+    r"|[,，;；]\s*(?:后面|之后|以后|回头|过段时间|将来)(?:可能|也许|或许|说不定)(?:还)?(?:会|要)?(?P<deed_maybe>[^，,。;；!！?？]{1,10})",
     re.IGNORECASE,
 )
 
@@ -1116,7 +1122,8 @@ def without_own_later(text: str, tools: set[str]) -> str:
     audit" beside turning it on)."""
     return OWN_LATER.sub(
         lambda found: " " * len(found.group())
-        if _names_none_of(found["deed"] or found["deed_zh"] or found["deed_wait"] or found["deed_after"], tools) else found.group(),
+        if _names_none_of(found["deed"] or found["deed_zh"] or found["deed_wait"] or found["deed_after"] or found["deed_maybe"], tools)
+        else found.group(),
         text,
     )
 

@@ -566,6 +566,9 @@ def look_up(turn: Turn, answering: set[str]) -> Step | None:
 
 
 CHANGED_TO = re.compile(r"^\s*(?:改成|换成|改为|而是|还是)|\binstead\b", re.IGNORECASE)
+WAIT_ALONE = re.compile(r"\s*(?:等等|等一下|等下|wait|hold\s+on)\s*[,，.。!！…]*\s*", re.IGNORECASE)
+LEFT_ALONE = re.compile(r"别动|不要动|不用动|\bleave\s+(?:\S+\s+){1,3}?alone\b|\bdon'?t\s+touch\b", re.IGNORECASE)
+MEANT = re.compile(r"^\s*(?:我)?(?:说的是|是说|指的是|要的是)|^\s*i\s+mean(?:t)?\b", re.IGNORECASE)
 LOOK_CALLED_OFF = re.compile(
     r"不(?:看|查|问|瞧)了|别(?:看|查|瞧)了|(?:不用|不必|懒得)(?:再)?(?:看|查|问)|\b(?:no\s+need\s+to|won'?t|don'?t)\s+(?:check|look)\b",
     re.IGNORECASE,
@@ -591,6 +594,7 @@ def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set
         return False
     # "别把苹果给Eve，我自己还要吃的": the speaker's own need is the no's reason, not a request of its own.
     clean = [sub_reading(reading, a, b) for a, b in bounds if (a, b) not in negated and not restraint.own_need(message[a:b])]
+    meant = any(MEANT.search(message[a:b]) for a, b in bounds if (a, b) not in negated)  # "…，我说的是科技先锋，…"
     # ("no remarks needed", "备注不用动", "名字别动": the gate took a field the write leaves alone out of the message.)
     asking = [(a, b) for a, b in bounds if (a, b) not in negated and sub_reading(reading, a, b).has(*mine)]
     # "先别停科技先锋，改成停稳健增长一号", "don't disable the tech fund, disable Beta instead": the no, then the
@@ -609,6 +613,8 @@ def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set
             # "先查查…算了不查了，直接给bob两个苹果": the look-up called off, not the write.
             or LOOK_CALLED_OFF.search(message[a:b])
         )
+        # "等等，停错了，我说的是科技先锋，Beta Balanced别动": the wait before a correction, and the wrong one left alone.
+        or meant and (WAIT_ALONE.fullmatch(message[a:b]) or LEFT_ALONE.search(message[a:b]))
         for a, b in negated
     ) and any(c.has(*mine) for c in clean)
 
@@ -855,9 +861,13 @@ def negation_is_elsewhere(turn: Turn) -> bool:
     negated = [i for i, (a, b) in enumerate(bounds) if restraint.DEFERRAL.search(turn.said[a:b])]
     # "I don't need the flour anymore, sell 3 of them": a clause saying the speaker does without the goods is
     # why, no refusal; another clause asks. "备注不用动", "no remarks needed": a field left alone, no refusal either.
+    # "等等，停错了，我说的是科技先锋，Beta Balanced别动": a "wait" that opens a correction, and the wrong one left alone
+    # once the one meant is named, are no refusal either.
+    meant = any(MEANT.search(turn.said[a:b]) for a, b in bounds)
     reasons = [
         i for i in negated
         if restraint.not_needed(turn.said[bounds[i][0] : bounds[i][1]]) or restraint.FIELD_LEFT_ALONE.search(turn.said[bounds[i][0] : bounds[i][1]])
+        or meant and (WAIT_ALONE.fullmatch(turn.said[bounds[i][0] : bounds[i][1]]) or LEFT_ALONE.search(turn.said[bounds[i][0] : bounds[i][1]]))
     ]
     negated = [i for i in negated if i not in reasons]
     wanted = set().union(*(tools for i, tools in enumerate(tools_in) if i not in negated and i not in reasons))
@@ -866,6 +876,8 @@ def negation_is_elsewhere(turn: Turn) -> bool:
         return bool(wanted)
     # "先别停科技先锋，改成停稳健增长一号": the same deed asked again after the no, on another thing.
     changed = any(i > min(negated, default=i) and tools_in[i] and CHANGED_TO.search(turn.said[a:b]) for i, (a, b) in enumerate(bounds) if i not in negated)
+    # "停错了，我说的是科技先锋，Beta Balanced别动": the one meant, named before the one left alone.
+    changed = changed or any(tools_in[i] and MEANT.search(turn.said[a:b]) for i, (a, b) in enumerate(bounds) if i not in negated)
     return bool(negated) and bool(wanted) and all(tools_in[i] for i in negated) and (changed or not (wanted & refused))
 
 

@@ -3777,3 +3777,53 @@ def test_the_answer_to_what_the_new_name_should_be_renames(demo, talker, message
 def test_which_ones_are_done_after_the_board_lists_them(demo, talker):
     result = talker("Alice", "show me the bounties", "which ones are finished already?")
     assert _calls(result, "list_bounties") == [{"status": "completed"}]
+
+
+# ---------------------------------------------------------------- round 36: zk's misses, as classes, in other words
+
+
+@pytest.mark.parametrize(
+    "message", ["老板说科技先锋先停一下，麻烦停用，之后可能还会重新开的", "停用科技先锋，以后可能再启用", "disable Beta Balanced, we might turn it back on later"]
+)
+def test_a_stop_asked_with_a_maybe_later_reopening_stops_now(demo, talker, message):
+    result = talker("基金助理", message)
+    assert [name for name in _writes(result)] == ["disable_fund"] and "enable_fund" not in [c["name"] for c in result.tool_calls]
+
+
+@pytest.mark.parametrize(
+    ("message", "fund_id", "name"),
+    [
+        ("Hi! Could you please rename 稳健增长一号 to 'Steady One'? The overseas team needs English names. Thanks!", 1, "Steady One"),
+        ("could you rename Beta Balanced to 'Beta Plus'? thanks", 4, "Beta Plus"),
+        ("稳健增长一号 改名 → 稳健增长A", 1, "稳健增长A"),
+        ("Beta Balanced 重命名 → Beta Plus", 4, "Beta Plus"),
+    ],
+)
+def test_a_new_name_in_quotes_before_a_question_mark_or_after_an_arrow_renames(demo, talker, message, fund_id, name):
+    assert _calls(talker("基金助理", message), "update_fund") == [{"fund_id": fund_id, "fund_name": name}]
+
+
+def test_the_fund_meant_after_stopping_the_wrong_one_is_stopped_and_the_wrong_one_left_alone(demo, talker):
+    result = talker("基金助理", "把Beta Balanced停用", "等等，停错了，我说的是科技先锋，Beta Balanced别动")
+    assert _calls(result, "disable_fund") == [{"fund_id": 2}]
+
+
+@pytest.mark.parametrize("message", ["refund Zhang San's booking, the supplier said yes", "refund li si's order, hotel agreed"])
+def test_a_guests_booking_refunded_on_the_suppliers_yes_is_no_look_at_the_channel(demo, talker, message):
+    result = talker("前台助理", message)
+    assert "message_list" not in [call["name"] for call in result.tool_calls]
+
+
+def test_a_listing_of_goods_the_speaker_does_not_list_takes_no_other_listing_down(demo, talker):
+    result = talker("Frank", "我那个木头的挂单撤了吧，挂了两天没人买，不卖了，自己留着")
+    assert _writes(result) == [] and "#3" in result.reply
+
+
+@pytest.mark.parametrize("message", ["把我的面粉挂单撤了，不卖了，自己留着用", "cancel my flour listing, I'll keep them for myself"])
+def test_goods_kept_for_oneself_are_why_the_listing_comes_down(demo, talker, message):
+    assert _calls(talker("Frank", message), "cancel_market_order") == [{"order_id": 3}]
+
+
+def test_a_no_that_corrects_a_new_funds_name_asks_for_the_request_once_more(demo, talker):
+    result = talker("基金助理", "create a fund 'North Star', remarks 'value investing'. actually no, make the name 'North Star Value'")
+    assert _writes(result) == [] and "once, in full" in result.reply
