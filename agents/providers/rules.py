@@ -569,6 +569,12 @@ CHANGED_TO = re.compile(r"^\s*(?:改成|换成|改为|而是|还是)|\binstead\b
 WAIT_ALONE = re.compile(r"\s*(?:等等|等一下|等下|wait|hold\s+on)\s*[,，.。!！…]*\s*", re.IGNORECASE)
 LEFT_ALONE = re.compile(r"别动|不要动|不用动|\bleave\s+(?:\S+\s+){1,3}?alone\b|\bdon'?t\s+touch\b", re.IGNORECASE)
 MEANT = re.compile(r"^\s*(?:我)?(?:说的是|是说|指的是|要的是)|^\s*i\s+mean(?:t)?\b", re.IGNORECASE)
+
+
+def set_aside(clause: str, meant: bool) -> bool:
+    """Once the message names the one meant (``meant``), a "wait" before the correction and the wrong one left alone
+    ("等等，停错了，我说的是科技先锋，Beta Balanced别动") are no refusal of the request."""
+    return meant and bool(WAIT_ALONE.fullmatch(clause) or LEFT_ALONE.search(clause))
 LOOK_CALLED_OFF = re.compile(
     r"不(?:看|查|问|瞧)了|别(?:看|查|瞧)了|(?:不用|不必|懒得)(?:再)?(?:看|查|问)|\b(?:no\s+need\s+to|won'?t|don'?t)\s+(?:check|look)\b",
     re.IGNORECASE,
@@ -614,7 +620,7 @@ def negated_elsewhere(message: str, writes: list[tuple[str, dict]], offered: set
             or LOOK_CALLED_OFF.search(message[a:b])
         )
         # "等等，停错了，我说的是科技先锋，Beta Balanced别动": the wait before a correction, and the wrong one left alone.
-        or meant and (WAIT_ALONE.fullmatch(message[a:b]) or LEFT_ALONE.search(message[a:b]))
+        or set_aside(message[a:b], meant)
         for a, b in negated
     ) and any(c.has(*mine) for c in clean)
 
@@ -867,7 +873,7 @@ def negation_is_elsewhere(turn: Turn) -> bool:
     reasons = [
         i for i in negated
         if restraint.not_needed(turn.said[bounds[i][0] : bounds[i][1]]) or restraint.FIELD_LEFT_ALONE.search(turn.said[bounds[i][0] : bounds[i][1]])
-        or meant and (WAIT_ALONE.fullmatch(turn.said[bounds[i][0] : bounds[i][1]]) or LEFT_ALONE.search(turn.said[bounds[i][0] : bounds[i][1]]))
+        or set_aside(turn.said[bounds[i][0] : bounds[i][1]], meant)
     ]
     negated = [i for i in negated if i not in reasons]
     wanted = set().union(*(tools for i, tools in enumerate(tools_in) if i not in negated and i not in reasons))
