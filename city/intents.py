@@ -110,8 +110,10 @@ def _resident_then(turn: Turn, name: str, then: str, **arguments) -> Step:
         )
     if name.lower() in SELF_WORDS:
         return Step.say(_("要转给哪位居民？请告诉我名字。"))
-    if alternatives := _named_as_alternatives(turn.said):
+    alternatives, chosen = _named_as_alternatives(turn.said)
+    if alternatives and not chosen:
         return Step.say(which_of(alternatives))  # "give 2 bread to Bob or Dave, whichever is hungrier": which one?
+    name = chosen or name  # "…给Bob或者Dave吧" → "你指的是…？" → "Dave": the one answered
     if name.lower() in PRONOUNS:
         name = _named_earlier(turn) or ""
         if not name:
@@ -125,14 +127,16 @@ def _resident_then(turn: Turn, name: str, then: str, **arguments) -> Step:
     return _once(turn, then, to_agent_id=found.data["agent_id"], **arguments)
 
 
-def _named_as_alternatives(said: str) -> list[str]:
-    """Two residents the message names as alternatives ("Bob or Dave", "Bob还是Dave"), or []."""
+def _named_as_alternatives(said: str) -> tuple[list[str], str]:
+    """Two residents the message names as alternatives ("Bob or Dave", "Bob还是Dave"), and the one its last line
+    names alone when it is the answer read after them ("…\nDave"); ([], "") when none."""
     reading = read(said)
     residents = reading.of("resident")
     for span in residents:
         if (other := or_other(span, residents, reading.folded)) is not None:
-            return [span.name or str(span.value), other.name or str(other.value)]
-    return []
+            chosen = chosen_after(reading, "resident", {span.value, other.value})
+            return [span.name or str(span.value), other.name or str(other.value)], chosen.name if chosen else ""
+    return [], ""
 
 
 def _listed(turn: Turn, listing: str, key: str, matches) -> tuple[Step | None, dict | None]:
@@ -699,7 +703,7 @@ def cancel_order(turn: Turn, match: re.Match) -> Step:
 
 from agents.providers.framing import COLON, trailing_text  # noqa: E402
 from agents.providers.frames import (  # noqa: E402
-    SHARE, Filled, asked_in_another_clause, clauses, frame, or_other, registered_frames, someone_elses_state, sub_reading, which_of,
+    SHARE, Filled, asked_in_another_clause, chosen_after, clauses, frame, or_other, registered_frames, someone_elses_state, sub_reading, which_of,
 )
 from agents.providers import restraint  # noqa: E402
 from agents.providers.rules import agent_name  # noqa: E402

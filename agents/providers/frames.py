@@ -321,9 +321,14 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
                 filled.missing.append(slot)
             continue
         if kind != "number" and (other := or_other(span, reading.of(kind), reading.folded)) is not None:
-            # "give 2 bread to Bob or Dave", "给Bob或者Dave": two named as alternatives are two candidates, and ask.
-            span = replace(span, rivals=(*span.rivals, (other.name or str(other.value), other.value, other.score)), score=min(span.score, other.score))
-            used.append(other)
+            # "give 2 bread to Bob or Dave", "给Bob或者Dave": two named as alternatives are two candidates, and ask; the
+            # answer read with the question ("…Bob或者Dave吧\nDave") picks one.
+            if (chosen := chosen_after(reading, kind, {span.value, other.value})) is not None:
+                used.extend(s for s in reading.of(kind) if s.value in (span.value, other.value) and s is not chosen)
+                span = chosen
+            else:
+                span = replace(span, rivals=(*span.rivals, (other.name or str(other.value), other.value, other.score)), score=min(span.score, other.score))
+                used.append(other)
         used.append(span)
         filled.slots[slot] = span
         # An order named by its guest may be one of two orders: a rival asks, as for any name.
@@ -334,6 +339,13 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
 
 # What joins two alternatives: "Bob or Dave", "Bob或者Dave", "Bob还是Dave".
 OR_BETWEEN = re.compile(r"\s*(?:(?:,\s*)?or|或者|或是|或|还是)\s*", re.IGNORECASE)  # ("给Bob，还是Dave吧" corrects itself)
+
+
+def chosen_after(reading: Reading, kind: str, values: set) -> Span | None:
+    """The one of ``values`` the message's last line names alone (an answer read after its question), or None."""
+    tail = reading.folded.rfind("\n")
+    named = [s for s in reading.of(kind) if s.start > tail >= 0 and s.value in values]
+    return named[0] if named and len({s.value for s in named}) == 1 else None
 
 
 def or_other(span: Span, spans: list[Span], folded: str) -> Span | None:

@@ -3827,3 +3827,20 @@ def test_goods_kept_for_oneself_are_why_the_listing_comes_down(demo, talker, mes
 def test_a_no_that_corrects_a_new_funds_name_asks_for_the_request_once_more(demo, talker):
     result = talker("基金助理", "create a fund 'North Star', remarks 'value investing'. actually no, make the name 'North Star Value'")
     assert _writes(result) == [] and "once, in full" in result.reply
+
+
+@pytest.mark.parametrize(
+    ("messages", "receiver"),
+    [
+        (("give 2 bread to Bob or Dave", "Dave"), "Dave"),
+        (("把三个面包给Bob或者Dave吧", "Bob"), "Bob"),
+        (("把三个面包给Bob或者Dave吧", "Dave"), "Dave"),
+    ],
+)
+def test_the_answer_to_which_of_two_residents_gives_to_that_one(demo, talker, messages, receiver):
+    [call] = [call for call in talker("Alice", *messages).tool_calls if call["name"] == "transfer_resource"]
+    assert call["arguments"]["to_agent_id"] == Agent.objects.get(name=receiver).pk
+
+
+def test_an_answer_naming_neither_of_two_residents_gives_nothing(demo, talker):
+    assert _writes(talker("Alice", "give 2 bread to Bob or Dave", "Carol")) == []
