@@ -115,7 +115,7 @@ def complete(turn: Turn, match) -> Step | None:
 
 
 @intent(
-    rf"(?:有哪些|有什么|有没有|列出|查看|看看|显示|看一下|所有)(?:的)?{STATUS}?的?{BOUNTY}",
+    rf"(?:有哪些|有什么|有没有|列出|查看|看看|显示|看一下|查一下|查查|查下|所有)(?:的)?(?:已经(?:完成|被接|被人接|接)了?)?{STATUS}?的?{BOUNTY}",
     rf"{STATUS}?的?{BOUNTY}(?:列表|任务板|板|有哪些|有什么)",
     r"悬赏(?:任务)?板|任务板",
     rf"\b(?:list|show|see|view|display|get)(?:\s+me)?(?:\s+all)?(?:\s+of)?(?:\s+the)?(?:\s+{STATUS})?\s+bount(?:y|ies)\b",
@@ -164,7 +164,7 @@ MINE_SAID = re.compile(
 )
 # A question for a list of bounties, not an order to claim or complete one.
 LISTING_SAID = re.compile(
-    r"哪些|哪几个|是哪个|是哪一个|哪个(?:悬赏|任务)|有没有.{0,8}(?:悬赏|任务)|(?:悬赏|任务).{0,6}(?:啥|什么|怎么样)?(?:状态|进度|情况)|什么悬赏|多少个?悬赏|列出|列表|(?:啥|什么)(?:样的)?(?:悬赏|任务)|(?:悬赏|任务).{0,8}(?:可以|能)接"
+    r"(?:查一下|查查|查下|看一下|看看|看下)[^，,。!！?？]{0,8}的(?:悬赏|任务)|哪些|哪几个|是哪个|是哪一个|哪个(?:悬赏|任务)|有没有.{0,8}(?:悬赏|任务)|(?:悬赏|任务).{0,6}(?:啥|什么|怎么样)?(?:状态|进度|情况)|什么悬赏|多少个?悬赏|列出|列表|(?:啥|什么)(?:样的)?(?:悬赏|任务)|(?:悬赏|任务).{0,8}(?:可以|能)接"
     # "did I take a bounty yesterday?": the speaker's claims, asked about.
     r"|\b(?:did|have|had)\s+i\s+(?:\w+\s+){0,2}?(?:claim|take|took|grab|pick|get|got)\w*\s+(?:(?:a|any|the|one|some)\s+)?bount|"
     r"\b(?:which|what|any|list|show)\b.{0,20}\bbount|\bbount(?:y|ies)\b.{0,40}\b(?:show|list)\s+(?:me\s+)?(?:the\s+|those\s+)?\w*\s*ones\b|\bbount(?:y|ies)\b.{0,20}\b(?:available|open|can\s+i|could\s+i)\b",

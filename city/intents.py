@@ -292,6 +292,8 @@ def find(turn: Turn, match: re.Match) -> Step:
         return DECLINE  # "who is selling wheat": no resident named; the frames read it
     if re.match(r"再|然后|之后|回头|以后", match["name"]) and not read(match["name"]).of("resident"):
         return DECLINE  # "…还剩多少？先查一下再说": what comes next, no resident's name
+    if re.search(r"悬赏|任务|订单|基金|挂单|商店|市场|建筑", match["name"]) and not read(match["name"]).of("resident"):
+        return DECLINE  # "查一下已经完成的悬赏": a thing of the city looked up, no resident
     name = match["name"]
     if re.search(r"(?:他|她|(?<![A-Za-z])ta|这人|那人|这个人|那个人)(?:在不在\S*|还在\S*|是谁)?$|^(?:那个人|这个人|那人|这人|某人|有个人|人$|个人$)", name, re.IGNORECASE) and not read(name).of("resident"):
         # "帮我查下他的id": someone pointed at, never named; asked who, never looked up as "帮我查下他".

@@ -861,7 +861,7 @@ disable_frame.unsaid = enable_frame.unsaid = re.compile(f"{SIGNED_OFF.pattern}|{
 
 
 NAMED = re.compile(
-    r"\b(?:called|named|name\s*(?:is|:)?|call\s+it)\s+|\bfund\s*(?:pls|please|plz)?\s*[:：]\s*|(?:叫做|名叫|名为|叫|名字是|名称是?为?)\s*|基金\s*[:：]\s*|(?:名字|名称)\s*[:：]\s*"
+    r"\b(?:called|named|name\s+it|name\s*(?:is|:)?|call\s+it)\s+|\bfund\s*(?:pls|please|plz)?\s*[:：]\s*|(?:叫做|名叫|名为|叫|名字是|名称是?为?)\s*|基金\s*[:：]\s*|(?:名字|名称)\s*[:：]\s*"
     # "建个基金 名字 红利精选": a bare label, then the name after a space.
     r"|(?<![改换新])(?:名字|名称)[ \t]+(?=[\u4e00-\u9fffA-Za-z0-9「“\"'])"
     # "新建基金 红利精选", "add fund Quant Hedge": the name right after the new fund, set apart by a space.
@@ -932,14 +932,18 @@ def new_fund(said: str) -> tuple[str, list[str]]:
 # "…, product team will send them", "产品部回头会发过来": who gives the fields later, no field itself.
 SUPPLIED_LATER = re.compile(
     r"\b(?:will|'ll|gonna|going\s+to)\s+(?:send|provide|give|supply|fill|share|write)\s+(?:them|those|it|these|that)\b"
-    r"|(?:会|回头|稍后|之后|晚点|晚些)(?:再|会)?(?:发|给|补|提供|填)(?:过来|给你|给我们|上)",
+    r"|(?:会|回头|稍后|之后|晚点|晚些)(?:再|会)?(?:发|给|补|提供|填)(?:过来|给你|给我们|上)"
+    # "备注先空着，回头再补": the remarks come later.
+    r"|^(?:回头|稍后|之后|晚点|晚些|以后)(?:再)?(?:补|填|加|写)(?:上)?(?:吧)?$",
     re.IGNORECASE,
 )
 
 
 # A piece said to the agent about the request, no field of the fund: "需要员工确认的话就提交吧", "submit it for approval".
 TO_THE_AGENT = re.compile(
-    r"提交|走流程|(?:员工|同事|领导)(?:来)?(?:确认|审核|审批)|帮我|麻烦你|你看着办|\b(?:submit|go\s+ahead|asap|for\s+(?:approval|confirmation|review))\b",
+    r"提交|走流程|(?:员工|同事|领导)(?:来)?(?:确认|审核|审批)|帮我|麻烦你|你看着办|\b(?:submit|go\s+ahead|asap|for\s+(?:approval|confirmation|review))\b"
+    # "Please set it up", "create it": the request said again.
+    r"|^(?:please\s+)?(?:set\s+it\s+up|create\s+it|make\s+it|open\s+it|do\s+it|go\s+for\s+it)(?:\s+please)?$",
     re.IGNORECASE,
 )
 

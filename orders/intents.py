@@ -672,7 +672,8 @@ REFUND_TOLD = re.compile(
         "channel", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
         "anything new", "any news", "新消息", "有啥新", "怎么回", "回的什么", "回的啥",
     ),
-    not_with=("send", "tell", "let", "msg guest", "msg the", "msg supplier", "告诉", "说：", "说:", "发消息：", "发消息:", "发个消息：", "发个消息:", "发条消息：", "发条消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),
+    # ("给客人回个消息": a reply to write, whose words are asked; not the channel read.)
+    not_with=("send", "tell", "let", "msg guest", "回个消息", "回条消息", "回一条消息", "回个信息", "msg the", "msg supplier", "告诉", "说：", "说:", "发消息：", "发消息:", "发个消息：", "发个消息:", "发条消息：", "发条消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),
     required=(),
     priority=4,
 )

@@ -152,6 +152,11 @@ PUT_OFF = re.compile(
     re.IGNORECASE,
 )
 # A question or a musing: what the user wonders about, not what they ask to be done.
+# A comparison: "吃面包比吃苹果好", "selling beats buying" (a musing alone; the reason beside a request: COMPARED_AS_REASON).
+COMPARED = (
+    r"(?<!总)比[^，,。!！?？]{1,10}?(?:好|强|差|贵|便宜|划算|合适|香|值|重要)|\b(?:better|worse|cheaper|smarter)\s+than\b"
+    r"(?!\s+(?:i|we)\s+(?:thought|expected|feared|hoped)|\s+nothing)|\bbeats\b"
+)
 QUESTION = re.compile(
     # "划算吗", "值不值得": a musing; "奖励120挺划算的" only says why.
     r"[?？]|吗|呢|多少|怎么|怎样|如何|为什么|为啥|该不该|要不要|是不是|是否|能不能挣|划不划算|值不值得|考虑|在想|想着"
@@ -160,7 +165,7 @@ QUESTION = re.compile(
     # An English question word opens a clause or asks with its verb ("how much", "what do"): "buy the flour what
     # Frank is selling" asks nothing.
     # ", which is too low": a relative clause, no question.
-    r"|(?:^|[.;!:]\s*|,\s*(?!which\s+(?:is|was|are|were|means)\b)|\b(?:and|but|so|then|or)\s+)(?:what|how|why|whether|which|where)\b|去哪|在哪|哪里|哪儿|哪个|哪些|哪家|还剩(?!\s*[\d一二两三四五六七八九十百千])|剩多少|剩几"
+    r"|(?:^|[.;!:]\s*|,\s*(?!which\s+(?:is|was|are|were|means|worries|worried|concerns|bothers|makes|has|have)\b)|\b(?:and|but|so|then|or)\s+)(?:what|how|why|whether|which|where)\b|去哪|在哪|哪里|哪儿|哪个|哪些|哪家|还剩(?!\s*[\d一二两三四五六七八九十百千])|剩多少|剩几"
     r"|\b(?:what|how|why)\s+(?:do|does|did|is|are|was|were|am|can|could|should|would|will|much|many|long|about|if)\b"
     r"|\b(?:whether|should\s+i|shall\s+i|do\s+you\s+think|would\s+i|will\s+i|am\s+i|is\s+it|"
     r"thinking\s+(?:about|of)|wondering|considering|maybe\s+i\s+should|if\s+(?:you|u)\s+were|in\s+my\s+(?:shoes|place|position))\b"
@@ -173,7 +178,7 @@ QUESTION = re.compile(
     r"on\s+the\s+fence|hesitant|hesitating|debating|pondering|mulling)\b"
     r"|犹豫|纠结|拿不定|拿不准|没想好|不确定|(?<![走办按款])流程|步骤|教程|这种事|这类事"
     # A comparison: "吃面包比吃苹果好", "selling beats buying", "giving is better than …" ("总比闲着强" is why, not a musing).
-    r"|(?<!总)比[^，,。!！?？]{1,10}?(?:好|强|差|贵|便宜|划算|合适|香|值|重要)|\b(?:better|worse|cheaper|smarter)\s+than\b(?!\s+(?:i|we)\s+(?:thought|expected|feared|hoped)|\s+nothing)|\bbeats\b"
+    r"|" + COMPARED +
     # An opinion about the action, not a request: "quitting smoking is hard", "disabling X would be a mistake",
     # "我最喜欢吃面包了".
     r"|\b(?:is|are|was|'s|would\s+be|'d\s+be|will\s+be|might\s+be)\s+(?:so\s+|really\s+|very\s+|pretty\s+|too\s+|such\s+|kind\s+of\s+|a\s+)?"
@@ -287,7 +292,9 @@ DONE = re.compile(
 # supposition, asks for nothing now. "可以的话/方便的话" ("if you can") is a polite request, no supposition.
 HYPOTHETICAL = re.compile(
     r"也许|或许|说不定|兴许|可能会|哪天|有朝一日|将来|有空(?:的话|时|了|再)|有时间(?:的话|时|了|再)|等有空|等有时间"
-    r"|(?<!可以)(?<!方便)(?<!可能)(?<!需要)(?<!不介意)(?<!行)(?<!这样)(?<!那样)(?<!那么)(?<!是)的话"
+    # ("要确认的话发给我": how the confirmation reaches the speaker, no supposition about the request; "领导确认的话就提交"
+    # waits on the boss.)
+    r"|(?<!可以)(?<!方便)(?<!可能)(?<!需要)(?<!不介意)(?<!行)(?<!这样)(?<!那样)(?<!那么)(?<!是)(?<!要确认)(?<!要审批)(?<!要审核)的话"
     r"|\b(?:maybe|perhaps)\s+(?:someday|some\s+day|one\s+day|i'?ll|i\s+will|i\s+might|i\s+could|later|next)\b"
     r"|\b(?:someday|some\s+day|one\s+of\s+these\s+days|i\s+might(?!\s+as\s+well)|i\s+may)\b"
     # "I'll probably quit after the harvest", "they might ask us to disable it", "if you were me".
@@ -866,11 +873,24 @@ def deferred(text: str, tools: set[str]) -> bool:
     return bool(DEFERRAL.search(text))
 
 
+# "Buy Dave's wood listing, 8 for 30 is cheaper than the shop", "我想买Dave挂的木头，比商店便宜，就它了": a request
+# opened or closed as one, with a comparison as its reason.
+REQUEST_MADE = re.compile(
+    r"^\s*(?:(?:ok|so|hey|hi|pls|please)[,\s]+)?(?:buy|get|grab|take|sell|give|eat|accept|claim)\b"
+    r"|^\s*(?:我想|我要|帮我|给我)(?:买|卖|接|吃)(?!不)|(?:就它了|就这个了|就买它|就这么定了|就它吧)\s*[。.!！]*\s*$",
+    re.IGNORECASE,
+)
+COMPARED_AS_REASON = re.compile(COMPARED, re.IGNORECASE)
+
+
 def asked(text: str) -> bool:
-    """A question about the action, not a polite request; an amount exclaimed with 呢 asks nothing, and a go-ahead
-    that ends the message after a check question ("8 for 30 right? … do it") asks for it now."""
+    """A question about the action, not a polite request; an amount exclaimed with 呢 asks nothing, a go-ahead
+    that ends the message after a check question ("8 for 30 right? … do it") asks for it now, and a comparison beside
+    a request made is its reason."""
     if GO_AHEAD_LAST.search(text) or TOLD_AFTER_ASKING.search(text):
         return False
+    if REQUEST_MADE.search(text):
+        text = _blanked(text, COMPARED_AS_REASON)
     text = _blanked(_blanked(_blanked(_blanked(text, AMOUNT_EXCLAIMED), NO_MATTER), NOT_YET_SAID), RHETORICAL)
     if not QUESTION.search(text):
         return False

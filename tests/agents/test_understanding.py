@@ -3844,3 +3844,57 @@ def test_the_answer_to_which_of_two_residents_gives_to_that_one(demo, talker, me
 
 def test_an_answer_naming_neither_of_two_residents_gives_nothing(demo, talker):
     assert _writes(talker("Alice", "give 2 bread to Bob or Dave", "Carol")) == []
+
+
+# ---------------------------------------------------------------- round 37: zl's misses, as classes, in other words, and two wrong writes found by probes
+
+
+@pytest.mark.parametrize(
+    ("message", "arguments"),
+    [
+        ("We're launching a new fund — name it Aurora Growth, no remarks for now. Please set it up.", {"fund_name": "Aurora Growth"}),
+        ("帮我建个基金叫 亚太精选，备注先空着，回头再补", {"fund_name": "亚太精选"}),
+        ("new fund, name it Delta Value, remarks: long only", {"fund_name": "Delta Value", "remarks": "long only"}),
+    ],
+)
+def test_a_new_funds_name_after_name_it_and_remarks_left_for_later_are_read_as_said(demo, talker, message, arguments):
+    assert _calls(talker("基金助理", message), "create_fund") == [arguments]
+
+
+@pytest.mark.parametrize(
+    "message", ["Buy Dave's wood listing on the market. 8 wood for 30 is cheaper than the shop", "我想买Dave挂的那份木头，30块挺划算的，比商店便宜，就它了"]
+)
+def test_a_comparison_beside_a_request_is_its_reason(demo, talker, message):
+    assert _calls(talker("Alice", message), "accept_market_order") == [{"order_id": 2}]
+
+
+@pytest.mark.parametrize("message", ["吃面包比吃苹果好", "is buying Dave's wood cheaper than the shop?", "买Dave的木头比商店便宜吗"])
+def test_a_comparison_alone_is_still_a_musing_or_a_question(demo, talker, message):
+    assert _writes(talker("Alice", message)) == []
+
+
+def test_not_wanting_the_work_any_more_then_quitting_quits(demo, talker):
+    assert _writes(talker("Frank", "不想磨面了，辞职")) == ["unassign_building"]
+
+
+@pytest.mark.parametrize("message", ["不想磨面了", "不想辞职"])
+def test_not_wanting_alone_does_nothing(demo, talker, message):
+    assert _writes(talker("Frank", message)) == []
+
+
+def test_looking_up_the_completed_bounties_lists_them(demo, talker):
+    assert _calls(talker("Alice", "查一下已经完成的悬赏"), "list_bounties") == [{"status": "completed"}]
+
+
+def test_a_reply_to_the_guest_with_no_words_asks_them_and_reads_no_channel(demo, talker):
+    result = talker("前台助理", "给客人回个消息")
+    assert result.tool_calls == [] and _asks(result.reply)
+
+
+def test_how_the_confirmation_reaches_the_speaker_is_no_supposition(demo, talker):
+    assert _calls(talker("基金助理", "科技先锋怎么样", "停用它，要确认的话发给我"), "disable_fund") == [{"fund_id": 2}]
+
+
+def test_a_worry_said_with_which_is_no_question(demo, talker):
+    result = talker("Alice", "Hi Alice, city office here. Your satiety is low, which worries us — please eat a bread now.")
+    assert _calls(result, "eat") == [{"resource_type": "bread"}]
