@@ -846,11 +846,6 @@ FIRST_THEN_LATER = re.compile(
 )
 
 
-def later_deeds(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` puts something after the first thing ("先X，Y晚点再Z"): the spans of the later clauses."""
-    return [found.span(2) for found in FIRST_THEN_LATER.finditer(text)]
-
-
 def deferred(text: str, tools: set[str]) -> bool:
     """A negation or deferral around the action; for a write that itself stops something
     ("不想干了" quits, "不卖了" cancels the listing) only one that puts it off counts. A sale's price floor
@@ -1139,13 +1134,26 @@ STAFF_LATER = re.compile(
 
 def without_own_later(text: str, tools: set[str]) -> str:
     """``text`` less the speaker's own later deeds that are not the request ("…, we'll turn it off again after the
-    audit" beside turning it on)."""
-    return OWN_LATER.sub(
+    audit" beside turning it on), and less what it puts after the first thing with a later time of its own when that
+    names none of the request's words ("先歇会儿吧，面包晚点再烤" beside resting)."""
+    text = OWN_LATER.sub(
         lambda found: " " * len(found.group())
         if _names_none_of(found["deed"] or found["deed_zh"] or found["deed_wait"] or found["deed_after"] or found["deed_maybe"], tools)
         else found.group(),
         text,
     )
+    later = [found.span(2) for found in FIRST_THEN_LATER.finditer(text)]
+    if not later:
+        return text
+    from .frames import registered_frames, sub_reading
+    from .understanding import read
+
+    words = [w for f in registered_frames() if f.tool in tools for w in f.words]
+    reading = read(text)
+    for a, b in later:
+        if not sub_reading(reading, a, b).has(*words):
+            text = text[:a] + " " * (b - a) + text[b:]
+    return text
 
 
 def _names_none_of(text: str, tools: set[str]) -> bool:

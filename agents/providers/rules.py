@@ -439,7 +439,6 @@ class RulesChatPolicy:
             context = restraint.without_left_fields(context, writes)
             # "…, we'll turn it off again after the audit": the speaker's own later deed, not the request put off.
             context = restraint.without_own_later(context, {name for name, _arguments in writes})
-            context = without_later_deed(context, writes)
             if restraint.injected(message):
                 return Step.say(_("这句话像是要改写我的指令，我不会因此执行任何操作。需要做什么，请直接告诉我。"))
             if not confirmed and restraint.only_asking(message):
@@ -575,6 +574,8 @@ def set_aside(clause: str, meant: bool) -> bool:
     """Once the message names the one meant (``meant``), a "wait" before the correction and the wrong one left alone
     ("等等，停错了，我说的是科技先锋，Beta Balanced别动") are no refusal of the request."""
     return meant and bool(WAIT_ALONE.fullmatch(clause) or LEFT_ALONE.search(clause))
+
+
 LOOK_CALLED_OFF = re.compile(
     r"不(?:看|查|问|瞧)了|别(?:看|查|瞧)了|(?:不用|不必|懒得)(?:再)?(?:看|查|问)|\b(?:no\s+need\s+to|won'?t|don'?t)\s+(?:check|look)\b",
     re.IGNORECASE,
@@ -725,24 +726,6 @@ def quoted_only(message: str, context: str, writes: list[tuple[str, dict]]) -> b
     if not words or context == message or restraint.NOW.search(context) or restraint.POLITE.search(context):
         return False
     return read(message).has(*words) and not read(context).has(*words)
-
-
-def without_later_deed(message: str, writes: list[tuple[str, dict]]) -> str:
-    """``message`` less what it puts after the first thing ("先歇会儿吧，面包晚点再烤") when that names none of the
-    write's words: the later deed is another one, and its time is no putting off of the request."""
-    from . import restraint
-    from .frames import registered_frames, sub_reading
-    from .understanding import read
-
-    spans = restraint.later_deeds(message)
-    if not spans:
-        return message
-    words = [w for f in registered_frames() if f.tool in {name for name, _a in writes} for w in f.words]
-    reading = read(message)
-    for a, b in spans:
-        if not sub_reading(reading, a, b).has(*words):
-            message = message[:a] + " " * (b - a) + message[b:]
-    return message
 
 
 def planned(message: str, writes: list[tuple[str, dict]]) -> bool:
