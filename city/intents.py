@@ -307,6 +307,7 @@ def find(turn: Turn, match: re.Match) -> Step:
 
 @intent(
     r"\bhow\s+(?:many|much)\b.*?\b(?:does|did|has)\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:have|got|hold|own)\b",
+    r"\bhow\s+(?:many|much)\b[^.?!;]*?\b(?P<owner>she|he)\s+(?:still\s+)?(?:has|'s\s+got|got)\b",
     r"\bwhat\s+(?:does|has)\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:have|got|hold|own)\b",
     rf"\b{NOT_OWNERS}(?P<owner>[A-Za-z][\w-]*)['’]s\s+(?:resources|inventory|stock|goods|holdings)\b",
     r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*(?:资源|库存|东西)",
@@ -327,9 +328,19 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
         if re.search(r"钱|\bmoney\b", turn.plain, re.IGNORECASE):
             return DECLINE  # "我还有多少钱": the credits are the status
         return _once(turn, "get_my_resources")
-    if not Agent.objects.filter(name__iexact=owner).exists():
+    if owner.lower() in THIRD_PERSON:
+        # "can you check how much flour she has left": a staff member talking to this resident about her, unless the
+        # last message named another resident ("eve looks hungry" → "how much bread does she have?").
+        others = {s.name for s in read(turn.earlier).of("resident") if s.name.lower() != agent_name(turn.system).lower()} if turn.earlier else set()
+        if not others:
+            return _once(turn, "get_my_resources")
+        owner = sorted(others)[0]
+    elif not Agent.objects.filter(name__iexact=owner).exists():
         return DECLINE  # "商店里有什么": a place, not a resident
     return Step.say(_("我只能查看自己的资源，看不到 %(owner)s 的。") % {"owner": owner})
+
+
+THIRD_PERSON = {"she", "he", "her", "him", "她", "他"}
 
 
 @intent(
@@ -349,7 +360,7 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     example=gettext_lazy("我有哪些资源？"),
 )
 def my_resources(turn: Turn, match: re.Match) -> Step:
-    if re.search(r"credits?|energy|satiety|money|信用点|精力|饱食度|钱", turn.plain, re.IGNORECASE):
+    if re.search(r"credits?|energy|satiety|stamina|money|信用点|精力|体力|饱食度|饱不饱|钱", turn.plain, re.IGNORECASE):
         return DECLINE  # the status, not the stock
     return _once(turn, "get_my_resources")
 
@@ -503,7 +514,8 @@ def apply_by_name(turn: Turn, match: re.Match) -> Step:
 
 @intent(
     r"有(?:哪些|什么)(?:建筑|工作|岗位)|建筑列表|招聘|(?:查看|看看|列出)(?:所有)?(?:的)?建筑|哪里(?:有工作|招人)"
-    r"|(?:哪些|什么|哪)(?:地方|建筑|里|儿)(?:在)?(?:招人|招工|缺人|要人)",
+    r"|(?:哪些|什么|哪)(?:地方|建筑|里|儿)(?:在)?(?:招人|招工|缺人|要人)"
+    r"|(?:几|多少)\s*(?:座|个|栋|间|处)?\s*建筑|建筑(?:物)?(?:一共|总共)?(?:有)?(?:几|多少)",  # "城里现在有几座建筑"
     r"\b(?:list\s+)?(?:the\s+|all\s+)?buildings\b",
     r"\b(?:what|which|any)\s+jobs\b",
     r"\bjobs?\s+(?:available|openings)\b",
@@ -615,7 +627,7 @@ def availability_of_nothing_named(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("商店里有什么"),
 )
 def shop(turn: Turn, match: re.Match) -> Step:
-    if re.search(r"\bmarket\b|市场|挂单|\blistings?\b", turn.plain, re.IGNORECASE):
+    if MARKET_SAID.search(turn.plain):
         return DECLINE  # "what's for sale on the market?": the residents' listings, not the shop
     return _once(turn, "list_shop_items")
 
@@ -632,8 +644,10 @@ def buy(turn: Turn, match: re.Match) -> Step:
         name.lower() in turn.plain.lower() for name in Agent.objects.filter(is_active=True).values_list("name", flat=True)
     ):
         return DECLINE  # another resident's listing, not the shop
-    if match["qty"] is None and any(s.score >= 0.9 for s in numbers(turn.plain.lower())):
-        return DECLINE  # "买苹果 3个", "buy apples, 3 of them": a count after the item, which the frame reads
+    if match["qty"] is None and any(s.score >= 0.9 or s.value is None for s in numbers(turn.plain.lower())):
+        # "买苹果 3个", "buy apples, 3 of them": a count after the item; "买几个苹果", "buy some apples": a count left
+        # open. The frame reads the one and asks for the other.
+        return DECLINE
     wanted = match["item"].lower()
     step, item = _listed(turn, "list_shop_items", "items", lambda i: wanted in (i["name"].lower(), i["resource_type"]))
     if step is not None:
@@ -753,11 +767,11 @@ def city_entities() -> list[Entity]:
 
 
 BUYING = re.compile(r"买|购买|\b(?:buy|purchase)\b", re.IGNORECASE)
-GIVE_WORDS = ("give", "send", "transfer", "hand", "pass", "gift", "toss", "给", "转", "送", "分给", "转赠", "匀")
+GIVE_WORDS = ("give", "send", "transfer", "hand", "pass", "gift", "toss", "给", "转", "送", "分给", "转赠", "匀", "分他", "分她", "分点", "分些", "分一", "分两", "分俩", "分几", "分个")
 SHOP_WORDS = ("shop", "store", "商店", "店里", "小卖部")
 MARKET_WORDS = ("market", "listing", "市场", "挂单", "挂的")
 BOUNTIES_SAID = re.compile(r"\bbount(?:y|ies)\b|悬赏", re.IGNORECASE)
-MARKET_SAID = re.compile(r"\bmarket|\blistings?\b|市场|挂单|挂的", re.IGNORECASE)  # "list" is no listing
+MARKET_SAID = re.compile(r"\bmarket|\blistings?\b|市场|挂单|挂的|单子", re.IGNORECASE)  # "list" is no listing; "frank卖的面粉那个单子"
 BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
 # "他居然买不起面粉", "she can't afford bread": buying no one can do.
 CANT_BUY = re.compile(r"买不起|买不到|买不了|(?:做|倒腾|搞)?买卖|\bcan'?t\s+afford\b", re.IGNORECASE)
@@ -786,6 +800,11 @@ CLAUSE_END = re.compile(r"[,，。.;；!！?？、\n]")
 # as where nothing is, no listing and no sale.
 NOBODY_SELLING = re.compile(
     r"[^,，。.;；!！?？]*(?:没(?:有)?人(?:在)?卖|\b(?:nobody|no\s+one)(?:'s|\s+is)?\s+sell)[^,，。.;；!！?？]*", re.IGNORECASE
+)
+# "石头最近挺好卖的", "bread sells well lately": how goods sell, told as a reason or a musing; no sale asked.
+SELLS_WELL = re.compile(
+    r"[^,，。.;；!！?？]*(?:好卖|卖得(?:好|动|快|不错|火)|畅销|卖疯了|抢手|\bsells?\s+(?:well|fast|like\s+hot\s*cakes)\b|\bselling\s+(?:well|fast)\b)[^,，。.;；!！?？]*",
+    re.IGNORECASE,
 )
 SELLING_WORDS = ("who is selling", "who's selling", "anyone selling", "anybody selling", "someone selling", "谁在卖", "有人在卖", "有人卖", "谁卖")
 # A price asked, not given ("卖多少钱", "how much"): a question, never a sale.
@@ -1018,6 +1037,8 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
     wanted = filled.slots.get("item_id") or filled.slots["resource_type"]
     if item is None:
         return Step.say(_("商店里没有「%(item)s」。") % {"item": wanted.text})
+    if not _count_is_sure(filled, wanted) and item["quantity"] > 1:
+        return Step.say(bundle_question(item, None))  # "买一些面粉": how many of the shop's lots
     if not _count_is_sure(filled, wanted):
         return Step.say(_("要买几个「%(item)s」？请说一个数量，比如「买 2 个%(item)s」。") % {"item": item["name"]})
     count = filled.value("quantity", 1)
@@ -1052,7 +1073,8 @@ def _count_is_sure(filled: Filled, item: Span) -> bool:
     number = filled.slots.get("quantity")
     folded = filled.reading.folded
     if number is None:
-        return not any(s.score >= 0.9 and s.value is not None for s in filled.reading.of("number"))
+        # "买几个苹果", "buy me some apples": a count left open is asked, never read as one.
+        return not any(s.score >= 0.9 or s.value is None for s in filled.reading.of("number"))
     if number.end <= item.start:  # "买3个苹果", "buy two carts of stone"; not "我有10块钱，买个苹果"
         return not re.search(r"[，,。.；;!！?？]", folded[number.end : item.start]) and item.start - number.end <= 20
     if NOT_A_PURCHASE_COUNT.search(folded[item.end : number.start]) or re.match(r"\s*(?:块钱|元|信用点|credits?\b)", folded[number.end :]):
@@ -1090,9 +1112,9 @@ def _what_to_buy(turn: Turn, filled: Filled) -> Step:
     return Step.say(_("想买什么、买几份？商店有：%(items)s。例如「买 2 个面包」。") % {"items": names or "—"})
 
 
-def bundle_question(item: dict, count: int) -> str:
+def bundle_question(item: dict, count: int | None) -> str:
     per = item["quantity"]
-    if count % per == 0:
+    if count is not None and count % per == 0:
         return _("商店按份卖：「%(name)s」一份是 %(per)s %(res)s，%(price)s 信用点。%(count)s %(res)s 就是 %(n)s 份，要买 %(n)s 份「%(name)s」吗？请说「买 %(n)s 份%(name)s」。") % {
             "name": item["name"], "per": per, "res": item["resource_type"], "price": item["price"], "count": count, "n": count // per,
         }
@@ -1422,7 +1444,10 @@ def buildings_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "list_buildings")
 
 
-STATUS_WORDS = ("credit", "money", "energy", "satiety", "status", "balance", "wallet", "how hungry", "信用点", "精力", "饱食度", "状态", "钱", "余额", "饿不饿")
+STATUS_WORDS = (
+    "credit", "money", "energy", "satiety", "status", "balance", "wallet", "how hungry", "stamina", "how tired",
+    "信用点", "精力", "饱食度", "状态", "钱", "余额", "饿不饿", "体力", "饱不饱", "累不累",
+)
 
 
 @frame("get_my_status", triggers=STATUS_WORDS, priority=1)
@@ -1484,7 +1509,7 @@ def stock_frame(turn: Turn, filled: Filled) -> Step:
 # "just the list is fine", "a list of …": the noun, no listing for sale.
 THE_LIST = re.compile(r"\b(?:the|a|that|this|your|my)\s+list\b(?!\s+(?:it|them|my|\d))|\blist\s+(?:is|was)\b", re.IGNORECASE)
 stock_frame.unsaid = THE_LIST
-sell_frame.unsaid = re.compile(f"{THE_LIST.pattern}|{NOBODY_SELLING.pattern}", re.IGNORECASE)
+sell_frame.unsaid = re.compile(f"{THE_LIST.pattern}|{NOBODY_SELLING.pattern}|{SELLS_WELL.pattern}", re.IGNORECASE)
 market_frame.unsaid = accept_frame.unsaid = NOBODY_SELLING
 
 

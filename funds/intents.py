@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import TYPE_CHECKING
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -19,6 +20,9 @@ from agents.providers.vocabulary import chinese_number, chinese_numeral, vocabul
 from core.text import join_items
 
 from .models import Fund
+
+if TYPE_CHECKING:
+    from agents.providers.understanding import Span
 
 # A fund name as people type it: quoted (spaces allowed), or one word without sentence punctuation.
 NAME = (
@@ -141,6 +145,8 @@ def _twins(said: str, name: str) -> list[str]:
     r"(?:有哪些|有什么|列出|查看|显示|看看|看一下|查询|所有)(?:所有的?|全部的?)?(?P<active>启用的?|在用的?|可用的?|生效的?|正常的?)?基金(?:列表)?\s*[?？。.!！]?\s*$",
     r"(?P<active>启用的?|在用的?)?基金列表",
     r"(?P<active>启用|在用)的基金有哪些",
+    # "停用的基金都列出来我看看": the list, the disabled named as what to look at (the list says which).
+    r"(?:已经?)?(?:停用|关停|关掉)的(?:基金|那些|几个)[^，,。]{0,6}?(?:列|看|有哪些|是哪些|有几个|给我)",
     r"\b(?:list|show|see|display|get)(?: me)?(?: only| just)?(?: all)?(?: of)?(?: the)?(?: our)?(?P<active> active| enabled| live| running)? funds\b",
     r"\b(?:which|what) funds\b(?: are)?(?: there)?(?P<active> active| enabled)?",
     r"\ball(?: the)?(?P<active> active| enabled)? funds\b",
@@ -429,6 +435,14 @@ def _known_fund(turn: Turn, before: int | None = None) -> dict | None:
     return {"name": sure.pop()} if len(sure) == 1 else None
 
 
+def _the_fund_before(turn: Turn) -> Span | None:
+    """The one fund the last message named exactly, as it typed it; None when it named none or several."""
+    from agents.providers.understanding import read
+
+    funds = [s for s in read(turn.earlier).of("fund") if s.exact] if turn.earlier else []
+    return funds[0] if len({s.value for s in funds}) == 1 else None
+
+
 class _Named:
     """A stand-in match for ``_on_fund``: the fund as ``_known_fund`` found it."""
 
@@ -463,7 +477,13 @@ def update_any_order(turn: Turn, match: re.Match) -> Step:
     if NEW_FUND_SAID.search(turn.said) and NAMED.search(turn.said):
         return DECLINE  # "set up a fund named 'Beta Balanced II' with remarks 'Successor to Beta Balanced'": a new fund
     if groups.get("new"):
-        return _on_known_fund(turn, "update_fund", before=match.start("new"), fund_name=_typed_width(turn, _typed_new_name(match)))
+        new_name = _typed_width(turn, _typed_new_name(match))
+        if _known_fund(turn, match.start("new")) is None and (earlier := _the_fund_before(turn)) is not None:
+            # "Beta Balanced 这个名字客户看不懂" → "改名叫 全球平衡配置": the fund the last message named. Its name stands
+            # for that message: the gate and the provenance read it with this one.
+            turn.earlier = turn.continues = earlier.text
+            return _on_fund(turn, _Named({"id": earlier.value}), "update_fund", fund_name=new_name)
+        return _on_known_fund(turn, "update_fund", before=match.start("new"), fund_name=new_name)
     remarks = without_aside(as_typed(turn, groups["remarks"]))
     # "add a remark to fund 2: long term": the fund named before the colon is not part of the remarks (inside quotes,
     # "'Balanced: 60% bonds, …'", the colon is the remarks' own).
@@ -595,7 +615,7 @@ LETTERS_IN_CHINESE = {"alpha": "阿尔法", "beta": "贝塔", "gamma": "伽马",
 # "之前停掉的那个基金", "the disabled one": the one fund that is disabled, when only one is.
 THE_DISABLED_ONE = (
     # ("停用的基金有哪些" asks for the list: the bare "停用的基金" is no one fund.)
-    "停掉的那个基金", "停用的那个基金", "停掉的那个", "停用的那个", "被停用的基金", "被停掉的基金", "关掉的那个基金", "被关掉的基金", "the disabled one", "the disabled fund", "the inactive one", "the inactive fund",
+    "停掉的那个基金", "停用的那个基金", "停用的那只基金", "停掉的那只基金", "停用的那只", "停掉的那只", "停掉的那个", "停用的那个", "被停用的基金", "被停掉的基金", "关掉的那个基金", "被关掉的基金", "the disabled one", "the disabled fund", "the inactive one", "the inactive fund",
     "the one that's disabled", "the one that is disabled", "the switched off one", "the deactivated one", "the deactivated fund",
 )
 
@@ -634,7 +654,7 @@ def fund_entities() -> list[Entity]:
         found += [
             Entity("fund", surface, pk, name)
             for surface in (
-                f"{pk}号基金", f"fund id {pk}", f"fund no. {pk}", f"fund no {pk}", f"fund number {pk}", f"基金id {pk}",
+                f"{pk}号基金", f"{pk} 号基金", f"{pk}号 基金", f"fund id {pk}", f"fund no. {pk}", f"fund no {pk}", f"fund number {pk}", f"基金id {pk}",
                 f"基金id{pk}", f"id为{pk}的基金", f"id {pk}的基金", f"id{pk}的基金", f"编号{pk}的基金",
                 # "ID是4的基金", "编号为3的那个基金", "fund detail for id 5", "the fund with id 2".
                 f"id是{pk}的基金", f"id 是 {pk} 的基金", f"id是{pk}的那个基金", f"id为{pk}的那个基金", f"编号是{pk}的基金",
@@ -770,7 +790,7 @@ def list_frame(turn: Turn, filled: Filled) -> Step:
 
 
 DETAIL_WORDS = (
-    "detail", "info", "about", "status", "how is", "what's up", "look up", "show", "check", "tell me", "pull up", "bring up",
+    "detail", "info", "about", "status", "how is", "how's", "hows", "how are", "doing", "what's up", "look up", "show", "check", "tell me", "pull up", "bring up",
     "详情", "情况", "怎么样", "信息", "查", "看", "如何", "状态", "调出",
     # "is Beta Balanced active?", "科技先锋还在运行吗": a question its detail answers (the writes come first).
     "active", "enabled", "disabled", "running", "in use", "启用", "停用", "运行", "在用", "还在",
@@ -781,7 +801,12 @@ DETAIL_WORDS = (
 
 @frame("get_fund_detail", triggers=(*DETAIL_WORDS, *FUND_WORDS), asks={"fund_id": gettext_lazy("是哪个基金？请说出名称或 ID。")})
 def detail_frame(turn: Turn, filled: Filled) -> Step:
+    if RENAMING.search(filled.reading.said):
+        return DECLINE  # "the green energy fund" → "rename it to Clean Power": a new name given, the phrases' to read
     return _on_resolved(turn, filled, "get_fund_detail")
+
+
+RENAMING = re.compile(r"\brename\b[^.;!?]*?\bto\b|改名(?:为|成|叫)|重命名为|更名为|改叫", re.IGNORECASE)
 
 
 detail_frame.names_the_miss = fund_missed
@@ -857,7 +882,10 @@ REMARKS_REMOVED = re.compile(
 disable_frame.names_the_miss = fund_missed
 # "re-enable it — compliance signed off", "turn it back on, we'll switch it off again after": neither frame reads the
 # approval's "off", nor the speaker's own later deed.
-disable_frame.unsaid = enable_frame.unsaid = re.compile(f"{SIGNED_OFF.pattern}|{restraint.OWN_LATER.pattern}", re.IGNORECASE)
+# ("把停用的基金启用", "停用的那只": the disabled fund named, nothing switched off.)
+DISABLED_NAMED = r"(?:已经?)?(?:停用|关停)的(?=基金|那|这|几|都|全)"
+enable_frame.unsaid = re.compile(f"{SIGNED_OFF.pattern}|{restraint.OWN_LATER.pattern}", re.IGNORECASE)
+disable_frame.unsaid = re.compile(f"{SIGNED_OFF.pattern}|{restraint.OWN_LATER.pattern}|{DISABLED_NAMED}", re.IGNORECASE)
 
 
 NAMED = re.compile(
@@ -1042,6 +1070,7 @@ def kept_in_remarks(remarks: str) -> str:
 
 
 RENAME_ASKED = re.compile(r"改|换|更名|\b(?:rename|change|new\s+name)\b", re.IGNORECASE)
+NEW_NAME_BEFORE = re.compile(r"(?:\brename\b[^,.;!?\n]*?\bto\b|->|=>|→|改名为|改名成|改为|改成|更名为|重命名为|改叫)[^,.;!?，。；！？\n]*$", re.IGNORECASE)
 RENAMED_TO = re.compile(r"\bto\b|\bas\b|\b(?:call|name)\s+it\b|->|=>|→|改名为|改名成|改为|改成|更名为|重命名为|改叫|叫做?|[:：]", re.IGNORECASE)
 
 
@@ -1059,8 +1088,9 @@ RENAMED_TO = re.compile(r"\bto\b|\bas\b|\b(?:call|name)\s+it\b|->|=>|→|改名�
 )
 def rename_frame(turn: Turn, filled: Filled) -> Step:
     """"rename Beta Balanced": the new name is asked; "rename X to Y" is the phrases'."""
-    if RENAMED_TO.search(filled.reading.said, filled.slots["fund_id"].end):
-        return DECLINE
+    fund = filled.slots["fund_id"]
+    if RENAMED_TO.search(filled.reading.said, fund.end) or NEW_NAME_BEFORE.search(filled.reading.said, 0, fund.start):
+        return DECLINE  # ("rename it to Global Balanced": a new name read as a fund is the new name)
     if not RENAME_ASKED.search(filled.reading.said):
         return DECLINE  # "科技先锋的名字是什么": its name asked, no change
     return Step.say(_("要改成什么名字？"))

@@ -283,7 +283,10 @@ def left_unsaid(said: str) -> str:
 
 @frame(
     "refund",
-    triggers=("refund", "money back", "退款", "退钱", "退费", "钱退", "退掉", "退单", "退订", "给退", "退了吧", "退一下", "办退款", "退回", "退个款", "退下款", "退吧"),
+    triggers=(
+        "refund", "money back", "退款", "退钱", "退费", "钱退", "退掉", "退单", "退订", "给退", "退了吧", "退一下", "办退款", "退回", "退个款", "退下款", "退吧",
+        "单退了", "单子退了",
+    ),
     not_with=("tell", "let", "know", "inform", "notify", "message", "reach out", "get in touch", "告诉", "转告", "说一声", "跟客人说", "跟供应商说", "消息"),
     asks={"order_no": ORDER_ASK},
     priority=4,
@@ -511,6 +514,16 @@ def _early_in_talk(turn: Turn, said: str) -> bool:
     return any(EARLY.search(message) for message in (said, turn.earlier, *turn.history) if message)
 
 
+# The speaker will contact them: "我去问问供应商", "我自己跟客人说", "I'll ask the supplier myself", "let me call the guest".
+OWN_CONTACT = re.compile(
+    r"^\W*(?:那|好|ok|行)?[，,]?\s*我(?:先|自己|亲自|这就|马上|待会儿?|一会儿?)*(?:去|来)(?:问问|问一下|问下|问|联系一下|联系|打个?电话给|打给|跟|和|给)"
+    r"(?:一下)?(?:这个|那个|那边的?|他们的?)?(?:供应商|上游|酒店|客人|顾客|客户)"
+    r"|^\W*(?:ok|okay|fine|alright)?[,.]?\s*(?:i'?ll|i\s+will|i'?m\s+going\s+to|i'?m\s+gonna|let\s+me)\s+(?:go\s+)?"
+    r"(?:ask|call|check\s+with|contact|talk\s+to|reach\s+out\s+to|ring)\s+(?:the\s+)?(?:supplier|hotel|guest|customer)s?\b",
+    re.IGNORECASE,
+)
+
+
 @frame(
     "message_send",
     triggers=(
@@ -535,6 +548,8 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
         # "can you tell me who the guest of HT… is", "HT…的供应商订单号是多少？我要去跟供应商对一下": the desk is asked,
         # nobody is told
         return DECLINE
+    if OWN_CONTACT.search(filled.reading.folded):
+        return Step.say(_("好的，那由你来联系。"))  # "我去问问供应商", "I'll ask the guest myself": nothing for the desk to send
     found = _addressed(filled)
     if found is None and (them := _them(turn, filled)) is not None:
         found, filled = them
@@ -656,7 +671,7 @@ SUPPLIER_SAID_YES = re.compile(
 )
 # The refund asked for, not asked about: "那就走退款吧", "refund it", "给他退吧", "go ahead with the refund".
 REFUND_TOLD = re.compile(
-    r"走退款|办退款|退款吧|(?<![房])退吧|给(?:他|她|客人)退|办理退款|登记退款|退了吧"
+    r"走退款|办退款|退款吧|(?<![房])退吧|给(?:他|她|客人)退|办理退款|登记退款|退了吧|(?<!已经)(?<!已)单子?退了(?![吗么没])"
     r"|\brefund\s+(?:it|him|her|them|the\s+guest|that|(?:the|this|that|(?:[a-z]+\s+){0,2}?[a-z]+['’]s)\s+(?:order|booking|reservation))\b|\b(?:process|do|issue|go\s+ahead\s+with)\s+(?:the\s+)?refund\b",
     re.IGNORECASE,
 )
@@ -669,6 +684,8 @@ REFUND_TOLD = re.compile(
         "get back to", "got back to", "gotten back", "heard back", "hear back", "word back", "any word", "heard anything",
         # "has the guest written anything to us?": what they wrote, read.
         "written", "wrote us", "wrote to us", "sent us", "messaged us", "heard from", "write back", "wrote back", "written back", "回话", "回音",
+        # "what did the guest write on HT…", "客人写了什么": what they wrote, read.
+        "did the guest write", "did the supplier write", "did they write", "写了什么", "写了啥", "写的什么", "写的啥",
         "channel", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
         "anything new", "any news", "新消息", "有啥新", "怎么回", "回的什么", "回的啥",
     ),
@@ -682,6 +699,9 @@ def read_frame(turn: Turn, filled: Filled) -> Step | None:
     order_no = filled.slots["order_no"].value if "order_no" in filled.slots else None
     if found is None and (theirs := _them(turn, filled, THEY)) is not None:
         found = theirs[0]  # "did they answer?" after a message to the supplier: that channel
+    if found is None and filled.reading.has(*UNREAD):
+        # "有没有未读消息", "only unread ones for HT…": no channel named, so both are read.
+        return _read_both(turn, filled)
     if found is None:
         return DECLINE
     # "what did the supplier say?" after asking them about HT…: that message's order.
@@ -702,6 +722,18 @@ def read_frame(turn: Turn, filled: Filled) -> Step | None:
     if filled.reading.has("unread", "new", "未读", "新", "没读", "没看"):
         arguments["unread_only"] = True
     return Step.call("message_list", **arguments)
+
+
+# Messages asked for as unread or new, whichever channel: "any unread messages?", "有新消息吗".
+UNREAD = ("unread", "未读", "没读", "新消息", "new message", "new messages", "new replies", "new reply")
+
+
+def _read_both(turn: Turn, filled: Filled) -> Step | None:
+    if turn.last("message_list") is not None:
+        return None
+    order_no = filled.slots["order_no"].value if "order_no" in filled.slots else None
+    extra = {"order_no": order_no} if order_no else {}
+    return Step(calls=tuple(("message_list", {"channel": channel, **extra, "unread_only": True}) for channel in ("downstream", "upstream")))
 
 
 read_frame.answers_past = True

@@ -126,6 +126,8 @@ def message_list(
             "sender": last.get_sender_display(),
             "content": last.content,
         }
+    elif unread_only:
+        summary = _("%(channel)s频道没有未读消息") % {"channel": name}
     else:
         summary = _("%(channel)s频道没有消息") % {"channel": name}
     return {"channel": channel, "messages": [selectors.message_dict(m) for m in messages], "message": summary}

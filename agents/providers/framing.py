@@ -410,6 +410,14 @@ def changed_mind(turn: Turn) -> bool:
         return False  # none, or changed twice ("…，不对，三个苹果，不对，四个"): what stands is not sure
     else:
         first, correction = turn.said[: changes[0].start()].strip(), turn.said[changes[0].end() :].strip()
+    if (done := DONE_ALREADY.match(correction)) and correction[done.end() :].strip():
+        # "先帮我签到，哦不对，签过了。那就给frank 10个小麦吧": the first request is done already; what follows is asked.
+        rest = correction[done.end() :].strip()
+        rest_step = read_frames(replace(turn, said=rest, outcomes=[]), read(rest))
+        if rest_step is not DECLINE and rest_step is not None and acts(rest_step):
+            turn.earlier, turn.said = "", rest
+            turn.earlier_calls, turn.earlier_outcomes, turn.answered, turn.history = [], [], "", []
+            return True
     if (renamed := _name_said_again(first, correction)) is not None:
         turn.earlier, turn.said = "", renamed  # "叫 红利低波 ……哦不对，叫“红利低波50”": the last name given stands
         turn.earlier_calls, turn.earlier_outcomes, turn.answered, turn.history = [], [], "", []
@@ -452,6 +460,14 @@ def changed_mind(turn: Turn) -> bool:
         turn.earlier, turn.said = first, ("不，" if CJK_RUN.search(turn.said) else "no, ") + correction
     turn.earlier_calls, turn.earlier_outcomes, turn.answered, turn.history = [], [], "", []
     return True
+
+
+# The first request found done already, after the change of mind: "签过了。那就…", "already did that, so …".
+DONE_ALREADY = re.compile(
+    r"^(?:(?:我|你)?(?:已经|早就?|刚(?:刚|才)?)?[\u4e00-\u9fff]{1,3}过了(?:的)?|(?:i|you|we)\s+already\s+(?:did|have|\w+ed)\b(?:\s+(?:it|that|in|today))?"
+    r"|(?:it'?s|that'?s)\s+already\s+done)\s*[,，.。;；!！]+\s*(?:(?:那就|那么|那|所以|so|then)[，,\s]*)?",
+    re.IGNORECASE,
+)
 
 
 # The first request called off, then another asked of the same thing: "把科技先锋停用……算了，先别停，改一下备注就行",

@@ -718,8 +718,8 @@ WARNED = re.compile(
 def supposed(text: str) -> bool:
     """The message muses about some other time or a supposition ("哪天有空的话…", "maybe someday I'll…", a clause
     opening with 以后); the speaker's own fallback after the request ("if nobody bites I'll drop the price") and what
-    happens if it is not done ("要是不打卡就扣钱了，帮我打卡") are none."""
-    text = _blanked(_blanked(_blanked(_without_own_fallback(text), SPARED_LATER_RE), GIVEN_UP), WARNED)
+    happens if it is not done ("要是不打卡就扣钱了，帮我打卡"), and the outcome let go ("…，没人要就算了") are none."""
+    text = _blanked(_blanked(_blanked(_blanked(_without_own_fallback(text), SPARED_LATER_RE), GIVEN_UP), WARNED), USE_LATER_OR_LET_GO)
     # "ask the supplier if they'll accept": "if" after a verb of asking or knowing is "whether", no condition.
     text = re.sub(r"\bif\b", lambda found: "whether" if WHETHER_VERB.search(text[: found.start()]) else found.group(), text, flags=re.IGNORECASE)
     wished = any(_names_a_write(found.group()) for found in WISH_BUT.finditer(text))
@@ -859,6 +859,7 @@ def deferred(text: str, tools: set[str]) -> bool:
         text = _blanked(text, NOT_TO_SAY)  # "…, but don't mention the refund": what the words leave out
     text = _blanked(_blanked(_without_own_fallback(_without_their_clauses(text)), NO_HOLDING_OUT), GIVEN_UP)
     text = _blanked(_blanked(_blanked(text, WAITED_TO_CORRECT), STAFF_LATER), WARNED)  # "要是不打卡就扣钱了，…": a reason
+    text = _blanked(text, USE_LATER_OR_LET_GO)
     text = without_own_later(text, tools)
     if tools & UNDOING:
         text = _blanked(text, KEPT_OFF)
@@ -869,10 +870,11 @@ def deferred(text: str, tools: set[str]) -> bool:
 
 
 # "Buy Dave's wood listing, 8 for 30 is cheaper than the shop", "我想买Dave挂的木头，比商店便宜，就它了": a request
-# opened or closed as one, with a comparison as its reason.
+# opened or closed as one (or a clause told with 吧), with a comparison as its reason.
 REQUEST_MADE = re.compile(
     r"^\s*(?:(?:ok|so|hey|hi|pls|please)[,\s]+)?(?:buy|get|grab|take|sell|give|eat|accept|claim)\b"
-    r"|^\s*(?:我想|我要|帮我|给我)(?:买|卖|接|吃)(?!不)|(?:就它了|就这个了|就买它|就这么定了|就它吧)\s*[。.!！]*\s*$",
+    r"|^\s*(?:我想|我要|帮我|给我)(?:买|卖|接|吃)(?!不)|(?:就它了|就这个了|就买它|就这么定了|就它吧)\s*[。.!！]*\s*$"
+    r"|(?:买|卖|接|吃|给|要|拿|收|拍)(?:了|下|掉|下来)?吧\s*[，,；;]",  # "…那个单子接了吧，比商店便宜"
     re.IGNORECASE,
 )
 COMPARED_AS_REASON = re.compile(COMPARED, re.IGNORECASE)
@@ -1128,6 +1130,17 @@ OWN_LATER = re.compile(
 STAFF_LATER = re.compile(
     r"[,，;；.]\s*(?:and\s+)?(?:the\s+)?(?:staff|someone|a\s+colleague|my\s+boss)\s+(?:will|can|'ll|should)\s+(?:confirm|approve|check|review|sign\s+off)\b[^,.;!?]*"
     r"|[,，;；。]\s*(?:让|等)?(?:员工|同事|领导)(?:会|再|稍后|之后|回头|晚点)*(?:来)?(?:确认|审核|审批)[^，,。]*",
+    re.IGNORECASE,
+)
+
+
+# After a request, what the goods are for later and the outcome let go: "…, I need it for a farm later", "…，没人要就算了",
+# "…, if nobody buys them, oh well". Neither puts the request off.
+USE_LATER_OR_LET_GO = re.compile(
+    r"[,，;；.]\s*(?:(?:and|because|cause|cuz|since)\s+)?(?:i|we|she|he|they)\s*(?:'ll|will|am\s+going\s+to|'m\s+gonna)?\s*(?:need|needs|use)\s+"
+    r"(?:it|them|this|that|these|those|some|the\s+\w+)\b[^,.;!?]{0,30}?\blater\b"
+    r"|[,，;；。]\s*(?:要是|如果)?(?:没人|没有人|卖不(?:掉|出去)|没卖掉|买不到|接不到)(?:要|买|接)?(?:的话)?就?算了"
+    r"|[,，;；.]\s*if\s+(?:no\s*one|nobody|no-one)\s+(?:buys?|takes?|wants?)\s+(?:it|them)\b[^,.;!?]{0,4}[,\s]*(?:never\s*mind|forget\s+it|oh\s+well|whatever|no\s+biggie)",
     re.IGNORECASE,
 )
 

@@ -3898,3 +3898,151 @@ def test_how_the_confirmation_reaches_the_speaker_is_no_supposition(demo, talker
 def test_a_worry_said_with_which_is_no_question(demo, talker):
     result = talker("Alice", "Hi Alice, city office here. Your satiety is low, which worries us — please eat a bread now.")
     assert _calls(result, "eat") == [{"resource_type": "bread"}]
+
+
+# ---------------------------------------------------------------- round 38: zm's misses, as classes, in other words
+
+
+@pytest.mark.parametrize("message", ["给我来几个苹果", "grab me some bread", "buy a few apples for her"])
+def test_a_purchase_whose_count_is_left_open_asks_how_many(demo, talker, message):
+    result = talker("Eve", message)
+    assert _writes(result) == [] and _asks(result.reply)
+
+
+def test_a_shop_lot_left_open_asks_how_many_lots(demo, talker):
+    result = talker("Eve", "买一些面粉")
+    assert _writes(result) == [] and "要买几份" in result.reply
+
+
+@pytest.mark.parametrize(("message", "count"), [("买个苹果", 1), ("buy an apple", 1), ("买两个苹果", 2)])
+def test_a_purchase_with_its_count_still_buys(demo, talker, message, count):
+    assert _calls(talker("Eve", message), "purchase") == [{"item_id": 2, "quantity": count}]
+
+
+@pytest.mark.parametrize(
+    ("message", "order_no"),
+    [("李四那单退了，酒店那边说行", "HT20260301002"), ("HT20260301001 这单退了，上游已经同意了", "HT20260301001")],
+)
+def test_an_order_told_refunded_with_the_suppliers_yes_proposes_the_refund_and_sends_nothing(demo, talker, message, order_no):
+    result = talker("前台助理", message)
+    assert _calls(result, "refund") == [{"order_no": order_no}] and _calls(result, "message_send") == []
+
+
+@pytest.mark.parametrize("message", ["张三那单退了吗", "张三那单已经退了"])
+def test_an_order_asked_or_told_refunded_proposes_nothing(demo, talker, message):
+    assert _writes(talker("前台助理", message)) == []
+
+
+@pytest.mark.parametrize("message", ["我去问问酒店", "I'll call the guest myself", "let me check with the supplier first"])
+def test_the_speaker_contacting_them_sends_nothing_and_asks_no_words(demo, talker, message):
+    result = talker("前台助理", message)
+    assert result.tool_calls == [] and not _asks(result.reply)
+
+
+def test_after_saying_they_will_ask_the_supplier_its_answer_told_with_a_refund_proposes_the_refund(demo, talker):
+    result = talker("前台助理", "李四的订单是 HT20260301002", "我来联系供应商", "李四那单退了，供应商回复说同意")
+    assert _calls(result, "refund") == [{"order_no": "HT20260301002"}] and _calls(result, "message_send") == []
+
+
+@pytest.mark.parametrize("message", ["有新消息吗", "anything unread?"])
+def test_unread_messages_asked_without_a_channel_read_both_channels(demo, talker, message):
+    calls = _calls(talker("前台助理", message), "message_list")
+    assert sorted(call["channel"] for call in calls) == ["downstream", "upstream"] and all(call["unread_only"] for call in calls)
+
+
+def test_unread_messages_of_one_order_read_both_channels_of_that_order(demo, talker):
+    calls = _calls(talker("前台助理", "HT20260301003 有没有未读的"), "message_list")
+    assert len(calls) == 2 and {call["order_no"] for call in calls} == {"HT20260301003"}
+
+
+@pytest.mark.parametrize("message", ["what did the guest write about HT20260301002?", "HT20260301002 的客人写了什么"])
+def test_what_the_guest_wrote_reads_the_guest_channel(demo, talker, message):
+    assert _calls(talker("前台助理", message), "message_list") == [{"channel": "downstream", "order_no": "HT20260301002"}]
+
+
+def test_a_listing_named_by_its_seller_and_goods_with_a_comparison_is_taken(demo, talker):
+    result = talker("Alice", "dave挂的木材那个单子拿下吧，比商店划算")
+    assert _calls(result, "accept_market_order") == [{"order_id": 2}]
+
+
+@pytest.mark.parametrize(
+    ("message", "arguments"),
+    [
+        ("挂8个小麦出去，一共40，卖不出去就算了", {"resource_type": "wheat", "quantity": 8, "price": 40}),
+        ("list 3 flour for 20, if nobody buys them, never mind", {"resource_type": "flour", "quantity": 3, "price": 20}),
+    ],
+)
+def test_the_outcome_let_go_after_a_listing_is_no_no(demo, talker, message, arguments):
+    assert _calls(talker("Frank", message), "create_market_order") == [arguments]
+
+
+@pytest.mark.parametrize("message", ["挂8个小麦出去，一共40，算了", "list 3 flour for 20 later"])
+def test_a_listing_called_off_or_put_off_still_waits(demo, talker, message):
+    assert _writes(talker("Frank", message)) == []
+
+
+def test_what_the_goods_are_needed_for_later_does_not_put_the_purchase_off(demo, talker):
+    assert _calls(talker("Alice", "buy two apples, I'll need them for the trip later"), "purchase") == [{"item_id": 2, "quantity": 2}]
+
+
+def test_goods_that_sell_well_are_a_reason_not_a_sale(demo, talker):
+    result = talker("Alice", "盖个磨坊叫河边磨坊吧，面粉最近卖得不错")
+    assert _calls(result, "construct_building") == [{"kind": "mill", "name": "河边磨坊"}] and _calls(result, "create_market_order") == []
+
+
+def test_a_request_after_the_first_was_found_done_already_is_read_alone(demo, talker):
+    result = talker("Alice", "帮我打个卡，哦不对，打过了。那就送Bob两个面包吧")
+    assert _calls(result, "transfer_resource") == [{"to_agent_id": Agent.objects.get(name="Bob").pk, "resource_type": "bread", "quantity": 2}]
+
+
+@pytest.mark.parametrize(("message", "receiver"), [("Carol说她饿了，把我的面包分她一个", "Carol"), ("分他两个面包吧，Dave", "Dave")])
+def test_sharing_with_someone_gives_to_them(demo, talker, message, receiver):
+    [call] = _calls(talker("Alice", message), "transfer_resource")
+    assert call["to_agent_id"] == Agent.objects.get(name=receiver).pk and call["resource_type"] == "bread"
+
+
+@pytest.mark.parametrize("message", ["我体力还剩多少", "how's my stamina"])
+def test_stamina_is_the_status(demo, talker, message):
+    assert _calls(talker("Alice", message), "get_my_status") == [{}]
+
+
+@pytest.mark.parametrize("message", ["现在一共有多少建筑", "建筑有几个"])
+def test_how_many_buildings_lists_them(demo, talker, message):
+    result = talker("Alice", message)
+    assert _calls(result, "list_buildings") == [{}] and _writes(result) == []
+
+
+@pytest.mark.parametrize("message", ["帮我看看 3 号基金", "3 号基金现在什么状态"])
+def test_a_fund_number_with_a_space_before_hao_names_that_fund(demo, talker, message):
+    assert _calls(talker("基金助理", message), "get_fund_detail") == [{"fund_id": 3}]
+
+
+def test_the_disabled_funds_asked_for_list_the_funds_and_disable_nothing(demo, talker):
+    result = talker("基金助理", "把已经停用的基金列一下")
+    assert _calls(result, "list_funds") == [{}] and _writes(result) == []
+
+
+def test_the_disabled_one_named_is_that_fund(demo, talker):
+    assert _calls(talker("基金助理", "停用的那只基金备注是什么"), "get_fund_detail") == [{"fund_id": 5}]
+
+
+@pytest.mark.parametrize(
+    ("messages", "arguments"),
+    [
+        (("科技先锋这个名字太土了", "改名叫 未来科技"), {"fund_id": 2, "fund_name": "未来科技"}),
+        (("how's the green energy fund doing", "rename it to Clean Power"), {"fund_id": 3, "fund_name": "Clean Power"}),
+    ],
+)
+def test_a_new_name_after_a_message_about_one_fund_renames_that_fund(demo, talker, messages, arguments):
+    result = talker("基金助理", *messages)
+    assert _calls(result, "update_fund") == [arguments] and "new name be" not in result.reply and "改成什么名字" not in result.reply
+
+
+@pytest.mark.parametrize("message", ["can you see how many apples she has", "她还剩几个面包"])
+def test_she_unnamed_is_the_resident_talked_to(demo, talker, message):
+    assert _calls(talker("Alice", message), "get_my_resources") == [{}]
+
+
+def test_she_after_another_resident_was_named_is_that_resident(demo, talker):
+    result = talker("Alice", "Carol looks tired", "how many apples does she have?")
+    assert _calls(result, "get_my_resources") == [] and "Carol" in result.reply
