@@ -2,6 +2,8 @@
 sentences no agent acts on whatever they name: negations, hypotheticals, questions about
 what was done, how-to questions (a wrong action is worse than none)."""
 
+import re
+
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -92,12 +94,21 @@ def how_to(turn: Turn, match) -> Step:
     return Step.say(_("这是一个问题，我不会因此执行操作；想让我做什么请直接说，比如「%(example)s」。") % {"example": examples[0]})
 
 
+# "doesn't wreck my energy", "won't cost me my credits": the state as what something does to it.
+STATE_AFFECTED = re.compile(
+    r"\b(?:wreck|drain|kill|ruin|cost|spend|save|use|burn|waste|sap|hurt|eat\s+into|tank)(?:s|ed|ing)?\s+(?:up\s+|through\s+)?(?:all\s+)?(?:of\s+)?my\s+(?:energy|credits|satiety)\b",
+    re.IGNORECASE,
+)
+
+
 @intent(
     r"我的状态|我现在怎么样|\bmy status\b|\bhow am i\b|\bstatus\b|\bmy (?:credits|energy|satiety)\b|(?:信用点|精力|饱食度)(?:还)?有多少",
     tool="get_my_status",
     example=gettext_lazy("我的状态"),
 )
 def my_status(turn: Turn, match) -> Step | None:
+    if STATE_AFFECTED.search(turn.plain):
+        return DECLINE  # "…something that doesn't wreck my energy": what a choice does to it, not a question about it
     if turn.last("get_my_status") is None:
         return Step.call("get_my_status")
     return None  # the default summary reports the tool's message

@@ -348,6 +348,7 @@ THIRD_PERSON = {"she", "he", "her", "him", "她", "他"}
     # "我仓库里面粉还剩几个？": the speaker's own store, what is left in it.
     r"我(?:的)?(?:仓库|手上|手里|这儿|家里)(?:里|里面)?[^，,。？?]{0,12}?(?:还剩|还有|剩)(?:几|多少)",
     r"\bmy\s+(?:resources|inventory|stock|goods|items|stuff|holdings|storage|warehouse|storehouse)\b",
+    r"\bwhat'?s\s+in\s+my\s+(?:bag|backpack|pack|pockets?|basket)\b|\bwhat\s+is\s+in\s+my\s+(?:bag|backpack|pack|pockets?|basket)\b",
     r"\bwhat\s+(?:do|did)\s+i\s+(?:have|hold|own|got)\b",
     r"\bwhat\s+i\s+(?:have|hold|own|got)\b|\bdo\s+i\s+(?:still\s+)?(?:have|hold|own)\b",
     r"\bwhat\s+(?:resources|goods|items|stuff)\b.*?\b(?:i|me)\b",
@@ -1090,7 +1091,7 @@ def _count_is_sure(filled: Filled, item: Span) -> bool:
 
 # "the second one", "that one", "第二个": a "one" that points, not a count.
 # ("the 8 for 30 one": "one" after the listing's price points at it too.)
-POINTED_ONE = re.compile(r"(?:\b(?:first|second|third|fourth|last|that|this|the|which|other)\s*|第|\d\s+)$", re.IGNORECASE)
+POINTED_ONE = re.compile(r"(?:\b(?:first|second|third|fourth|last|that|this|the|which|other)\s*|第|\d\s+(?:credits?\s+|bucks\s+)?)$", re.IGNORECASE)
 FOR_SOMEONE = re.compile(r"(?:\bfor|给|替|帮|送给)\s*$", re.IGNORECASE)
 
 
@@ -1344,6 +1345,13 @@ HOW_HUNGRY = re.compile(
     r"\bhow\s+hungry\b|饿不饿|有多饿|饿了没|饿了吗|\bdid\s+i\s+(?:already\s+)?eat\b|\bhave\s+i\s+(?:already\s+)?eaten\b"
     r"|我(?:是不是)?(?:已经)?吃(?:过|掉)?了(?:吗|没)|吃没吃"
 )
+# "刚才好像被我吃掉了点什么", "I ate something earlier": a meal already eaten, told.
+EATEN_BEFORE = re.compile(
+    r"[^，,。.;；!！?？]*(?:被(?:我|他|她)?吃(?:掉|光|完)?了|(?:刚才|刚刚|之前|早上|昨天|已经)[^，,。.;；!！?？]{0,8}?吃(?:掉|光|完|过)了"
+    r"|i\s+(?:already\s+)?(?:ate|have\s+eaten|had)\s+(?:something|some|a|an|one|my)[^,.;!?]*(?:earlier|before|already|this\s+morning|yesterday))[^，,。.;；!！?？]*",
+    re.IGNORECASE,
+)
+eat_frame.unsaid = EATEN_BEFORE
 # "have an apple", "go on, have some bread": "have" as an order to eat, first in its clause.
 HAVE_SOME = re.compile(r"(?:^|[,，.;!—–-]\s*|\b(?:please|go|just|you\s+should|why\s+not)\s+)have\s+(?:a|an|some|one|a\s+bit\s+of)\b")
 
@@ -1450,8 +1458,18 @@ STATUS_WORDS = (
 )
 
 
+# "现在钱够了", "you've got enough credits now": the money told, a reason for what is asked.
+MONEY_TOLD = re.compile(
+    r"(?:钱|信用点)(?:已经|都|也|现在)?(?:够|足够|攒够)(?:了|用)?(?![吗么没不]|[^，,。!！]{0,6}[吗么?？])"
+    r"|(?:you'?ve|you\s+have|i'?ve|i\s+have|you\s+got|i\s+got)\s+(?:got\s+)?(?:enough|plenty\s+of)\s+(?:money|credits)\b(?![^,.;!]{0,20}\?)",
+    re.IGNORECASE,
+)
+
+
 @frame("get_my_status", triggers=STATUS_WORDS, priority=1)
 def status_frame(turn: Turn, filled: Filled) -> Step:
+    if MONEY_TOLD.search(filled.reading.said):
+        return DECLINE  # "你不是一直想盖房子吗，现在钱够了，建一个吧": the money told as why, not asked about
     if not restraint.asked(filled.reading.said) and asked_in_another_clause(filled.reading, turn.offered, "get_my_status", STATUS_WORDS):
         # "你饱食度都掉到40了，把面包吃了吧", "build me something, I've got credits to spare": the state is why.
         return DECLINE

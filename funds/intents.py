@@ -130,14 +130,19 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
 
 def _twins(said: str, name: str) -> list[str]:
     """The funds the words naming ``name`` fit alike ("the balanced fund": Beta Balanced by its name, 稳健增长一号 by its
-    remarks), or [] when they fit one."""
+    remarks) or name as alternatives ("X or Y"), or [] when they fit one."""
     from agents.providers.understanding import read
+
+    from agents.providers.frames import or_other
 
     first = name.split()[0].casefold() if name.split() else ""
     for span in read(said, {"fund"}).of("fund"):
         if span.rivals and span.score >= 0.99 and first and first in span.text.casefold():
             return [span.name, *(rival for rival, _value, _score in span.rivals)]
-    return []
+    # "disable either Beta Balanced or the tech pioneer fund", "停用科技先锋或者绿色能源主题": two named as alternatives.
+    named = read(name, {"fund"})
+    sure = [span for span in named.of("fund") if span.score >= 0.9]
+    return next(([span.name, other.name] for span in sure if (other := or_other(span, sure, named.folded)) is not None), [])
 
 
 @intent(

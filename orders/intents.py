@@ -712,6 +712,8 @@ def read_frame(turn: Turn, filled: Filled) -> Step | None:
         return DECLINE  # "给…的客人发个消息：…": words to send, not the channel to read
     if ORDER_LOOKED_UP.search(filled.reading.folded):
         return DECLINE  # "look up order HT…, the guest says …": the order is asked for; what the guest says is why
+    if EARLY.search(filled.reading.said) and HANDLING_ASKED.search(filled.reading.said):
+        return DECLINE  # "a guest called saying they want to leave early, can you sort it out?": the case to handle
     if SUPPLIER_SAID_YES.search(filled.reading.folded) and REFUND_TOLD.search(filled.reading.folded):
         return DECLINE  # "供应商回了说同意，那就走退款吧", "supplier says yes. refund it": their answer told, the refund asked
     if turn.last("message_list") is not None:
@@ -724,6 +726,8 @@ def read_frame(turn: Turn, filled: Filled) -> Step | None:
     return Step.call("message_list", **arguments)
 
 
+# The desk asked to take a case on: "can you sort it out?", "handle it", "帮忙处理一下".
+HANDLING_ASKED = re.compile(r"\bsort\s+(?:it|this|that)\s+out\b|\bhandle\b|\bdeal\s+with\b|\btake\s+care\s+of\b|处理|搞定|跟进|办一下", re.IGNORECASE)
 # Messages asked for as unread or new, whichever channel: "any unread messages?", "有新消息吗".
 UNREAD = ("unread", "未读", "没读", "新消息", "new message", "new messages", "new replies", "new reply")
 

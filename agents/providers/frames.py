@@ -338,7 +338,7 @@ def fill(frame_: Frame, reading: Reading) -> Filled:
 
 
 # What joins two alternatives: "Bob or Dave", "Bob或者Dave", "Bob还是Dave".
-OR_BETWEEN = re.compile(r"\s*(?:(?:,\s*)?or|或者|或是|或|还是)\s*", re.IGNORECASE)  # ("给Bob，还是Dave吧" corrects itself)
+OR_BETWEEN = re.compile(r"\s*(?:(?:,\s*)?or(?:\s+(?:the|maybe|perhaps|possibly))?|或者|或是|或|还是|[，,]?\s*要么(?:是|就是)?)\s*", re.IGNORECASE)  # ("给Bob，还是Dave吧" corrects itself)
 
 
 def chosen_after(reading: Reading, kind: str, values: set) -> Span | None:

@@ -334,9 +334,16 @@ SETTLED = re.compile(
 
 
 def _less_verb(piece: str, verbs: list[str]) -> tuple[str, str]:
-    """``piece`` without the first words' verb it opens with ("买四个就行" → "四个就行"), and that verb ("" for none)."""
+    """``piece`` without the first words' verb it opens with ("买四个就行", "还是买四个吧" → "四个就行", "四个吧"), and that
+    verb ("" for none)."""
+    if (settled := SETTLING.match(piece)) and any(piece.startswith(v, settled.end()) for v in verbs):
+        piece = piece[settled.end() :]
     verb = next((v for v in sorted(verbs, key=len, reverse=True) if piece.startswith(v)), "")
     return piece[len(verb) :].lstrip(), verb
+
+
+# What opens a count said again ("还是买三袋吧", "那就给三个"): the verb follows it.
+SETTLING = re.compile(r"(?:那还是|还是|那就|那么就|就)\s*")
 
 
 def _count_only(piece: str) -> bool:
