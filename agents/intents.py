@@ -14,7 +14,7 @@ from .providers.rules import DECLINE, GUARD, Step, Turn, answered, intent, look_
 @intent(
     # "我不想在面包坊干了" quits: not wanting to go on working is itself the request. "别忘了…", "don't forget to …",
     # "no worries, …" remind or reassure: no negation.
-    r"^(?:我)?(?:不要|别|不用|不必|无需|请勿|勿|先别|暂时不要|千万别|不想(?![^，。,]{0,12}(?:干了|做了|干下去)|[^，。,]{1,12}了[，,]\s*(?:我要|就|那就)?(?:辞职|辞了|辞掉|不干了))|不打算|不准|禁止)"
+    r"^(?:我)?(?:不要|别|不用|不必|无需|请勿|勿|先别|暂时不要|千万别|不想(?![^，。,]{0,12}(?:干了|做了|干下去)|[^，。,]{1,12}了[，,]\s*(?:我要|就|那就)?(?:把[^，。,]{1,10}?)?(?:辞职|辞了|辞掉|不干了))|不打算|不准|禁止)"
     r"(?!忘|客气|担心|着急|急|谢|等)",
     r"^(?:i\s+)?(?:don'?t|do\s+not|never(?!\s*mind)|no\s+need\s+to|stop|cancel\s+that|nevermind|never\s+mind)\b(?!\s+(?:forget|hesitate|worry|the|my|your|his|her)\b)",
     r"^(?:no|nope)\b(?!\s+(?:worries|problem|prob|probs|biggie|rush|hurry)\b)",

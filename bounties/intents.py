@@ -96,6 +96,10 @@ def claim_any(turn: Turn, match) -> Step | None:
         return Step.say(_("目前没有开放的悬赏可以接取。"))
     if len(bounties) == 1:
         return Step.call("claim_bounty", bounty_id=bounties[0]["bounty_id"])
+    # "接个悬赏，就那个建造磨坊的": the one the rest of the message names.
+    named = {span.value for span in read(turn.said).of("bounty") if span.score >= 0.9} & {row["bounty_id"] for row in bounties}
+    if len(named) == 1:
+        return Step.call("claim_bounty", bounty_id=named.pop())
     # A write never picks what the message does not name: with several open, ask which, naming them.
     return Step.say(_("要接哪一个悬赏？%(names)s") % {"names": either(bounties)})
 
@@ -194,7 +198,7 @@ def board_arguments(said: str, status: str) -> dict:
 # ---------------------------------------------------------------------------- frames
 
 from agents.providers.frames import Filled, frame, ordinal  # noqa: E402
-from agents.providers.understanding import Entity, entities  # noqa: E402
+from agents.providers.understanding import Entity, entities, read  # noqa: E402
 
 CLAIM_WORDS = (
     "claim", "take", "grab", "accept", "pick up", "pick", "choose", "go with", "sign me up", "sign up", "put me down", "i'll do",

@@ -209,7 +209,7 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
         owner = match["owner"]
     if "transfer_resource" not in turn.offered:
         return DECLINE  # "把和客人的聊天记录调出来" to the desk: no resident's goods are at stake for it
-    if re.fullmatch(r"(?:仓库|库房|背包|口袋|包)(?:里|中)?|手(?:里|上|头)", owner):
+    if re.fullmatch(r"(?:仓库|库房|背包|口袋|包)(?:里|中)?|手(?:里|上|头)|身上|兜里", owner):
         return DECLINE  # "把仓库里的5个面包给Eve": where the speaker keeps the goods, not another's
     if re.search(r"我|自己|咱|俺", owner):
         return DECLINE  # "把市场上我挂的那单撤了": the speaker's own, whatever words stand before 我
@@ -352,6 +352,8 @@ THIRD_PERSON = {"she", "he", "her", "him", "她", "他"}
     r"\bwhat\s+(?:do|did)\s+i\s+(?:have|hold|own|got)\b",
     r"\bwhat\s+i\s+(?:have|hold|own|got)\b|\bdo\s+i\s+(?:still\s+)?(?:have|hold|own)\b",
     r"\bwhat\s+(?:resources|goods|items|stuff)\b.*?\b(?:i|me)\b",
+    # Asked of the resident: "can you tell us what resources you currently have?"
+    r"\bwhat\s+(?:resources|goods|items|stuff)\s+(?:do\s+)?you\s+(?:currently\s+|still\s+|now\s+)?(?:have|hold|own|got|are\s+holding)\b",
     r"\bhow\s+(?:many|much)\b.*?\b(?:do|have)\s+(?:i|you)\s+(?:have|got|hold|own)\b",
     # Asked indirectly: "tell me how much bread you've got", "let me know how many apples I have left".
     r"\bhow\s+(?:many|much)\b[^.?!;]*?\b(?:i|you)\s*(?:'ve|have|got|hold|own|'ve\s+got|still\s+have|are\s+holding|'re\s+holding)\b",
@@ -630,6 +632,8 @@ def availability_of_nothing_named(turn: Turn, match: re.Match) -> Step:
 def shop(turn: Turn, match: re.Match) -> Step:
     if MARKET_SAID.search(turn.plain):
         return DECLINE  # "what's for sale on the market?": the residents' listings, not the shop
+    if VAGUE_PURCHASE.search(turn.plain):
+        return DECLINE  # "grab a few things from the shop for the party": what to buy, which the frame asks
     return _once(turn, "list_shop_items")
 
 
@@ -641,7 +645,7 @@ def shop(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("买 2 个面包"),
 )
 def buy(turn: Turn, match: re.Match) -> Step:
-    if re.search(r"market|listing|市场|挂单|挂的", turn.plain, re.IGNORECASE) or not any(word in turn.plain.lower() for word in SHOP_WORDS) and any(
+    if re.search(r"market|listing|市场|挂单|挂的", turn.plain, re.IGNORECASE) and not FROM_THE_SHOP.search(turn.plain) or not any(word in turn.plain.lower() for word in SHOP_WORDS) and any(
         name.lower() in turn.plain.lower() for name in Agent.objects.filter(is_active=True).values_list("name", flat=True)
     ):
         return DECLINE  # another resident's listing, not the shop
@@ -668,6 +672,8 @@ def buy(turn: Turn, match: re.Match) -> Step:
     example=gettext_lazy("看看市场挂单"),
 )
 def market(turn: Turn, match: re.Match) -> Step:
+    if FROM_THE_SHOP.search(turn.plain) and re.search(r"\b(?:buy|get|grab)\b|买", turn.plain, re.IGNORECASE):
+        return DECLINE  # "get me 2 apples from the shop, the market ones are overpriced": the shop's, the frames read it
     return _once(turn, "list_market_orders")
 
 
@@ -1058,7 +1064,9 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
 
 # "以后石料就不用买了", "买不起": nothing bought.
 # ("…, nobody is selling any on the market": the market named as where nothing is rules no shop purchase out.)
-buy_frame.unsaid = re.compile(f"{restraint.SPARED_LATER}|{CANT_BUY.pattern}|{NOBODY_SELLING.pattern}", re.IGNORECASE)
+# "…from the shop, the market ones are overpriced": the market passed over after the shop is named as where.
+MARKET_PASSED_OVER = r"(?:\b(?:from|at)\s+the\s+(?:shop|store)\b|(?:在|从)商店)[^。.!！?？]*?(?:\bmarket|市场)[^,，;；.。!！?？]*"
+buy_frame.unsaid = re.compile(f"{restraint.SPARED_LATER}|{CANT_BUY.pattern}|{NOBODY_SELLING.pattern}|{MARKET_PASSED_OVER}", re.IGNORECASE)
 
 
 # A number said about money or what one has ("花了8块", "有20块", "price 10"): no count of a purchase.
@@ -1089,6 +1097,15 @@ def _count_is_sure(filled: Filled, item: Span) -> bool:
     )
 
 
+# A purchase whose goods are left open: "grab a few things from the shop", "去商店随便买点东西".
+VAGUE_PURCHASE = re.compile(
+    r"\b(?:buy|get|grab|pick\s+up)\s+(?:me\s+|us\s+)?(?:a\s+few|some|a\s+couple\s+of)?\s*(?:things|stuff|something|bits)\b|买(?:点|些|一些)?(?:东西|什么)",
+    re.IGNORECASE,
+)
+# The shop said as where to buy: "from the shop", "在商店买", "从商店".
+FROM_THE_SHOP = re.compile(r"\b(?:from|at)\s+the\s+(?:shop|store)\b|(?:在|从|去)商店|商店(?:里)?买", re.IGNORECASE)
+# What a number counts when it counts no goods: "赚一笔", "看一下", "等一会儿".
+NO_GOODS_COUNTED = re.compile(r"\s*(?:笔|下|会儿?|阵|趟|次|遍)")
 # "the second one", "that one", "第二个": a "one" that points, not a count.
 # ("the 8 for 30 one": "one" after the listing's price points at it too.)
 POINTED_ONE = re.compile(r"(?:\b(?:first|second|third|fourth|last|that|this|the|which|other)\s*|第|\d\s+(?:credits?\s+|bucks\s+)?)$", re.IGNORECASE)
@@ -1104,7 +1121,7 @@ def _bought_for(reading, me: str) -> str:
 
 def _what_to_buy(turn: Turn, filled: Filled) -> Step:
     """"我想买东西", "buy something": which item is asked, with what the shop has; nothing is bought."""
-    if filled.reading.of("resident") or not filled.reading.has(*BUY_WORDS):
+    if filled.reading.of("resident") or not (filled.reading.has(*BUY_WORDS) or VAGUE_PURCHASE.search(filled.reading.said)):
         return DECLINE
     listed = turn.last("list_shop_items")
     if listed is None:
@@ -1261,8 +1278,10 @@ def accept_frame(turn: Turn, filled: Filled) -> Step:
         return DECLINE
     if BOUNTIES_SAID.search(filled.reading.said) and not MARKET_SAID.search(filled.reading.said):
         return DECLINE  # "the bounties someone already grabbed": the board, not a listing
-    if filled.reading.has(*SHOP_WORDS) and not MARKET_SAID.search(filled.reading.said):
-        return DECLINE  # "buy 3 apples from the shop, eve looked hungry …": the shop's, whoever else is named
+    if filled.reading.has(*SHOP_WORDS) and (not MARKET_SAID.search(filled.reading.said) or FROM_THE_SHOP.search(filled.reading.said)):
+        # "buy 3 apples from the shop, eve looked hungry …": the shop's, whoever else is named; "…from the shop pls, the
+        # ones on the market are always bruised": the shop said as where, the market only why not.
+        return DECLINE
     me = agent_name(turn.system)
     # "Alice，Dave挂的木材你买下来": the agent addressed is no seller; the other resident is.
     sellers = _sellers(filled.reading, me)
@@ -1299,6 +1318,7 @@ def accept_frame(turn: Turn, filled: Filled) -> Step:
     counts = {
         s.value for s in filled.reading.of("number")
         if s.value is not None and s.score >= 0.9 and not POINTED_ONE.search(folded[: s.start])
+        and not NO_GOODS_COUNTED.match(folded, s.end)  # "转手能赚一笔": a sum, no count of the goods
     }
     if counts - {row.get("quantity"), row.get("price"), row.get("order_id")}:
         # "buy 2 of Carol's wheat": a listing is bought whole, never a part of it.
@@ -1482,8 +1502,10 @@ WHAT_CAN_BE_BOUGHT = re.compile(r"\bwhat\b.{0,20}\b(?:buy|get)\b|能买(?:到)?(
 
 @frame("list_shop_items", triggers=SHOP_WORDS)
 def shop_frame(turn: Turn, filled: Filled) -> Step:
-    if filled.reading.has(*BUY_WORDS) and not WHAT_CAN_BE_BOUGHT.search(filled.reading.folded) and not filled.reading.has("price", "prices", "价格", "价目"):
+    if filled.reading.has(*BUY_WORDS, "get me", "grab me", "grab", "pick up") and not WHAT_CAN_BE_BOUGHT.search(filled.reading.folded) and not filled.reading.has("price", "prices", "价格", "价目"):
         return DECLINE  # buying, the purchase frame's ("shop prices? need to know before I go buy anything" asks the prices)
+    if VAGUE_PURCHASE.search(filled.reading.said):
+        return DECLINE  # "grab a few things from the shop": what to buy, which the purchase frame asks
     return _once(turn, "list_shop_items")
 
 
@@ -1497,6 +1519,8 @@ def price_frame(turn: Turn, filled: Filled) -> Step:
 
 @frame("list_market_orders", triggers=(*MARKET_WORDS, *SELLING_WORDS))
 def market_frame(turn: Turn, filled: Filled) -> Step:
+    if FROM_THE_SHOP.search(filled.reading.said) and filled.reading.has(*BUY_WORDS, "get", "grab"):
+        return DECLINE  # "get me 2 apples from the shop, the market ones are overpriced": the shop's
     if not filled.reading.has(*MARKET_WORDS) and "?" not in filled.reading.folded and not filled.reading.has("吗", "谁", "who", "any"):
         return DECLINE
     if not MARKET_SAID.search(filled.reading.said) and not filled.reading.has(*SELLING_WORDS):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from django.utils.translation import gettext as _
@@ -99,6 +100,8 @@ def _whole_name(name: str) -> str:
 
 def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
     """Call ``tool_name`` on the fund the user named (by id, or by name through list_funds)."""
+    from agents.providers.understanding import read
+
     done = turn.last(tool_name)
     if done is not None:
         return Step.say(_said(done))
@@ -112,6 +115,8 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
         return DECLINE  # "状态的" is a piece of the sentence, not a fund: the frames read it again
     if twins := _twins(turn.said, name):
         return Step.say(which_of(twins))
+    if tool_name not in ("get_fund_detail", "list_funds") and (step := _one_fund_at_a_time(read(turn.said, {"fund"}))) is not None:
+        return step
     found = turn.last("list_funds")
     if found is None:
         return Step.call("list_funds", fund_name=name)
@@ -143,6 +148,25 @@ def _twins(said: str, name: str) -> list[str]:
     named = read(name, {"fund"})
     sure = [span for span in named.of("fund") if span.score >= 0.9]
     return next(([span.name, other.name] for span in sure if (other := or_other(span, sure, named.folded)) is not None), [])
+
+
+def _one_fund_at_a_time(reading) -> Step | None:
+    """A change asked of two funds named together: which one ("科技先锋和绿色能源主题里面停掉一只"), or one at a time
+    ("…都停掉", each is confirmed on its own); None when the words name one fund."""
+    funds = list(dict.fromkeys(span.name for span in reading.of("fund") if span.score >= 0.9))
+    if len(funds) < 2:
+        return None
+    if ONE_OF_THEM.search(reading.folded):
+        return Step.say(which_of(funds))
+    if EVERY_ONE.search(reading.folded):
+        return Step.say(_("一次处理一个基金，每个都由员工单独确认：先处理哪一个？%(funds)s") % {"funds": join_items(funds)})
+    return None
+
+
+# Every one of the things just named: "…都停掉", "both", "all of them".
+EVERY_ONE = re.compile(r"都|全部|统统|\bboth\b|\ball\s+of\s+them\b|\beach\s+of\s+them\b", re.IGNORECASE)
+# One of the things just named: "…里面停掉一只", "其中一个", "one of them", "one of the two".
+ONE_OF_THEM = re.compile(r"(?:里面?|中间?|之中|其中|当中)[^，,。;；]{0,6}?[一1](?:只|个)|\bone\s+of\s+(?:them|the\s+two|these|those|the\s+(?:two\s+)?funds)\b|\beither\s+one\b")
 
 
 @intent(
@@ -551,7 +575,8 @@ def wants_active(said: str) -> bool:
 # "名字里带“能源”的基金", "funds with 'Beta' in the name": the funds whose name holds these words.
 NAME_HAS = (
     re.compile(r"(?:名字|名称|名)(?:里|中|里面)?(?:带|带有|包含|含有?|有)\s*[「“\"'‘]?(?P<part>[^「」“”\"'‘’，,。的\s]{1,20})[」”\"'’]?\s*(?:字样|字)?的"),
-    re.compile(r"(?:\bwith|\bw/)\s*[\"'“‘]?(?P<part>[^\"'“”‘’]{1,30}?)[\"'”’]?\s+in\s+(?:the|its|their)\s+names?\b", re.IGNORECASE),
+    # ("anything with 'tech' or 科技 in the name?": quotes inside, around each alternative.)
+    re.compile(r"(?:\bwith|\bw/)\s*[\"'“‘]?(?P<part>[^\"“”‘’]{1,30}?)[\"'”’]?\s+in\s+(?:the|its|their)\s+names?\b", re.IGNORECASE),
     re.compile(r"\bnames?\s+(?:contain(?:s|ing)?|includ(?:es|ing)|with)\s+[\"'“‘]?(?P<part>[^\"'“”‘’?,.\s]{1,30})", re.IGNORECASE),
     # "list funds containing 能源", "funds matching 'tech'", "含“能源”的基金", "包含稳健的基金".
     re.compile(r"\bfunds?\s+(?:contain(?:s|ing)?|includ(?:es|ing)|match(?:es|ing)?)\s+[\"'“‘]?(?P<part>[^\"'“”‘’?,.\s]{1,30})", re.IGNORECASE),
@@ -575,7 +600,9 @@ def name_holds(said: str) -> str:
     """The words a fund's name should hold, as typed (or the Chinese a Chinese name holds for them: "any fund with tech
     in the name?" looks for 科技), or ""."""
     part = next((found["part"].strip() for pattern in NAME_HAS if (found := pattern.search(said))), "")
-    return glossed_back(part) if part else ""
+    # "anything with 'tech' or 科技 in the name?": alternatives that mean the same are one.
+    glossed = {glossed_back(one.strip(" '\"“”「」")) for one in re.split(r"\s+or\s+|或者?|/", part) if one.strip(" '\"“”「」")}
+    return glossed.pop() if len(glossed) == 1 else ""
 
 
 # Where a fund's name stands when the words name one no fund has: quoted, "X基金", "基金X",
@@ -622,6 +649,8 @@ THE_DISABLED_ONE = (
     # ("停用的基金有哪些" asks for the list: the bare "停用的基金" is no one fund.)
     "停掉的那个基金", "停用的那个基金", "停用的那只基金", "停掉的那只基金", "停用的那只", "停掉的那只", "停掉的那个", "停用的那个", "被停用的基金", "被停掉的基金", "关掉的那个基金", "被关掉的基金", "the disabled one", "the disabled fund", "the inactive one", "the inactive fund",
     "the one that's disabled", "the one that is disabled", "the switched off one", "the deactivated one", "the deactivated fund",
+    "the one that got turned off", "the one that was turned off", "the one that got switched off", "the one that was switched off",
+    "the one we turned off", "the one we switched off", "the one that got disabled", "the one that was disabled",
 )
 
 
@@ -650,6 +679,9 @@ def fund_entities() -> list[Entity]:
     for pk, name, _status, remarks in funds:
         found.append(Entity("fund", name, pk, name, partial=True))
         found += [Entity("fund", surface, pk, name, exact_only=True) for surface in styled(name, remarks or "")]
+        # "绿能" for 绿色能源主题: the first characters of its first two words, as people shorten names.
+        if re.fullmatch(r"[\u4e00-\u9fff]{4,}", name):
+            found.append(Entity("fund", name[0] + name[2], pk, name, exact_only=True))
         found += [Entity("fund", english, pk, name, exact_only=True) for english in english_described(name)]
         letters = [LETTERS_IN_CHINESE[word] for word in re.findall(r"[a-z]+", name.lower()) if word in LETTERS_IN_CHINESE]
         found += [Entity("fund", chinese, pk, name, exact_only=True) for chinese in letters]
@@ -758,6 +790,8 @@ def _on_resolved(turn: Turn, filled: Filled, tool_name: str, **arguments) -> Ste
     done = turn.last(tool_name)
     if done is not None:
         return Step.say(_said(done))
+    if tool_name != "get_fund_detail" and (step := _one_fund_at_a_time(filled.reading)) is not None:
+        return step
     if re.search(r"\d", span.text) and str(span.value) in span.text:
         return Step.call(tool_name, fund_id=span.value, **arguments)  # named by its id: nothing to look up
     if turn.last("list_funds") is None:
@@ -850,7 +884,7 @@ MAYBE_LATER = re.compile(
 DISABLE_WORDS = (
     "disable", "deactivate", "turn off", "switch off", "off", "suspend", "shut down", "pause", "take offline", "kill", "wind down",
     "delete", "remove", "retire", "停用", "禁用", "关掉", "关闭", "下线", "暂停", "停掉", "关停", "停了", "关了", "停止",
-    "删除", "删掉", "注销", "停一下", "停下", "先停",
+    "删除", "删掉", "注销", "停一下", "停下", "先停", "停一个", "停一只", "停个",
     # "先别停科技先锋，改成停稳健增长一号": the deed said again on another fund (the no on the first is the gate's).
     "别停", "改成停", "换成停", "改停",
     # "等等，停错了，我说的是科技先锋": the right fund named after the wrong one.
@@ -867,7 +901,10 @@ DISABLE_WORDS = (
 def disable_frame(turn: Turn, filled: Filled) -> Step:
     if REMARKS_REMOVED.search(filled.reading.said):
         return Step.say(_("备注要改成什么？"))  # "把X的备注删掉": the remarks go, not the fund
-    if not read(SIGNED_OFF.sub(" ", filled.reading.said)).has(*DISABLE_WORDS):
+    said = filled.reading.said
+    if (fund := filled.slots.get("fund_id")) is not None:
+        said = said[: fund.start] + " " * (fund.end - fund.start) + said[fund.end :]  # "the one that got turned off" names it
+    if not read(SIGNED_OFF.sub(" ", said)).has(*DISABLE_WORDS):
         return DECLINE  # "compliance signed off on them": an approval, no "off" that switches anything off
     return _on_resolved(turn, filled, "disable_fund")
 
@@ -888,9 +925,11 @@ disable_frame.names_the_miss = fund_missed
 # "re-enable it — compliance signed off", "turn it back on, we'll switch it off again after": neither frame reads the
 # approval's "off", nor the speaker's own later deed.
 # ("把停用的基金启用", "停用的那只": the disabled fund named, nothing switched off.)
+# ("the one that got turned off": the disabled fund described, nothing switched on or off.)
+DESCRIBED_OFF = r"\b(?:got|was|been|were|we)\s+(?:turned|switched|shut)\s+off\b|\b(?:got|was|been)\s+disabled\b"
 DISABLED_NAMED = r"(?:已经?)?(?:停用|关停)的(?=基金|那|这|几|都|全)"
-enable_frame.unsaid = re.compile(f"{SIGNED_OFF.pattern}|{restraint.OWN_LATER.pattern}", re.IGNORECASE)
-disable_frame.unsaid = re.compile(f"{SIGNED_OFF.pattern}|{restraint.OWN_LATER.pattern}|{DISABLED_NAMED}", re.IGNORECASE)
+enable_frame.unsaid = re.compile(f"{SIGNED_OFF.pattern}|{restraint.OWN_LATER.pattern}|{DESCRIBED_OFF}", re.IGNORECASE)
+disable_frame.unsaid = re.compile(f"{SIGNED_OFF.pattern}|{restraint.OWN_LATER.pattern}|{DISABLED_NAMED}|{DESCRIBED_OFF}", re.IGNORECASE)
 
 
 NAMED = re.compile(
@@ -1031,6 +1070,27 @@ NEW_FUND_SAID = re.compile(
 )
 
 
+def _remarks_appended(turn: Turn, filled: Filled, added: re.Match) -> Step:
+    """"1号基金的备注加一句：12月起暂停大额申购", "备注里加一句“含储能”": the tool writes the remarks whole, so the
+    fund's remarks are read and the line joined to them; the proposal shows the whole new remarks for staff to
+    confirm, and it is based on the version read (a change meanwhile is a conflict). Without the line, it is asked."""
+    if (done := turn.last("update_fund")) is not None:
+        return Step.say(_said(done))
+    said = filled.reading.said
+    quote = next((q for q in filled.reading.of("quoted") if q.start >= added.start()), None)
+    colon = re.compile(r"[:：]\s*").search(said, added.start())
+    line = quote.value.strip() if quote is not None else said[colon.end() :].strip().rstrip("。.!！") if colon else ""
+    if not line:
+        return Step.say(_("要在备注里加什么？请把要加的那句话写在冒号后面。"))
+    detail = turn.last("get_fund_detail")
+    if detail is None or not detail.ok:
+        return _on_resolved(turn, filled, "get_fund_detail")
+    fund = detail.data["fund"]
+    joiner = "；" if re.search(r"[\u4e00-\u9fff]", f"{fund['remarks'][-1:]}{line[:1]}") else "; "
+    remarks = f"{fund['remarks'].rstrip('。.；; ')}{joiner}{line}" if fund["remarks"].strip() else line
+    return replace(Step.call("update_fund", fund_id=fund["id"], remarks=remarks), composed=("remarks",))
+
+
 def _remarks_as_typed(said: str, first: str, last: str) -> str:
     """The words from the remarks' label (the piece ``first``) to the end of the piece ``last``, as typed."""
     start = said.rfind(first)
@@ -1103,7 +1163,7 @@ def rename_frame(turn: Turn, filled: Filled) -> Step:
 
 # "what are the remarks on …?", "备注写的是什么": a question about the remarks, not new ones.
 REMARKS_CHANGED = re.compile(r"改|更新|设为|设置|换成|加上|写上|\b(?:chang(?:e|ed|es|ing)|updat(?:e|ed|es|ing)|set|make|replac(?:e|ed|ing)|edit(?:ed)?)\b", re.IGNORECASE)
-REMARKS_ASKED = re.compile(r"\bwhat\b|\bwhats\b|\bwhat's\b|\bshow\b|\bread\b|\bsee\b|是什么|是啥|什么内容|写的(?:是)?(?:什么|啥)|看看|查看|[?？]", re.IGNORECASE)
+REMARKS_ASKED = re.compile(r"\bwhat\b|\bwhats\b|\bwhat's\b|\bshow\b|\bread\b|\bsee\b|是什么|是啥|什么内容|写的(?:是)?(?:什么|啥)|看看|查看|要看|想看|[?？]", re.IGNORECASE)
 
 
 # "they want it to read 'balanced, bond-heavy'", "改成写着“…”": a verb of saying between the marker and the quotation.
@@ -1125,9 +1185,7 @@ def remarks_frame(turn: Turn, filled: Filled) -> Step:
     if FIELD_LEFT_ALONE.search(filled.reading.said):
         return DECLINE  # "改个名，改成X，备注不动": the remarks stay as they are
     if (added := APPENDED.search(filled.reading.said)) and not WHOLE_AFTER_ALL.search(filled.reading.said, added.end()):
-        # "备注里加一句“含储能”，原来的内容保留": the tool writes the remarks whole; words of the user's own only, so the
-        # whole new remarks are asked (never the old ones joined to the new behind the user's back).
-        return Step.say(_("备注只能整段替换：请把完整的新备注发给我（原来的内容要保留的话也一起写上），我再提交给员工确认。"))
+        return _remarks_appended(turn, filled, added)
     span = filled.slots["fund_id"]
     after = max(span.end, filled.reading.folded.find("备注") + 2, filled.reading.folded.find("remark") + 6)
     if whole := WHOLE_AFTER_ALL.search(filled.reading.said, after):

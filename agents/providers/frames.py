@@ -28,6 +28,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from ..registry import registry
+from . import restraint
 from .understanding import Reading, Span, fold
 
 # A fuzzy entity at or above this is taken; below it the frame asks "did you mean …?".
@@ -243,6 +244,8 @@ def _head(reading: Reading) -> Reading:
     colon = re.search(r"[:：]", reading.said)
     if colon is None:
         return reading
+    if restraint.notice_to_agent(reading.said, colon):
+        return reading  # "Frank，城管办通知：…请你现在上班打卡": a notice to the agent, whose words are the request
     head = reading.said[: colon.end()]
     return Reading(head, fold(head), tokens(fold(head)))
 

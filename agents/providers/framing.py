@@ -92,6 +92,8 @@ POINTS_BACK = re.compile(r"\b(?:it|that\s+one|this\s+one|him|her)\b|它|他|她|
 CARRIED_KINDS = ("fund", "order", "bounty", "resident", "resource")
 # What a message that asks for a missing slot may take from the last one without pointing back.
 ASKED_KINDS = ("fund", "order", "bounty", "resource")
+# Someone pointed at with a pronoun: "她", "他" (not 他们), "her", "him".
+SOMEONE = re.compile(r"[她他](?!们)|\b(?:she|he|her|him)\b", re.IGNORECASE)
 # What a message may take from further back than the last message: the case the conversation is about.
 HISTORY_KINDS = ("fund", "order")
 
@@ -113,6 +115,9 @@ def points_back(turn: Turn) -> Step | None:
     carried = _carried(turn.earlier, named)
     if asking and not complete and not POINTS_BACK.search(turn.said):
         carried = [(s, text) for s, text in carried if s.kind in ASKED_KINDS]  # never a resident unnamed
+    if not carried and asking and turn.history and SOMEONE.search(turn.said) and SOMEONE.search(turn.earlier):
+        # "eve是不是刚来的那个学者？" → "她好像饿得不行了" → "那就给她一个面包吧": "her" twice, the resident named before.
+        carried = [(s, text) for s, text in _carried(turn.history[0], named) if s.kind == "resident"]
     if not carried and (asking or POINTS_BACK.search(turn.said)) and not complete:
         # "HT… 客人要提前走" → "供应商说可以退两晚" → "那就登记退款": the order (or fund) the conversation named a
         # few turns back, when the turns since named nothing of the kind; goods or a resident never come from that far.

@@ -205,9 +205,10 @@ def _words_to_pass_on(text: str) -> int:
     """Where the words to pass on begin ("在城市频道说一句：今晚请大家吃面包", "tell the guest: …"): a
     phrase found only there asks for nothing. ``len(text)`` when the message passes nothing on."""
     from .frames import SAYING_HEAD
+    from .restraint import notice_to_agent
 
     colon = re.search(r"[:：]", text)
-    if colon is None or not SAYING_HEAD.search(text[: colon.start()].lower()):
+    if colon is None or not SAYING_HEAD.search(text[: colon.start()].lower()) or notice_to_agent(text, colon):
         return len(text)
     return colon.start()
 
@@ -735,6 +736,8 @@ def planned(message: str, writes: list[tuple[str, dict]]) -> bool:
     from .frames import CLAUSE_OR_DASH, clauses, registered_frames, sub_reading
     from .understanding import read
 
+    # "…from the shop for the party tonight": the time is the goods' purpose, not when to act.
+    message = restraint.PURPOSE_LATER.sub(lambda found: " " * len(found.group()), message)
     if not restraint.PLANNED.search(message):
         return False
     words = [w for f in registered_frames() if f.tool in {name for name, _a in writes} for w in f.words]
