@@ -332,6 +332,8 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
         # "can you check how much flour she has left": a staff member talking to this resident about her, unless the
         # last message named another resident ("eve looks hungry" → "how much bread does she have?").
         others = {s.name for s in read(turn.earlier).of("resident") if s.name.lower() != agent_name(turn.system).lower()} if turn.earlier else set()
+        if not others and not read(turn.said).of("resource"):
+            return Step.say(_("你问的是谁的、哪种东西？我只能查看自己的资源。"))  # "how many does he have?": who, and of what
         if not others:
             return _once(turn, "get_my_resources")
         owner = sorted(others)[0]
@@ -487,7 +489,8 @@ def apply_by_id(turn: Turn, match: re.Match) -> Step:
 @intent(
     r"(?:应聘|入职)\s*(?:到)?\s*(?P<name>[^\s，。,]+)",
     r"\bapply\s+(?:for\s+a\s+job\s+)?(?:at|to|in)\s+(?:the\s+)?(?P<name>.+?)[.!]?$",
-    r"\b(?:get|take)\s+a\s+job\s+(?:at|in)\s+(?:the\s+)?(?P<name>.+?)[.!]?$",
+    # (The name ends with its sentence: "Take a job at the mill in the west market. Trading's slow …".)
+    r"\b(?:get|take)\s+a\s+job\s+(?:at|in)\s+(?:the\s+)?(?P<name>[^.!?;]+?)\s*(?:[.!?;]|$)",
     priority=1,
     tool="assign_building",
     example=gettext_lazy("应聘 城东农田"),
@@ -500,6 +503,10 @@ def apply_by_name(turn: Turn, match: re.Match) -> Step:
         return DECLINE  # "帮我应聘一份工作": a job, no building named; the frames ask which
     wanted = name.lower()
     step, building = _listed(turn, "list_buildings", "buildings", lambda b: wanted in (b["name"].lower(), b["kind"]))
+    if step is None and building is None and (where := re.split(r"\s+(?:in|at|by|near|on)\s+(?:the\s+)?", wanted, maxsplit=1))[1:]:
+        # "the mill in the west market": the kind before where it stands, when the kind names one building.
+        kinds = [b for b in turn.last("list_buildings").data.get("buildings", []) if b["kind"] == where[0]]
+        building = kinds[0] if len(kinds) == 1 else None
     if step is not None:
         return step
     if building is None:
@@ -778,7 +785,7 @@ GIVE_WORDS = ("give", "send", "transfer", "hand", "pass", "gift", "toss", "给",
 SHOP_WORDS = ("shop", "store", "商店", "店里", "小卖部")
 MARKET_WORDS = ("market", "listing", "市场", "挂单", "挂的")
 BOUNTIES_SAID = re.compile(r"\bbount(?:y|ies)\b|悬赏", re.IGNORECASE)
-MARKET_SAID = re.compile(r"\bmarket|\blistings?\b|市场|挂单|挂的|单子", re.IGNORECASE)  # "list" is no listing; "frank卖的面粉那个单子"
+MARKET_SAID = re.compile(r"\bmarket|\blistings?\b|市场|挂单|挂的|单子|[那这]单", re.IGNORECASE)  # "list" is no listing; "frank卖的面粉那个单子"
 BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
 # "他居然买不起面粉", "she can't afford bread": buying no one can do.
 CANT_BUY = re.compile(r"买不起|买不到|买不了|(?:做|倒腾|搞)?买卖|\bcan'?t\s+afford\b", re.IGNORECASE)
@@ -1512,7 +1519,9 @@ def shop_frame(turn: Turn, filled: Filled) -> Step:
 @frame("list_shop_items", triggers=PRICE_WORDS, slots={"resource_type": "resource", "item_id": "item"}, required=(), priority=2)
 def price_frame(turn: Turn, filled: Filled) -> Step:
     """"面包多少钱一个", "how much is an apple": the shop's prices, whatever else the words say."""
-    if not ({"resource_type", "item_id"} & filled.slots.keys()) or filled.reading.has(*SELLING_WORDS, *MARKET_WORDS, "build", "建", "盖"):
+    if not ({"resource_type", "item_id"} & filled.slots.keys()) or filled.reading.has(
+        *SELLING_WORDS, *MARKET_WORDS, "build", "建", "盖", "挂个单", "挂一单", "挂张单", "挂出", "list it", "list my"
+    ):
         return DECLINE
     return _once(turn, "list_shop_items")
 

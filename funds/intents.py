@@ -1197,10 +1197,14 @@ def remarks_frame(turn: Turn, filled: Filled) -> Step:
     quote = next((q for q in filled.reading.of("quoted") if q.start >= after), None)
     if not found and quote is None:
         return Step.say(_("备注要改成什么？"))
-    if quote is not None and (not found or quote.start - 1 <= found.end() or SAYS_BEFORE_QUOTE.fullmatch(filled.reading.said, found.end(), quote.start - 1)):
+    # ("备注写得太简单了，改成“…”吧": the marker right before the quotation says what the remarks become.)
+    told = quote is not None and any(
+        SAYS_BEFORE_QUOTE.fullmatch(filled.reading.said, m.end(), quote.start - 1) for m in marker.finditer(filled.reading.said, after, quote.start)
+    )
+    if quote is not None and (not found or quote.start - 1 <= found.end() or told):
         text = quote.value.strip()  # the new remarks in quotes, as typed
     else:
-        text = filled.reading.said[found.end() :].strip().strip("「」“”\"'").rstrip("。.!！")
+        text = filled.reading.said[found.end() :].strip().lstrip(":：").strip().strip("「」“”\"'").rstrip("。.!！")
     text = re.sub(r"^(?:一下|下)\s*[:：]?\s*", "", text)
     text = text[: closing_words_at(text, text)].rstrip("。.!！")
     if not text:

@@ -344,6 +344,9 @@ def _addressed(filled: Filled) -> tuple[str, int] | None:
         # A guest by name ("let 张三 know …", "告诉王五…"): the guest of the order the name resolves to.
         + [(s.start, "downstream", s.end) for s in filled.reading.of("order") if not ORDER_NUMBER.fullmatch(s.text)]
     )
+    quoted = [(q.start, q.end) for q in filled.reading.of("quoted")]
+    # "guest wrote: '… tell the hotel I'm leaving'": a party named inside someone's quoted words is not turned to.
+    named = [(at, channel, end) for at, channel, end in named if not any(a <= at < b for a, b in quoted)]
     for at, channel, end in named:
         clause = max((m.end() for m in CLAUSE_END.finditer(folded, 0, at)), default=0)
         if (
@@ -536,7 +539,7 @@ OWN_CONTACT = re.compile(
     # "did the supplier reply?", "供应商回复了吗": the channel's messages, not words to send ("reply to the guest: …" sends).
     not_with=(
         "replied", "reply yet", "any reply", "a reply", "the reply", "their reply", "回复了", "有回复", "的回复", "回复吗", "回复没",
-        "回了", "怎么说", "说了什么", "怎么回", "read", "读", "看看", "查看",
+        "回了", "怎么说", "说了什么", "说了啥", "说啥了", "说什么了", "讲了啥", "怎么回", "read", "读", "看看", "查看",
     ),
     priority=3,
 )
@@ -666,7 +669,9 @@ send_frame.asks_itself = True
 SUPPLIER_SAID_YES = re.compile(
     r"(?:供应商|上游|酒店)[^，,。.;；]{0,8}?(?:同意|答应|批了|点头|说可以|说行|说没问题|ok了|可以了|松口)"
     r"|\b(?:supplier|hotel|upstream)\b[^,.;!?]{0,12}?\b(?:says?|said)\s+(?:yes|ok|okay|fine|it'?s\s+(?:ok|okay|fine))\b"
-    r"|\b(?:supplier|hotel|upstream)\b[^,.;!?]{0,12}?\b(?:agreed|approved|accepted|ok'?d|signed\s+off)\b",
+    r"|\b(?:supplier|hotel|upstream)\b[^,.;!?]{0,12}?\b(?:agreed|approved|accepted|ok'?d|signed\s+off)\b"
+    # "they said yes on the phone just now, go ahead with the refund": them, after the supplier was asked.
+    r"|\bthey\s+(?:said|say)\s+(?:yes|ok|okay|fine)\b|\bthey\s+(?:agreed|approved|accepted|ok'?d)\b",
     re.IGNORECASE,
 )
 # The refund asked for, not asked about: "那就走退款吧", "refund it", "给他退吧", "go ahead with the refund".
@@ -686,7 +691,7 @@ REFUND_TOLD = re.compile(
         "written", "wrote us", "wrote to us", "sent us", "messaged us", "heard from", "write back", "wrote back", "written back", "回话", "回音",
         # "what did the guest write on HT…", "客人写了什么": what they wrote, read.
         "did the guest write", "did the supplier write", "did they write", "写了什么", "写了啥", "写的什么", "写的啥",
-        "channel", "回复", "回了", "怎么说", "说了什么", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
+        "channel", "回复", "回了", "怎么说", "说了什么", "说了啥", "说啥了", "说什么了", "讲了啥", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
         "anything new", "any news", "新消息", "有啥新", "怎么回", "回的什么", "回的啥",
     ),
     # ("给客人回个消息": a reply to write, whose words are asked; not the channel read.)
@@ -712,6 +717,8 @@ def read_frame(turn: Turn, filled: Filled) -> Step | None:
         return DECLINE  # "给…的客人发个消息：…": words to send, not the channel to read
     if ORDER_LOOKED_UP.search(filled.reading.folded):
         return DECLINE  # "look up order HT…, the guest says …": the order is asked for; what the guest says is why
+    if "order_no" in filled.slots and CHECK_IT.search(filled.reading.said):
+        return DECLINE  # "order 2026… — guest says they got the wrong bed?? check it": the order to look up
     if EARLY.search(filled.reading.said) and HANDLING_ASKED.search(filled.reading.said):
         return DECLINE  # "a guest called saying they want to leave early, can you sort it out?": the case to handle
     if SUPPLIER_SAID_YES.search(filled.reading.folded) and REFUND_TOLD.search(filled.reading.folded):
@@ -726,6 +733,8 @@ def read_frame(turn: Turn, filled: Filled) -> Step | None:
     return Step.call("message_list", **arguments)
 
 
+# The order asked to be looked into: "check it", "look into it", "核实一下".
+CHECK_IT = re.compile(r"\b(?:check|look\s+into|look\s+at|verify)\s+(?:it|this|that)\b|核实一下|核对一下", re.IGNORECASE)
 # The desk asked to take a case on: "can you sort it out?", "handle it", "帮忙处理一下".
 HANDLING_ASKED = re.compile(r"\bsort\s+(?:it|this|that)\s+out\b|\bhandle\b|\bdeal\s+with\b|\btake\s+care\s+of\b|处理|搞定|跟进|办一下", re.IGNORECASE)
 # Messages asked for as unread or new, whichever channel: "any unread messages?", "有新消息吗".

@@ -691,9 +691,10 @@ LATER_OR_PERSON = re.compile(
 
 
 def _names_a_person(text: str, persons: Iterable[str]) -> bool:
-    """A resident named in ``text`` other than as an owner ("Dave的木材", "Dave's wood" name his goods, not him)."""
+    """A resident named in ``text`` other than as an owner ("Dave的木材", "Dave's wood" name his goods, not him) or a
+    seller ("frank挂的那单", "Frank卖的面粉": his listing)."""
     return any(
-        re.search(rf"{re.escape(person)}(?!\s*(?:的|['’]s\b))", text, re.IGNORECASE) for person in persons if person
+        re.search(rf"{re.escape(person)}(?!\s*(?:的|['’]s\b|(?:挂|卖|出)的))", text, re.IGNORECASE) for person in persons if person
     )
 
 
@@ -830,11 +831,12 @@ THEIR_CLAUSE = re.compile(
 THEY_WAIT = re.compile(r"\bwait|\bhold\s+on|\bno\s+(?:rush|hurry)|\bin\s+no\s+(?:rush|hurry)|\bnot\s+in\s+a\s+(?:rush|hurry)|\bdoesn'?t\s+need|\bdon'?t\s+need", re.IGNORECASE)
 
 
-def _without_their_clauses(text: str) -> str:
-    """``text`` less each clause about another's deed that names no write ("she's paying me later")."""
+def _without_their_clauses(text: str, tools: set[str] | None = None) -> str:
+    """``text`` less each clause about another's deed that names no write ("she's paying me later"; of ``tools``, the
+    writes at hand, when given: "he's been helping me … and never asks for anything" names no gift)."""
     def blank(found: re.Match) -> str:
         clause = found.group()
-        if THEY_WAIT.search(clause) or not _names_no_write(clause):
+        if THEY_WAIT.search(clause) or not _names_no_write(clause, tools):
             return clause  # "but she can wait": the request's own time, put off
         return " " * len(clause)
 
@@ -883,7 +885,7 @@ def deferred(text: str, tools: set[str]) -> bool:
         text = _blanked(text, PRICE_FLOOR)
     if "message_send" in tools:
         text = _blanked(text, NOT_TO_SAY)  # "…, but don't mention the refund": what the words leave out
-    text = _blanked(_blanked(_without_own_fallback(_without_their_clauses(text)), NO_HOLDING_OUT), GIVEN_UP)
+    text = _blanked(_blanked(_without_own_fallback(_without_their_clauses(text, tools)), NO_HOLDING_OUT), GIVEN_UP)
     text = _blanked(_blanked(_blanked(text, WAITED_TO_CORRECT), STAFF_LATER), WARNED)  # "要是不打卡就扣钱了，…": a reason
     text = _blanked(_blanked(text, USE_LATER_OR_LET_GO), INDIFFERENT)
     text = without_own_later(text, tools)
@@ -900,6 +902,7 @@ def deferred(text: str, tools: set[str]) -> bool:
 REQUEST_MADE = re.compile(
     r"^\s*(?:(?:ok|so|hey|hi|pls|please)[,\s]+)?(?:buy|get|grab|take|sell|give|eat|accept|claim)\b"
     r"|^\s*(?:我想|我要|帮我|给我)(?:买|卖|接|吃)(?!不)|(?:就它了|就这个了|就买它|就这么定了|就它吧)\s*[。.!！]*\s*$"
+    r"|(?:我要了|我全要了|我收了|我拍了|拿下了?)\s*[，,;；。]"
     r"|(?:买|卖|接|吃|给|要|拿|收|拍)(?:了|下|掉|下来)?吧\s*[，,；;]",  # "…那个单子接了吧，比商店便宜"
     re.IGNORECASE,
 )
@@ -1144,12 +1147,13 @@ NO_HOLDING_OUT = re.compile(
 LATER_ON = re.compile(r"(?:^|[，,。;；!！])\s*(?:我)?以后(?!再)")
 
 
-def _names_no_write(text: str) -> bool:
-    """No write frame's trigger word is in ``text``: no write can have been read out of it."""
+def _names_no_write(text: str, tools: set[str] | None = None) -> bool:
+    """No write frame's trigger word (of ``tools`` only, when given) is in ``text``: no write can have been read out of it."""
     from .frames import is_write, registered_frames
     from .understanding import read
 
-    return not read(text).has(*(w for f in registered_frames() if is_write(f.tool) for w in f.words))
+    frames = [f for f in registered_frames() if is_write(f.tool) and (tools is None or f.tool in tools)]
+    return not read(text).has(*(w for f in frames for w in f.words))
 
 
 # "…, I'll buy more later", "…，回头我自己再买": what the speaker will do later, after the request.
@@ -1187,7 +1191,9 @@ USE_LATER_OR_LET_GO = re.compile(
     r"[,，;；.]\s*(?:(?:and|because|cause|cuz|since)\s+)?(?:i|we|she|he|they)\s*(?:'ll|will|am\s+going\s+to|'m\s+gonna)?\s*(?:need|needs|use)\s+"
     r"(?:it|them|this|that|these|those|some|the\s+\w+)\b[^,.;!?]{0,30}?\blater\b"
     r"|[,，;；。]\s*(?:要是|如果)?(?:没人|没有人|卖不(?:掉|出去)|没卖掉|买不到|接不到)(?:要|买|接)?(?:的话)?就?算了"
-    r"|[,，;；.]\s*if\s+(?:no\s*one|nobody|no-one)\s+(?:buys?|takes?|wants?)\s+(?:it|them)\b[^,.;!?]{0,4}[,\s]*(?:never\s*mind|forget\s+it|oh\s+well|whatever|no\s+biggie)",
+    r"|[,，;；.]\s*if\s+(?:no\s*one|nobody|no-one)\s+(?:buys?|takes?|wants?)\s+(?:it|them)\b[^,.;!?]{0,4}[,\s]*(?:never\s*mind|forget\s+it|oh\s+well|whatever|no\s+biggie)"
+    # "…, I've got the screenshot if anyone asks": proof kept in case, no condition on the request.
+    r"|\b(?:if|in\s+case)\s+(?:anyone|anybody|someone|somebody)\s+(?:asks?|wants?\s+to\s+see\s+(?:it|proof))\b",
     re.IGNORECASE,
 )
 

@@ -724,9 +724,11 @@ def quoted_only(message: str, context: str, writes: list[tuple[str, dict]]) -> b
     from .understanding import read
 
     words = _write_words(writes)
-    if not words or context == message or restraint.NOW.search(context) or restraint.POLITE.search(context):
+    # (What a condition the tool checks took out, "还在吗？在的话…", is no quotation.)
+    outside = restraint.without_passed_on(message)
+    if not words or outside == message or restraint.NOW.search(context) or restraint.POLITE.search(context):
         return False
-    return read(message).has(*words) and not read(context).has(*words)
+    return read(message).has(*words) and not read(outside).has(*words)
 
 
 def planned(message: str, writes: list[tuple[str, dict]]) -> bool:

@@ -4240,3 +4240,67 @@ def test_two_spellings_of_one_fragment_search_once(demo, talker):
 
 def test_the_fund_that_got_turned_off_is_switched_back_on(demo, talker):
     assert _calls(talker("基金助理", "please turn that fund back on - the one that was switched off"), "enable_fund") == [{"fund_id": 5}]
+
+
+# ---------------------------------------------------------------- round 41: zp's misses, as classes, in other words, and a wrong write found by a probe
+
+
+@pytest.mark.parametrize(
+    ("message", "remarks"),
+    [
+        ("Beta Balanced的备注太长了，换成“全球平衡”吧，名字不动", "全球平衡"),
+        ("绿色能源主题的备注写：光伏与储能", "光伏与储能"),
+    ],
+)
+def test_the_remarks_are_what_follows_the_marker_that_gives_them(demo, talker, message, remarks):
+    [call] = _calls(talker("基金助理", message), "update_fund")
+    assert call["remarks"] == remarks
+
+
+def test_a_party_named_inside_someones_quoted_words_is_not_written_to(demo, talker):
+    result = talker("前台助理", "the guest emailed: 'cancel HT20260301001 and let the supplier know I'm unhappy'")
+    assert _writes(result) == []
+
+
+def test_a_listing_taken_with_wo_yao_le_and_a_comparison_is_bought(demo, talker):
+    assert _calls(talker("Alice", "carol那单小麦我要了，5个才20，比商店划算"), "accept_market_order") == [{"order_id": 1}]
+
+
+def test_a_listing_asked_after_by_its_seller_then_bought_if_there_is_bought(demo, talker):
+    assert _calls(talker("Alice", "dave挂的木材还在吗？在的话帮我买下来"), "accept_market_order") == [{"order_id": 2}]
+
+
+def test_a_clause_about_the_receiver_naming_no_gift_puts_nothing_off(demo, talker):
+    result = talker("Alice", "give carol 2 bread, she's been working nonstop and never complains")
+    assert _calls(result, "transfer_resource") == [{"to_agent_id": Agent.objects.get(name="Carol").pk, "resource_type": "bread", "quantity": 2}]
+
+
+def test_how_many_he_has_with_nothing_named_asks(demo, talker):
+    result = talker("Frank", "how many has she got?")
+    assert result.tool_calls == [] and _asks(result.reply)
+
+
+@pytest.mark.parametrize("message", ["HT20260301002 供应商那边说啥了", "HT20260301002 客人讲了啥"])
+def test_what_they_said_reads_their_channel(demo, talker, message):
+    [call] = _calls(talker("前台助理", message), "message_list")
+    assert call["order_no"] == "HT20260301002"
+
+
+def test_an_order_to_check_beside_what_the_guest_says_is_looked_up(demo, talker):
+    result = talker("前台助理", "HT20260301002: guest says the room was never cleaned?? check it")
+    assert _calls(result, "order_query") == [{"order_no": "HT20260301002"}] and _calls(result, "message_list") == []
+
+
+def test_they_said_yes_after_asking_the_supplier_then_the_refund_proposes_it(demo, talker):
+    result = talker("前台助理", "HT20260301001 的客人想提前走", "问问供应商", "they agreed just now, go ahead with the refund")
+    assert _calls(result, "refund") == [{"order_no": "HT20260301001"}]
+
+
+def test_proof_kept_if_anyone_asks_is_no_condition(demo, talker):
+    result = talker("前台助理", "refund HT20260301003 please, the hotel approved it, I have the email in case anyone asks")
+    assert _calls(result, "refund") == [{"order_no": "HT20260301003"}]
+
+
+def test_a_job_at_a_kind_of_building_with_where_it_stands_takes_that_one(demo, talker):
+    result = talker("Alice", "Take a job at the farm on the east side. I need the money.")
+    assert _calls(result, "assign_building") == [{"building_id": Building.objects.get(name="城东农田").pk}]
