@@ -8,7 +8,19 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from .providers import restraint
-from .providers.rules import DECLINE, GUARD, Step, Turn, answered, intent, look_up, negation_is_elsewhere, outside_negation, suggestions
+from .providers.rules import (
+    DECLINE,
+    GUARD,
+    Step,
+    Turn,
+    answered,
+    intent,
+    look_up,
+    negation_is_elsewhere,
+    outside_negation,
+    state_read,
+    suggestions,
+)
 
 
 @intent(
@@ -72,6 +84,8 @@ def question_about_the_past(turn: Turn, match) -> Step:
     # "did I claim any bounty?", "他们回复了吗": a look-up shows what was done; nothing is done again.
     if turn.outcomes:
         return answered(turn)
+    if "get_my_status" in turn.offered and restraint.STATE.search(turn.said):
+        return state_read(turn)  # "我是不是快饿晕了 …看下饱食度还剩多少": the speaker's state now, which the status shows
     if (look := look_up(turn, {"message_list"})) is not None:
         return look
     return Step.say(_("这是在问已经发生的事，我不会因此执行操作；可以问我当前的状态或资源。"))

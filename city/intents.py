@@ -229,7 +229,7 @@ def someone_elses_goods(turn: Turn, match: re.Match) -> Step:
     if BUYING.search(turn.plain) and not re.search(r"偷|抢|\b(?:steal|rob)\b", turn.plain, re.IGNORECASE):
         return DECLINE  # "把Carol的小麦买下来": her market listing, which the market frame reads
     if re.search(r"\b(?:take|grab)\b", match.group(), re.IGNORECASE) and (
-        re.search(r"\bmarket\b|\blisting|市场|挂单", turn.plain, re.IGNORECASE)
+        re.search(r"\bmarket\b|\blisting|\border\b|市场|挂单", turn.plain, re.IGNORECASE)
         or any(name == "list_market_orders" for name, _a in turn.earlier_calls)
     ):
         return DECLINE  # "I'll take Dave's" after the market's list: his listing, which the market frame reads
@@ -953,6 +953,8 @@ def give_frame(turn: Turn, filled: Filled) -> Step:
         if len(receivers) != 1:
             return Step.say(_("要给哪位居民？你提到了：%(names)s。") % {"names": "、".join(sorted(named))})
         name = receivers.pop()
+    if name == agent_name(turn.system) and len(named) == 1:
+        name = next(iter(named))  # "Carol, Bob needs wood … send him three": the agent addressed, the other one given
     if name == agent_name(turn.system):
         return Step.say(_("要转给哪位居民？请告诉我名字。"))
     quantity = filled.value("quantity")
@@ -1010,6 +1012,8 @@ def _sellers(reading: Reading, me: str) -> list:
         clause = next(((a, b) for a, b in bounds if a <= span.start < b), (0, len(reading.said)))
         if PASSED_OVER.search(reading.said[clause[0] : clause[1]]):
             continue
+        if OWN_DOING.match(reading.said, span.end):
+            continue  # "…, Bob might come by later": what he does, no listing of his
         out.append(span)
     return out
 
@@ -1113,6 +1117,8 @@ VAGUE_PURCHASE = re.compile(
 FROM_THE_SHOP = re.compile(r"\b(?:from|at)\s+the\s+(?:shop|store)\b|(?:在|从|去)商店|商店(?:里)?买", re.IGNORECASE)
 # What a number counts when it counts no goods: "赚一笔", "看一下", "等一会儿".
 NO_GOODS_COUNTED = re.compile(r"\s*(?:笔|下|会儿?|阵|趟|次|遍)")
+# A resident as the subject of their own deed: "Bob might come by", "Eve will drop in", "Bob要来".
+OWN_DOING = re.compile(r"\s+(?:might|may|will|could|would|is\s+coming|comes|came|drops?|dropped|stops?)\b|\s*(?:要来|会来|可能来|来了)", re.IGNORECASE)
 # "the second one", "that one", "第二个": a "one" that points, not a count.
 # ("the 8 for 30 one": "one" after the listing's price points at it too.)
 POINTED_ONE = re.compile(r"(?:\b(?:first|second|third|fourth|last|that|this|the|which|other)\s*|第|\d\s+(?:credits?\s+|bucks\s+)?)$", re.IGNORECASE)
@@ -1560,7 +1566,9 @@ def stock_frame(turn: Turn, filled: Filled) -> Step:
 # "just the list is fine", "a list of …": the noun, no listing for sale.
 THE_LIST = re.compile(r"\b(?:the|a|that|this|your|my)\s+list\b(?!\s+(?:it|them|my|\d))|\blist\s+(?:is|was)\b", re.IGNORECASE)
 stock_frame.unsaid = THE_LIST
-sell_frame.unsaid = re.compile(f"{THE_LIST.pattern}|{NOBODY_SELLING.pattern}|{SELLS_WELL.pattern}", re.IGNORECASE)
+# "let's put up a farm by the creek": a building put up, nothing put up for sale.
+PUT_UP_BUILDING = r"\bput\s+up\s+(?:a|an|the|one|another)\s+(?:new\s+)?(?:farm|mill|bakery|quarry|lumberyard|lumber\s+mill|building|house|shed|barn)\b"
+sell_frame.unsaid = re.compile(f"{THE_LIST.pattern}|{NOBODY_SELLING.pattern}|{SELLS_WELL.pattern}|{PUT_UP_BUILDING}", re.IGNORECASE)
 market_frame.unsaid = accept_frame.unsaid = NOBODY_SELLING
 
 
@@ -1611,14 +1619,21 @@ def chat_frame(turn: Turn, filled: Filled) -> Step:
     # "say in the city channel: …": after the colon the words are said, whatever came before it.
     colon = COLON.search(said)
     text = trailing_text(said, colon.start()) if colon else trailing_text(said)
+    if text is None and TALK_UNSAID.search(said):
+        return Step.say(_("要在城市频道说什么？请把要说的话写在冒号后面。"))  # "我想在频道里讲几句"
     if text is None:
         return DECLINE
+    if WORDS_UNSAID.fullmatch(text.value.strip(" 。.!！")):
+        return Step.say(_("要在城市频道说什么？请把要说的话写在冒号后面。"))  # "我要在频道里说句话": the words are not said yet
     done = turn.last("chat")
     if done is not None:
         return Step.say(_result(done))
     return _call("chat", content=text.value)
 
 
+# Words to say, not said: "说句话", "说几句", "say something", "a few words".
+WORDS_UNSAID = re.compile(r"(?:一)?句话|几句(?:话)?|点(?:儿)?(?:什么|东西|话)|些什么|(?:a\s+)?(?:something|few\s+words|word|anything)", re.IGNORECASE)
+TALK_UNSAID = re.compile(r"[说讲](?:一|几|两)?句(?:话)?\s*[。.!！]?\s*$|\bsay\s+(?:a\s+few\s+words|something)\b", re.IGNORECASE)
 # Someone else's words in the channel told: "Bob刚在频道里说：“…”", "Carol posted in the chat: …".
 SAID_IN_CHANNEL = re.compile(
     r"(?P<who>(?-i:[A-Z][a-z]+)|他们|她们|他|她|有人|别人|大家)\s*(?:刚才|刚刚|刚|昨天|之前|上次|一直|又|早上|今天)?\s*(?:在|往)(?:城市)?(?:频道|群)(?:里|上)?\s*(?:说|喊|发|讲|吼)"
@@ -1629,7 +1644,7 @@ SAID_IN_CHANNEL = re.compile(
 
 @frame(
     "construct_building",
-    triggers=("build", "construct", "建", "盖", "造", "修建", "新建", "建造", "修个", "修一个", "修一座", "修座"),
+    triggers=("build", "construct", "put up", "建", "盖", "造", "修建", "新建", "建造", "修个", "修一个", "修一座", "修座"),
     slots={"kind": "building_kind"},
     required=("kind",),
     asks={"kind": gettext_lazy("要建哪一种建筑？")},

@@ -494,7 +494,7 @@ def _on_known_fund(turn: Turn, tool_name: str, before: int | None = None, **argu
     # "set the remarks on X to: closed to new money": after "to:" the remarks run whole, their own "to" kept.
     r"\b(?:remarks?|notes?)\b[^:：]*?\bto\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
     # "…改个名，叫科技先锋精选", "改个中文名，就叫「…」": the new name after the 叫.
-    r"(?:改名为|改名成|改名叫|(?:改名|重命名|更名)\s*(?:->|=>|→)|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)(?:个|一下|下)?(?:中文|英文|新)?名(?:字|称)?\s*[，,]?\s*(?:(?:对|好|嗯|行|是的?)[\s，,]*)?(?:就)?(?:叫|改成|改为|换成))\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
+    r"(?:改名为|改名成|改名叫|(?:改名|重命名|更名)\s*(?:->|=>|→)|(?<=[\w\u4e00-\u9fff] )(?:改名|更名)\s+(?=\S)|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)(?:个|一下|下)?(?:中文|英文|新)?名(?:字|称)?\s*[，,]?\s*(?:(?:对|好|嗯|行|是的?)[\s，,]*)?(?:就)?(?:叫|改成|改为|换成))\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
     # ("rename Beta Balanced -> Beta Global Balanced": an arrow says "to".)
     # ("rename Beta Balanced" → "What should the new name be?" → "call it Northstar": the two read as one.)
     r"\b(?:rename\b.*?(?:\bto\s+|\s*(?:->|=>|→)\s*)|rename\b.*?[\s,;.]\s*(?:(?:ok|okay|yes|yeah|sure)\b[\s,]*)?(?:call|name)\s+it\s+|(?:name\s+to|change\s+the\s+name\b.*?\bto)\s+)[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?" + QUOTED_NAME_END,
@@ -505,6 +505,8 @@ def update_any_order(turn: Turn, match: re.Match) -> Step:
     groups = match.groupdict()
     if NEW_FUND_SAID.search(turn.said) and NAMED.search(turn.said):
         return DECLINE  # "set up a fund named 'Beta Balanced II' with remarks 'Successor to Beta Balanced'": a new fund
+    if REPORTED_CHANGE.search(turn.said):
+        return DECLINE  # "…, I think someone changed its remarks last week and I want to check": a change told, the frames read
     if groups.get("new"):
         new_name = _typed_width(turn, _typed_new_name(match))
         if _known_fund(turn, match.start("new")) is None and (earlier := _the_fund_before(turn)) is not None:
@@ -1023,7 +1025,9 @@ TO_THE_AGENT = re.compile(
 @frame(
     "create_fund",
     triggers=(
-        "create", "new fund", "add", "make", "set up", "setting up", "open", "start", "新建", "创建", "建", "开", "新增", "添加", "新基金", "加一", "加个",
+        "create", "new fund", "add", "make", "set up", "set it up", "setting up", "open", "start", "新建", "创建", "建", "开", "新增", "添加", "新基金", "加一", "加个",
+        # "好，提交吧", "submit it": the new fund named before, set up (see _named_before).
+        "提交", "submit",
         # "we need a fund named Harbor Value", "要一只叫红利精选的基金": the fund wanted, named.
         "need a fund", "want a fund", "need a new fund", "want a new fund", "要一只", "要一个", "要个",
     ),
@@ -1031,11 +1035,22 @@ TO_THE_AGENT = re.compile(
     priority=2,
 )
 def create_frame(turn: Turn, filled: Filled) -> Step:
-    if not filled.reading.has(*FUND_WORDS, "新产品"):  # "帮我开个新产品 '碳中和精选'": the fund assistant's products are funds
-        return DECLINE
     said = filled.reading.said
+    named_before = _named_before(turn) if SET_UP.search(said) and not new_fund(said)[0] else None
+    if not filled.reading.has(*FUND_WORDS, "新产品") and named_before is None:
+        return DECLINE  # "帮我开个新产品 '碳中和精选'": the fund assistant's products are funds
     if REMARKS_NAMED.search(said) and (filled.reading.of("fund") or LINE_ADDED.search(said)) and not NEW_FUND_SAID.search(said):
         return DECLINE  # "新能源那只基金，备注里加一句“含储能”": a remark added to a fund there is, no new fund
+    if named_before is not None:
+        # "名字定了，就叫 安心债券" → "行，提交建档吧，备注先空着": the new fund named a message or two before; that message
+        # stands for it (the gate and the provenance read it with this one). Remarks are this message's, quoted.
+        name, source = named_before
+        quote = QUOTED.search(said)
+        remarks = quote.group(1).strip() if quote and REMARKS_NAMED.search(said[: quote.start()]) else ""
+        turn.earlier = turn.continues = source
+        if (done := turn.last("create_fund")) is not None:
+            return Step.say(_said(done))
+        return Step.call("create_fund", fund_name=name, **({"remarks": remarks} if remarks else {}))
     name, pieces = new_fund(filled.reading.said)
     if not name:
         return Step.say(_("新基金叫什么名字？（还可以加备注）我会预填新建基金表单，由员工确认。"))
@@ -1054,6 +1069,26 @@ def create_frame(turn: Turn, filled: Filled) -> Step:
     return Step.call("create_fund", fund_name=name, **({"remarks": remarks} if remarks else {}))
 
 
+# The new fund asked to be set up now, no name of its own: "提交建档吧", "go ahead and set it up".
+SET_UP = re.compile(r"建档|提交|开(?:起来|出来)吧|\bset\s+it\s+up\b|\bcreate\s+it\b|\bgo\s+ahead\b", re.IGNORECASE)
+# A new product talked about: "下个月准备发一只纯债基金", "we're launching an ESG product next month".
+LAUNCHED = re.compile(r"发(?:一|1)?[只个支]|发行|推出|上线|新基金|新产品|\blaunch(?:ing|es)?\b|\bnew\s+(?:fund|product)\b", re.IGNORECASE)
+
+
+def _named_before(turn: Turn) -> tuple[str, str] | None:
+    """(the new fund's name, the message that gave it) from the last messages, when the talk is of a new product and
+    the name is no fund's already; None otherwise."""
+    messages = [m for m in (turn.earlier, *turn.history[:2]) if m]
+    if not any(LAUNCHED.search(m) or NEW_FUND_SAID.search(m) for m in messages):
+        return None
+    for message in messages:
+        quote = QUOTED.search(message)  # "the name will be 'Blue Harbor'": the quoted name, when no remarks are quoted
+        name = quote.group(1).strip() if quote and not REMARKS_NAMED.search(message) else new_fund(message)[0]
+        if name and not Fund.objects.filter(fund_name__iexact=name).exists():
+            return name, message
+    return None
+
+
 # A line added ("加一句…", "add a line …"); with the old kept ("原来的内容保留", "append …", "keep what's there"),
 # remarks added to.
 LINE_ADDED = re.compile(r"加(?:上)?(?:一)?(?:句|条|行|段)|添(?:上)?(?:一)?(?:句|条|行)|\badd\s+(?:a\s+|one\s+)?(?:line|sentence|bit)\b", re.IGNORECASE)
@@ -1070,6 +1105,10 @@ NEW_FUND_SAID = re.compile(
 )
 
 
+# The verb that adds a line, its words after it: "加上…", "添上…", "append …".
+ADDING = re.compile(r"(?:加上|添上)(?!一?[句条行段])\s*|\b(?:add|append)\s+(?!(?:a|one)\s+(?:line|sentence|bit)\b)", re.IGNORECASE)
+
+
 def _remarks_appended(turn: Turn, filled: Filled, added: re.Match) -> Step:
     """"1号基金的备注加一句：12月起暂停大额申购", "备注里加一句“含储能”": the tool writes the remarks whole, so the
     fund's remarks are read and the line joined to them; the proposal shows the whole new remarks for staff to
@@ -1080,6 +1119,9 @@ def _remarks_appended(turn: Turn, filled: Filled, added: re.Match) -> Step:
     quote = next((q for q in filled.reading.of("quoted") if q.start >= added.start()), None)
     colon = re.compile(r"[:：]\s*").search(said, added.start())
     line = quote.value.strip() if quote is not None else said[colon.end() :].strip().rstrip("。.!！") if colon else ""
+    if not line and (verb := ADDING.search(said)):
+        # "科技先锋备注里加上风险等级R4，原来的内容保留": the line runs from the verb to the end of its clause.
+        line = re.split(r"[，,。;；!！]", said[verb.end() :], maxsplit=1)[0].strip()
     if not line:
         return Step.say(_("要在备注里加什么？请把要加的那句话写在冒号后面。"))
     detail = turn.last("get_fund_detail")
@@ -1163,9 +1205,15 @@ def rename_frame(turn: Turn, filled: Filled) -> Step:
 
 # "what are the remarks on …?", "备注写的是什么": a question about the remarks, not new ones.
 REMARKS_CHANGED = re.compile(r"改|更新|设为|设置|换成|加上|写上|\b(?:chang(?:e|ed|es|ing)|updat(?:e|ed|es|ing)|set|make|replac(?:e|ed|ing)|edit(?:ed)?)\b", re.IGNORECASE)
-REMARKS_ASKED = re.compile(r"\bwhat\b|\bwhats\b|\bwhat's\b|\bshow\b|\bread\b|\bsee\b|是什么|是啥|什么内容|写的(?:是)?(?:什么|啥)|看看|查看|要看|想看|[?？]", re.IGNORECASE)
+REMARKS_ASKED = re.compile(r"\bwhat\b|\bwhats\b|\bwhat's\b|\bshow\b|\bread\b|\bsee\b|是什么|是啥|什么内容|写的(?:是)?(?:什么|啥)|看看|查看|要看|想看|看一下|看下|\bdetails?\b|\bpull\s+up\b|\bneed\s+the\s+remarks\b|[?？]", re.IGNORECASE)
 
 
+# A change someone else made, told: "someone changed its remarks last week", "有人改过备注".
+REPORTED_CHANGE = re.compile(
+    r"\b(?:someone|somebody|they|he|she|who|anyone|somebody\s+else)\s+(?:has\s+|had\s+|just\s+|already\s+)?(?:changed|updated|edited|modified|touched)\b"
+    r"|有人(?:偷偷)?(?:改|动|修改)(?:过|了)",
+    re.IGNORECASE,
+)
 # "they want it to read 'balanced, bond-heavy'", "改成写着“…”": a verb of saying between the marker and the quotation.
 SAYS_BEFORE_QUOTE = re.compile(r"\s*(?:just\s+|simply\s+)?(?:read|reads|say|says|be|写着|写|是)?\s*[:：]?\s*", re.IGNORECASE)
 
@@ -1176,6 +1224,8 @@ SAYS_BEFORE_QUOTE = re.compile(r"\s*(?:just\s+|simply\s+)?(?:read|reads|say|says
     not_with=(
         "create", "new fund", "add a fund", "set up a fund", "setting up a fund", "a fund named", "a fund called", "新建", "创建", "建一个", "新基金",
         "新增", "新产品",
+        # "go ahead and set it up, remarks '…'", "提交建档": a new fund named before, set up with its remarks.
+        "set it up", "建档",
     ),
     required=("fund_id",),
     asks={"fund_id": gettext_lazy("要改哪个基金的备注？请说出名称或 ID。")},
@@ -1190,9 +1240,11 @@ def remarks_frame(turn: Turn, filled: Filled) -> Step:
     after = max(span.end, filled.reading.folded.find("备注") + 2, filled.reading.folded.find("remark") + 6)
     if whole := WHOLE_AFTER_ALL.search(filled.reading.said, after):
         after = whole.start()  # the remarks given after the line given up
-    if REMARKS_ASKED.search(filled.reading.said) and not REMARKS_CHANGED.search(filled.reading.said):
-        return DECLINE  # "what are the remarks on …?", "备注写的是什么": its detail answers, nothing is written
-    marker = re.compile(r"(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|写上|写|填上|填成|为|[:：]|->|=>|→|\bto\b)\s*", re.IGNORECASE)
+    if REMARKS_ASKED.search(filled.reading.said) and not REMARKS_CHANGED.search(REPORTED_CHANGE.sub(" ", filled.reading.said)):
+        # "what are the remarks on …?", "备注写的是什么": its detail answers, nothing is written; "show me X, I think
+        # someone changed its remarks": a change told, to check.
+        return DECLINE
+    marker = re.compile(r"(?:改成|改为|修改为|更新为|更新成|设为|设成|设置为|换成|换为|改写成|写成|写上|写|填上|填成|为|[:：]|->|=>|→|\bto\b)\s*", re.IGNORECASE)
     found = marker.search(filled.reading.said, after)
     quote = next((q for q in filled.reading.of("quoted") if q.start >= after), None)
     if not found and quote is None:

@@ -691,6 +691,7 @@ REFUND_TOLD = re.compile(
         "written", "wrote us", "wrote to us", "sent us", "messaged us", "heard from", "write back", "wrote back", "written back", "回话", "回音",
         # "what did the guest write on HT…", "客人写了什么": what they wrote, read.
         "did the guest write", "did the supplier write", "did they write", "写了什么", "写了啥", "写的什么", "写的啥",
+        "the guest wrote", "the supplier wrote", "what they wrote", "followed up in writing",
         "channel", "回复", "回了", "怎么说", "说了什么", "说了啥", "说啥了", "说什么了", "讲了啥", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
         "anything new", "any news", "新消息", "有啥新", "怎么回", "回的什么", "回的啥",
     ),

@@ -412,16 +412,23 @@ def changed_mind(turn: Turn) -> bool:
         return True
     changes = list(CHANGE_OF_MIND.finditer(turn.said))
     changes = [m for m in changes if m.start() > 0 and m.end() < len(turn.said)]
-    if not changes and (waited := WAITED.search(turn.said)) and said_again(turn.said[: waited.start()], turn.said[waited.end() :]):
-        changes = [waited]  # "send a dozen wheat to alice — wait, I've only got 8 left. send her six then"
-    wished = WISHED_BUT.match(turn.said) if not changes else None
+    # "…不对不对，…": a change of mind said twice in a row is one, ending where the second ends.
+    spans: list[tuple[int, int]] = []
+    for m in changes:
+        if spans and not turn.said[spans[-1][1] : m.start()].strip(" ，,…。.!！"):
+            spans[-1] = (spans[-1][0], m.end())
+        else:
+            spans.append((m.start(), m.end()))
+    if not spans and (waited := WAITED.search(turn.said)) and said_again(turn.said[: waited.start()], turn.said[waited.end() :]):
+        spans = [(waited.start(), waited.end())]  # "send a dozen wheat to alice — wait, I've only got 8 left. send her six then"
+    wished = WISHED_BUT.match(turn.said) if not spans else None
     if wished is not None:
         # "想给Bob三个面包但我只有两个，那就给两个吧": the wish, the reason it cannot be, then what is asked.
         first, correction = wished["wish"].strip(), turn.said[wished.end() :].strip()
-    elif len(changes) != 1:
+    elif len(spans) != 1:
         return False  # none, or changed twice ("…，不对，三个苹果，不对，四个"): what stands is not sure
     else:
-        first, correction = turn.said[: changes[0].start()].strip(), turn.said[changes[0].end() :].strip()
+        first, correction = turn.said[: spans[0][0]].strip(), turn.said[spans[0][1] :].strip()
     if (done := DONE_ALREADY.match(correction)) and correction[done.end() :].strip():
         # "先帮我签到，哦不对，签过了。那就给frank 10个小麦吧": the first request is done already; what follows is asked.
         rest = correction[done.end() :].strip()
@@ -464,8 +471,12 @@ def changed_mind(turn: Turn) -> bool:
     # What the correction does alone, a write ("she's the one who asked" looks nobody up).
     alone_step = read_frames(replace(turn, said=correction, outcomes=[]), read(correction))
     alone = alone_step is not DECLINE and alone_step is not None and acts(alone_step) and writes_in(alone_step)
-    if alone and {s.kind for s in before} <= {s.kind for s in named}:
-        turn.earlier, turn.said = "", correction  # "…wait no, send those four to bob instead": said anew, whole
+    first_step = read_frames(replace(turn, said=first, outcomes=[]), read(first)) if alone else None
+    again = alone and first_step not in (None, DECLINE) and _deed(first_step) == _deed(alone_step)
+    if alone and ({s.kind for s in before} <= {s.kind for s in named} or again):
+        # "…wait no, send those four to bob instead": said anew, whole; "商店买一捆木头…不对不对，我木头够了，买一车石料":
+        # the same deed asked again of another thing.
+        turn.earlier, turn.said = "", correction
     elif alone:
         return False  # "…，不对，三个吧，他今天没吃饭": the correction asks something of its own; which stands is not sure
     else:
@@ -685,6 +696,11 @@ def _pick_option(turn: Turn, index: int) -> Step | None:
 # "the same again", "一样的": what the last turn asked, again; a portion said with it is that same portion.
 SAME = re.compile(r"一样|同样|照旧|照样|\bsame\b", re.IGNORECASE)
 SAME_PORTION = re.compile(r"(?:也)?(?:来|给|送)?(?:一份|一样的量|同样的量)|\b(?:a|one)\s+(?:share|portion|helping)\b", re.IGNORECASE)
+
+
+def _deed(step: Step) -> str:
+    """The write ``step`` makes or leads to, "" for none."""
+    return next((name for name, _arguments in (*step.calls, *step.proposed) if is_write(name)), step.toward if is_write(step.toward or "") else "")
 
 
 def writes_in(step: Step) -> bool:

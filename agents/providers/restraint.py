@@ -786,7 +786,9 @@ ADVICE_ASKED = re.compile(
     r"\bwhat\s+(?:do\s+you\s+think\s+)?(?:should|shall|would|do|can|could)\s+(?:we|i|you)\s+(?:say|reply|answer|tell|respond|write|send)\b"
     r"|\bhow\s+(?:should|shall|would|do|can|could)\s+(?:we|i|you)\s+(?:reply|respond|answer|put\s+it|say|handle)\b"
     r"|\bwhat\s+do\s+you\s+(?:think|suggest|recommend)\b|\bany\s+(?:advice|suggestions?|ideas?)\b|\bhow\s+to\s+(?:reply|respond|answer)\b"
-    r"|怎么回|如何回|怎样回|回什么|怎么答复|如何答复|该怎么说|怎么说(?:比较|才)?好|说什么好|该说什么|你觉得|你看(?:怎么|该|呢)|有什么建议|怎么处理(?:比较|才)?好",
+    r"|怎么回|如何回|怎样回|回什么|怎么答复|如何答复|该怎么说|怎么说(?:比较|才)?好|说什么好|该说什么|你觉得|你看(?:怎么|该|呢)|有什么建议|怎么处理(?:比较|才)?好"
+    # The text itself judged: "你帮我看看这封邮件语气是不是有点冲", "is the tone of this ok?".
+    r"|语气|措辞|口气|写得(?:怎么样|好不好|对不对)|(?:tone|wording|phrasing)",
     re.IGNORECASE,
 )
 
@@ -824,7 +826,10 @@ def own_need(clause: str) -> bool:
 
 # ", she's paying me later", ", he'll pick it up tomorrow": a clause about what someone else does, and when.
 THEIR_CLAUSE = re.compile(
-    r"(?:^|[,;.!—–]\s*)(?:and\s+|but\s+|since\s+|because\s+)?(?:she|he|they)(?:['’](?:s|ll|re|d)|\s+(?:is|will|are|was|has|can|should|would|might))\s+[^,;.!?]*",
+    r"(?:^|[,;.!—–]\s*)(?:and\s+|but\s+|since\s+|because\s+)?(?:she|he|they)(?:['’](?:s|ll|re|d)|\s+(?:is|will|are|was|has|can|should|would|might))\s+[^,;.!?]*"
+    # Or someone by name, and what they may do: "…, Eve might drop by later" (a capitalised name, never "Let's").
+    r"|[,;.!—–]\s*(?:and\s+|but\s+|since\s+|because\s+)?(?-i:(?!That|This|There|Then|What|When|Where|Which|Maybe|Please)[A-Z][a-z]{2,})"
+    r"\s+(?:might|may|will|could|would)\s+(?!not\b)[^,;.!?]*",
     re.IGNORECASE,
 )
 # "but she can wait", "he's in no rush": the request's own time, put off, said of the other.
@@ -921,6 +926,8 @@ def asked(text: str) -> bool:
     a request made is its reason."""
     if GO_AHEAD_LAST.search(text) or TOLD_AFTER_ASKING.search(text):
         return False
+    if given_up := QUESTION_GIVEN_UP.search(text):
+        text = " " * given_up.end() + text[given_up.end() :]  # "…多少钱来着……算了不纠结了，直接买下": the question dropped
     if REQUEST_MADE.search(text):
         text = _blanked(text, COMPARED_AS_REASON)
     text = _blanked(_blanked(text, THOUGHT_OVER), INDIFFERENT)
@@ -971,7 +978,7 @@ def possesses_goods(after: str) -> bool:
 # "买一袋面粉……哦不对，两袋", "give Eve 2 flour, no wait, 3": the correction is a bare count and nothing else.
 RECOUNTED = re.compile(
     r"^(?P<head>.*?[^\s,，.。…;；!！~])[\s,，.。…;；!！~]*"
-    r"(?:(?:哦|啊|呃|噢)?\s*(?:不对|不是|说错了|我是说|更正一下|不(?=\s*[，,]))|\b(?:no\s+wait|wait\s*,?\s*no|i\s+mean(?:t)?|sorry|oops|make\s+it|actually\s*,?\s*no)\b)"
+    r"(?:(?:哦|啊|呃|噢)?\s*(?:不对|不是|说错了|我是说|更正一下|不(?=\s*[，,]))|\b(?:no\s+wait|wait\s*,?\s*no|i\s+mean(?:t)?|sorry|oops|make\s+it|actually\s*,?\s*no|nah)\b)"
     r"[\s,，:：.]*(?:make\s+it\s+)?"
     # "…哦不，还是买三袋吧": the count said again with the first words' verb.
     r"(?:(?:还是|那就|就)\s*(?P<verb>买|给|卖|送|转|挂|吃)?\s*)?"
@@ -1178,10 +1185,14 @@ STAFF_LATER = re.compile(
 )
 
 
+# A question dropped before the request: "…多少钱来着……算了不纠结了，", "…? whatever, never mind that,".
+QUESTION_GIVEN_UP = re.compile(r"算了[，,\s]*(?:不纠结了|不管了|不问了|管它呢)|不纠结了|管它(?:多少钱)?呢", re.IGNORECASE)
 # "…, I don't care what", "不管是什么", "哪个都行": the choice left to the agent, no no.
 INDIFFERENT = re.compile(
     r"\b(?:i\s+)?(?:don'?t|do\s+not)\s+(?:really\s+)?(?:care|mind)\s+(?:what|which|how\s+(?:much|many)|what\s+kind)\b[^,.;!?]*"
     r"|[,，]\s*(?:i\s+)?(?:don'?t|do\s+not)\s+(?:really\s+)?care\s*[.!]*\s*$"
+    # "手里有啥吃啥吧，别挑了", "算了不纠结了，直接买下": no fussing over the choice, or over the price.
+    r"|别挑了|不挑了|(?:算了[，,\s]*)?(?:不纠结了|不管了|管它呢)"
     r"|不管(?:是)?(?:什么|哪个|哪种|啥)|(?:什么|哪个|哪种|啥)都(?:行|可以|无所谓|成)",
     re.IGNORECASE,
 )
@@ -1192,6 +1203,8 @@ USE_LATER_OR_LET_GO = re.compile(
     r"(?:it|them|this|that|these|those|some|the\s+\w+)\b[^,.;!?]{0,30}?\blater\b"
     r"|[,，;；。]\s*(?:要是|如果)?(?:没人|没有人|卖不(?:掉|出去)|没卖掉|买不到|接不到)(?:要|买|接)?(?:的话)?就?算了"
     r"|[,，;；.]\s*if\s+(?:no\s*one|nobody|no-one)\s+(?:buys?|takes?|wants?)\s+(?:it|them)\b[^,.;!?]{0,4}[,\s]*(?:never\s*mind|forget\s+it|oh\s+well|whatever|no\s+biggie)"
+    # "…，以后石料自己产": what the request makes possible from then on.
+    r"|[,，;；。]\s*(?:这样)?以后[^，,。]{0,10}?(?:自己(?:产|种|做|造|磨|烤)|不用(?:再)?买|就(?:不愁|够)了?)[^，,。]*"
     # "…, I've got the screenshot if anyone asks": proof kept in case, no condition on the request.
     r"|\b(?:if|in\s+case)\s+(?:anyone|anybody|someone|somebody)\s+(?:asks?|wants?\s+to\s+see\s+(?:it|proof))\b",
     re.IGNORECASE,

@@ -41,6 +41,8 @@ from .vocabulary import correct_typos, domain_terms, normalize, retyped, without
 STATE_QUESTION = re.compile(r"^\s*(?:is|are|was|were|does|do|has|have)\b|吗\s*[?？]?\s*$", re.IGNORECASE)
 # A look-up phrase that is itself a question ("what's frank's id?"): the answer is what is asked.
 WH_ASKED = re.compile(r"\s*(?:what|who|which|where|how)\b", re.IGNORECASE)
+# A message that opens with a question: "Which buildings pay the best wage? …".
+QUESTION_FIRST = re.compile(r"\s*(?:what|which|where|who)\b[^?？.!]*[?？]", re.IGNORECASE)
 # How many things the "not understood" reply offers.
 SUGGESTIONS = 4
 
@@ -237,6 +239,12 @@ def understand(said: str, offered: set[str] | None = None) -> tuple[str, str, li
     return text, plain, found
 
 
+def _writes_now(step: Step) -> bool:
+    from .frames import is_write
+
+    return any(is_write(name) for name, _arguments in (*step.calls, *step.proposed))
+
+
 def answered(turn: Turn) -> Step:
     """The reply to a question a look-up answered: nothing done, and what was found."""
     return Step.say("\n".join([_("这是一个问题，我不会因此执行操作。以下是查到的信息："), summarize(turn)]))
@@ -367,7 +375,10 @@ class RulesChatPolicy:
             listing = step is not DECLINE and item is not None and bool(item.tool) and not is_write(item.tool)
             # ("what's frank's id? I want to send him something later": the look-up asked with its question mark stands.)
             asked_so = listing and bool(WH_ASKED.match(match.group())) and bool(re.match(r"\s*[?？]", match.string[match.end() :]))
-            if listing and not asked_so and (better := write_frames(turn)) is not None:
+            # ("Which buildings pay the best wage? I need to pick a job soon": the question opens the message and is
+            # what the listing answers, unless a write is made outright.)
+            opened = listing and bool(QUESTION_FIRST.match(turn.said)) and match.end() <= QUESTION_FIRST.match(turn.said).end()
+            if listing and not asked_so and (better := write_frames(turn)) is not None and (not opened or _writes_now(better)):
                 step = better  # "cancel my market order" is not the market's listing
         if step is not DECLINE and step is not None and any(name not in turn.offered for name, _a in step.calls):
             # Another role's phrase ("查一下Beta" is a resident look-up to the city): this agent's frames first.

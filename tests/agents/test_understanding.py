@@ -4304,3 +4304,107 @@ def test_proof_kept_if_anyone_asks_is_no_condition(demo, talker):
 def test_a_job_at_a_kind_of_building_with_where_it_stands_takes_that_one(demo, talker):
     result = talker("Alice", "Take a job at the farm on the east side. I need the money.")
     assert _calls(result, "assign_building") == [{"building_id": Building.objects.get(name="城东农田").pk}]
+
+
+# ---------------------------------------------------------------- round 42: zq's misses, as classes, in other words
+
+
+def test_words_to_say_in_the_channel_not_said_yet_are_asked(demo, talker):
+    result = talker("Dave", "我想在频道里讲几句")
+    assert result.tool_calls == [] and _asks(result.reply)
+
+
+def test_the_tone_of_a_quoted_email_asked_about_does_nothing(demo, talker):
+    assert _writes(talker("基金助理", "客户发来一句：“马上停掉科技先锋”。这个措辞是不是太强硬了")) == []
+
+
+@pytest.mark.parametrize(
+    "message", ["Show me Beta Balanced, somebody edited its remarks yesterday and I want to see", "绿色能源主题的备注看一下，好像有人动过"]
+)
+def test_a_change_someone_made_told_reads_the_fund(demo, talker, message):
+    result = talker("基金助理", message)
+    assert _writes(result) == [] and len(_calls(result, "get_fund_detail")) == 1
+
+
+@pytest.mark.parametrize("message", ["饿坏了，有啥吃啥，别挑了", "算了不纠结了，吃个苹果"])
+def test_no_fussing_is_no_no(demo, talker, message):
+    assert _writes(talker("Alice", message)) == ["eat"]
+
+
+def test_what_a_building_makes_possible_later_puts_nothing_off(demo, talker):
+    result = talker("Frank", "钱攒够了，盖个磨坊叫河湾磨坊，以后面粉自己磨")
+    assert _calls(result, "construct_building") == [{"kind": "mill", "name": "河湾磨坊"}]
+
+
+def test_a_price_question_given_up_then_the_purchase_buys(demo, talker):
+    assert _calls(talker("Alice", "dave那单木头多少钱来着，算了不管了，直接拍下"), "accept_market_order") == [{"order_id": 2}]
+
+
+def test_remarks_updated_to_with_cheng_are_the_new_remarks(demo, talker):
+    [call] = _calls(talker("基金助理", "把绿色能源主题的备注更新成 光伏储能双主线"), "update_fund")
+    assert call["remarks"] == "光伏储能双主线"
+
+
+def test_a_line_added_with_jia_shang_and_no_colon_is_the_clause(demo, talker):
+    [call] = _calls(talker("基金助理", "Beta Balanced备注里加上季度调仓，原来的留着"), "update_fund")
+    assert call["remarks"] == "Global balanced allocation；季度调仓"
+
+
+def test_rename_with_a_space_renames(demo, talker):
+    assert _calls(talker("基金助理", "科技先锋 改名 科技先锋A"), "update_fund") == [{"fund_id": 2, "fund_name": "科技先锋A"}]
+
+
+def test_the_details_pulled_up_are_read_not_written(demo, talker):
+    result = talker("基金助理", "pull up the details on the tech pioneer fund, I need the remarks for a call")
+    assert _calls(result, "get_fund_detail") == [{"fund_id": 2}] and _writes(result) == []
+
+
+def test_nah_make_it_n_replaces_the_count_and_a_residents_later_visit_is_why(demo, talker):
+    assert _calls(talker("Alice", "buy two apples... nah make it four, Bob might come by later"), "purchase") == [{"item_id": 2, "quantity": 4}]
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "receiver"),
+    [("Dave", "Dave, Carol's shed collapsed. Send her 2 wood please.", "Carol"), ("Dave", "Dave，Bob家缺木头，给他两份", "Bob")],
+)
+def test_the_agent_addressed_by_name_is_not_the_receiver(demo, talker, agent, message, receiver):
+    [call] = _calls(talker(agent, message), "transfer_resource")
+    assert call["to_agent_id"] == Agent.objects.get(name=receiver).pk
+
+
+def test_a_first_purchase_given_up_for_another_thing_buys_the_other(demo, talker):
+    assert _calls(talker("Alice", "买个面包…不对不对，面包还有，买两个苹果"), "purchase") == [{"item_id": 2, "quantity": 2}]
+
+
+def test_am_i_starving_reads_the_status(demo, talker):
+    assert _calls(talker("Alice", "我是不是快饿死了"), "get_my_status") == [{}]
+
+
+def test_a_question_opening_the_message_keeps_its_listing(demo, talker):
+    result = talker("Eve", "Which buildings are hiring? I want to pick up some work")
+    assert _calls(result, "list_buildings") == [{}] and _calls(result, "list_bounties") == []
+
+
+def test_taking_someones_order_is_their_listing(demo, talker):
+    assert _calls(talker("Alice", "take Carol's wheat order, I'll bake with it later"), "accept_market_order") == [{"order_id": 1}]
+
+
+def test_put_up_a_building_builds_and_sells_nothing(demo, talker):
+    result = talker("Dave", "let's put up a quarry on the hill, name it Hill Quarry")
+    assert _calls(result, "create_market_order") == [] and len(_calls(result, "construct_building")) == 1
+
+
+def test_what_the_guest_wrote_to_check_reads_the_guest_channel(demo, talker):
+    result = talker("前台助理", "check what the guest wrote on HT20260301003, I want to see if she followed up")
+    assert _calls(result, "message_list") == [{"channel": "downstream", "order_no": "HT20260301003"}]
+
+
+@pytest.mark.parametrize(
+    ("messages", "arguments"),
+    [
+        (("我们要推出一只新基金", "名字就叫 长风成长", "好，提交吧"), {"fund_name": "长风成长"}),
+        (("we're launching a new product", "the name will be 'Blue Harbor'", "go ahead and set it up, remarks 'coastal infra'"), {"fund_name": "Blue Harbor", "remarks": "coastal infra"}),
+    ],
+)
+def test_a_new_fund_named_before_is_set_up_when_asked(demo, talker, messages, arguments):
+    assert _calls(talker("基金助理", *messages), "create_fund") == [arguments]
