@@ -1185,14 +1185,14 @@ STAFF_LATER = re.compile(
 )
 
 
-# A question dropped before the request: "…多少钱来着……算了不纠结了，", "…? whatever, never mind that,".
-QUESTION_GIVEN_UP = re.compile(r"算了[，,\s]*(?:不纠结了|不管了|不问了|管它呢)|不纠结了|管它(?:多少钱)?呢", re.IGNORECASE)
+# A question dropped before the request: "…多少钱来着……算了不纠结了，", "…，不管了，".
+QUESTION_GIVEN_UP = re.compile(r"(?:算了[，,\s]*)?(?:不纠结了|不管了|不问了|管它(?:多少钱)?呢)")
 # "…, I don't care what", "不管是什么", "哪个都行": the choice left to the agent, no no.
 INDIFFERENT = re.compile(
     r"\b(?:i\s+)?(?:don'?t|do\s+not)\s+(?:really\s+)?(?:care|mind)\s+(?:what|which|how\s+(?:much|many)|what\s+kind)\b[^,.;!?]*"
     r"|[,，]\s*(?:i\s+)?(?:don'?t|do\s+not)\s+(?:really\s+)?care\s*[.!]*\s*$"
     # "手里有啥吃啥吧，别挑了", "算了不纠结了，直接买下": no fussing over the choice, or over the price.
-    r"|别挑了|不挑了|(?:算了[，,\s]*)?(?:不纠结了|不管了|管它呢)"
+    r"|别挑了|不挑了|" + QUESTION_GIVEN_UP.pattern +
     r"|不管(?:是)?(?:什么|哪个|哪种|啥)|(?:什么|哪个|哪种|啥)都(?:行|可以|无所谓|成)",
     re.IGNORECASE,
 )
