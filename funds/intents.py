@@ -388,7 +388,7 @@ def without_aside(remarks: str) -> str:
     return remarks[: closing_words_at(remarks, remarks)].rstrip()
 
 
-LANGUAGE_LABEL = re.compile(r"^\s*(?:中文|英文|(?:in\s+)?(?:english|chinese))\s*[:：]\s*(?=\S)", re.IGNORECASE)
+LANGUAGE_LABEL = re.compile(r"^\s*(?:中文|英文|(?:in\s+)?(?:english|chinese))(?:的|版)?\s*[:：]\s*(?=\S)", re.IGNORECASE)
 OLD_DROPPED = re.compile(r"\s*[，,;；]\s*(?=原来(?:那|的)(?:句|段|个|条)?[^，,。!！]{0,8}?(?:不要了|删了|去掉|不用了|别要了))")
 
 
@@ -1257,7 +1257,7 @@ def remarks_frame(turn: Turn, filled: Filled) -> Step:
         text = quote.value.strip()  # the new remarks in quotes, as typed
     else:
         text = filled.reading.said[found.end() :].strip().lstrip(":：").strip().strip("「」“”\"'").rstrip("。.!！")
-    text = re.sub(r"^(?:一下|下)\s*[:：]?\s*", "", text)
+    text = LANGUAGE_LABEL.sub("", re.sub(r"^(?:一下|下)\s*[:：]?\s*", "", text), count=1)  # "备注换成中文的：…": the remarks after it
     text = text[: closing_words_at(text, text)].rstrip("。.!！")
     if not text:
         return Step.say(_("备注要改成什么？"))

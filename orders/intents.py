@@ -493,7 +493,10 @@ THEIR_NUMBER_ASKED = re.compile(
 )
 # "能不能提前退", "if they'll agree to an early checkout": only the early check-out's own question, asked of the supplier.
 EARLY_ASKED = re.compile(
-    r"^\s*(?:(?:问(?:问|一下|下)?)?(?:他们|对方)?\s*(?:能不能|可不可以|可以|能否|同不同意|同意不同意|肯不肯|愿不愿意)\s*(?:提前)?\s*(?:退(?:房|款|钱)?|离店|走)(?:吗|么|呢|不)?"
+    # ("同不同意让客人提前退房": the guest between; a day or a count of the user's own, "3号", "提前一天", keeps their words.)
+    r"^\s*(?:(?:问(?:问|一下|下)?)?(?:他们|对方)?\s*(?:能不能|可不可以|可以|能否|同不同意|同意不同意|肯不肯|愿不愿意)\s*(?:让)?(?:客人)?(?:提前)?\s*(?:退(?:房|款|钱)?|离店|走)(?:吗|么|呢|不)?"
+    # "ask if they'll release the last night": the unused night given back.
+    r"|(?:(?:if|whether)\s+)?they(?:'ll|\s+will|\s+can|\s+would)?\s+(?:release|refund|waive|free\s+up|give\s+back)\s+the\s+(?:last|remaining|final|unused)\s+(?:\w+\s+)?nights?"
     r"|(?:if|whether)\s+(?:they(?:'ll|\s+will|\s+can|\s+would)?|it'?s)\s+(?:ok|okay|fine|agree|allow|approve)\w*(?:\s+(?:with|to))?"
     r"\s+(?:an?\s+|the\s+)?early\s+check[ -]?out)\s*[?？。.!！]*\s*$",
     re.IGNORECASE,

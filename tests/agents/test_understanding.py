@@ -4408,3 +4408,23 @@ def test_what_the_guest_wrote_to_check_reads_the_guest_channel(demo, talker):
 )
 def test_a_new_fund_named_before_is_set_up_when_asked(demo, talker, messages, arguments):
     assert _calls(talker("基金助理", *messages), "create_fund") == [arguments]
+
+
+# ---------------------------------------------------------------- round 43: zr's wrong writes, as classes, in other words
+
+
+def test_remarks_after_a_language_label_with_de_are_the_words_after_it(demo, talker):
+    [call] = _calls(talker("基金助理", "科技先锋的备注换成英文的：Tech growth"), "update_fund")
+    assert call["remarks"] == "Tech growth"
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        ("HT20260301002 什么情况", "问问供应商同不同意让客人提前离店"),
+        ("The guest on HT20260301002 is leaving a day early. Ask the supplier if they will refund the last night.",),
+    ],
+)
+def test_an_early_check_out_put_to_the_supplier_is_the_desks_own_message_with_their_number(demo, talker, messages):
+    [call] = _calls(talker("前台助理", *messages), "message_send")
+    assert "SUP-88902" in call["content"] and call["channel"] == "upstream"
