@@ -541,11 +541,11 @@ ASKED_REMARKS = re.compile(r"备注|\bremarks?\b|\bnotes?\b", re.IGNORECASE)
 def change_as_asked(turn: Turn, match: re.Match) -> Step:
     from agents.providers.framing import read_with
 
-    funds = {(s.value, s.text) for s in read(turn.earlier).of("fund") if s.exact} if turn.earlier else set()
-    if len({value for value, _text in funds}) != 1 or not ASKED_REMARKS.search(turn.earlier):
+    fund = _the_fund_before(turn)
+    if fund is None or not ASKED_REMARKS.search(turn.earlier):
         return DECLINE  # no one fund, or not its remarks, asked about: read as usual
     told = f"备注{match['zh']} {match['text']}" if match["zh"] else f"change the remarks to {match['text']}"
-    return read_with(turn, next(iter(funds))[1], told) or DECLINE
+    return read_with(turn, fund.text, told) or DECLINE
 
 
 # ---------------------------------------------------------------------------- frames

@@ -377,7 +377,7 @@ class RulesChatPolicy:
             asked_so = listing and bool(WH_ASKED.match(match.group())) and bool(re.match(r"\s*[?？]", match.string[match.end() :]))
             # ("Which buildings pay the best wage? I need to pick a job soon": the question opens the message and is
             # what the listing answers, unless a write is made outright.)
-            opened = listing and bool(QUESTION_FIRST.match(turn.said)) and match.end() <= QUESTION_FIRST.match(turn.said).end()
+            opened = listing and (first := QUESTION_FIRST.match(turn.said)) is not None and match.end() <= first.end()
             if listing and not asked_so and (better := write_frames(turn)) is not None and (not opened or _writes_now(better)):
                 step = better  # "cancel my market order" is not the market's listing
         if step is not DECLINE and step is not None and any(name not in turn.offered for name, _a in step.calls):
