@@ -282,7 +282,8 @@ def give_without_quantity(turn: Turn, match: re.Match) -> Step:
     r"(?:查找|找一下|查一下)\s*(?:居民)?\s*(?P<name>[^\s，。,?？]+?)\s*(?:的\s*ID)?$",
     r"\bfind\s+(?:the\s+)?(?:resident|agent)\s+(?P<name>[\w-]+)",
     r"\bwho\s+is\s+(?P<name>[A-Za-z][\w-]*)",
-    r"(?P<name>[A-Za-z][\w-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*(?:ID|id|编号)(?:是(?:多少|什么))?\s*\??$",
+    # ("carol的id是多少，回头转东西要用": the look-up asked, and why, for later.)
+    r"(?P<name>[A-Za-z][\w-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*(?:ID|id|编号)(?:是(?:多少|什么))?\s*(?:\??$|[?？,，]\s*(?=回头|之后|以后|待会|等会|一会|过会|改天|后面|要用|我要用))",
     r"\b(?:what\s+is|what's)\s+(?P<name>[A-Za-z][\w-]*)['’]s\s+id\b",
     tool="find_agent",
     example=gettext_lazy("查找居民 Bob"),
@@ -790,7 +791,7 @@ BUY_WORDS = ("buy", "purchase", "买", "购买", "购入")
 # "他居然买不起面粉", "she can't afford bread": buying no one can do.
 CANT_BUY = re.compile(r"买不起|买不到|买不了|(?:做|倒腾|搞)?买卖|\bcan'?t\s+afford\b", re.IGNORECASE)
 # "Carol的小麦我要了", "要Carol的那批": 要 wanting the goods; "回头可能要给她送点麦子" is a 要 of what will be done.
-WANTED = re.compile(r"(?<![不想还])要(?![给送转去来把做吃买卖挂接领查问发])")
+WANTED = re.compile(r"(?<![不想还])要(?![给送转去来把做吃买卖挂接领查问发用])")  # "回头转东西要用": needed later, no listing wanted
 # Taking another's listing without the word "buy": "拍下", "拿下", "snap up", "I'll take it".
 TAKE_WORDS = ("accept", "take", "want", "snap up", "grab", "接受", "接", "要", "拍下", "拍了", "拿下", "入手", "收了", "收下")
 SELL_WORDS = ("sell", "卖", "出售", "挂出", "挂到", "put", "list", "post", "挂市场", "挂单卖", "挂个单", "挂一单", "挂张单", "挂一个单", "挂")
@@ -820,6 +821,11 @@ SELLS_WELL = re.compile(
     r"[^,，。.;；!！?？]*(?:好卖|卖得(?:好|动|快|不错|火)|畅销|卖疯了|抢手|\bsells?\s+(?:well|fast|like\s+hot\s*cakes)\b|\bselling\s+(?:well|fast)\b)[^,，。.;；!！?？]*",
     re.IGNORECASE,
 )
+# "the shop still sells those bundles of wood right?", "商店还卖木材吧": what the shop sells, no sale of mine.
+SHOP_SELLS = re.compile(
+    r"[^,，。.;；!！?？]*(?:\b(?:shop|store)\s+(?:still\s+|also\s+|even\s+)?(?:sells?|stocks?|carries)\b|(?:商店|店里)(?:里)?(?:还|也)?(?:在)?(?:卖|有卖))[^,，。.;；!！?？]*",
+    re.IGNORECASE,
+)
 SELLING_WORDS = ("who is selling", "who's selling", "anyone selling", "anybody selling", "someone selling", "谁在卖", "有人在卖", "有人卖", "谁卖")
 # A price asked, not given ("卖多少钱", "how much"): a question, never a sale.
 COST_ASKED_HOW = re.compile(r"多少钱|几块钱|什么价|\bhow\s+much\b|\bwhat\s+price\b", re.IGNORECASE)
@@ -830,6 +836,9 @@ LOT_WORDS = {"捆": "捆", "车": "车", "袋": "袋", "包": "袋", "bundle": "
 ONE_LOT = re.compile(r"\b(?:a|an|one)\s+(bundle|cartload|cart|bag|sack)\s+of\b", re.IGNORECASE)
 LOT = re.compile(r"\s*(捆|车|袋|包|份|(?:bundle|cartload|cart|bag|sack|lot|pack)s?\b)", re.IGNORECASE)
 # "two of those wood bundles": the count of the lots named after it.
+# The shop's lots named as the goods ("those bundles of wood"), and a count with nothing after it ("buy me one,").
+LOTS_NAMED = re.compile(r"\b(bundle|cartload|cart|bag|sack)s?\s+of\b", re.IGNORECASE)
+BARE_COUNT = re.compile(r"\s*(?:[,，。.;；!！?？]|$)")
 LOT_OF_THOSE = re.compile(r"\s+of\s+(?:those|these|the|them)\s+(?:[a-z]+\s+)?((?:bundle|cartload|cart|bag|sack|lot|pack)s?)\b", re.IGNORECASE)
 
 
@@ -973,7 +982,8 @@ def give_frame(turn: Turn, filled: Filled) -> Step:
 # "他居然买不起面粉…给他匀五份": buying no one can do rules no gift out.
 # "接给面包坊送面粉那个", "给仓库送点小麦": goods taken to a place (a bounty's work), no resident given anything.
 TO_A_PLACE = r"给[\u4e00-\u9fff]{0,6}?(?:坊|场|田|厂|店|铺|仓库|工地)(?:送|运|拉|搬|交)"
-give_frame.unsaid = re.compile(f"{CANT_BUY.pattern}|{TO_A_PLACE}", re.IGNORECASE)
+# "转手能赚一点": resold later, no gift.
+give_frame.unsaid = re.compile(f"{CANT_BUY.pattern}|{TO_A_PLACE}|转手|倒手", re.IGNORECASE)
 
 
 def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
@@ -1067,6 +1077,10 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
         named_the_item = True  # "三捆木材", "two carts of stone": a count of the shop's lots
     if any(LOT_WORDS.get(one[1]) in item["name"] for one in ONE_LOT.finditer(f"{filled.reading.folded}\n{turn.continues}")):
         named_the_item = True  # "make it a cart of stone instead": one of the shop's lots
+    if number is not None and BARE_COUNT.match(filled.reading.folded, number.end) and any(
+        LOT_WORDS.get(lot) in item["name"] for lot in LOTS_NAMED.findall(filled.reading.folded)
+    ):
+        named_the_item = True  # "the shop still sells those bundles of wood right? buy me one": one of the lots named
     if item["quantity"] > 1 and not named_the_item:
         # "5 wood" is not five bundles of five: say what a purchase gives, and act on nothing.
         return Step.say(bundle_question(item, count))
@@ -1077,7 +1091,14 @@ def buy_frame(turn: Turn, filled: Filled) -> Step:
 # ("…, nobody is selling any on the market": the market named as where nothing is rules no shop purchase out.)
 # "…from the shop, the market ones are overpriced": the market passed over after the shop is named as where.
 MARKET_PASSED_OVER = r"(?:\b(?:from|at)\s+the\s+(?:shop|store)\b|(?:在|从)商店)[^。.!！?？]*?(?:\bmarket|市场)[^,，;；.。!！?？]*"
-buy_frame.unsaid = re.compile(f"{restraint.SPARED_LATER}|{CANT_BUY.pattern}|{NOBODY_SELLING.pattern}|{MARKET_PASSED_OVER}", re.IGNORECASE)
+# "…, the market's overpriced today", "市场上太贵了": the market passed over as too dear, no listing taken.
+MARKET_TOO_DEAR = (
+    r"[^,，。.;；!！?？]*(?:\bmarket(?:'s|\s+(?:[a-z]+\s+)?(?:is|are))\s+(?:way\s+|too\s+|so\s+|really\s+)?(?:overpriced|too\s+(?:expensive|pricey|dear)|a\s+rip-?off)"
+    r"|市场(?:上)?(?:的)?(?:价格?|东西)?(?:太|都|也太|有点)贵)[^,，。.;；!！?？]*"
+)
+buy_frame.unsaid = re.compile(
+    f"{restraint.SPARED_LATER}|{CANT_BUY.pattern}|{NOBODY_SELLING.pattern}|{MARKET_PASSED_OVER}|{MARKET_TOO_DEAR}", re.IGNORECASE
+)
 
 
 # A number said about money or what one has ("花了8块", "有20块", "price 10"): no count of a purchase.
@@ -1421,6 +1442,10 @@ SIGNING_UP = (
 )
 
 
+# The words right before the building gone to: "那我就去骊山采石场上班", "sign me up at the quarry".
+GONE_TO = re.compile(r"(?:去|到|进)\s*$|\b(?:to|at|join)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
 @frame(
     "assign_building",
     triggers=(
@@ -1455,6 +1480,8 @@ def work_frame(turn: Turn, filled: Filled) -> Step:
     if changed is not None:
         named = [s for s in named if s.start > changed.start()]  # the building left is named before "换个地方"
     exact = {s.value: s.name for s in named if s.exact} or {s.value: s.name for s in named}
+    if len(exact) > 1 and len(gone_to := {s.value: s.name for s in named if s.value in exact and GONE_TO.search(filled.reading.said, 0, s.start)}) == 1:
+        exact = gone_to  # "采石场给14，比伐木场强，那我就去骊山采石场上班": the one gone to, the other compared
     if len(exact) > 1:
         return Step.say(_("想去哪座建筑工作？你提到了：%(names)s。") % {"names": "、".join(sorted(exact.values()))})
     building = next(iter(exact), None) if exact or changed is not None else filled.value("building_id")
@@ -1568,8 +1595,10 @@ THE_LIST = re.compile(r"\b(?:the|a|that|this|your|my)\s+list\b(?!\s+(?:it|them|m
 stock_frame.unsaid = THE_LIST
 # "let's put up a farm by the creek": a building put up, nothing put up for sale.
 PUT_UP_BUILDING = r"\bput\s+up\s+(?:a|an|the|one|another)\s+(?:new\s+)?(?:farm|mill|bakery|quarry|lumberyard|lumber\s+mill|building|house|shed|barn)\b"
-sell_frame.unsaid = re.compile(f"{THE_LIST.pattern}|{NOBODY_SELLING.pattern}|{SELLS_WELL.pattern}|{PUT_UP_BUILDING}", re.IGNORECASE)
-market_frame.unsaid = accept_frame.unsaid = NOBODY_SELLING
+sell_frame.unsaid = re.compile(
+    f"{THE_LIST.pattern}|{NOBODY_SELLING.pattern}|{SELLS_WELL.pattern}|{SHOP_SELLS.pattern}|{PUT_UP_BUILDING}", re.IGNORECASE
+)
+market_frame.unsaid = accept_frame.unsaid = re.compile(f"{NOBODY_SELLING.pattern}|{MARKET_TOO_DEAR}", re.IGNORECASE)
 
 
 # Where the speaker's goods are said to be: "手上…挺多的" tells why, it asks nothing.

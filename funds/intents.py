@@ -493,8 +493,8 @@ def _on_known_fund(turn: Turn, tool_name: str, before: int | None = None, **argu
     r"备注\s*(?:改成|改为|修改为|更新为|设为|设置为|换成|写成|为|改(?![掉了好动一下])|:|：)\s*(?P<remarks>.+?)" + TEXT_END,
     # "set the remarks on X to: closed to new money": after "to:" the remarks run whole, their own "to" kept.
     r"\b(?:remarks?|notes?)\b[^:：]*?\bto\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
-    # "…改个名，叫科技先锋精选", "改个中文名，就叫「…」": the new name after the 叫.
-    r"(?:改名为|改名成|改名叫|(?:改名|重命名|更名)\s*(?:->|=>|→)|(?<=[\w\u4e00-\u9fff] )(?:改名|更名)\s+(?=\S)|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)(?:个|一下|下)?(?:中文|英文|新)?名(?:字|称)?\s*[，,]?\s*(?:(?:对|好|嗯|行|是的?)[\s，,]*)?(?:就)?(?:叫|改成|改为|换成))\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
+    # "…改个名，叫科技先锋精选", "改个中文名，就叫「…」": the new name after the 叫; "科技先锋改名 科技先锋二期": after the space.
+    r"(?:改名为|改名成|改名叫|(?:改名|重命名|更名)\s*(?:->|=>|→)|(?<=[\w\u4e00-\u9fff] )(?:改名|更名)\s+(?=\S)|(?<=[\w\u4e00-\u9fff])(?:改名|更名)\s+(?=\S)|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)(?:个|一下|下)?(?:中文|英文|新)?名(?:字|称)?\s*[，,]?\s*(?:(?:对|好|嗯|行|是的?)[\s，,]*)?(?:就)?(?:叫|改成|改为|换成))\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
     # ("rename Beta Balanced -> Beta Global Balanced": an arrow says "to".)
     # ("rename Beta Balanced" → "What should the new name be?" → "call it Northstar": the two read as one.)
     r"\b(?:rename\b.*?(?:\bto\s+|\s*(?:->|=>|→)\s*)|rename\b.*?[\s,;.]\s*(?:(?:ok|okay|yes|yeah|sure)\b[\s,]*)?(?:call|name)\s+it\s+|(?:name\s+to|change\s+the\s+name\b.*?\bto)\s+)[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?" + QUOTED_NAME_END,
@@ -663,6 +663,8 @@ STYLES = (
     (("balanced", "平衡"), ("balanced fund", "balanced funds", "balanced one")),
     # "the growth fund": 稳健增长一号 by its name (增长), 科技先锋 by its remarks (成长股).
     (("growth", "增长", "成长"), ("growth fund", "growth funds", "growth one")),
+    # "the bond one": 稳健增长一号 by its remarks (以债券为主).
+    (("bond", "债券"), ("bond fund", "bond funds", "bond one", "债券基金", "债券型的", "债券那只", "债券的那只", "债券的那个")),
     (("清盘", "liquidated"), ("清盘的基金", "已清盘的基金", "已经清盘的基金", "清盘的那只", "清盘那只", "liquidated fund", "liquidated one")),
 )
 
@@ -837,6 +839,8 @@ DETAIL_WORDS = (
     "active", "enabled", "disabled", "running", "in use", "启用", "停用", "运行", "在用", "还在",
     # "what are the remarks on …?", "备注写的是啥": the remarks frame declines a question about them.
     "remark", "note", "备注",
+    # "货币市场旧份额那只是干嘛的，我怎么没印象": what the fund is, asked.
+    "干嘛的", "干什么的", "做什么的", "是什么来头", "啥来头", "没印象",
 )
 
 
@@ -1203,8 +1207,9 @@ def rename_frame(turn: Turn, filled: Filled) -> Step:
     return Step.say(_("要改成什么名字？"))
 
 
-# "what are the remarks on …?", "备注写的是什么": a question about the remarks, not new ones.
-REMARKS_CHANGED = re.compile(r"改|更新|设为|设置|换成|加上|写上|\b(?:chang(?:e|ed|es|ing)|updat(?:e|ed|es|ing)|set|make|replac(?:e|ed|ing)|edit(?:ed)?)\b", re.IGNORECASE)
+# "what are the remarks on …?", "备注写的是什么": a question about the remarks, not new ones ("its remarks should read
+# '…'" says what they become).
+REMARKS_CHANGED = re.compile(r"改|更新|设为|设置|换成|加上|写上|\b(?:should|must|to|needs?\s+to|will)\s+(?:read|say)\b|\b(?:chang(?:e|ed|es|ing)|updat(?:e|ed|es|ing)|set|make|replac(?:e|ed|ing)|edit(?:ed)?)\b", re.IGNORECASE)
 REMARKS_ASKED = re.compile(r"\bwhat\b|\bwhats\b|\bwhat's\b|\bshow\b|\bread\b|\bsee\b|是什么|是啥|什么内容|写的(?:是)?(?:什么|啥)|看看|查看|要看|想看|看一下|看下|\bdetails?\b|\bpull\s+up\b|\bneed\s+the\s+remarks\b|[?？]", re.IGNORECASE)
 
 

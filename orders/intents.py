@@ -697,6 +697,8 @@ REFUND_TOLD = re.compile(
         "the guest wrote", "the supplier wrote", "what they wrote", "followed up in writing",
         "channel", "回复", "回了", "怎么说", "说了什么", "说了啥", "说啥了", "说什么了", "讲了啥", "回信", "消息", "留言", "聊天记录", "对话", "沟通记录", "频道",
         "anything new", "any news", "新消息", "有啥新", "怎么回", "回的什么", "回的啥",
+        # "看看客人那边有啥没读的": what is still unread.
+        "没读", "没看的",
     ),
     # ("给客人回个消息": a reply to write, whose words are asked; not the channel read.)
     not_with=("send", "tell", "let", "msg guest", "回个消息", "回条消息", "回一条消息", "回个信息", "msg the", "msg supplier", "告诉", "说：", "说:", "发消息：", "发消息:", "发个消息：", "发个消息:", "发条消息：", "发条消息:", "发消息给", "发个消息给", "发条消息给", "message the", "发消息说", "发条消息", "发一条", "a message:"),
@@ -755,6 +757,10 @@ def _read_both(turn: Turn, filled: Filled) -> Step | None:
 
 read_frame.answers_past = True
 read_frame.asks_itself = True
+# "…everything the suppliers sent today": what they sent, read; no message of ours to send.
+read_frame.unsaid = re.compile(
+    r"\b(?:the\s+)?(?:suppliers?|guests?|hotels?|they|he|she)\s+(?:have\s+|has\s+|had\s+)?(?:sent|send)\b(?!\s+(?:a|an|the|them|him|her)\b)", re.IGNORECASE
+)
 
 
 @frame("order_query", triggers=("order", "booking", "reservation", "订单", "@order"), asks={"order_no": ORDER_ASK})

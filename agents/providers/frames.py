@@ -227,7 +227,12 @@ def _counts_for(frame_: Frame, reading: Reading) -> list[Span]:
     if inside:
         return inside
     reported = [(x, y) for x, y in clauses(reading.said) if (x, y) != action and tells_what_was_done(reading.said[x:y])]
-    return [s for s in numbers if not any(x <= s.start < y for x, y in reported)]
+    # ("你跟戴夫昨天谈好的那三块石料，现在给他转过去吧": the goods pointed at in the report are what the write moves.)
+    return [s for s in numbers if not any(x <= s.start < y for x, y in reported) or POINTED_COUNT.search(reading.said, 0, s.start)]
+
+
+# A count the words before point at as the goods spoken of: "那三块石料", "those 3 stone".
+POINTED_COUNT = re.compile(r"(?:[那这]|\b(?:those|these))\s*$", re.IGNORECASE)
 
 
 SAYING_HEAD = re.compile(

@@ -273,7 +273,7 @@ DONE = re.compile(
     r"|[一二两三四五六七八九十几半\d]+\s*(?:个)?(?:小时|钟头|分钟|天|周|星期|礼拜|月)(?:之?前|以前))"
     # "了吧" asks for it: "早上把面包吃了吧" is no report.
     rf"[^，,。.!！?？]{{0,16}}?(?:{DONE_VERB})(?:好|完|掉|妥)?(?:过|了(?![吧呗]))"
-    rf"|(?:{DONE_VERB}|说|讲)过"
+    rf"|(?:{DONE_VERB}|说|讲)过(?![去来])"  # "三块石料给戴夫转过去": sent over, not sent before
     r"|\b(?:i|we)\s+(?:already\s+|just\s+|have\s+already\s+|already\s+have\s+|had\s+)?"
     rf"(?:{DONE_EN})\b"
     rf"|\balready\s+(?:{DONE_EN})\b"
@@ -892,7 +892,7 @@ def deferred(text: str, tools: set[str]) -> bool:
         text = _blanked(text, NOT_TO_SAY)  # "…, but don't mention the refund": what the words leave out
     text = _blanked(_blanked(_without_own_fallback(_without_their_clauses(text, tools)), NO_HOLDING_OUT), GIVEN_UP)
     text = _blanked(_blanked(_blanked(text, WAITED_TO_CORRECT), STAFF_LATER), WARNED)  # "要是不打卡就扣钱了，…": a reason
-    text = _blanked(_blanked(text, USE_LATER_OR_LET_GO), INDIFFERENT)
+    text = _blanked(_blanked(_blanked(text, USE_LATER_OR_LET_GO), INDIFFERENT), NOTHING_ELSE)
     text = without_own_later(text, tools)
     if tools & UNDOING:
         text = _blanked(text, KEPT_OFF)
@@ -908,7 +908,9 @@ REQUEST_MADE = re.compile(
     r"^\s*(?:(?:ok|so|hey|hi|pls|please)[,\s]+)?(?:buy|get|grab|take|sell|give|eat|accept|claim)\b"
     r"|^\s*(?:我想|我要|帮我|给我)(?:买|卖|接|吃)(?!不)|(?:就它了|就这个了|就买它|就这么定了|就它吧)\s*[。.!！]*\s*$"
     r"|(?:我要了|我全要了|我收了|我拍了|拿下了?)\s*[，,;；。]"
-    r"|(?:买|卖|接|吃|给|要|拿|收|拍)(?:了|下|掉|下来)?吧\s*[，,；;]",  # "…那个单子接了吧，比商店便宜"
+    r"|(?:买|卖|接|吃|给|要|拿|收|拍)(?:了|下|掉|下来)?吧\s*[，,；;]"  # "…那个单子接了吧，比商店便宜"
+    # "…比种地的12强多了，那我就去面包坊干活": the decision the comparison led to, made.
+    r"|[，,。;；!！]\s*那(?:我|咱)?(?:就|还是)(?:去|买|卖|接|吃|要|换)(?![^，,。]*[吗呢?？])",
     re.IGNORECASE,
 )
 COMPARED_AS_REASON = re.compile(COMPARED, re.IGNORECASE)
@@ -1029,7 +1031,7 @@ FIELD_LEFT_ALONE = re.compile(
     r"\bno\s+(?:remarks?|notes?|description)\b|\b(?:remarks?|notes?)\b[^,.;!?]{0,20}?\b(?:later|can\s+wait|not\s+needed|aren'?t\s+needed|as\s+(?:they|it)\s+(?:are|is))\b"
     r"|\bfill\s+(?:them|it|those|that)\s+in\s+later\b|\bkeep\s+the\s+(?:remarks?|notes?)\b|\bleave\s+the\s+(?:remarks?|notes?)\b"
     r"|备注(?:先|就|暂时)?(?:不用|不必|别|不要|无需)(?:动|改|填|写|管|加)?|备注(?:先|就|暂时)?空着(?:[，,]?\s*(?:以后|回头|之后|晚点)再(?:说|填|写|补|加))?|备注(?:保持|照旧|不变)"
-    r"|备注(?:先|就|暂时)?不(?:填|写|加|动|改)|备注(?:以后|回头|之后|晚点)再(?:说|填|写|补|加)"
+    r"|备注(?:先|就|暂时)?不(?:填|写|加|动|改)|备注(?:的事|这块|那块|的话)?(?:先|就|等)?(?:以后|回头|之后|晚点|改天|下次)再(?:说|填|写|补|加|弄|改)"
     r"|(?:不用|不必|别|不要|无需)(?:动|改|填|写|加)备注|备注以后再(?:填|写|补|加)",
     re.IGNORECASE,
 )
@@ -1114,8 +1116,9 @@ TOLD_AFTER_ASKING = re.compile(
     r"|[?？]\s*(?:我要了|要了|就它了|成交|拍下|买了)|[?？]\s*(?:show|list|tell|give)\s+me\b|[?？]\s*(?:i'?ll\s+take|i'?ll\s+have|i\s+want\s+(?:it|them|that)|gimme)\b"
     # "…pays 12 right? put me there", "今天的班还没打吧？打一下": the check question, then the request.
     r"|[?？]\s*(?:put|sign|send)\s+me\b|[?？]\s*(?:那|那就|就)?\s*[\u4e00-\u9fff]{1,2}一下"
-    # "…the 3 for 15 credits one right? buy it, i'm out": the check question, then the request on what it asked about.
-    r"|[?？]\s*(?:(?:ok(?:ay)?|so|then|yeah|yes|good)[,\s]+)?(?:buy|get|grab|take|accept|sell|eat|claim)\s+(?:it|that|them|those|that\s+one)\b"
+    # "…the 3 for 15 credits one right? buy it, i'm out", "the shop still sells those bundles right? buy me one": the check
+    # question, then the request on what it asked about.
+    r"|[?？]\s*(?:(?:ok(?:ay)?|so|then|yeah|yes|good)[,\s]+)?(?:buy|get|grab|take|accept|sell|eat|claim)\s+(?:me\s+(?:one|a|an|\d+|two|three)\b|(?:it|that|them|those|that\s+one)\b)"
     # "手里不是还有一块面包吗，先吃了再干活", "磨坊等米下锅呢，…直接给我拿下", "四块一个是吧，够的": asked, then told.
     r"|吗\s*[，,]\s*(?:那|那就|就)?\s*(?:先|赶紧|快|去|把)|呢\s*[，,][^?？]{0,30}?(?:给我|帮我)(?:拿下|买下|买了|接了)"
     r"|是吧\s*[，,]\s*(?:够的|够了|行|可以|没问题)",
@@ -1188,6 +1191,13 @@ STAFF_LATER = re.compile(
 # A question dropped before the request: "…多少钱来着……算了不纠结了，", "…，不管了，".
 QUESTION_GIVEN_UP = re.compile(r"(?:算了[，,\s]*)?(?:不纠结了|不管了|不问了|管它(?:多少钱)?呢)")
 # "…, I don't care what", "不管是什么", "哪个都行": the choice left to the agent, no no.
+# "Buy 1 bread. … so don't go buying anything else", "买个面包，别的别买": a no to more than was asked, not to it.
+NOTHING_ELSE = re.compile(
+    r"\b(?:don'?t|do\s+not|never)\s+(?:go\s+)?(?:buy(?:ing)?|get(?:ting)?|purchas(?:e|ing)|spend(?:ing)?\s+(?:it|money|anything)\s+on)\s+"
+    r"(?:anything|something|any(?:thing)?\s+more)\s+else\b[^,.;!?]*|\bnothing\s+else\b[^,.;!?]*"
+    r"|(?:别的|其他的?|其它的?)(?:东西)?(?:都|就|先)?(?:别|不要|不用|甭)(?:乱)?(?:买|动|花)|别(?:乱)?买(?:别的|其他的?|其它的?)(?:东西)?",
+    re.IGNORECASE,
+)
 INDIFFERENT = re.compile(
     r"\b(?:i\s+)?(?:don'?t|do\s+not)\s+(?:really\s+)?(?:care|mind)\s+(?:what|which|how\s+(?:much|many)|what\s+kind)\b[^,.;!?]*"
     r"|[,，]\s*(?:i\s+)?(?:don'?t|do\s+not)\s+(?:really\s+)?care\s*[.!]*\s*$"

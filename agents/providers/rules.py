@@ -458,6 +458,10 @@ class RulesChatPolicy:
             if not confirmed and restraint.advice_on_a_quote(message):
                 return Step.say(_("引号里是别人写的话，你是在问怎么回应，所以我没有执行任何操作。要我发消息或办理，请直接说要做什么。"))
             if restraint.deferred(context, {name for name, _arguments in writes}) and not negated_elsewhere(context, writes, turn.offered):
+                # "turn 绿色能源主题 back on... wait, it's already on isn't it? then just show me its details": the look-up
+                # asked in the write's place.
+                if SHOWN_INSTEAD.search(context) and (look := look_up(turn, ANSWERING_READS, going_on=True)) is not None:
+                    return look
                 return Step.say(_("好的，先不做：这句话里有否定或“先不”的意思，我没有执行任何操作。"))
             if restraint.supposed(without_their_plans(context, writes)) or (not confirmed and planned(context, writes)):
                 # "面粉还剩几份？明早要烤面包，不够的话得去买": the plan waits; the question before it is answered.
@@ -563,12 +567,15 @@ def asked_anew(message: str, writes: list[tuple[str, dict]]) -> bool:
     )
 
 
-def look_up(turn: Turn, answering: set[str]) -> Step | None:
+def look_up(turn: Turn, answering: set[str], *, going_on: bool = False) -> Step | None:
     """The look-up (a list, or one of ``answering``: the one order or fund named) that answers the message's question
-    in place of a write it will not make; None when no read answers it."""
+    in place of a write it will not make; None when no read answers it. ``going_on``: the look-ups this turn made
+    lead on (the fund's list, then its detail), and once they are done, what they found answers."""
     from .framing import read_frames
 
-    look = read_frames(replace(turn, outcomes=[]), reads_only=True)
+    look = read_frames(turn if going_on else replace(turn, outcomes=[]), reads_only=True)
+    if going_on and turn.outcomes and (look is DECLINE or look is None or not look.calls):
+        return Step.say("\n".join([_("好的，那一步不做了。以下是查到的信息："), summarize(turn)]))
     if look is DECLINE or look is None or not look.calls:
         return None
     if not all(name.startswith("list_") or name in answering for name, _a in look.calls):
@@ -576,6 +583,11 @@ def look_up(turn: Turn, answering: set[str]) -> Step | None:
     return Step(calls=look.calls, reply=_("这是一个问题，我不会因此执行操作；先查一下相关信息。"))
 
 
+# A look-up asked for once the write is taken back: "…wait, … then just show me its details", "…算了，那就查一下".
+SHOWN_INSTEAD = re.compile(
+    r"\b(?:then|so|instead)\s+(?:just\s+)?(?:show|tell|give)\s+me\b|\bjust\s+show\s+me\b|那(?:就|还是)(?:先)?(?:帮我)?(?:查|看)(?:一下|下|看)?",
+    re.IGNORECASE,
+)
 CHANGED_TO = re.compile(r"^\s*(?:改成|换成|改为|而是|还是)|\binstead\b", re.IGNORECASE)
 WAIT_ALONE = re.compile(r"\s*(?:等等|等一下|等下|wait|hold\s+on)\s*[,，.。!！…]*\s*", re.IGNORECASE)
 LEFT_ALONE = re.compile(r"别动|不要动|不用动|\bleave\s+(?:\S+\s+){1,3}?alone\b|\bdon'?t\s+touch\b", re.IGNORECASE)

@@ -4428,3 +4428,86 @@ def test_remarks_after_a_language_label_with_de_are_the_words_after_it(demo, tal
 def test_an_early_check_out_put_to_the_supplier_is_the_desks_own_message_with_their_number(demo, talker, messages):
     [call] = _calls(talker("前台助理", *messages), "message_send")
     assert "SUP-88902" in call["content"] and call["channel"] == "upstream"
+
+
+# ---------------------------------------------------------------- round 44: zr's misses, as classes, in other words
+
+
+def test_the_decision_a_comparison_led_to_is_made(demo, talker):
+    result = talker("Eve", "伐木场一天才12，采石场给14，比伐木场强，那我就去骊山采石场上班")
+    assert _calls(result, "assign_building") == [{"building_id": Building.objects.get(name="骊山采石场").pk}]
+
+
+@pytest.mark.parametrize(
+    ("message", "count"),
+    [
+        ("你和鲍勃前天说定的那两份面粉，现在给他送过去吧", 2),  # the goods pointed at in the report
+        ("两份面粉给鲍勃送过去", 2),  # 送过去: sent over, no deed before
+    ],
+)
+def test_goods_pointed_at_in_a_report_are_sent_over(demo, talker, message, count):
+    assert _calls(talker("Alice", message), "transfer_resource") == [{"to_agent_id": 2, "resource_type": "flour", "quantity": count}]
+
+
+def test_a_gift_told_as_done_is_not_sent_over_again(demo, talker):
+    assert _writes(talker("Alice", "我前天给过鲍勃两份面粉了")) == []
+
+
+def test_one_of_the_shops_lots_named_before_is_bought_after_a_check_question(demo, talker):
+    result = talker("Bob", "does the shop still carry those carts of stone? get me one, market stone is way overpriced")
+    assert _calls(result, "purchase") == [{"item_id": ShopItem.objects.get(name="一车石料").pk, "quantity": 1}]
+
+
+@pytest.mark.parametrize(
+    ("message", "bought"),
+    [
+        ("Get 2 apples. Money's tight, so don't buy anything else", [{"item_id": 2, "quantity": 2}]),
+        ("买两个苹果，其他的别乱买", [{"item_id": 2, "quantity": 2}]),
+        ("don't buy apples or anything else", []),
+    ],
+)
+def test_a_no_to_anything_else_leaves_what_was_asked(demo, talker, message, bought):
+    assert _calls(talker("Bob", message), "purchase") == bought
+
+
+def test_an_id_asked_with_a_reason_for_later_is_looked_up(demo, talker):
+    result = talker("Alice", "frank的编号是多少，之后要给他转面粉")
+    assert _calls(result, "find_agent") == [{"name": "Frank"}] and _writes(result) == []
+
+
+def test_a_rename_written_name_space_new_name_is_proposed(demo, talker):
+    assert _calls(talker("基金助理", "绿色能源主题改名 绿色能源精选，上面批了"), "update_fund") == [{"fund_id": 3, "fund_name": "绿色能源精选"}]
+
+
+def test_remarks_put_off_leave_the_disable(demo, talker):
+    result = talker("基金助理", "Beta Balanced 今天先停用，备注这块以后再改")
+    assert _calls(result, "disable_fund") == [{"fund_id": 4}] and _calls(result, "update_fund") == []
+
+
+def test_what_a_fund_is_for_reads_its_detail(demo, talker):
+    assert _calls(talker("基金助理", "绿色能源主题是干什么的"), "get_fund_detail") == [{"fund_id": 3}]
+
+
+def test_remarks_that_should_read_a_quotation_are_proposed(demo, talker):
+    result = talker("基金助理", "Beta Balanced: its remarks should read 'Global 60/40'")
+    assert _calls(result, "update_fund") == [{"fund_id": 4, "remarks": "Global 60/40"}]
+
+
+def test_a_switch_on_taken_back_for_the_details_reads_them(demo, talker):
+    result = talker("基金助理", "enable Beta Balanced... hold on, it's on already isn't it? so just show me its details")
+    assert _calls(result, "get_fund_detail") == [{"fund_id": 4}] and _writes(result) == []
+
+
+def test_the_bond_one_is_the_fund_whose_remarks_say_bonds(demo, talker):
+    assert _calls(talker("基金助理", "which fund is the bond one?", "ok, turn that one off"), "disable_fund") == [{"fund_id": 1}]
+
+
+@pytest.mark.parametrize(
+    ("message", "arguments"),
+    [
+        ("HT20260301003 帮我看看客人那边有没有没读的", [{"channel": "downstream", "order_no": "HT20260301003", "unread_only": True}]),
+        ("show me the supplier channel, everything the hotels sent this week", [{"channel": "upstream"}]),
+    ],
+)
+def test_a_channel_read_asked_with_what_they_sent_or_what_is_unread(demo, talker, message, arguments):
+    assert _calls(talker("前台助理", message), "message_list") == arguments
