@@ -92,6 +92,21 @@ def question_about_the_past(turn: Turn, match) -> Step:
 
 
 @intent(
+    # "is it enough?", "and what about the other one?", "另一个呢": a pointer, and nothing said before it points back to.
+    r"^\s*(?:(?:and|so|but)\s+)?(?:is|was|are)\s+(?:it|that|this|they)\s+(?:enough|ok(?:ay)?|fine|right|good|too\s+(?:much|little|many|few))\s*[?？]*\s*$",
+    r"^\s*(?:(?:and|so|but)\s+)?(?:what|how)\s+about\s+(?:the\s+other\s+(?:one|1)|that\s+(?:one|1)|this\s+(?:one|1)|it|them|the\s+rest)\s*[?？]*\s*$",
+    r"^\s*(?:那|那么)?(?:另(?:一|1)个|另外(?:一|1)?个|另外那个|那个|这个|它)(?:呢|怎么样|够吗|够不够|行吗|可以吗)?\s*[?？]*\s*$",
+    r"^\s*(?:那|这)?(?:够了?吗|够不够|行不行)\s*[?？]*\s*$",
+    r"^\s*(?:怎么样|咋样|如何)\s*[?？]*\s*$",  # "那个怎么样": its "那个" is padding the normal form drops
+    priority=GUARD + 1,
+)
+def pointed_at_nothing(turn: Turn, match) -> Step:
+    if turn.earlier:
+        return DECLINE  # the last message says what "it" is: read as a follow-up
+    return Step.say(_("你指的是哪一个？我们还没有聊到具体的东西，请说出名字或编号。"))
+
+
+@intent(
     r"^(?:怎么|如何|怎样|该怎么|要怎么)(?!样)",
     r"^how\s+(?:do|can|could|should|would|to)\b",
     r"^(?:can|could|may|should|shall|must)\s+(?:i|we)\s+(?!see|have|get|know|check|view|look)",

@@ -103,7 +103,7 @@ PAID = re.compile(
 
 def _resident_then(turn: Turn, name: str, then: str, **arguments) -> Step:
     """Resolve a resident's name with ``find_agent``, then call ``then`` with ``to_agent_id``."""
-    if then == "transfer_resource" and PAID.search(turn.said):
+    if then == "transfer_resource" and PAID.search(re.sub(SOLD_BY_THEM, " ", turn.said, flags=re.IGNORECASE)):
         return Step.say(
             _("转赠是白送的，收不了信用点。要卖，可以挂到市场上，例如「出售 4 个面粉，总价 20」。要白送给 %(name)s 吗？那就不提价格再说一次。")
             % {"name": name}
@@ -279,7 +279,7 @@ def give_without_quantity(turn: Turn, match: re.Match) -> Step:
 
 
 @intent(
-    r"(?:查找|找一下|查一下)\s*(?:居民)?\s*(?P<name>[^\s，。,?？]+?)\s*(?:的\s*ID)?$",
+    r"(?:查找|找一下|查一下|查查|查下|查一查)\s*(?:居民)?\s*(?P<name>[^\s，。,?？]+?)\s*(?:的\s*ID)?$",
     r"\bfind\s+(?:the\s+)?(?:resident|agent)\s+(?P<name>[\w-]+)",
     r"\bwho\s+is\s+(?P<name>[A-Za-z][\w-]*)",
     # ("carol的id是多少，回头转东西要用": the look-up asked, and why, for later.)
@@ -296,8 +296,11 @@ def find(turn: Turn, match: re.Match) -> Step:
     if re.search(r"悬赏|任务|订单|基金|挂单|商店|市场|建筑", match["name"]) and not read(match["name"]).of("resident"):
         return DECLINE  # "查一下已经完成的悬赏": a thing of the city looked up, no resident
     name = match["name"]
-    if re.search(r"(?:他|她|(?<![A-Za-z])ta|这人|那人|这个人|那个人)(?:在不在\S*|还在\S*|是谁)?$|^(?:那个人|这个人|那人|这人|某人|有个人|人$|个人$)", name, re.IGNORECASE) and not read(name).of("resident"):
-        # "帮我查下他的id": someone pointed at, never named; asked who, never looked up as "帮我查下他".
+    if re.search(r"(?:他|她|(?<![A-Za-z])ta|这人|那人|这个人|那个人)(?:的情况|的状态|的近况|的编号|的id|在不在\S*|还在\S*|是谁)?$|^(?:那个人|这个人|那人|这人|某人|有个人|人$|个人$)", name, re.IGNORECASE) and not read(name).of("resident"):
+        # "帮我查下他的id": someone pointed at, never named; asked who, never looked up as "帮我查下他" ("Eve最近怎么样" →
+        # "查一下她的情况": the one the last message named).
+        if re.match(r"他|她|ta\b", name, re.IGNORECASE) and (earlier := _named_earlier(turn)):
+            return _once(turn, "find_agent", name=earlier)
         return Step.say(_("要找哪位居民？请说出名字。"))
     # "查一下Frank这个人", "找一下Bob吧": the resident's name the words begin with, less what follows it.
     inside = [s.name for s in read(name).of("resident") if s.exact and s.start == 0]
@@ -314,7 +317,8 @@ def find(turn: Turn, match: re.Match) -> Step:
     r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*(?:资源|库存|东西)",
     r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*\S{1,12}?\s*(?:还)?(?:有|剩)(?:多少|几)",
     r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:还|现在)?有\s*\S{1,12}?吗",
-    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:现在|目前|手里|手上|仓库里|库房里)?(?:还|都)?(?:有|拥有|持有|剩)\s*(?:多少|几|什么|哪些|啥)",
+    # ("Frank名下现在有几个石料？": what is held in the name of.)
+    r"(?P<owner>[A-Za-z][A-Za-z0-9_-]*|[\u4e00-\u9fff·]{1,8}?)\s*(?:名下)?(?:现在|目前|手里|手上|仓库里|库房里)?(?:还|都)?(?:有|拥有|持有|剩)\s*(?:多少|几|什么|哪些|啥)",
     r"\b(?:does|is|has)\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:have|holding|hold|got|own)\b",
     r"\bwhat\s+(?P<owner>[A-Za-z][\w-]*)\s+(?:is\s+|'s\s+)?(?:carrying|holding|has\s+got|has|owns)\b",
     priority=4,
@@ -633,7 +637,7 @@ def availability_of_nothing_named(turn: Turn, match: re.Match) -> Step:
 @intent(
     r"商店|有什么(?:可以|能)?买|卖什么|商品|价格表",
     r"\b(?:the\s+)?shop\b|\bstore\b",
-    r"\bwhat\s+can\s+i\s+buy\b|\bfor\s+sale\b",
+    r"\bwhat\s+can\s+i\s+buy\b|(?<!\bup\s)\bfor\s+sale\b",  # ("put my apples up for sale" is a sale)
     tool="list_shop_items",
     example=gettext_lazy("商店里有什么"),
 )
@@ -827,6 +831,11 @@ SHOP_SELLS = re.compile(
     re.IGNORECASE,
 )
 SELLING_WORDS = ("who is selling", "who's selling", "anyone selling", "anybody selling", "someone selling", "谁在卖", "有人在卖", "有人卖", "谁卖")
+# A price left to the agent ("whatever price seems fair", "价格你看着定"): no question, and no price either.
+PRICE_LEFT_TO_ME = re.compile(
+    r"\bwhatever\s+price\b|\b(?:a\s+)?fair\s+price\b|\bany\s+price\b|\bprice\s+it\s+(?:yourself|however)\b|价格?(?:你|您)(?:看着|自己)?(?:定|办|开)|随便(?:什么)?价|你(?:来)?定价",
+    re.IGNORECASE,
+)
 # A price asked, not given ("卖多少钱", "how much"): a question, never a sale.
 COST_ASKED_HOW = re.compile(r"多少钱|几块钱|什么价|\bhow\s+much\b|\bwhat\s+price\b", re.IGNORECASE)
 # Questions about a price: the shop's list answers them.
@@ -982,8 +991,10 @@ def give_frame(turn: Turn, filled: Filled) -> Step:
 # "他居然买不起面粉…给他匀五份": buying no one can do rules no gift out.
 # "接给面包坊送面粉那个", "给仓库送点小麦": goods taken to a place (a bounty's work), no resident given anything.
 TO_A_PLACE = r"给[\u4e00-\u9fff]{0,6}?(?:坊|场|田|厂|店|铺|仓库|工地)(?:送|运|拉|搬|交)"
+# "give her 3 of my wood so she can sell it", "给她三块木材让她拿去卖": the receiver's sale, the gift's purpose.
+SOLD_BY_THEM = r"\bso\s+(?:that\s+)?(?:she|he|they)\s+can\s+sell\b[^,.;!?]*|(?:让|好让)(?:她|他|他们)(?:拿去|自己)?卖[^，,。;；!！]*"
 # "转手能赚一点": resold later, no gift.
-give_frame.unsaid = re.compile(f"{CANT_BUY.pattern}|{TO_A_PLACE}|转手|倒手", re.IGNORECASE)
+give_frame.unsaid = re.compile(f"{CANT_BUY.pattern}|{TO_A_PLACE}|{SOLD_BY_THEM}|转手|倒手", re.IGNORECASE)
 
 
 def _shop_item(turn: Turn, filled: Filled) -> tuple[Step | None, dict | None]:
@@ -1225,7 +1236,8 @@ def sell_frame(turn: Turn, filled: Filled) -> Step:
     if PUT_ME.search(filled.reading.said) and not filled.reading.has(*(word for word in SELL_WORDS if word != "put")):
         return DECLINE  # "the farm pays 12 right? put me there": the speaker placed, nothing put up for sale
     quantity, price = _numbers_around(filled)
-    if filled.reading.has(*SELLING_WORDS) or (filled.reading.has(*PRICE_WORDS) and (price is None or COST_ASKED_HOW.search(filled.reading.folded))):
+    price_asked = filled.reading.has(*PRICE_WORDS) and not PRICE_LEFT_TO_ME.search(filled.reading.said)  # "whatever price seems fair": mine to ask
+    if filled.reading.has(*SELLING_WORDS) or (price_asked and (price is None or COST_ASKED_HOW.search(filled.reading.folded))):
         return DECLINE  # "who is selling wheat?", "面包卖多少钱": a question the listings answer ("total price 20" is no question)
     posted = filled.reading.has("post") and MARKET_SAID.search(filled.reading.said)
     if not filled.reading.has(*(word for word in SELL_WORDS if word not in ("挂", "post")), "市场") and not posted:
@@ -1367,7 +1379,7 @@ def accept_frame(turn: Turn, filled: Filled) -> Step:
     "checkin",
     triggers=(
         "check in", "check me in", "clock in", "clock me in", "sign in", "sign me in", "punch in", "check-in", "签到", "打卡", "签个到", "打个卡", "打咔",
-        "大个卡", "打一下卡", "打下卡", "卡还没打", "卡没打", "班还没打", "班没打",
+        "大个卡", "打一下卡", "打下卡", "卡还没打", "卡没打", "班还没打", "班没打", "把卡打了", "把卡打一下", "卡打了吧",
     ),
     not_with=("early", "提前"),
 )
@@ -1596,7 +1608,7 @@ stock_frame.unsaid = THE_LIST
 # "let's put up a farm by the creek": a building put up, nothing put up for sale.
 PUT_UP_BUILDING = r"\bput\s+up\s+(?:a|an|the|one|another)\s+(?:new\s+)?(?:farm|mill|bakery|quarry|lumberyard|lumber\s+mill|building|house|shed|barn)\b"
 sell_frame.unsaid = re.compile(
-    f"{THE_LIST.pattern}|{NOBODY_SELLING.pattern}|{SELLS_WELL.pattern}|{SHOP_SELLS.pattern}|{PUT_UP_BUILDING}", re.IGNORECASE
+    f"{THE_LIST.pattern}|{NOBODY_SELLING.pattern}|{SELLS_WELL.pattern}|{SHOP_SELLS.pattern}|{PUT_UP_BUILDING}|{SOLD_BY_THEM}", re.IGNORECASE
 )
 market_frame.unsaid = accept_frame.unsaid = re.compile(f"{NOBODY_SELLING.pattern}|{MARKET_TOO_DEAR}", re.IGNORECASE)
 
@@ -1671,6 +1683,13 @@ SAID_IN_CHANNEL = re.compile(
 )
 
 
+# The words right before the kind built: "建个农田", "盖一座采石场", "build a quarry".
+BUILT_BEFORE = re.compile(
+    r"(?:建|盖|造|修|搞|弄|整|起)(?:造|建)?\s*(?:一|1|个)?\s*(?:[座个间栋])?\s*(?:新的?)?\s*$|\b(?:build|construct|put\s+up)\s+(?:a|an|one|another)?\s*(?:new\s+)?$",
+    re.IGNORECASE,
+)
+
+
 @frame(
     "construct_building",
     triggers=("build", "construct", "put up", "建", "盖", "造", "修建", "新建", "建造", "修个", "修一个", "修一座", "修座"),
@@ -1689,6 +1708,8 @@ def construct_frame(turn: Turn, filled: Filled) -> Step:
     ]
     if not kinds or _about_a_bounty(filled.reading.said) or only_an_aside(turn, filled.reading, "construct_building"):
         return DECLINE
+    # ("磨坊的木材还不够，先用手头的木材建个农田吧": the kind right after the building word, not the one the reason names.)
+    kinds = [s for s in kinds if BUILT_BEFORE.search(filled.reading.said, 0, s.start)] or kinds
     if named is None and COST_ASKED.search(filled.reading.said):
         return building_costs(turn)
     if named is None:

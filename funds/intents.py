@@ -548,6 +548,25 @@ def change_as_asked(turn: Turn, match: re.Match) -> Step:
     return read_with(turn, fund.text, told) or DECLINE
 
 
+# "update Beta Balanced", "修改一下科技先锋": a fund named and nothing said of what changes; asked, never guessed.
+@intent(
+    r"^\s*(?:(?:please|pls|can\s+you|could\s+you)\s+)?(?:update|modify|edit|change)\s+(?P<rest>[^,.;!?]+?)\s*[.!?]?\s*$",
+    r"^\s*(?:请|麻烦)?(?:帮我)?(?:修改|更新|编辑|改改|改一下|动一下)(?:一下)?\s*(?P<rest>[^，,。；;！!？?]+?)\s*[。!！?？]?\s*$",
+    tool="update_fund",
+)
+def update_what(turn: Turn, match: re.Match) -> Step:
+    from agents.providers.understanding import read
+
+    rest = match["rest"]
+    funds = read(rest, {"fund"}).of("fund")
+    if len({s.value for s in funds}) != 1:
+        return DECLINE
+    left = "".join(char for i, char in enumerate(rest) if not any(s.start <= i < s.end for s in funds))
+    if re.sub(r"(?i)\b(?:the|fund)\b|基金|的|这只|那只|一下|\s", "", left):
+        return DECLINE  # "update the remarks of Beta Balanced …": a field named, the frames read it
+    return Step.say(_("要改「%(name)s」的什么：名称还是备注？改成什么？") % {"name": funds[0].name})
+
+
 # ---------------------------------------------------------------------------- frames
 
 from agents.providers.frames import Filled, frame, which_of  # noqa: E402
@@ -971,7 +990,7 @@ COURTESY = re.compile(
 # the one gate before any write (``RulesProvider.held_back``) reads it and nothing is proposed.
 NOT_YET = re.compile(
     r"^(?:but|and|just|yet)?\s*(?:don'?t|do\s+not|not|no\s+need\s+to|never)\s+(?:\w+\s+){0,2}?(?:create|make|add|set\s+up|open|start)\b"
-    r"|^(?:但是?|不过|可是|只是)?\s*(?:先|暂时|还)?(?:别|不要|不用|不必|先不|暂不)(?:急着|马上|现在)?(?:新建|创建|建|开|加|新增|添加)",
+    r"|^(?:但是?|不过|可是|只是)?\s*(?:先|暂时|还)?(?:别|不要|不用|不必|先不|暂不)(?:急着|马上|现在)?(?:新建|创建|建|开(?!放|通)|加(?!仓)|新增|添加)",  # ("暂不开放申购": a remark)
     re.IGNORECASE,
 )
 
@@ -1041,7 +1060,8 @@ TO_THE_AGENT = re.compile(
 def create_frame(turn: Turn, filled: Filled) -> Step:
     said = filled.reading.said
     named_before = _named_before(turn) if SET_UP.search(said) and not new_fund(said)[0] else None
-    if not filled.reading.has(*FUND_WORDS, "新产品") and named_before is None:
+    launched = (found := LAUNCHED_NAMED.search(said)) is not None and IT_CREATED.search(said, found.end()) is not None
+    if not filled.reading.has(*FUND_WORDS, "新产品") and named_before is None and not launched:
         return DECLINE  # "帮我开个新产品 '碳中和精选'": the fund assistant's products are funds
     if REMARKS_NAMED.search(said) and (filled.reading.of("fund") or LINE_ADDED.search(said)) and not NEW_FUND_SAID.search(said):
         return DECLINE  # "新能源那只基金，备注里加一句“含储能”": a remark added to a fund there is, no new fund
@@ -1056,6 +1076,12 @@ def create_frame(turn: Turn, filled: Filled) -> Step:
             return Step.say(_said(done))
         return Step.call("create_fund", fund_name=name, **({"remarks": remarks} if remarks else {}))
     name, pieces = new_fund(filled.reading.said)
+    if not name and (launched := LAUNCHED_NAMED.search(said)) and IT_CREATED.search(said, launched.end()):
+        # "We're launching Silver Age Care next quarter. Create it with remarks: pension-themed": the product launched is
+        # the fund to set up, its name as typed; the remarks after their label.
+        name = launched["name"]
+        labelled = re.search(r"\b(?:remarks?|notes?)\b|备注", said[launched.end() :], re.IGNORECASE)
+        pieces = [p.strip(" ?？!！.。") for p in PIECES.split(said[launched.end() + labelled.start() :])] if labelled else []
     if not name:
         return Step.say(_("新基金叫什么名字？（还可以加备注）我会预填新建基金表单，由员工确认。"))
     labelled = next((i for i, p in enumerate(pieces) if REMARKS_KEY.match(p)), None)
@@ -1073,6 +1099,12 @@ def create_frame(turn: Turn, filled: Filled) -> Step:
     return Step.call("create_fund", fund_name=name, **({"remarks": remarks} if remarks else {}))
 
 
+# A product launched under its name, as typed ("we're launching Silver Age Care next quarter"), then set up as "it".
+LAUNCHED_NAMED = re.compile(
+    r"\blaunch(?:ing|es)?\s+(?P<name>(?-i:[A-Z][\w&'.-]*)(?:\s+(?-i:[A-Z0-9][\w&'.-]*))*)(?=\s+(?:next|this|in|on|soon|later|today|tomorrow)\b|\s*[.,;!]|\s*$)",
+    re.IGNORECASE,
+)
+IT_CREATED = re.compile(r"\b(?:create|set\s+up|add|open)\s+it\b|\bset\s+it\s+up\b", re.IGNORECASE)
 # The new fund asked to be set up now, no name of its own: "提交建档吧", "go ahead and set it up".
 SET_UP = re.compile(r"建档|提交|开(?:起来|出来)吧|\bset\s+it\s+up\b|\bcreate\s+it\b|\bgo\s+ahead\b", re.IGNORECASE)
 # A new product talked about: "下个月准备发一只纯债基金", "we're launching an ESG product next month".

@@ -248,7 +248,7 @@ ON_OTHERS = {"accept_market_order"}
 # Every write's verb, not only the goods-moving ones: "上周我已经把Beta Balanced停用过了" reports a
 # switch-off as surely as "给过Bob面包了" reports a gift.
 DONE_VERB = (
-    r"给|转|送|吃|买|卖|接|领|交|付|挂|停用|启用|关|开|建|盖|签到|打卡|辞|退|取消|撤|下架|上架|发|改|创建|新建|认领|完成|处理"
+    r"给|转|送|吃|买|卖|接|领|交|付|挂|停用|启用|关|开|建|盖|签到|打卡|打|辞|退|取消|撤|下架|上架|发|改|创建|新建|认领|完成|处理"
     # "退款昨天已经办过了", "消息已经发送了": the errand itself, done, whatever its noun.
     r"|办|办理|弄|搞|做|退款|发送|转账|付款|通知|告诉|联系|回复|登记"
 )
@@ -1021,8 +1021,13 @@ def to_self(text: str, name: str) -> str:
     is "把二十个小麦给Carol" (English "have Bob give …" is read as it stands)."""
     if not name:
         return text
-    zh = re.match(rf"^\s*(?:请|麻烦)?\s*(?:让|叫|要)\s*{re.escape(name)}\s*(?=把|将|给|去|送|转|卖|买|吃|挂|接|查|看)", text)
-    return text[zh.end() :] if zh else text
+    # ("我是城市管理处的，麻烦让Frank今天把卡打了": after the speaker's words about themselves, with a time before the deed.)
+    zh = re.search(
+        rf"(?:^|(?<=[，,。;；!！]))\s*(?:请|麻烦)?\s*(?:让|叫|要)\s*{re.escape(name)}\s*"
+        r"(?=(?:今天|现在|马上|先|赶紧|赶快|立刻|这就)?\s*(?:把|将|给|去|送|转|卖|买|吃|挂|接|查|看|打卡|签到|上班))",
+        text,
+    )
+    return text[: zh.start()] + text[zh.end() :] if zh else text
 
 
 # "no remarks needed, we'll fill them in later", "备注不用动", "keep the remarks as they are": a no to a field the
@@ -1213,6 +1218,8 @@ USE_LATER_OR_LET_GO = re.compile(
     r"(?:it|them|this|that|these|those|some|the\s+\w+)\b[^,.;!?]{0,30}?\blater\b"
     r"|[,，;；。]\s*(?:要是|如果)?(?:没人|没有人|卖不(?:掉|出去)|没卖掉|买不到|接不到)(?:要|买|接)?(?:的话)?就?算了"
     r"|[,，;；.]\s*if\s+(?:no\s*one|nobody|no-one)\s+(?:buys?|takes?|wants?)\s+(?:it|them)\b[^,.;!?]{0,4}[,\s]*(?:never\s*mind|forget\s+it|oh\s+well|whatever|no\s+biggie)"
+    # "cancel my wood order, I changed my mind - might need it myself": the speaker's own need, why it comes down.
+    r"|(?:[,，;；.]|\s[—–-]{1,2})\s*(?:(?:and|because|cause|cuz|since)\s+)?(?:i\s+)?(?:might|may|could)\s+need\s+(?:it|them|the\s+\w+)\s+(?:for\s+)?myself\b"
     # "…，以后石料自己产": what the request makes possible from then on.
     r"|[,，;；。]\s*(?:这样)?以后[^，,。]{0,10}?(?:自己(?:产|种|做|造|磨|烤)|不用(?:再)?买|就(?:不愁|够)了?)[^，,。]*"
     # "…, I've got the screenshot if anyone asks": proof kept in case, no condition on the request.

@@ -754,6 +754,11 @@ def quoted_only(message: str, context: str, writes: list[tuple[str, dict]]) -> b
     return read(message).has(*words) and not read(outside).has(*words)
 
 
+# A name given now ("起名叫…", "名字就叫…"), and the speaker's own "I plan to" it settles.
+NAMED_NOW = re.compile(r"起名(?:叫|为)|取名(?:叫|为)|命名为|名字(?:就)?叫|\bname\s+it\b|\bcall\s+it\b", re.IGNORECASE)
+PLAN_OF_MINE = re.compile(r"(?:我|咱|我们)(?:想|就)?(?:打算|准备)|\bi(?:'m|\s+am)\s+(?:planning|going)\s+to\b", re.IGNORECASE)
+
+
 def planned(message: str, writes: list[tuple[str, dict]]) -> bool:
     """The clause asking for the write tells a plan for another time ("我明天打算给Eve两个苹果"), and no word
     asks for it now; a plan in a clause of its own is the reason ("明天要用面粉，先去商店买两袋")."""
@@ -763,6 +768,9 @@ def planned(message: str, writes: list[tuple[str, dict]]) -> bool:
 
     # "…from the shop for the party tonight": the time is the goods' purpose, not when to act.
     message = restraint.PURPOSE_LATER.sub(lambda found: " " * len(found.group()), message)
+    if NAMED_NOW.search(message):
+        # "我打算投资盖一座采石场，起名叫西山采石场": the plan decided down to its name, with no time to wait for.
+        message = PLAN_OF_MINE.sub(lambda found: " " * len(found.group()), message)
     if not restraint.PLANNED.search(message):
         return False
     words = [w for f in registered_frames() if f.tool in {name for name, _a in writes} for w in f.words]

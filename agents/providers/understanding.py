@@ -629,7 +629,7 @@ def _read(said: str, kinds: set[str] | None) -> Reading:
 # ---------------------------------------------------------------------------- a new thing's name
 
 NAMING = re.compile(
-    r"(?:名字叫做?|名字是|名称为|名称是|名为|名叫|叫做|取名为?|起名为?|命名为|叫|\bcalled\b|\bnamed\b|\b(?:name|call)\s+it\b)\s*[:：]?\s*",
+    r"(?:名字叫做?|名字是|名称为|名称是|名为|名叫|叫做|取名(?:为|叫)?|起名(?:为|叫)?|命名为|叫|\bcalled\b|\bnamed\b|\b(?:name|call)\s+it\b)\s*[:：]?\s*",
     re.IGNORECASE,
 )
 # "名字就叫稳盈宝吧": a sentence-final particle closing an unquoted name is the sentence's, not the

@@ -4511,3 +4511,75 @@ def test_the_bond_one_is_the_fund_whose_remarks_say_bonds(demo, talker):
 )
 def test_a_channel_read_asked_with_what_they_sent_or_what_is_unread(demo, talker, message, arguments):
     assert _calls(talker("前台助理", message), "message_list") == arguments
+
+
+# ---------------------------------------------------------------- round 45: zs's misses, as classes, in other words
+
+
+def test_an_operator_after_a_word_about_themselves_asks_the_resident_by_name(demo, talker):
+    assert _calls(talker("Bob", "我是城管办的，麻烦让Bob现在把卡打一下"), "checkin") == [{}]
+
+
+@pytest.mark.parametrize("message", ["我刚才已经把卡打了", "早上把卡打了，现在歇会儿"])
+def test_a_check_in_told_as_done_is_not_made_again(demo, talker, message):
+    assert _calls(talker("Bob", message), "checkin") == []
+
+
+def test_the_kind_built_is_the_one_after_the_building_word(demo, talker):
+    result = talker("Dave", "采石场的石料不够用，先拿木材盖个伐木场吧，名字就叫北坡伐木场")
+    assert _calls(result, "construct_building") == [{"kind": "lumberyard", "name": "北坡伐木场"}]
+
+
+@pytest.mark.parametrize(
+    ("message", "built"),
+    [
+        ("我打算盖一座伐木场，起名叫东坡伐木场", [{"kind": "lumberyard", "name": "东坡伐木场"}]),  # the plan decided to its name
+        ("我打算下个月盖一座伐木场，起名叫东坡伐木场", []),  # a plan for later
+    ],
+)
+def test_a_plan_named_now_builds_and_a_plan_for_later_does_not(demo, talker, message, built):
+    assert _calls(talker("Dave", message), "construct_building") == built
+
+
+def test_a_listing_taken_down_for_the_speakers_own_need_comes_down(demo, talker):
+    assert _calls(talker("Carol", "take down my wheat listing - I may need it myself"), "cancel_market_order") == [{"order_id": 1}]
+
+
+def test_a_gift_the_receiver_may_sell_is_a_gift(demo, talker):
+    result = talker("Dave", "Bob's short on cash. Give him 2 of my wood so he can sell it, no charge.")
+    assert _calls(result, "transfer_resource") == [{"to_agent_id": 2, "resource_type": "wood", "quantity": 2}]
+
+
+def test_goods_put_up_for_sale_at_a_price_left_to_the_agent_ask(demo, talker):
+    result = talker("Bob", "put some wheat up for sale, any price is fine")
+    assert _writes(result) == [] and "?" in result.reply
+
+
+def test_what_the_agent_holds_in_its_own_name_is_its_stock(demo, talker):
+    assert _calls(talker("Dave", "核对一下：Dave名下现在有多少木材？"), "get_my_resources") == [{}]
+
+
+def test_a_pronoun_with_nobody_named_before_is_asked_and_with_someone_is_found(demo, talker):
+    assert _calls(talker("Alice", "帮我查查她的情况"), "find_agent") == []
+    assert _calls(talker("Alice", "Bob最近好像不太对劲", "帮我查查他的情况"), "find_agent") == [{"name": "Bob"}]
+
+
+def test_a_fund_to_update_with_nothing_said_of_what_asks(demo, talker):
+    result = talker("基金助理", "修改一下绿色能源主题")
+    assert _writes(result) == [] and "？" in result.reply and "绿色能源主题" in result.reply
+
+
+def test_a_remark_that_subscriptions_are_not_open_is_a_remark(demo, talker):
+    [call] = _calls(talker("基金助理", "新建一只基金叫“海外精选”，备注：暂不开通定投"), "create_fund")
+    assert call == {"fund_name": "海外精选", "remarks": "暂不开通定投"}
+
+
+def test_a_product_launched_by_name_is_set_up_as_it(demo, talker):
+    result = talker("基金助理", "We are launching Harbor Yield soon. Set it up with remarks: coastal bonds")
+    assert _calls(result, "create_fund") == [{"fund_name": "Harbor Yield", "remarks": "coastal bonds"}]
+
+
+@pytest.mark.parametrize(("agent", "message"), [("Bob", "was it enough?"), ("Carol", "what about that one?"), ("Eve", "那个怎么样")])
+def test_a_pointer_with_nothing_before_it_asks_which(demo, talker, agent, message):
+    result = talker(agent, message)
+    assert _writes(result) == [] and re.search(r"[?？]", result.reply)
