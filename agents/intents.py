@@ -28,7 +28,9 @@ from .providers.rules import (
     # "no worries, …" remind or reassure: no negation.
     r"^(?:我)?(?:不要|别|不用|不必|无需|请勿|勿|先别|暂时不要|千万别|不想(?![^，。,]{0,12}(?:干了|做了|干下去)|[^，。,]{1,12}了[，,]\s*(?:我要|就|那就)?(?:把[^，。,]{1,10}?)?(?:辞职|辞了|辞掉|不干了))|不打算|不准|禁止)"
     r"(?!忘|客气|担心|着急|急|谢|等)",
-    r"^(?:i\s+)?(?:don'?t|do\s+not|never(?!\s*mind)|no\s+need\s+to|stop|cancel\s+that|nevermind|never\s+mind)\b(?!\s+(?:forget|hesitate|worry|the|my|your|his|her)\b)",
+    # ("never mind Eve, quit my job": someone set aside, then the request.)
+    r"^(?:i\s+)?(?:don'?t|do\s+not|never(?!\s*mind)|no\s+need\s+to|stop|cancel\s+that|nevermind|never\s+mind)\b"
+    r"(?!\s+(?:forget|hesitate|worry|the|my|your|his|her|him|them)\b|\s+(?-i:[A-Z])[a-z]+\s*[,，;—–-])",
     r"^(?:no|nope)\b(?!\s+(?:worries|problem|prob|probs|biggie|rush|hurry)\b)",
     # "备注不用动", "名字别动", "别的都不用动": a field (or the rest) left as it is, no negation of the request
     # ("改名叫X，备注不用动", "只要启用就行，别的都不用动").
@@ -93,7 +95,8 @@ def question_about_the_past(turn: Turn, match) -> Step:
 
 @intent(
     # "is it enough?", "and what about the other one?", "另一个呢": a pointer, and nothing said before it points back to.
-    r"^\s*(?:(?:and|so|but)\s+)?(?:is|was|are)\s+(?:it|that|this|they)\s+(?:enough|ok(?:ay)?|fine|right|good|too\s+(?:much|little|many|few))\s*[?？]*\s*$",
+    r"^\s*(?:(?:and|so|but)\s+)?(?:is|was|are)\s+(?:it|that|this|they)(?:\s+(?:one|1))?\s+(?:enough|ok(?:ay)?|fine|right|good|cheaper|better|worse|"
+    r"more\s+expensive|too\s+(?:much|little|many|few))\s*[?？]*\s*$",
     r"^\s*(?:(?:and|so|but)\s+)?(?:what|how)\s+about\s+(?:the\s+other\s+(?:one|1)|that\s+(?:one|1)|this\s+(?:one|1)|it|them|the\s+rest)\s*[?？]*\s*$",
     r"^\s*(?:那|那么)?(?:另(?:一|1)个|另外(?:一|1)?个|另外那个|那个|这个|它)(?:呢|怎么样|够吗|够不够|行吗|可以吗)?\s*[?？]*\s*$",
     r"^\s*(?:那|这)?(?:够了?吗|够不够|行不行)\s*[?？]*\s*$",

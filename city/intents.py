@@ -302,6 +302,8 @@ def find(turn: Turn, match: re.Match) -> Step:
         if re.match(r"他|她|ta\b", name, re.IGNORECASE) and (earlier := _named_earlier(turn)):
             return _once(turn, "find_agent", name=earlier)
         return Step.say(_("要找哪位居民？请说出名字。"))
+    if re.search(r"的(?!\s*(?:id|编号|信息|资料|情况)\s*$)", name, re.IGNORECASE) and read(name).of("resident"):
+        return DECLINE  # "查下Dave的精力还剩多少": a thing of the resident's asked, not who they are
     # "查一下Frank这个人", "找一下Bob吧": the resident's name the words begin with, less what follows it.
     inside = [s.name for s in read(name).of("resident") if s.exact and s.start == 0]
     if len(inside) == 1:
@@ -470,8 +472,9 @@ def take_rest(turn: Turn, match: re.Match) -> Step:
 @intent(
     # "辞了吧", "辞掉算了": 辞 with 了/掉 quits the job (告辞 is a goodbye, 辞退 dismisses someone else).
     r"离职|辞职|不干了|(?<!告)辞(?:了|掉)",
-    r"\bquit\s+(?:my\s+|the\s+|this\s+)?job\b",
-    r"\bleave\s+my\s+job\b",
+    # ("…: leave the bakery job", "quit my farm job": the job named by its place.)
+    r"\bquit\s+(?:my\s+|the\s+|this\s+)?(?:[a-z]+\s+)?job\b",
+    r"\bleave\s+(?:my|the|this)\s+(?:[a-z]+\s+)?job\b",
     r"\bresign\b",
     priority=1,
     tool="unassign_building",

@@ -608,7 +608,17 @@ def follow_up(turn: Turn) -> Step | None:
     step = read_frames(replace(earlier_turn, continues=turn.continues), merged)
     if step is not DECLINE and step is not None and WHAT_ABOUT.search(turn.said) and not AGAIN.search(turn.said) and writes_in(step):
         return None  # "what about Dave?" after a gift asks about him; "same to Dave" gives
+    if step is not DECLINE and step is not None and not writes_in(step) and _asks_a_write(turn, current):
+        # "show me fund 5" → "ok, enable it again": a write of its own on what was shown, not the look again.
+        step = points_back(turn) or DECLINE
     return None if step is DECLINE else step
+
+
+def _asks_a_write(turn: Turn, current: Reading) -> bool:
+    """The message alone holds a trigger of one of the agent's writes."""
+    from .frames import registered_frames
+
+    return any(is_write(f.tool) and f.tool in turn.offered and current.has(*f.words) for f in registered_frames())
 
 
 # What names a row of a list a tool returned, in the order tried: a fund, a bounty, a shop item or a

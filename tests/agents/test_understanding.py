@@ -4583,3 +4583,26 @@ def test_a_product_launched_by_name_is_set_up_as_it(demo, talker):
 def test_a_pointer_with_nothing_before_it_asks_which(demo, talker, agent, message):
     result = talker(agent, message)
     assert _writes(result) == [] and re.search(r"[?？]", result.reply)
+
+
+# ---------------------------------------------------------------- round 46: zt's misses, as classes, in other words
+
+
+@pytest.mark.parametrize("message", ["查下Carol的信用点还有多少", "查一下Carol的饱食度"])
+def test_a_state_of_the_agent_named_asked_reads_the_status_not_the_id(demo, talker, message):
+    assert [call["name"] for call in talker("Carol", message).tool_calls] == ["get_my_status"]
+
+
+def test_a_write_of_its_own_after_a_look_acts_on_what_was_shown(demo, talker):
+    result = talker("基金助理", "details of fund 3 please", "right, switch it off again")
+    assert _calls(result, "disable_fund") == [{"fund_id": 3}]
+
+
+def test_a_job_left_by_its_place_is_quit(demo, talker):
+    assert _calls(talker("Bob", "never mind Eve, I'm done with farming: quit the farm job"), "unassign_building") == [{}]
+
+
+@pytest.mark.parametrize("message", ["was that one better?", "is this one more expensive?"])
+def test_a_comparison_with_nothing_before_it_asks_which(demo, talker, message):
+    result = talker("Alice", message)
+    assert result.tool_calls == [] and "?" in result.reply
