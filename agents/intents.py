@@ -100,7 +100,7 @@ def question_about_the_past(turn: Turn, match) -> Step:
     r"^\s*(?:(?:and|so|but)\s+)?(?:what|how)\s+about\s+(?:the\s+other\s+(?:one|1)|that\s+(?:one|1)|this\s+(?:one|1)|it|them|the\s+rest)\s*[?？]*\s*$",
     r"^\s*(?:那|那么)?(?:另(?:一|1)个|另外(?:一|1)?个|另外那个|那个|这个|它)(?:呢|怎么样|够吗|够不够|行吗|可以吗)?\s*[?？]*\s*$",
     r"^\s*(?:那|这)?(?:够了?吗|够不够|行不行)\s*[?？]*\s*$",
-    r"^\s*(?:怎么样|咋样|如何)\s*[?？]*\s*$",  # "那个怎么样": its "那个" is padding the normal form drops
+    r"^\s*(?:(?:那|这)?(?:个)?人|他|她)?(?:怎么样|咋样|如何)\s*[?？]*\s*$",  # "那个(人)怎么样": its "那个" is padding the normal form drops
     priority=GUARD + 1,
 )
 def pointed_at_nothing(turn: Turn, match) -> Step:

@@ -405,7 +405,7 @@ def check_in(turn: Turn, match: re.Match) -> Step:
         return _once(turn, "checkin")  # "我到城东农田了，上班打卡": the shift starts, whatever building is named
     if match.group() == "上班" and JOB_SOUGHT.search(turn.plain):
         return DECLINE  # "想去上班了，帮我找个地方入职": a job sought (asked where), not a check-in
-    if match.group() == "上班" and re.search(r"去[^，,。]{0,8}上班", turn.plain):
+    if match.group() == "上班" and re.search(r"去[^，,。]{0,16}上班", turn.plain):
         return DECLINE  # "去那个厂上班": a job somewhere, asked which (the frames), not a check-in
     if match.group() == "上班" and any(name in turn.plain for name in Building.objects.values_list("name", flat=True)):
         return DECLINE  # "去西市磨坊上班" asks for a job there, not a check-in

@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy
 
 from agents.providers import restraint
 from agents.providers.rules import DECLINE, GUARD, Outcome, Step, Turn, intent
-from agents.providers.vocabulary import chinese_number, chinese_numeral, vocabulary
+from agents.providers.vocabulary import NUMBER_LABEL, chinese_number, chinese_numeral, vocabulary
 from core.text import join_items
 
 from .models import Fund
@@ -107,6 +107,9 @@ def _on_fund(turn: Turn, match: re.Match, tool_name: str, **arguments) -> Step:
         return Step.say(_said(done))
     groups = match.groupdict()
     if groups.get("id"):
+        if tool_name != "get_fund_detail" and not Fund.objects.filter(pk=int(groups["id"])).exists():
+            # "rename fund 9 to Alpha One" with no fund 9: which one is asked, before anything is proposed.
+            return Step.say(_("没有 ID 为 %(id)s 的基金。你说的是哪一个？请说出名称或 ID。") % {"id": groups["id"]})
         return Step.call(tool_name, fund_id=int(groups["id"]), **arguments)
     name = _whole_name(_named(match))
     if not name:
@@ -304,7 +307,8 @@ def fund_form_intent(turn: Turn, match: re.Match) -> Step:
 
 
 # Where a new name after "rename … to" ends: the message, a comma, a new sentence ("… to 'X'. Leave the remarks"), a dash.
-QUOTED_NAME_END = r"\s*(?:\.?\s*$|[,;]\s|[.!]\s+(?=[A-Z])|(?<=['\"”])[?？.!](?=\s|$)|\s[—–-]{1,2}\s|[—–]|(?<=['\"”])\s+(?=(?:so|because|since|as|for)\b))"
+# (" for the English prospectus": what the name is for, no part of it.)
+QUOTED_NAME_END = r"(?:\s+(?=for\s+(?:the|our|its|a|an)\s+(?:\w+\s+)?(?:prospectus|report|filing|launch|clients?|investors?|documents?|docs?|website)\b)|\s*(?:\.?\s*$|[,;]\s|[.!]\s+(?=[A-Z])|(?<=['\"”])[?？.!](?=\s|$)|\s[—–-]{1,2}\s|[—–]|(?<=['\"”])\s+(?=(?:so|because|since|as|for)\b)))"
 # Where an unquoted new name ends: its clause ("rename X to Tech Pioneer, keep the remarks").
 NEW_NAME_END = re.compile(r"\s*[,，;；。!！?？]\s*|\.\s+|\s+[—–-]{1,2}\s*|\s*[—–]{1,2}\s*|\s+(?:and|but|please|thanks)\b", re.IGNORECASE)
 
@@ -320,7 +324,12 @@ def _typed_width(turn: Turn, name: str) -> str:
     """``name`` as typed where the normal form only changed its characters' width ("货币市场（历史）", not "(历史)");
     never another spelling of it ("稳健增长1号" stays, though the message also holds 稳健增长一号)."""
     typed = as_typed(turn, name)
-    return typed if unicodedata.normalize("NFKC", typed) == unicodedata.normalize("NFKC", name) else name
+    # ("Steady Growth No.1", whose normal form is "Steady Growth #1": the label as typed.)
+    return typed if _width_and_labels(typed) == _width_and_labels(name) else name
+
+
+def _width_and_labels(text: str) -> str:
+    return NUMBER_LABEL.sub("#", unicodedata.normalize("NFKC", text))
 
 
 def _quoted_at(text: str, start: int) -> bool:
@@ -402,7 +411,9 @@ def as_typed(turn: Turn, fragment: str) -> str:
     else:
         fragment = re.sub(r"^(?:一下|下)?\s*[:：]?\s*", "", fragment.strip()).strip().strip("「」“”\"'")
     loose = "".join(
-        r"\s*" if c.isspace() else (rf"[{re.escape(c)}{chr(ord(c) + 0xFEE0)}]" if 0x21 <= ord(c) <= 0x7E and not c.isalnum() else
+        # ("#1" was typed "No.1", "number 1" or "编号1": the normal form's "#" stands for the label.)
+        r"\s*" if c.isspace() else r"(?:[#＃]|(?:number|[Nn]o\.?|编号|第)\s*#?\s*)" if c == "#" else
+        (rf"[{re.escape(c)}{chr(ord(c) + 0xFEE0)}]" if 0x21 <= ord(c) <= 0x7E and not c.isalnum() else
         (r"[\d一二两三四五六七八九十百千]+" if c.isdigit() else re.escape(c)))
         for c in fragment
     )
@@ -497,7 +508,7 @@ def _on_known_fund(turn: Turn, tool_name: str, before: int | None = None, **argu
     r"(?:改名为|改名成|改名叫|(?:改名|重命名|更名)\s*(?:->|=>|→)|(?<=[\w\u4e00-\u9fff] )(?:改名|更名)\s+(?=\S)|(?<=[\w\u4e00-\u9fff])(?:改名|更名)\s+(?=\S)|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)(?:个|一下|下)?(?:中文|英文|新)?名(?:字|称)?\s*[，,]?\s*(?:(?:对|好|嗯|行|是的?)[\s，,]*)?(?:就)?(?:叫|改成|改为|换成))\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
     # ("rename Beta Balanced -> Beta Global Balanced": an arrow says "to".)
     # ("rename Beta Balanced" → "What should the new name be?" → "call it Northstar": the two read as one.)
-    r"\b(?:rename\b.*?(?:\bto\s+|\s*(?:->|=>|→)\s*)|rename\b.*?[\s,;.]\s*(?:(?:ok|okay|yes|yeah|sure)\b[\s,]*)?(?:call|name)\s+it\s+|(?:name\s+to|change\s+the\s+name\b.*?\bto)\s+)[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?" + QUOTED_NAME_END,
+    r"\b(?:renam(?:e|ing)\b.*?(?:\bto\s+|\s*(?:->|=>|→)\s*)|rename\b.*?[\s,;.]\s*(?:(?:ok|okay|yes|yeah|sure)\b[\s,]*)?(?:call|name)\s+it\s+|(?:name\s+to|change\s+the\s+name\b.*?\bto)\s+)[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?" + QUOTED_NAME_END,
     verbatim=True,
     tool="update_fund",
 )
@@ -530,7 +541,8 @@ def update_any_order(turn: Turn, match: re.Match) -> Step:
 # "Beta Balanced 现在的备注是什么" → "改成 全球股债平衡配置", "what's the remark on the green energy fund?" → "ok change
 # it to '…'": the remarks the last message asked about, of the one fund it named.
 CHANGE_IT = re.compile(
-    r"^(?:(?:那就|那|就|好的?|行|嗯|ok(?:ay)?|then|so|alright)[，,\s]*)?"
+    # ("太笼统了，改成“…”", "too vague, change it to …": a word on the remarks read, then the change.)
+    r"^(?P<lead>[^，,。.!！?？:：]{1,12}[，,]\s*)?(?:(?:那就|那|就|好的?|行|嗯|ok(?:ay)?|then|so|alright)[，,\s]*)?"
     r"(?:(?P<zh>改成|改为|换成|写成)|(?:change|set|update|make|switch)\s+(?:it|them|that|those)\s+to\b)\s*(?P<text>\S.*)$",
     re.IGNORECASE,
 )
@@ -541,9 +553,11 @@ ASKED_REMARKS = re.compile(r"备注|\bremarks?\b|\bnotes?\b", re.IGNORECASE)
 def change_as_asked(turn: Turn, match: re.Match) -> Step:
     from agents.providers.framing import read_with
 
+    from agents.providers.understanding import read
+
     fund = _the_fund_before(turn)
-    if fund is None or not ASKED_REMARKS.search(turn.earlier):
-        return DECLINE  # no one fund, or not its remarks, asked about: read as usual
+    if fund is None or not ASKED_REMARKS.search(turn.earlier) or (match["lead"] and read(match["lead"], {"fund"}).of("fund")):
+        return DECLINE  # no one fund, or not its remarks, asked about (or this message names one): read as usual
     told = f"备注{match['zh']} {match['text']}" if match["zh"] else f"change the remarks to {match['text']}"
     return read_with(turn, fund.text, told) or DECLINE
 

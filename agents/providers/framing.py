@@ -290,7 +290,8 @@ def _pick_named(turn: Turn) -> Step | None:
 # The change of mind within one message: "给Alice三根木头，哦不对，五根", "send 4 flour to frank... wait no, to bob".
 CHANGE_OF_MIND = re.compile(
     r"(?:[,，.。;；!！…—–\s-]+|^)(?:(?:oh|uh|um|oops|sorry|hmm)[\s,，.!]*)?"
-    r"(?:no\s+wait(?:\s*,?\s*make\s+(?=(?:it|that)\s))?|wait\s*,?\s*no|i\s+mean(?:t)?|actually\s*,?\s*no(?:\s*,?\s*wait)?|scratch\s+that|(?:actually\s*,?\s*)?make\s+(?=(?:it|that)\s)|我是说|我的意思是"
+    # ("…wait no, I mean buy Frank's flour listing": one change of mind, said twice.)
+    r"(?:(?:no\s+wait|wait\s*,?\s*no)\s*,?\s*i\s+mean(?:t)?|no\s+wait(?:\s*,?\s*make\s+(?=(?:it|that)\s))?|wait\s*,?\s*no|i\s+mean(?:t)?|actually\s*,?\s*no(?:\s*,?\s*wait)?|scratch\s+that|(?:actually\s*,?\s*)?make\s+(?=(?:it|that)\s)|我是说|我的意思是"
     r"|(?:哦|啊|呃|噢|额|等下|等一下|等等)?\s*(?:不对|说错了)(?:[，,\s]*不对)*|更正一下|(?:哦|啊)\s*不是)(?:\s*(?:it|that)\b)?[\s,，.。:：!！…—-]*",
     re.IGNORECASE,
 )

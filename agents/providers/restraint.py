@@ -666,7 +666,9 @@ AVAILABLE_IF = re.compile(
     r"|\bif\s+no(?:body|\s*one|-one)\s+(?:has\s+|'s\s+)?(?:taken|claimed|grabbed|bought)\s+(?:it|that)(?:\s+yet)?\b"
     r"|\bif\s+(?:so|yes|it\s+is|there\s+is)\b"
     # "…还有人接吗？没有的话我接了", "你手上有苹果的话先吃一个": what the tool finds, or refuses, itself.
-    r"|没(?:有)?(?:人(?:接|要|买|领)(?:走)?)?的话[，,]?\s*(?:就|那就|那)?|(?:你|我)?(?:手上|手里|身上|家里|兜里)?(?:还)?有[^，,。!！?？]{1,8}的话",
+    r"|没(?:有)?(?:人(?:接|要|买|领)(?:走)?)?的话[，,]?\s*(?:就|那就|那)?|(?:你|我)?(?:手上|手里|身上|家里|兜里)?(?:还)?有[^，,。!！?？]{1,8}的话"
+    # "钱够的话帮我建一个农田", "if I can afford it": the cost, which the tool checks itself.
+    r"|(?:钱|信用点|材料)(?:还)?够(?:用)?的话[，,]?\s*(?:就|那就|那)?|\bif\s+(?:i|we)\s+(?:can\s+afford\s+it|have\s+enough\s+(?:money|credits|cash))\b",
     re.IGNORECASE,
 )
 # A bare condition ("if so", "在的话") stands for the availability asked just before it, and for nothing else.
@@ -1126,7 +1128,9 @@ TOLD_AFTER_ASKING = re.compile(
     r"|[?？]\s*(?:(?:ok(?:ay)?|so|then|yeah|yes|good)[,\s]+)?(?:buy|get|grab|take|accept|sell|eat|claim)\s+(?:me\s+(?:one|a|an|\d+|two|three)\b|(?:it|that|them|those|that\s+one)\b)"
     # "手里不是还有一块面包吗，先吃了再干活", "磨坊等米下锅呢，…直接给我拿下", "四块一个是吧，够的": asked, then told.
     r"|吗\s*[，,]\s*(?:那|那就|就)?\s*(?:先|赶紧|快|去|把)|呢\s*[，,][^?？]{0,30}?(?:给我|帮我)(?:拿下|买下|买了|接了)"
-    r"|是吧\s*[，,]\s*(?:够的|够了|行|可以|没问题)",
+    r"|是吧\s*[，,]\s*(?:够的|够了|行|可以|没问题)"
+    # "…听说长安面包坊工资最高？那就去那儿吧": asked, then the decision on what was asked about.
+    r"|[?？]\s*(?:那|那就|那我就|就)\s*(?:去|买|卖|接|吃)(?:那儿|那里|那|这儿|这里|它|了)?吧",
     re.IGNORECASE,
 )
 # "奖励多少无所谓", "whatever it costs": an amount that does not matter asks nothing.

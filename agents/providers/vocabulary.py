@@ -192,12 +192,16 @@ def _rewrite(text: str, terms: dict[str, str]) -> str:
     return "".join(out)
 
 
+# "number 3", "No.3", "编号3", "第3": the label of a number, which the normal form writes "#".
+NUMBER_LABEL = re.compile(r"(?:\b(?:number|no\.?)|编号|第)\s*#?\s*(?=\d)", re.IGNORECASE)
+
+
 def normalize(text: str, terms: dict[str, str] | None = None) -> str:
     """One normal form: half-width characters, digits, canonical domain words, no padding."""
     text = unicodedata.normalize("NFKC", text or "").replace("。", ".").replace("、", ",")
     text = re.sub(r"\s+", " ", text).strip()
     text = _strip_padding(text)
-    text = re.sub(r"(?:\b(?:number|no\.?)|编号|第)\s*#?\s*(?=\d)", "#", text, flags=re.IGNORECASE)
+    text = NUMBER_LABEL.sub("#", text)
     return re.sub(r" {2,}", " ", _rewrite(text, terms or {})).strip()
 
 

@@ -4606,3 +4606,52 @@ def test_a_job_left_by_its_place_is_quit(demo, talker):
 def test_a_comparison_with_nothing_before_it_asks_which(demo, talker, message):
     result = talker("Alice", message)
     assert result.tool_calls == [] and "?" in result.reply
+
+
+# ---------------------------------------------------------------- round 47: zu's misses, as classes, in other words
+
+
+@pytest.mark.parametrize(
+    ("message", "built"),
+    [
+        ("材料够的话帮我盖一座采石场，名字叫“北岭采石场”", [{"kind": "quarry", "name": "北岭采石场"}]),  # the tool checks the cost
+        ("if I can afford it, build a quarry called North Ridge", [{"kind": "quarry", "name": "North Ridge"}]),
+    ],
+)
+def test_a_condition_on_the_cost_is_the_tools_to_check(demo, talker, message, built):
+    assert _calls(talker("Carol", message), "construct_building") == built
+
+
+def test_a_question_then_the_decision_on_what_it_asked_about(demo, talker):
+    result = talker("Bob", "想换个活，采石场一天给14对吧？那就去那儿吧")
+    assert _calls(result, "assign_building") == [{"building_id": Building.objects.get(name="骊山采石场").pk}]
+
+
+def test_going_to_work_at_a_place_described_at_length_is_no_check_in(demo, talker):
+    result = talker("Bob", "去那个日薪十二块又离家近的地方上班吧")  # which place is asked (two pay 12), no shift started
+    assert _writes(result) == [] and "？" in result.reply
+
+
+def test_wait_no_i_mean_is_one_change_of_mind(demo, talker):
+    assert _calls(talker("Alice", "buy Dave's... wait no, I mean buy Carol's wheat listing"), "accept_market_order") == [{"order_id": 1}]
+
+
+def test_a_word_on_the_remarks_then_the_change(demo, talker):
+    result = talker("基金助理", "科技先锋的备注是什么", "不够具体，改成“半导体与AI算力”")
+    assert _calls(result, "update_fund") == [{"fund_id": 2, "remarks": "半导体与AI算力"}]
+
+
+def test_a_rename_approved_and_a_name_with_no_and_a_purpose(demo, talker):
+    result = talker("基金助理", "Compliance signed off on renaming 科技先锋 to Tech Pioneer No.2 for the investor website. Please proceed.")
+    assert _calls(result, "update_fund") == [{"fund_id": 2, "fund_name": "Tech Pioneer No.2"}]
+
+
+@pytest.mark.parametrize("message", ["disable fund 12", "把基金 12 的备注改成 测试"])
+def test_a_write_on_a_fund_id_that_does_not_exist_asks_which(demo, talker, message):
+    result = talker("基金助理", message)
+    assert result.tool_calls == [] and re.search(r"[?？]", result.reply)
+
+
+def test_that_person_with_nothing_before_asks_who(demo, talker):
+    result = talker("Frank", "这个人怎么样")
+    assert result.tool_calls == [] and "？" in result.reply
