@@ -432,10 +432,16 @@ def eat(turn: Turn, match: re.Match) -> Step:
     others = [s for s in read(turn.said).of("resident") if s.name.casefold() != me]
     if others or re.search(r"(?:给|送|转)(?:他|她)|\b(?:give|send|pass|hand)\s+(?:him|her|them)\b", turn.said, re.IGNORECASE):
         return DECLINE  # "Eve饿了，给她一个面包": someone else is hungry; the transfer frame reads it
+    if POINTED_FOOD.search(turn.said) and not turn.earlier:
+        return Step.say(_("要吃哪样？请说出食物的名字，比如「吃一个面包」。"))  # "eat the thing": nothing named before it
     food = (match.groupdict().get("res") or "").lower()
     if food and food not in NOT_A_FOOD:
         return _once(turn, "eat", resource_type=food)
     return _once(turn, "eat")
+
+
+# A food pointed at, not named: "eat the thing", "把那个吃了".
+POINTED_FOOD = re.compile(r"\beat\s+(?:the|that|this)\s+(?:thing|one|stuff)\b|\beat\s+(?:it|that|this)\b|吃(?:了)?(?:那个|这个|它)(?:东西)?|把(?:那个|这个|它)吃", re.IGNORECASE)
 
 
 # How the resident feels, not what they ask for: "太累了" may be the reason for another request.
@@ -454,7 +460,7 @@ def only_what_is_left(said: str) -> bool:
 
 
 @intent(
-    r"休息|睡觉|睡一觉|歇一会|歇会|我累了|好累",
+    r"休息(?![日天])|睡觉|睡一觉|歇一会|歇会|我累了|好累",  # ("今天休息日": a day off, told as why)
     r"\b(?:take|have|get)\s+(?:a\s+|some\s+)?rest\b",
     r"\brest\b",
     r"\b(?:sleep|nap)\b|\bi'?m\s+tired\b",
@@ -1406,6 +1412,8 @@ def eat_frame(turn: Turn, filled: Filled) -> Step:
         return DECLINE  # "I have an apple" tells; "have an apple" (to the resident) asks it to eat
     if not filled.reading.has("eat", "feed me", "吃") and someone_elses_state(filled.reading, agent_name(turn.system), HUNGRY):
         return DECLINE  # "Eve's been hungry all day, poor thing": her hunger, not the speaker's
+    if not food and POINTED_FOOD.search(filled.reading.said) and not turn.earlier:
+        return Step.say(_("要吃哪样？请说出食物的名字，比如「吃一个面包」。"))  # "把那个吃了": nothing named before it
     return _once(turn, "eat", resource_type=food) if food else _once(turn, "eat")
 
 
@@ -1421,6 +1429,8 @@ EATEN_BEFORE = re.compile(
     re.IGNORECASE,
 )
 eat_frame.unsaid = EATEN_BEFORE
+# "不要打卡，今天休息日", "it's my day off": the day off told as why, no rest asked.
+DAY_OFF = re.compile(r"休息日|休息天|\bday\s+off\b", re.IGNORECASE)
 # "have an apple", "go on, have some bread": "have" as an order to eat, first in its clause.
 HAVE_SOME = re.compile(r"(?:^|[,，.;!—–-]\s*|\b(?:please|go|just|you\s+should|why\s+not)\s+)have\s+(?:a|an|some|one|a\s+bit\s+of)\b")
 
@@ -1441,6 +1451,9 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
     if not asked and someone_elses_state(filled.reading, agent_name(turn.system), WEARY):
         return DECLINE  # "Carol看起来很累": her tiredness asks the speaker to rest nothing
     return _once(turn, "rest")
+
+
+rest_frame.unsaid = DAY_OFF
 
 
 # A vacancy named ("a free slot", "空缺"): a job there only when the message takes it.

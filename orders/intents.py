@@ -268,7 +268,10 @@ def checkout_frame(turn: Turn, filled: Filled) -> Step | None:
 # A question whether an order was refunded (not a request to refund it).
 REFUND_ASKED = re.compile(
     r"(?:been|was|were|is|got|get)\s+refunded|refunded\s+(?:yet|already)|\bdid\b.{0,30}\brefund|"
-    r"退(?:款|钱|费)?了(?:没有?|吗|么)|有没有退|是否(?:已经)?退|退没退",
+    r"退(?:款|钱|费)?了(?:没有?|吗|么)|有没有退|是否(?:已经)?退|退没退"
+    # "张三问他的订单退款到哪一步了…帮我查下", "where's the refund at?": how far the refund has got.
+    r"|退(?:款|钱|费)[^，,。.!！?？]{0,4}(?:到哪|进度|状态|怎么样了|办得怎么样|处理得怎么样|什么情况)"
+    r"|(?:status|progress)\s+of\s+(?:the\s+|their\s+|his\s+|her\s+)?refund|refund\s+(?:status|progress)|where'?s\s+(?:the|their|his|her)\s+refund",
     re.IGNORECASE,
 )
 

@@ -993,6 +993,15 @@ RECOUNTED = re.compile(
     re.IGNORECASE,
 )
 
+# "buy a cart of stone from the shop, two of them actually", "…, actually three": the count said again after the request,
+# with the word that corrects it before or after it.
+_N = r"\d+|one|two|three|four|five|six|seven|eight|nine|ten"
+RECOUNTED_AFTER = re.compile(
+    r"^(?P<head>.*?[^\s,，.。…;；!！~])\s*[,，;；—–-]\s*"
+    rf"(?:actually\s+(?P<a>{_N})(?:\s+of\s+them)?|(?P<b>{_N})\s+of\s+them(?:\s+actually)?|(?P<c>{_N})\s+actually)\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+
 
 def recounted(text: str) -> str:
     """The message with its self-correction applied, when the correction is a bare count (or the first words' verb
@@ -1001,8 +1010,11 @@ def recounted(text: str) -> str:
     otherwise the message as typed, and the gate asks which words stand."""
     from .understanding import numbers
 
-    found = RECOUNTED.match(text)
-    if not found:
+    if found := RECOUNTED.match(text):
+        found = found.groupdict()
+    elif after := RECOUNTED_AFTER.match(text):
+        found = {"head": after["head"], "count": after["a"] or after["b"] or after["c"], "verb": None, "unit": None, "tail": None}
+    else:
         return text
     head = found["head"]
     if found["verb"] and found["verb"] not in head:

@@ -4655,3 +4655,34 @@ def test_a_write_on_a_fund_id_that_does_not_exist_asks_which(demo, talker, messa
 def test_that_person_with_nothing_before_asks_who(demo, talker):
     result = talker("Frank", "这个人怎么样")
     assert result.tool_calls == [] and "？" in result.reply
+
+
+# ---------------------------------------------------------------- round 48: zv's wrong writes, as classes, in other words
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["客人在问HT20260301002的退款进度，你帮我查一下", "the guest wants to know the status of the refund on HT20260301002, look it up for me"],
+)
+def test_how_far_a_refund_has_got_is_looked_up_never_proposed(demo, talker, message):
+    result = talker("前台助理", message)
+    assert _calls(result, "order_query") == [{"order_no": "HT20260301002"}] and _writes(result) == []
+
+
+def test_a_day_off_told_as_why_rests_nobody(demo, talker):
+    assert _writes(talker("Bob", "别签到了，今天是休息日")) == []
+
+
+@pytest.mark.parametrize(
+    ("message", "count"),
+    [("buy a bag of flour from the shop, three of them actually", 3), ("buy one bread - actually two", 2)],
+)
+def test_a_count_said_again_after_the_request_is_the_count(demo, talker, message, count):
+    [call] = _calls(talker("Carol", message), "purchase")
+    assert call["quantity"] == count
+
+
+@pytest.mark.parametrize("message", ["eat that one", "把这个吃了"])
+def test_a_food_pointed_at_with_nothing_before_asks_which(demo, talker, message):
+    result = talker("Alice", message)
+    assert _writes(result) == [] and re.search(r"[?？]", result.reply)
