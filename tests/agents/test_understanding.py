@@ -4686,3 +4686,8 @@ def test_a_count_said_again_after_the_request_is_the_count(demo, talker, message
 def test_a_food_pointed_at_with_nothing_before_asks_which(demo, talker, message):
     result = talker("Alice", message)
     assert _writes(result) == [] and re.search(r"[?？]", result.reply)
+
+
+def test_a_decision_opening_the_message_with_its_comparison_after_is_made(demo, talker):
+    result = talker("Bob", "那我就去终南伐木场上班，比种地强")  # found trying it by hand, after round 48
+    assert _calls(result, "assign_building") == [{"building_id": Building.objects.get(name="终南伐木场").pk}]
