@@ -69,6 +69,8 @@ def order_query(ctx: ToolContext, order_no: Annotated[str, ORDER_NO]) -> dict:
         order["message"] += _("；退款%(status)s") % {"status": order["refund"]["status_display"]}
     elif order["pending_refund_id"]:
         order["message"] += _("；退款待员工确认（#%(id)s）") % {"id": order["pending_refund_id"]}
+    else:
+        order["message"] += _("；尚未登记退款")  # "退款到哪一步了": that there is none is the answer
     return order
 
 
