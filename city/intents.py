@@ -432,8 +432,8 @@ def eat(turn: Turn, match: re.Match) -> Step:
     others = [s for s in read(turn.said).of("resident") if s.name.casefold() != me]
     if others or re.search(r"(?:给|送|转)(?:他|她)|\b(?:give|send|pass|hand)\s+(?:him|her|them)\b", turn.said, re.IGNORECASE):
         return DECLINE  # "Eve饿了，给她一个面包": someone else is hungry; the transfer frame reads it
-    if POINTED_FOOD.search(turn.said) and not turn.earlier:
-        return Step.say(_("要吃哪样？请说出食物的名字，比如「吃一个面包」。"))  # "eat the thing": nothing named before it
+    if (which := _which_food(turn, turn.said)) is not None:
+        return which
     food = (match.groupdict().get("res") or "").lower()
     if food and food not in NOT_A_FOOD:
         return _once(turn, "eat", resource_type=food)
@@ -442,6 +442,13 @@ def eat(turn: Turn, match: re.Match) -> Step:
 
 # A food pointed at, not named: "eat the thing", "把那个吃了".
 POINTED_FOOD = re.compile(r"\beat\s+(?:the|that|this)\s+(?:thing|one|stuff)\b|\beat\s+(?:it|that|this)\b|吃(?:了)?(?:那个|这个|它)(?:东西)?|把(?:那个|这个|它)吃", re.IGNORECASE)
+
+
+def _which_food(turn: Turn, said: str) -> Step | None:
+    """"eat the thing", "把那个吃了" with nothing named before it: which food is asked, nothing eaten."""
+    if POINTED_FOOD.search(said) and not turn.earlier:
+        return Step.say(_("要吃哪样？请说出食物的名字，比如「吃一个面包」。"))
+    return None
 
 
 # How the resident feels, not what they ask for: "太累了" may be the reason for another request.
@@ -853,10 +860,10 @@ PRICE_WORDS = ("多少钱", "价格", "价钱", "几块钱", "售价", "how much
 LOT_WORDS = {"捆": "捆", "车": "车", "袋": "袋", "包": "袋", "bundle": "捆", "cart": "车", "cartload": "车", "bag": "袋", "sack": "袋"}
 ONE_LOT = re.compile(r"\b(?:a|an|one)\s+(bundle|cartload|cart|bag|sack)\s+of\b", re.IGNORECASE)
 LOT = re.compile(r"\s*(捆|车|袋|包|份|(?:bundle|cartload|cart|bag|sack|lot|pack)s?\b)", re.IGNORECASE)
-# "two of those wood bundles": the count of the lots named after it.
 # The shop's lots named as the goods ("those bundles of wood"), and a count with nothing after it ("buy me one,").
 LOTS_NAMED = re.compile(r"\b(bundle|cartload|cart|bag|sack)s?\s+of\b", re.IGNORECASE)
 BARE_COUNT = re.compile(r"\s*(?:[,，。.;；!！?？]|$)")
+# "two of those wood bundles": the count of the lots named after it.
 LOT_OF_THOSE = re.compile(r"\s+of\s+(?:those|these|the|them)\s+(?:[a-z]+\s+)?((?:bundle|cartload|cart|bag|sack|lot|pack)s?)\b", re.IGNORECASE)
 
 
@@ -1412,8 +1419,8 @@ def eat_frame(turn: Turn, filled: Filled) -> Step:
         return DECLINE  # "I have an apple" tells; "have an apple" (to the resident) asks it to eat
     if not filled.reading.has("eat", "feed me", "吃") and someone_elses_state(filled.reading, agent_name(turn.system), HUNGRY):
         return DECLINE  # "Eve's been hungry all day, poor thing": her hunger, not the speaker's
-    if not food and POINTED_FOOD.search(filled.reading.said) and not turn.earlier:
-        return Step.say(_("要吃哪样？请说出食物的名字，比如「吃一个面包」。"))  # "把那个吃了": nothing named before it
+    if not food and (which := _which_food(turn, filled.reading.said)) is not None:
+        return which
     return _once(turn, "eat", resource_type=food) if food else _once(turn, "eat")
 
 
@@ -1429,8 +1436,6 @@ EATEN_BEFORE = re.compile(
     re.IGNORECASE,
 )
 eat_frame.unsaid = EATEN_BEFORE
-# "不要打卡，今天休息日", "it's my day off": the day off told as why, no rest asked.
-DAY_OFF = re.compile(r"休息日|休息天|\bday\s+off\b", re.IGNORECASE)
 # "have an apple", "go on, have some bread": "have" as an order to eat, first in its clause.
 HAVE_SOME = re.compile(r"(?:^|[,，.;!—–-]\s*|\b(?:please|go|just|you\s+should|why\s+not)\s+)have\s+(?:a|an|some|one|a\s+bit\s+of)\b")
 
@@ -1453,7 +1458,8 @@ def rest_frame(turn: Turn, filled: Filled) -> Step:
     return _once(turn, "rest")
 
 
-rest_frame.unsaid = DAY_OFF
+# "不要打卡，今天休息日", "it's my day off": the day off told as why, no rest asked.
+rest_frame.unsaid = re.compile(r"休息日|休息天|\bday\s+off\b", re.IGNORECASE)
 
 
 # A vacancy named ("a free slot", "空缺"): a job there only when the message takes it.

@@ -505,7 +505,7 @@ def _on_known_fund(turn: Turn, tool_name: str, before: int | None = None, **argu
     # "set the remarks on X to: closed to new money": after "to:" the remarks run whole, their own "to" kept.
     r"\b(?:remarks?|notes?)\b[^:：]*?\bto\s*[:：]?\s+(?P<remarks>.+?)\s*\.?\s*$",
     # "…改个名，叫科技先锋精选", "改个中文名，就叫「…」": the new name after the 叫; "科技先锋改名 科技先锋二期": after the space.
-    r"(?:改名为|改名成|改名叫|(?:改名|重命名|更名)\s*(?:->|=>|→)|(?<=[\w\u4e00-\u9fff] )(?:改名|更名)\s+(?=\S)|(?<=[\w\u4e00-\u9fff])(?:改名|更名)\s+(?=\S)|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)(?:个|一下|下)?(?:中文|英文|新)?名(?:字|称)?\s*[，,]?\s*(?:(?:对|好|嗯|行|是的?)[\s，,]*)?(?:就)?(?:叫|改成|改为|换成))\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
+    r"(?:改名为|改名成|改名叫|(?:改名|重命名|更名)\s*(?:->|=>|→)|(?:(?<=[\w\u4e00-\u9fff] )|(?<=[\w\u4e00-\u9fff]))(?:改名|更名)\s+(?=\S)|改叫|重命名为|更名为|(?:名称|名字)(?:改为|改成|换成|改叫)|(?:改|换)(?:个|一下|下)?(?:中文|英文|新)?名(?:字|称)?\s*[，,]?\s*(?:(?:对|好|嗯|行|是的?)[\s，,]*)?(?:就)?(?:叫|改成|改为|换成))\s*" + IN_LANGUAGE + r"[「“\"']?(?P<new>[^\s「」“”\"'，,。]+(?:[ ][A-Za-z0-9][\w.&-]*)*)",
     # ("rename Beta Balanced -> Beta Global Balanced": an arrow says "to".)
     # ("rename Beta Balanced" → "What should the new name be?" → "call it Northstar": the two read as one.)
     r"\b(?:renam(?:e|ing)\b.*?(?:\bto\s+|\s*(?:->|=>|→)\s*)|rename\b.*?[\s,;.]\s*(?:(?:ok|okay|yes|yeah|sure)\b[\s,]*)?(?:call|name)\s+it\s+|(?:name\s+to|change\s+the\s+name\b.*?\bto)\s+)[\"'“]?(?P<new>[^\"'”]+?)[\"'”]?" + QUOTED_NAME_END,
@@ -1074,8 +1074,9 @@ TO_THE_AGENT = re.compile(
 def create_frame(turn: Turn, filled: Filled) -> Step:
     said = filled.reading.said
     named_before = _named_before(turn) if SET_UP.search(said) and not new_fund(said)[0] else None
-    launched = (found := LAUNCHED_NAMED.search(said)) is not None and IT_CREATED.search(said, found.end()) is not None
-    if not filled.reading.has(*FUND_WORDS, "新产品") and named_before is None and not launched:
+    # "We're launching Silver Age Care next quarter. Create it …": the product launched by name, set up as "it".
+    launched = found if (found := LAUNCHED_NAMED.search(said)) and IT_CREATED.search(said, found.end()) else None
+    if not filled.reading.has(*FUND_WORDS, "新产品") and named_before is None and launched is None:
         return DECLINE  # "帮我开个新产品 '碳中和精选'": the fund assistant's products are funds
     if REMARKS_NAMED.search(said) and (filled.reading.of("fund") or LINE_ADDED.search(said)) and not NEW_FUND_SAID.search(said):
         return DECLINE  # "新能源那只基金，备注里加一句“含储能”": a remark added to a fund there is, no new fund
@@ -1090,9 +1091,8 @@ def create_frame(turn: Turn, filled: Filled) -> Step:
             return Step.say(_said(done))
         return Step.call("create_fund", fund_name=name, **({"remarks": remarks} if remarks else {}))
     name, pieces = new_fund(filled.reading.said)
-    if not name and (launched := LAUNCHED_NAMED.search(said)) and IT_CREATED.search(said, launched.end()):
-        # "We're launching Silver Age Care next quarter. Create it with remarks: pension-themed": the product launched is
-        # the fund to set up, its name as typed; the remarks after their label.
+    if not name and launched is not None:
+        # The product launched is the fund to set up, its name as typed; the remarks after their label.
         name = launched["name"]
         labelled = re.search(r"\b(?:remarks?|notes?)\b|备注", said[launched.end() :], re.IGNORECASE)
         pieces = [p.strip(" ?？!！.。") for p in PIECES.split(said[launched.end() + labelled.start() :])] if labelled else []

@@ -1211,7 +1211,6 @@ STAFF_LATER = re.compile(
 
 # A question dropped before the request: "…多少钱来着……算了不纠结了，", "…，不管了，".
 QUESTION_GIVEN_UP = re.compile(r"(?:算了[，,\s]*)?(?:不纠结了|不管了|不问了|管它(?:多少钱)?呢)")
-# "…, I don't care what", "不管是什么", "哪个都行": the choice left to the agent, no no.
 # "Buy 1 bread. … so don't go buying anything else", "买个面包，别的别买": a no to more than was asked, not to it.
 NOTHING_ELSE = re.compile(
     r"\b(?:don'?t|do\s+not|never)\s+(?:go\s+)?(?:buy(?:ing)?|get(?:ting)?|purchas(?:e|ing)|spend(?:ing)?\s+(?:it|money|anything)\s+on)\s+"
@@ -1219,6 +1218,7 @@ NOTHING_ELSE = re.compile(
     r"|(?:别的|其他的?|其它的?)(?:东西)?(?:都|就|先)?(?:别|不要|不用|甭)(?:乱)?(?:买|动|花)|别(?:乱)?买(?:别的|其他的?|其它的?)(?:东西)?",
     re.IGNORECASE,
 )
+# "…, I don't care what", "不管是什么", "哪个都行": the choice left to the agent, no no.
 INDIFFERENT = re.compile(
     r"\b(?:i\s+)?(?:don'?t|do\s+not)\s+(?:really\s+)?(?:care|mind)\s+(?:what|which|how\s+(?:much|many)|what\s+kind)\b[^,.;!?]*"
     r"|[,，]\s*(?:i\s+)?(?:don'?t|do\s+not)\s+(?:really\s+)?care\s*[.!]*\s*$"
