@@ -69,7 +69,10 @@
     return rest;
   }
 
+  // What was typed while the reply came in stays: the new panel's box would be empty.
   function swapPanel(panel, html) {
+    var typed = panel.querySelector("textarea[name=message]");
+    typed = typed ? typed.value : "";
     if (window.htmx && window.htmx.swap) {
       window.htmx.swap(panel, html, { swapStyle: "outerHTML" });
     } else {
@@ -80,6 +83,9 @@
     });
     var box = document.querySelector("#chat-panel textarea[name=message]");
     if (box) {
+      if (typed && !box.value) {
+        box.value = typed;
+      }
       box.focus();
     }
   }

@@ -65,6 +65,20 @@ def test_the_reply_grows_as_it_is_written_and_the_panel_settles_at_the_end(alice
     assert page.evaluate("window.__sameDocument") is True
 
 
+def test_what_is_typed_while_the_reply_comes_in_survives_the_panel_that_replaces_it(alice, endpoint, staff_page):
+    endpoint.reply(PIECES[:6], chunk_delay=0.3)
+    page = staff_page
+    page.goto(f"/agents/{alice.pk}/chat/")
+    page.locator("textarea[name=message]").fill("讲个故事")
+    page.get_by_role("button", name="发送").click()
+    expect(page.locator("#chat-log .msg.assistant.streaming")).to_contain_text("第1句。")
+
+    page.locator("textarea[name=message]").fill("再讲一个")  # the next message, typed before the reply ends
+    expect(page.locator("#chat-log .msg.assistant.streaming")).to_have_count(0)  # the server's panel took over
+    expect(page.locator("#chat-log .msg.assistant").last).to_contain_text("第5句。")
+    expect(page.locator("textarea[name=message]")).to_have_value("再讲一个")
+
+
 def test_stop_ends_the_reply_and_the_model_request_and_the_page_goes_on(alice, endpoint, staff_page):
     from agents.models import Message
 
