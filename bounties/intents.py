@@ -388,6 +388,10 @@ def claim_frame(turn: Turn, filled: Filled) -> Step | None:
         return DECLINE
     if a_job_at_a_building(filled):
         return DECLINE  # "take the mill job": work at the mill (assign_building), not the bounty 建造磨坊
+    if restraint.CHOOSES_THEMSELVES.search(said) and "bounty_id" not in filled.slots and not pointing:
+        # "get me a job, let me know the options first and I'll choose": the options asked for, none taken; a job is a
+        # building's (the work frames), bounties are shown.
+        return _once(turn, "list_bounties", status="open") if filled.reading.has(*(w for w in BOUNTY_WORDS if w != "job")) else DECLINE
     if asks_for_list(turn):
         # "which bounties has someone claimed?", "我之前接过哪些悬赏": the board, not a claim (nor one reported as done)
         listed = list_frame(turn, filled)

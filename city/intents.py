@@ -328,6 +328,8 @@ def find(turn: Turn, match: re.Match) -> Step:
 )
 def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
     owner = match["owner"]
+    if told_what_there_is(turn):
+        return DECLINE
     if re.search(r"信用点|精力|体力|饱食度|credits|energy|satiety", turn.plain, re.IGNORECASE):
         return DECLINE  # the status, not the stock
     # "Show me what Eve is carrying", said to Eve: the agent named by its own name is the agent.
@@ -352,6 +354,14 @@ def someone_elses_stock(turn: Turn, match: re.Match) -> Step | None:
 THIRD_PERSON = {"she", "he", "her", "him", "她", "他"}
 
 
+# "先告诉我有哪些选择", "跟我说有什么活": "我" is who is told; what there is, not what I have, is asked.
+TOLD_WHAT_THERE_IS = re.compile(r"(?:告诉|跟|给|和|帮)我(?:说(?:一下|下)?)?(?:都|还)?有(?:哪些|什么|啥)")
+
+
+def told_what_there_is(turn: Turn) -> bool:
+    return bool(TOLD_WHAT_THERE_IS.search(turn.plain)) and not read(turn.plain).of("resource")
+
+
 @intent(
     r"我的资源|我(?:现在|目前|手里|手上)?(?:有|拥有|持有)(?:哪些|什么|多少)|我有什么|查看资源|(?:我的)?库存|背包",
     # "我仓库里面粉还剩几个？": the speaker's own store, what is left in it.
@@ -372,6 +382,8 @@ THIRD_PERSON = {"she", "he", "her", "him", "她", "他"}
     example=gettext_lazy("我有哪些资源？"),
 )
 def my_resources(turn: Turn, match: re.Match) -> Step:
+    if told_what_there_is(turn):
+        return DECLINE
     if re.search(r"credits?|energy|satiety|stamina|money|信用点|精力|体力|饱食度|饱不饱|钱", turn.plain, re.IGNORECASE):
         return DECLINE  # the status, not the stock
     return _once(turn, "get_my_resources")
@@ -1244,6 +1256,8 @@ SOLD_BEFORE = re.compile(r"(?:挂|卖|出售|卖掉|拿出)\s*$|\b(?:list|sell|p
     slots={"resource_type": "resource"},
     required=("resource_type",),
     asks={"resource_type": gettext_lazy("要卖什么资源？")},
+    # "post something in the city chat": words for the channel, not goods on the market.
+    not_with=("channel", "city chat", "频道"),
     priority=2,
 )
 def sell_frame(turn: Turn, filled: Filled) -> Step:
@@ -1537,8 +1551,9 @@ def work_frame(turn: Turn, filled: Filled) -> Step:
 )
 def buildings_frame(turn: Turn, filled: Filled) -> Step:
     """"where can I work?", "哪里招人", "面包坊一天工资多少": a question the buildings' list answers."""
-    if not filled.reading.has("where", "which", "what", "any", "list", "how much", "哪里", "哪儿", "哪些", "哪个", "有没有", "多少"):
-        return DECLINE
+    asked = filled.reading.has("where", "which", "what", "any", "list", "how much", "哪里", "哪儿", "哪些", "哪个", "有没有", "多少")
+    if not asked and not restraint.CHOOSES_THEMSELVES.search(filled.reading.said):
+        return DECLINE  # ("let me know the options first and I'll choose": the list, for them to choose from)
     asked_for_work = [w for f in registered_frames() if f.tool == "assign_building" for w in f.words if w not in OPENING_WORDS]
     if turn.last("list_buildings") is not None and "assign_building" in turn.offered and filled.reading.has(*asked_for_work):
         # "get me a job, no idea what's good here": the buildings shown, and which one asked (never picked for them).
@@ -1686,6 +1701,13 @@ def chat_frame(turn: Turn, filled: Filled) -> Step:
         return Step.say(_("要在城市频道说什么？请把要说的话写在冒号后面。"))  # "我想在频道里讲几句"
     if text is None:
         return DECLINE
+    if not colon and (place := CHANNEL_PLACE.search(text.value)):
+        # "post a message in the city channel", "say hi in the chat": where it is said is none of the words.
+        kept = (text.value[: place.start()] + text.value[place.end() :]).strip()
+        if not kept or WORDS_UNSAID.fullmatch(kept.strip(" 。.!！")):
+            return Step.say(_("要在城市频道说什么？请把要说的话写在冒号后面。"))
+        if kept == text.value[: place.start()].strip() or kept == text.value[place.end() :].strip():
+            text = replace(text, value=kept, text=kept)
     if WORDS_UNSAID.fullmatch(text.value.strip(" 。.!！")):
         return Step.say(_("要在城市频道说什么？请把要说的话写在冒号后面。"))  # "我要在频道里说句话": the words are not said yet
     done = turn.last("chat")
@@ -1694,9 +1716,21 @@ def chat_frame(turn: Turn, filled: Filled) -> Step:
     return _call("chat", content=text.value)
 
 
-# Words to say, not said: "说句话", "说几句", "say something", "a few words".
-WORDS_UNSAID = re.compile(r"(?:一)?句话|几句(?:话)?|点(?:儿)?(?:什么|东西|话)|些什么|(?:a\s+)?(?:something|few\s+words|word|anything)", re.IGNORECASE)
-TALK_UNSAID = re.compile(r"[说讲](?:一|几|两)?句(?:话)?\s*[。.!！]?\s*$|\bsay\s+(?:a\s+few\s+words|something)\b", re.IGNORECASE)
+# Words to say, not said: "说句话", "说几句", "say something", "a few words", "post a message".
+WORDS_UNSAID = re.compile(
+    r"(?:一)?句话|几句(?:话)?|点(?:儿)?(?:什么|东西|话)|些什么|(?:一|几)?条(?:消息|信息)|(?:a\s+|an\s+)?(?:something|few\s+words|word|anything|message|post|note|announcement)",
+    re.IGNORECASE,
+)
+# Where words are said, at their start or end: "… in the city channel", "在频道里…".
+CHANNEL_PLACE = re.compile(
+    r"^\s*(?:(?:in|on|to|into)\s+(?:the\s+)?(?:city\s+)?(?:channel|chat)\b|(?:在|往|到)(?:城市)?(?:频道|群)(?:里|上)?)"
+    r"|(?:\b(?:in|on|to|into)\s+(?:the\s+)?(?:city\s+)?(?:channel|chat)|(?:在|往|到)(?:城市)?(?:频道|群)(?:里|上)?)\s*[.。!！]?\s*$",
+    re.IGNORECASE,
+)
+TALK_UNSAID = re.compile(
+    r"[说讲](?:一|几|两)?句(?:话)?\s*[。.!！]?\s*$|\b(?:say|post|write|announce|put)\s+(?:a\s+few\s+words|something|a\s+message|a\s+post|an?\s+announcement)\b",
+    re.IGNORECASE,
+)
 # Someone else's words in the channel told: "Bob刚在频道里说：“…”", "Carol posted in the chat: …".
 SAID_IN_CHANNEL = re.compile(
     r"(?P<who>(?-i:[A-Z][a-z]+)|他们|她们|他|她|有人|别人|大家)\s*(?:刚才|刚刚|刚|昨天|之前|上次|一直|又|早上|今天)?\s*(?:在|往)(?:城市)?(?:频道|群)(?:里|上)?\s*(?:说|喊|发|讲|吼)"

@@ -708,6 +708,10 @@ def styled(name: str, remarks: str) -> set[str]:
     return {surface for words, surfaces in STYLES if any(word in text for word in words) for surface in surfaces}
 
 
+# Where Chinese meets Latin letters or digits ("id为5的基金"): people type a space there, or not.
+BETWEEN_SCRIPTS = re.compile(r"(?<=[\u4e00-\u9fff])\s*(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])\s*(?=[\u4e00-\u9fff])")
+
+
 @entities(reads={Fund: ("fund_name", "active_status", "remarks")})
 def fund_entities() -> list[Entity]:
     """Fund names; part of a name ("稳健增长", "Beta") may stand for it, and two that fit are asked about."""
@@ -724,9 +728,10 @@ def fund_entities() -> list[Entity]:
         found += [Entity("fund", chinese, pk, name, exact_only=True) for chinese in letters]
         # "fund 2", "基金3", "基金 #3": the id as people type it, exact.
         found += [Entity("fund", surface, pk, name) for surface in (f"fund {pk}", f"fund #{pk}", f"基金{pk}", f"基金 {pk}", f"基金#{pk}", f"基金 #{pk}")]
-        # "3号基金", "fund id 2", "fund no. 4", "ID为5的基金": the id with its label, exact.
+        # "3号基金", "fund id 2", "fund no. 4", "ID为5的基金": the id with its label, exact; typed with spaces between the
+        # scripts too ("id 为 5 的那个基金").
         found += [
-            Entity("fund", surface, pk, name)
+            Entity("fund", spaced, pk, name)
             for surface in (
                 f"{pk}号基金", f"{pk} 号基金", f"{pk}号 基金", f"fund id {pk}", f"fund no. {pk}", f"fund no {pk}", f"fund number {pk}", f"基金id {pk}",
                 f"基金id{pk}", f"id为{pk}的基金", f"id {pk}的基金", f"id{pk}的基金", f"编号{pk}的基金",
@@ -736,6 +741,7 @@ def fund_entities() -> list[Entity]:
                 f"编号为{pk}的基金", f"fund with id {pk}", f"fund with the id {pk}", f"fund detail for id {pk}",
                 f"fund details for id {pk}", f"fund info for id {pk}",
             )
+            for spaced in dict.fromkeys((surface, BETWEEN_SCRIPTS.sub(" ", surface)))
         ]
         # "五号基金", "基金五号": the id in Chinese numerals, exact.
         if pk <= 99:
@@ -894,6 +900,7 @@ detail_frame.names_the_miss = fund_missed
     "enable_fund",
     triggers=(
         "enable", "activate", "turn on", "switch on", "reactivate", "back on", "reopen", "re-open", "resume", "bring back",
+        "back online", "online again",
         "switch", "turn", "启用", "激活", "打开", "恢复", "上线", "开起来", "重新开", "再开", "重开",
     ),
     asks={"fund_id": gettext_lazy("要启用哪个基金？请说出名称或 ID。")},
@@ -921,7 +928,7 @@ MAYBE_LATER = re.compile(
     re.IGNORECASE,
 )
 DISABLE_WORDS = (
-    "disable", "deactivate", "turn off", "switch off", "off", "suspend", "shut down", "pause", "take offline", "kill", "wind down",
+    "disable", "deactivate", "turn off", "switch off", "off", "suspend", "shut down", "pause", "take offline", "offline", "kill", "wind down",
     "delete", "remove", "retire", "停用", "禁用", "关掉", "关闭", "下线", "暂停", "停掉", "关停", "停了", "关了", "停止",
     "删除", "删掉", "注销", "停一下", "停下", "先停", "停一个", "停一只", "停个",
     # "先别停科技先锋，改成停稳健增长一号": the deed said again on another fund (the no on the first is the gate's).

@@ -137,12 +137,14 @@ def checkout_flow(turn: Turn, order_no: str) -> Step | None:
         )
 
     asked = _sent(turn, "upstream")
-    if asked is None:
+    if asked is None and not order.get("supplier_asked_id"):
         content = supplier_question({**order, "order_no": order_no})
         ask = Step(calls=(("message_send", {"channel": "upstream", "order_no": order_no, "content": content}),), composed=("content",))
         return _next(turn, ask, "")
-    if not asked.ok:
+    if asked is not None and not asked.ok:
         return Step.say(_("联系供应商失败：%(error)s") % {"error": _error(asked)})
+    # Taken up again ("继续办理"), the flow reads the answer to the question sent before: it is never sent twice.
+    asked_id = asked.data["message_id"] if asked is not None else order["supplier_asked_id"]
     contacted = _("已就订单 %(order_no)s 联系供应商（%(supplier_order_no)s）。") % {**order, "order_no": order_no}
 
     read = turn.last("message_list")
@@ -151,7 +153,7 @@ def checkout_flow(turn: Turn, order_no: str) -> Step | None:
     if not read.ok:
         return Step.say(contacted + _("读取供应商回复失败：%(error)s") % {"error": _error(read)})
     replies = [
-        m for m in read.data["messages"] if m["sender"] == "supplier" and m["message_id"] > asked.data["message_id"]
+        m for m in read.data["messages"] if m["sender"] == "supplier" and m["message_id"] > asked_id
     ]
     if not replies:
         return Step.say(contacted + _("供应商尚未回复，收到回复后请再让我继续办理。"))
@@ -262,7 +264,30 @@ def checkout_frame(turn: Turn, filled: Filled) -> Step | None:
         "leave", "check out", "checkout", "checking out", "depart", "go home", "stay", "trip", "离店", "退房", "走", "离开", "住", "回家"
     ):
         return DECLINE
-    return checkout_flow(turn, filled.value("order_no"))
+    return this_order_first(turn, filled) or checkout_flow(turn, filled.value("order_no"))
+
+
+def this_order_first(turn: Turn, filled: Filled) -> Step | None:
+    """An order known only by its guest's name ("张三要提前走，你处理下"): looked up and shown, and asked back before
+    the supplier is: a name is no booking's number (guests share names, and a guest books again), and the question
+    to the supplier goes out at once. "是" goes on with it; the number typed does too. None: go on."""
+    orders = filled.reading.of("order")
+    if turn.confirmed or not orders or any(re.search(r"\d", span.text) for span in orders):
+        return None
+    order_no = filled.value("order_no")
+    if any(order_no in message.upper() for message in (turn.earlier, *turn.history)):
+        return None  # "HT20260301002 什么情况" → "客人李四说今天就要走" → "跟供应商说一下": the order was named by its number
+    if turn.declined:
+        return Step.say(_("好的，没有联系供应商。是哪个订单？请给我订单号。"))
+    looked = turn.last("order_query")
+    if looked is None:
+        return Step.call("order_query", order_no=order_no)
+    if not looked.ok:
+        return None  # the flow says why
+    return Step.say(
+        _("客人%(guest_name)s的订单是 %(order_no)s（%(hotel_name)s，%(check_in)s 至 %(check_out)s）。是这一单吗？回复「是」我就联系供应商办理提前离店。")
+        % {**looked.data, "order_no": order_no}
+    )
 
 
 # A question whether an order was refunded (not a request to refund it).
@@ -284,6 +309,14 @@ def left_unsaid(said: str) -> str:
     return re.sub(rf"(?:{NOT_TO_SAY.pattern})[^,，。.;；!！]*", " ", said, flags=re.IGNORECASE)
 
 
+# Words passed on to someone the conversation named before: "ping them, ask whether …", "问问他们…".
+TOLD_THEM = re.compile(
+    r"\b(?:ping|ask|tell|message|contact|email|text|check\s+with|confirm\s+with|get\s+back\s+to)\s+(?:them|him|her)\b"
+    r"|(?:问问|问一下|告诉|通知|联系|跟|和)(?:他们|她们|对方)",
+    re.IGNORECASE,
+)
+
+
 @frame(
     "refund",
     triggers=(
@@ -297,8 +330,10 @@ def left_unsaid(said: str) -> str:
 def refund_frame(turn: Turn, filled: Filled) -> Step | None:
     if "通知" in WAITS_FOR_NOTICE.sub(" ", filled.reading.said):
         return DECLINE  # "通知客人退款了": someone is to be told; "客人等系统通知就行" waits for the refund's own notice
-    if _passes_words_on(filled):
-        return DECLINE  # "ask the supplier if they'll refund the last night": a question for them
+    if _passes_words_on(filled) or TOLD_THEM.search(filled.reading.folded):
+        # "ask the supplier if they'll refund the last night", "ping them, ask whether the last night can be refunded":
+        # a question for them
+        return DECLINE
     if not REFUND_WORD.search(left_unsaid(filled.reading.said)):
         return DECLINE  # "回他一句“…”，别提退款": the refund is what the words must leave out
     orders = list(dict.fromkeys(s.value for s in filled.reading.of("order")))
@@ -601,7 +636,7 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     if early_asked and (order := filled.slots.get("order_no")):
         # "先联系供应商吧" after "李四那单要提前离店", "…问问能不能提前退": the early check-out's own question, the desk's
         # template (no words of the user's are made into a message).
-        return checkout_flow(turn, order.value)
+        return this_order_first(turn, filled) or checkout_flow(turn, order.value)
     if early_asked or (channel == "upstream" and EARLY.search(said) and "order_no" not in filled.slots):
         # The early check-out's question, or the early check-out told ("guest wants to check out early, ping the
         # supplier"), for an order not named yet: the supplier knows its guests by their bookings.
@@ -615,7 +650,7 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     ):
         # "HT… 客人要提前走，帮我问下供应商剩下两晚能不能退": the early check-out's own question to the supplier,
         # the desk's template from the order looked up (its supplier number, stay and room).
-        return checkout_flow(turn, order.value)
+        return this_order_first(turn, filled) or checkout_flow(turn, order.value)
     if channel == "downstream" and REFUND_DONE.search(text.value):
         # The desk's rule: the guest hears of a refund from the system once staff registered it, never from the desk.
         return Step.say(_("退款登记后系统会通知客人；在那之前我不能告诉客人退款已办理，所以没有发送。"))

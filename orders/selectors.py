@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db.models import Count, Q, QuerySet
+from django.utils import translation
 
 from agents.confirmations import outcome_message
 from agents.models import Agent, Conversation, Message, PendingAction
 from agents.results import arguments_line, result_view
 
 from .models import ChannelMessage, Order, Refund
-from .services import clean_channel, clean_order_no, open_refund_proposals, order_get
+from .services import clean_channel, clean_order_no, open_refund_proposals, order_get, supplier_question
 
 MESSAGE_LIST_LIMIT = 50
 DECIDED_REFUNDS_SHOWN = 5
@@ -47,11 +49,29 @@ def order_with_refund(*, order_no: str) -> Order:
 
 
 def order_detail(*, order_no: str) -> dict:
-    """The whole order, its supplier order number, its refund and a refund proposal waiting for staff
-    (or ``order_not_found``)."""
+    """The whole order, its supplier order number, its refund, a refund proposal waiting for staff, and the desk's
+    question to the supplier about its early checkout if one was sent (or ``order_not_found``)."""
     order = order_with_refund(order_no=order_no)
     waiting = open_refund_proposals(order=order)
-    return {**order_dict(order), "pending_refund_id": waiting[0].pk if waiting else None}
+    fields = order_dict(order)
+    return {**fields, "pending_refund_id": waiting[0].pk if waiting else None, "supplier_asked_id": early_checkout_asked(order, fields)}
+
+
+def early_checkout_asked(order: Order, fields: dict) -> int | None:
+    """The id of the desk's latest early-checkout question to the supplier about ``order``, in whichever language the
+    desk wrote it, or None: a flow taken up again reads the answer to it instead of asking twice."""
+    questions = set()
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            questions.add(supplier_question(fields))
+    return (
+        ChannelMessage.objects.filter(
+            order=order, channel=ChannelMessage.Channel.UPSTREAM, sender=ChannelMessage.Sender.DESK, content__in=questions
+        )
+        .order_by("-pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
 
 
 def pending_refunds() -> list[dict]:

@@ -426,8 +426,13 @@ ORDINALS = {
     "first": 0, "second": 1, "third": 2, "fourth": 3, "last": -1,
     "第一": 0, "第二": 1, "第三": 2, "第四": 3, "最后": -1, "前一": 0, "后一": -1,
 }
-# ("提前一天", "后一晚" are no rows: 前一/后一 pick one only as 前一个/后一个.)
-ORDINAL = re.compile(r"(?:the\s+)?(first|second|third|fourth|last)\b(?:\s+one)?|(第一|第二|第三|第四|最后|前一(?=\s*个)|后一(?=\s*个))\s*个?", re.IGNORECASE)
+# ("提前一天", "后一晚" are no rows: 前一/后一 pick one only as 前一个/后一个. "show me the options first", "last week",
+# "the first time": an adverb, a time, no row; a row is "the first", "the last one", "second one".)
+ORDINAL = re.compile(
+    r"\bthe\s+(first|second|third|fourth|last)\b(?!\s+(?:time|times|week|night|day|month|year|hour|minute|thing|of)\b)(?:\s+one)?"
+    r"|\b(first|second|third|fourth|last)\s+one\b|(第一|第二|第三|第四|最后|前一(?=\s*个)|后一(?=\s*个))\s*个?",
+    re.IGNORECASE,
+)
 
 
 def ordinal(text: str) -> int | None:
@@ -437,7 +442,7 @@ def ordinal(text: str) -> int | None:
     found = ORDINAL.search(quotation(200).sub(lambda quoted: " " * len(quoted.group()), text))
     if not found:
         return None
-    word = (found.group(1) or found.group(2)).lower()
+    word = next(group for group in found.groups() if group).lower()
     return ORDINALS.get(word)
 
 

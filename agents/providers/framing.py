@@ -592,9 +592,12 @@ def follow_up(turn: Turn) -> Step | None:
             return Step.say(summarize(turn))  # the confirmed call ran; its result is the reply
         return step if step is not DECLINE and step is not None and (acts(step) or turn.outcomes) else None
     if NO.match(turn.said):
+        earlier_turn.declined = True
         before = read_frames(earlier_turn, earlier)
         if before is not DECLINE and before.proposed:
             return Step.say(_("好的，不发送，什么也没有做。"))
+        if before is not DECLINE and before is not None and not before.calls and before.reply and before.reply != turn.answered:
+            return before  # "不是" to "是这一单吗？": what the frame needs instead
         return None
     if (pick := ordinal(turn.said)) is not None:
         merged = _pick_rival(earlier, pick)

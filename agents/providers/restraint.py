@@ -624,8 +624,9 @@ def relayed(text: str) -> bool:
 
 
 def _after_a_request(text: str, at: int) -> bool:
-    """``at`` lies after the message's first clause, and that clause asks for a write."""
-    first = re.split(r"[,，.。;；!！?？—–]|\s-\s", text, maxsplit=1)[0]
+    """``at`` lies after the message's first clause, and that clause asks for a write ("give Frank 10 wood so he can
+    build that mill he keeps talking about": a clause of its reason begins at "so")."""
+    first = re.split(r"[,，.。;；!！?？—–]|\s-\s|\s(?:so|because|since|cause|cuz|as)\s", text, maxsplit=1, flags=re.IGNORECASE)[0]
     return len(first) <= at and _names_a_write(first)
 
 
@@ -862,6 +863,8 @@ KEPT_OFF = re.compile(
     # how long it lasts.
     r"|\b(?:disable|deactivate|turn\s+off|switch\s+off|shut\s+down|take\s+down|suspend|pause|freeze|hide)\b[^,.;!?]{0,40}?\s(?:until|till)\b[^,.;!?]*"
     r"|\b(?:it|this|that|them)\s+(?:off|hidden|offline|disabled|closed|down|suspended|out)(?:\s+(?:(?:of|off|from)\s+)?(?:the|our)\s+\w+)?\s+(?:until|till)\b[^,.;!?]*"
+    # "take 科技先锋 offline until the audit is over": the fund named between.
+    r"|\b(?:take|put|keep)\b[^,.;!?]{0,40}?\s(?:offline|down|on\s+hold)\s+(?:until|till)\b[^,.;!?]*"
     r"|不能(?:再)?(?:让(?:它|他们)?)?(?:开着|上线|挂着|运行着?|启用着|继续(?:卖|运行|开放))[^，,。;；]*",
     re.IGNORECASE,
 )
@@ -1032,7 +1035,7 @@ def recounted(text: str) -> str:
 
 def to_self(text: str, name: str) -> str:
     """The message with the operator's third person for the agent taken off: "让Bob把二十个小麦给Carol", said to Bob,
-    is "把二十个小麦给Carol" (English "have Bob give …" is read as it stands)."""
+    is "把二十个小麦给Carol" (English "have Bob give …" is read as it stands, but for "check Bob in")."""
     if not name:
         return text
     # ("我是城市管理处的，麻烦让Frank今天把卡打了": after the speaker's words about themselves, with a time before the deed.)
@@ -1041,7 +1044,9 @@ def to_self(text: str, name: str) -> str:
         r"(?=(?:今天|现在|马上|先|赶紧|赶快|立刻|这就)?\s*(?:把|将|给|去|送|转|卖|买|吃|挂|接|查|看|打卡|签到|上班))",
         text,
     )
-    return text[: zh.start()] + text[zh.end() :] if zh else text
+    text = text[: zh.start()] + text[zh.end() :] if zh else text
+    # "please check Dave in for today's shift", said to Dave: "check in".
+    return re.sub(rf"\b(check|clock|sign|punch)\s+{re.escape(name)}\s+(in|up)\b", r"\1 \2", text, flags=re.IGNORECASE)
 
 
 # "no remarks needed, we'll fill them in later", "备注不用动", "keep the remarks as they are": a no to a field the
@@ -1197,6 +1202,16 @@ OWN_LATER = re.compile(
     r"|[,，;；]\s*(?:后面|之后|以后|回头)(?:再)?(?P<deed_after>[^，,。;；!！?？]{1,8}?)(?:的事)?再说"
     # "先停用，后面可能还会再开的", "停用X，以后可能再启用": what may be done later, another deed.
     r"|[,，;；]\s*(?:后面|之后|以后|回头|过段时间|将来)(?:可能|也许|或许|说不定)(?:还)?(?:会|要)?(?P<deed_maybe>[^，,。;；!！?？]{1,10})",
+    re.IGNORECASE,
+)
+
+
+# "let me know the options first and I'll choose", "先告诉我有哪些选择，我自己挑": the speaker keeps the choice; what
+# there is to choose from is asked, and nothing is picked for them.
+CHOOSES_THEMSELVES = re.compile(
+    r"\b(?:i'?ll|i\s+will|i\s+can|let\s+me|i\s+(?:want|wanna|would\s+like|'?d\s+like)\s+to)\s+(?:choose|pick|decide)\b"
+    r"|\b(?:what|which)\s+(?:are\s+)?(?:the\s+|my\s+)?(?:options|choices)\b|\b(?:the|my|some)\s+(?:options|choices)\s+(?:first|before)\b"
+    r"|(?:我(?:自己)?(?:来)?|让我(?:自己)?)(?:挑|选|决定)(?![了过])|有(?:哪些|什么|啥)(?:可以)?(?:选择|选项|可选的)",
     re.IGNORECASE,
 )
 

@@ -92,6 +92,8 @@ class Turn:
     continues: str = ""
     # The user said "yes" to what the earlier message proposed.
     confirmed: bool = False
+    # The user said "no" to it ("不是" to "是这一单吗？").
+    declined: bool = False
 
     @property
     def language(self) -> str:

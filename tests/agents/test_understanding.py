@@ -2277,10 +2277,17 @@ def test_remarks_left_alone_are_not_asked_for(demo, talker):
     assert "备注要改成什么" not in result.reply and all(set(c) <= {"fund_id", "fund_name"} for c in _calls(result, "update_fund"))
 
 
-def test_contacting_the_supplier_after_an_early_checkout_proposes_the_desks_own_question(demo, talker):
+def _asked_the_supplier_once(result, order_no: str) -> None:
+    """The desk's own question went to the supplier once, whatever the later turns asked again (round 49: a flow taken
+    up again reads the answer to the question it sent instead of sending it twice)."""
+    asked = list(ChannelMessage.objects.filter(channel=ChannelMessage.Channel.UPSTREAM, sender=ChannelMessage.Sender.DESK))
+    assert [m.order.order_no for m in asked] == [order_no] and f"SUP-8890{order_no[-1]}" in asked[0].content
+    assert _calls(result, "message_send") == [] and order_no in result.reply
+
+
+def test_contacting_the_supplier_after_an_early_checkout_asks_the_desks_own_question_once(demo, talker):
     # r and q: "先联系供应商吧" after the early check-out and its order were told in earlier turns.
-    [call] = _calls(talker("前台助理", "王五那单客人想提前走", "单号HT20260301003", "那先联系一下供应商"), "message_send")
-    assert call["channel"] == "upstream" and call["order_no"] == "HT20260301003" and "SUP-88903" in call["content"]
+    _asked_the_supplier_once(talker("前台助理", "王五那单客人想提前走", "单号HT20260301003", "那先联系一下供应商"), "HT20260301003")
 
 
 # ---------------------------------------------------------------- round 17, on r: classes, each in new words
@@ -2349,10 +2356,8 @@ def test_a_rename_without_the_new_name_asks_for_it(demo, talker):
         ("order HT20260301002, guest wants to check out 1 night early", "ok ask the supplier"),
     ],
 )
-def test_asking_the_supplier_after_an_early_checkout_sends_the_desks_own_question(demo, talker, turns):
-    [call] = _calls(talker("前台助理", *turns), "message_send")
-    number = re.search(r"HT\d+", turns[0]).group()
-    assert call["channel"] == "upstream" and call["order_no"] == number and f"SUP-8890{number[-1]}" in call["content"]
+def test_asking_the_supplier_after_an_early_checkout_sends_the_desks_own_question_once(demo, talker, turns):
+    _asked_the_supplier_once(talker("前台助理", *turns), re.search(r"HT\d+", turns[0]).group())
 
 
 def test_the_early_checkout_question_without_an_order_asks_for_it(demo, talker):
@@ -4691,3 +4696,75 @@ def test_a_food_pointed_at_with_nothing_before_asks_which(demo, talker, message)
 def test_a_decision_opening_the_message_with_its_comparison_after_is_made(demo, talker):
     result = talker("Bob", "那我就去终南伐木场上班，比种地强")  # found trying it by hand, after round 48
     assert _calls(result, "assign_building") == [{"building_id": Building.objects.get(name="终南伐木场").pk}]
+
+
+# ---------------------------------------------------------------- round 49: zw's misses and a wrong write found by hand, in other words
+
+
+@pytest.mark.parametrize(
+    ("agent", "message", "listed"),
+    [
+        ("Eve", "find me some work, I want to see the options before I pick", "list_buildings"),  # "I pick" took the first bounty
+        ("Eve", "想找个地方上班，你先跟我说都有什么选择，我自己决定", "list_buildings"),  # "我…有什么" read her own stock
+        ("Frank", "which bounties could I take? show me the choices, I'll decide myself", "list_bounties"),
+    ],
+)
+def test_options_asked_for_the_speaker_to_choose_are_shown_and_nothing_is_taken(demo, talker, agent, message, listed):
+    result = talker(agent, message)
+    assert _writes(result) == [] and _calls(result, listed) != []
+
+
+@pytest.mark.parametrize("message", ["grab me a bounty, but show me the list first", "take the bounty I looked at last week"])
+def test_first_or_last_as_an_adverb_or_a_time_picks_no_row(demo, talker, message):
+    assert _calls(talker("Eve", message), "claim_bounty") == []
+
+
+def test_a_habit_told_in_the_reason_after_the_request_holds_nothing_back(demo, talker):
+    result = talker("Alice", "hand Eve 2 apples since she keeps skipping lunch")
+    assert _calls(result, "transfer_resource") == [{"to_agent_id": Agent.objects.get(name="Eve").pk, "resource_type": "apple", "quantity": 2}]
+
+
+def test_clocking_the_agent_in_by_its_own_name_is_its_check_in(demo, talker):
+    assert _calls(talker("Frank", "clock Frank in for the morning shift please"), "checkin") == [{}]
+
+
+@pytest.mark.parametrize("message", ["write something in the city chat", "post a note to the channel"])
+def test_words_for_the_channel_not_given_are_asked_never_made_of_the_place(demo, talker, message):
+    result = talker("Carol", message)
+    assert _writes(result) == [] and _asks(result.reply)
+
+
+def test_where_the_words_are_said_is_no_part_of_them(demo, talker):
+    assert _calls(talker("Carol", "say good morning everyone in the channel"), "chat") == [{"content": "good morning everyone"}]
+
+
+@pytest.mark.parametrize(
+    ("message", "tool", "fund"),
+    [
+        ("把 ID 为 3 的基金停用", "disable_fund", None),  # the id with spaces between the scripts
+        ("put 货币市场旧份额 back online please", "enable_fund", "货币市场旧份额"),
+        ("take 科技先锋 offline until the audit is over", "disable_fund", "科技先锋"),
+    ],
+)
+def test_a_fund_switched_on_or_off_in_other_words_is_proposed(demo, talker, message, tool, fund):
+    pk = Fund.objects.get(fund_name=fund).pk if fund else 3
+    assert _calls(talker("基金助理", message), tool) == [{"fund_id": pk}]
+
+
+@pytest.mark.parametrize("message", ["李四说想早点走，帮忙安排一下", "the guest 李四 has to check out early, take care of it"])
+def test_an_order_known_only_by_its_guest_is_shown_and_asked_before_the_supplier_is(demo, talker, message):
+    result = talker("前台助理", message)
+    assert _writes(result) == [] and "HT20260301002" in result.reply and _asks(result.reply)
+
+
+@pytest.mark.parametrize(("answer", "sent"), [("对", 1), ("HT20260301002", 1), ("不是", 0)])
+def test_the_guests_order_confirmed_goes_on_and_denied_asks_the_number(demo, talker, answer, sent):
+    result = talker("前台助理", "李四说想早点走，帮忙安排一下", answer)
+    assert len(_calls(result, "message_send")) == sent
+    if not sent:
+        assert _writes(result) == [] and _asks(result.reply)
+
+
+def test_a_refund_asked_of_them_is_a_question_for_them_never_a_refund(demo, talker):
+    result = talker("前台助理", "HT20260301003的客人想退最后一晚，你问问他们能不能退")
+    assert _calls(result, "refund") == []

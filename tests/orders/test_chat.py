@@ -130,6 +130,20 @@ def test_without_a_supplier_answer_no_refund_is_registered(desk, settings):
     assert channel("downstream") == []
 
 
+def test_taken_up_again_the_flow_reads_the_answer_to_its_question_and_never_asks_twice(desk, settings):
+    from orders import services
+
+    settings.SUPPLIER_SIMULATOR = False
+    first = run_chat(agent=desk, message="客人要提前离店，订单 HT20260301001")
+    waiting = run_chat(agent=desk, message="HT20260301001 提前离店，继续办理", conversation_id=first.conversation.pk)
+    assert [c["name"] for c in waiting.tool_calls] == ["order_query", "message_list"] and "供应商尚未回复" in waiting.reply
+    services.reply_as_supplier(message_id=ChannelMessage.objects.get().pk)  # the supplier answers in between
+    done = run_chat(agent=desk, message="HT20260301001 early checkout, please carry on", conversation_id=first.conversation.pk)
+    assert [c["name"] for c in done.tool_calls] == ["order_query", "message_list", "refund"]
+    assert [sender for sender, _content, _read in channel("upstream")] == ["desk", "supplier"]
+    assert PendingAction.objects.get().tool_name == "refund" and not Refund.objects.exists()
+
+
 def test_too_few_tool_rounds_stop_the_flow_and_say_so(desk, settings):
     settings.AGENT_MAX_TOOL_ROUNDS = 2
     result = run_chat(agent=desk, message="客人要提前离店，订单 HT20260301001")
