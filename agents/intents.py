@@ -96,10 +96,10 @@ def question_about_the_past(turn: Turn, match) -> Step:
 @intent(
     # "is it enough?", "and what about the other one?", "另一个呢": a pointer, and nothing said before it points back to.
     r"^\s*(?:(?:and|so|but)\s+)?(?:is|was|are)\s+(?:it|that|this|they)(?:\s+(?:one|1))?\s+(?:enough|ok(?:ay)?|fine|right|good|cheaper|better|worse|"
-    r"more\s+expensive|too\s+(?:much|little|many|few))\s*[?？]*\s*$",
+    r"more\s+expensive|too\s+(?:much|little|many|few)|worth\s+it|a\s+good\s+(?:idea|deal|price)|safe|wise)\s*[?？]*\s*$",
     r"^\s*(?:(?:and|so|but)\s+)?(?:what|how)\s+about\s+(?:the\s+other\s+(?:one|1)|that\s+(?:one|1)|this\s+(?:one|1)|it|them|the\s+rest)\s*[?？]*\s*$",
     r"^\s*(?:那|那么)?(?:另(?:一|1)个|另外(?:一|1)?个|另外那个|那个|这个|它)(?:呢|怎么样|够吗|够不够|行吗|可以吗)?\s*[?？]*\s*$",
-    r"^\s*(?:那|这)?(?:够了?吗|够不够|行不行)\s*[?？]*\s*$",
+    r"^\s*(?:那|这)?(?:够了?吗|够不够|行不行|值得吗|值不值得?|值吗|划算吗|划不划算|合算吗|靠谱吗)\s*[?？]*\s*$",
     r"^\s*(?:(?:那|这)?(?:个)?人|他|她)?(?:怎么样|咋样|如何)\s*[?？]*\s*$",  # "那个(人)怎么样": its "那个" is padding the normal form drops
     priority=GUARD + 1,
 )

@@ -267,10 +267,15 @@ def checkout_frame(turn: Turn, filled: Filled) -> Step | None:
     return this_order_first(turn, filled) or checkout_flow(turn, filled.value("order_no"))
 
 
-def this_order_first(turn: Turn, filled: Filled) -> Step | None:
-    """An order known only by its guest's name ("张三要提前走，你处理下"): looked up and shown, and asked back before
-    the supplier is: a name is no booking's number (guests share names, and a guest books again), and the question
-    to the supplier goes out at once. "是" goes on with it; the number typed does too. None: go on."""
+# What "是" to "是这一单吗？" goes on to do.
+THEN_ASK_SUPPLIER = gettext_lazy("回复「是」我就联系供应商办理提前离店。")
+THEN_PROPOSE_REFUND = gettext_lazy("回复「是」我就提议为它登记退款（员工确认后才登记）。")
+
+
+def this_order_first(turn: Turn, filled: Filled, then: str = THEN_ASK_SUPPLIER) -> Step | None:
+    """An order known only by its guest's name ("张三要提前走，你处理下", "给张三退款"): looked up and shown, and asked
+    back before anything is written: a name is no booking's number (guests share names, and a guest books again).
+    "是" goes on with it; the number typed does too; "不是" asks for the number. None: go on."""
     orders = filled.reading.of("order")
     if turn.confirmed or not orders or any(re.search(r"\d", span.text) for span in orders):
         return None
@@ -278,15 +283,15 @@ def this_order_first(turn: Turn, filled: Filled) -> Step | None:
     if any(order_no in message.upper() for message in (turn.earlier, *turn.history)):
         return None  # "HT20260301002 什么情况" → "客人李四说今天就要走" → "跟供应商说一下": the order was named by its number
     if turn.declined:
-        return Step.say(_("好的，没有联系供应商。是哪个订单？请给我订单号。"))
+        return Step.say(_("好的，什么也没有做。是哪个订单？请给我订单号。"))
     looked = turn.last("order_query")
     if looked is None:
         return Step.call("order_query", order_no=order_no)
     if not looked.ok:
         return None  # the flow says why
     return Step.say(
-        _("客人%(guest_name)s的订单是 %(order_no)s（%(hotel_name)s，%(check_in)s 至 %(check_out)s）。是这一单吗？回复「是」我就联系供应商办理提前离店。")
-        % {**looked.data, "order_no": order_no}
+        _("客人%(guest_name)s的订单是 %(order_no)s（%(hotel_name)s，%(check_in)s 至 %(check_out)s）。是这一单吗？")
+        % {**looked.data, "order_no": order_no} + str(then)
     )
 
 
@@ -345,6 +350,8 @@ def refund_frame(turn: Turn, filled: Filled) -> Step | None:
         if turn.last("order_query") is None:
             return replace(Step.call("order_query", order_no=filled.value("order_no")), toward="order_query")
         return None
+    if (ask := this_order_first(turn, filled, THEN_PROPOSE_REFUND)) is not None:
+        return ask  # "给张三退款": which booking, asked with it shown, before a refund is proposed on a name
     if turn.last("refund") is None:
         if not Order.objects.filter(order_no=filled.value("order_no")).exists():
             # "refund HT20260301009": no such order; the number is asked again, nothing is proposed.

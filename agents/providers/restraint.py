@@ -1033,6 +1033,23 @@ def recounted(text: str) -> str:
     return head[: count.start] + found["count"] + head[count.end :] + (found["tail"] or "")
 
 
+# "never mind, quit my job", "算了，吃个面包吧": what came before is called off, and what follows is the request.
+FRESH_START = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|oh|hmm+|well|嗯|哎|唉)[\s,，]+)?(?:never\s*mind|nevermind|forget\s+(?:it|that)|scratch\s+that|算了算了|算了吧?|算啦)"
+    r"\s*[,，.。!！;；:：…—–-]+\s*(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def fresh_start(text: str) -> str:
+    """The message less a calling-off it opens with when a request follows ("never mind, quit my job" is "quit my job"; a
+    bare answer after it, "never mind, just one", corrects the last request and stays as typed)."""
+    from .frames import is_bare
+
+    rest = FRESH_START.sub("", text, count=1)
+    return text if is_bare(rest) else rest
+
+
 def to_self(text: str, name: str) -> str:
     """The message with the operator's third person for the agent taken off: "让Bob把二十个小麦给Carol", said to Bob,
     is "把二十个小麦给Carol" (English "have Bob give …" is read as it stands, but for "check Bob in")."""

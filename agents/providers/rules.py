@@ -298,6 +298,7 @@ def read_turn(messages: list[dict], offered: set[str]) -> Turn:
     text = restraint.recounted(retyped(without_slips(str(messages[last_user].get("content") or ""))) if last_user >= 0 else "")
     system = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
     text = restraint.to_self(text, agent_name(system))  # "让Bob把…", said to Bob: Bob is the agent
+    text = restraint.fresh_start(text)  # "never mind, quit my job": the request after the calling-off
     outcomes = _outcomes_in(messages[last_user + 1 :])
     earlier, earlier_calls, earlier_outcomes, answered = "", [], [], ""
     if len(users) > 1:

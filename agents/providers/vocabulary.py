@@ -211,7 +211,9 @@ COMMON_WORDS = frozenset(
     "would could should shall will want wants need needs like some any many much more most also again into onto "
     "from about after before over under please thanks thank just only still even really very does done doing "
     "this that these those your yours ours mine hers his them were was are been being make made take took "
-    "give gave send sent sell sold buy bought".split()
+    "give gave send sent sell sold buy bought "
+    # Words a letter away from a good's name: "apply her to the farm" names no apple, "the store" no stone.
+    "apply applied applies floor floors store stores break breaks breed wool wheel".split()
 )
 
 

@@ -58,7 +58,7 @@ UNDERSTOOD_FLOOR = {
     "cases_2026_11_n.json": 0.93, "cases_2026_11_o.json": 0.86, "cases_2026_11_p.json": 0.88,
     "cases_2026_11_q.json": 0.88, "cases_2026_11_r.json": 0.93, "cases_2026_11_s.json": 0.85, "cases_2026_11_t.json": 0.76, "cases_2026_11_u.json": 0.84,
     "cases_2026_11_v.json": 0.96, "cases_2026_11_w.json": 0.96, "cases_2026_11_x.json": 0.90,
-    "cases_2026_11_y.json": 0.92, "cases_2026_11_z.json": 0.97, "cases_2026_11_za.json": 0.97, "cases_2026_11_zb.json": 0.97, "cases_2026_11_zc.json": 0.95, "cases_2026_11_zd.json": 0.80, "cases_2026_11_ze.json": 0.95, "cases_2026_11_zf.json": 0.95, "cases_2026_11_zi.json": 0.92, "cases_2026_11_zj.json": 0.95, "cases_2026_11_zg.json": 0.92, "cases_2026_11_zk.json": 0.95, "cases_2026_11_zl.json": 0.95, "cases_2026_11_zm.json": 0.95, "cases_2026_11_zn.json": 0.95, "cases_2026_11_zo.json": 0.95, "cases_2026_11_zp.json": 0.95, "cases_2026_11_zq.json": 0.95, "cases_2026_11_zr.json": 0.95, "cases_2026_11_zs.json": 0.97, "cases_2026_11_zt.json": 0.97, "cases_2026_11_zu.json": 0.97, "cases_2026_11_zv.json": 0.92, "cases_2026_11_zw.json": 0.97,
+    "cases_2026_11_y.json": 0.92, "cases_2026_11_z.json": 0.97, "cases_2026_11_za.json": 0.97, "cases_2026_11_zb.json": 0.97, "cases_2026_11_zc.json": 0.95, "cases_2026_11_zd.json": 0.80, "cases_2026_11_ze.json": 0.95, "cases_2026_11_zf.json": 0.95, "cases_2026_11_zi.json": 0.92, "cases_2026_11_zj.json": 0.95, "cases_2026_11_zg.json": 0.92, "cases_2026_11_zk.json": 0.95, "cases_2026_11_zl.json": 0.95, "cases_2026_11_zm.json": 0.95, "cases_2026_11_zn.json": 0.95, "cases_2026_11_zo.json": 0.95, "cases_2026_11_zp.json": 0.95, "cases_2026_11_zq.json": 0.95, "cases_2026_11_zr.json": 0.95, "cases_2026_11_zs.json": 0.97, "cases_2026_11_zt.json": 0.97, "cases_2026_11_zu.json": 0.97, "cases_2026_11_zv.json": 0.92, "cases_2026_11_zw.json": 0.97, "cases_2026_11_zx.json": 0.97,
 }
 TARGET = 0.90
 # Cases whose frozen expectation the demo data or a documented behaviour contradicts; still scored
@@ -78,39 +78,14 @@ DISPUTED = {
     "its guest's name is looked up (a read); the writer expected a question for the number",
     "l-zh-fd-15": "王五 is the demo guest of exactly one order (HT20260301003): as for d-fd-zh-15, the order found by "
     "its guest's name is looked up (a read); the writer, who listed it as debatable, expected a question",
-    "n-zh-fd-14": "张三 is the demo guest of exactly one order (HT20260301001): as for d-fd-zh-15, the order is found by "
-    "its guest's name (an entity resolved from the user's words), and the refund is a proposal naming order and guest "
-    "that waits for staff; the writer, who listed it as debatable, expected a question for the number",
-    "p-zh-fd-14": "张三 is the demo guest of exactly one order (HT20260301001): as for n-zh-fd-14, a refund proposal naming "
-    "order and guest for staff to confirm; the writer, who listed it as debatable, expected a question for the number",
     "p-en-fd-16": "SUP-88901 is the supplier's number of exactly one order (HT20260301001), which the order's own record "
     "holds (round 13 reads a supplier number as the order it names): the refund is a proposal naming our order and its "
     "guest for staff to confirm; the writer, who listed it as debatable, expected a question",
-    "s-zh-fd-15": "张三 is the demo guest of exactly one order (HT20260301001): as for n-zh-fd-14 and p-zh-fd-14, a refund "
-    "proposal naming order and guest for staff to confirm; the writer, who listed it as debatable, expected a question",
-    "zk-zh-fd-14": "张三 is the demo guest of exactly one order (HT20260301001): as for zd-zh-fd-14, the refund is a "
-    "proposal naming order and guest for staff to confirm; the writer expected a question for the number",
-    "zg-zh-fd-16": "张三 is the demo guest of exactly one order (HT20260301001): as for zd-zh-fd-14, the refund is a "
-    "proposal naming order and guest for staff to confirm; the writer expected a question for the number",
-    "zn-zh-fd-15": "李四 is the demo guest of exactly one order (HT20260301002): as for zd-zh-fd-14, the refund is a "
-    "proposal naming order and guest for staff to confirm; the writer, who listed it as debatable, expected a question",
-    "zp-zh-fd-15": "张三 is the demo guest of exactly one order (HT20260301001): as for zd-zh-fd-14, the refund is a "
-    "proposal naming order and guest for staff to confirm; the writer expected a question for the number",
     "zt-zh-fd-03": "王五 is the demo guest of exactly one order (HT20260301003): '王五那单的供应商订单号是多少' looks that order up and "
     "answers with its supplier number (a read, nothing written), as for g-zh-fd-09; the writer expected a question for the number",
     "zr-zh-fd-07": "'问问供应商同不同意客人3号就退房' carries a day of the user's own (3号), which the desk's early check-out "
     "message (the booked stay) would lose: the words go as typed, on the order, as test_a_day_early_is_no_first_row "
     "requires; the writer expected the template with the supplier's number",
-    "ze-zh-fd-13": "李四 is the demo guest of exactly one order (HT20260301002): as for zd-zh-fd-14, the refund is a "
-    "proposal naming order and guest for staff to confirm; the writer expected a question for the number",
-    "zd-zh-fd-14": "张三 is the demo guest of exactly one order (HT20260301001): as for zc-zh-fd-14, the refund is a "
-    "proposal naming order and guest for staff to confirm; the writer expected a question for the number",
-    "zc-zh-fd-14": "张三 is the demo guest of exactly one order (HT20260301001): as for x-en-fd-14 and za-zh-fd-15, the refund "
-    "is a proposal naming order and guest for staff to confirm; the writer expected a question for the number",
-    "za-zh-fd-15": "王五 is the demo guest of exactly one order (HT20260301003): as for x-en-fd-14, the refund is a proposal "
-    "naming order and guest for staff to confirm; the writer, who listed it as debatable, expected a question",
-    "x-en-fd-14": "李四 is the demo guest of exactly one order (HT20260301002): as for n-zh-fd-14 and p-zh-fd-14, the refund is "
-    "a proposal naming order and guest for staff to confirm; the writer, who listed it as debatable, expected a question",
     "w-zh-fd-16": "张三 is the demo guest of exactly one order (HT20260301001): as for d-fd-zh-15, the order found by its "
     "guest's name is looked up (a read, nothing written); the writer expected a question for the number",
     "n-en-fd-12": "the supplier's number (SUP-88903) is in none of the user's words: the question goes, as a question, "

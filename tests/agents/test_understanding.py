@@ -3924,7 +3924,8 @@ def test_a_purchase_with_its_count_still_buys(demo, talker, message, count):
 
 @pytest.mark.parametrize(
     ("message", "order_no"),
-    [("李四那单退了，酒店那边说行", "HT20260301002"), ("HT20260301001 这单退了，上游已经同意了", "HT20260301001")],
+    # (By the guest's name, "李四那单退了，酒店那边说行" shows the order and asks first: round 50.)
+    [("002那单退了，酒店那边说行", "HT20260301002"), ("HT20260301001 这单退了，上游已经同意了", "HT20260301001")],
 )
 def test_an_order_told_refunded_with_the_suppliers_yes_proposes_the_refund_and_sends_nothing(demo, talker, message, order_no):
     result = talker("前台助理", message)
@@ -4768,3 +4769,52 @@ def test_the_guests_order_confirmed_goes_on_and_denied_asks_the_number(demo, tal
 def test_a_refund_asked_of_them_is_a_question_for_them_never_a_refund(demo, talker):
     result = talker("前台助理", "HT20260301003的客人想退最后一晚，你问问他们能不能退")
     assert _calls(result, "refund") == []
+
+
+# ---------------------------------------------------------------- round 50: zx's misses, in other words
+
+
+@pytest.mark.parametrize("message", ["please apply Eve to the farm, she needs the work", "could you apply for the bakery job for me"])
+def test_apply_is_no_slip_of_apple(demo, talker, message):
+    result = talker("Eve", message)
+    assert "苹果" not in result.reply and _calls(result, "assign_building") != []
+
+
+@pytest.mark.parametrize("message", ["is it a good deal?", "值不值得？"])
+def test_worth_asked_of_nothing_said_before_asks_what(demo, talker, message):
+    result = talker("Bob", message)
+    assert result.tool_calls == [] and _asks(result.reply)
+
+
+@pytest.mark.parametrize(("message", "tool", "pk"), [("暂停3号", "disable_fund", 3), ("激活 5 号", "enable_fund", 5)])
+def test_a_bare_number_right_after_a_funds_verb_is_its_id(demo, talker, message, tool, pk):
+    assert _calls(talker("基金助理", message), tool) == [{"fund_id": pk}]
+
+
+def test_a_date_in_the_remarks_is_no_funds_id(demo, talker):
+    result = talker("基金助理", "科技先锋的备注改成“4号前复核”")
+    assert PendingAction.objects.get().arguments == {"fund_id": 2, "remarks": "4号前复核"}
+
+
+@pytest.mark.parametrize("message", ["李四那边要退钱，你给办了吧", "please refund 王五, he cut his stay short"])
+def test_a_refund_on_a_guests_name_shows_the_order_and_asks_before_proposing(demo, talker, message):
+    result = talker("前台助理", message)
+    assert _writes(result) == [] and re.search(r"HT2026030100[23]", result.reply) and _asks(result.reply)
+
+
+@pytest.mark.parametrize(("answer", "proposed"), [("是的", 1), ("不是", 0)])
+def test_the_refund_on_a_guests_name_goes_on_after_yes_and_asks_the_number_after_no(demo, talker, answer, proposed):
+    result = talker("前台助理", "李四那边要退钱，你给办了吧", answer)
+    assert PendingAction.objects.filter(tool_name="refund").count() == proposed
+    if not proposed:
+        assert _writes(result) == [] and _asks(result.reply)
+
+
+@pytest.mark.parametrize(("message", "tool"), [("forget it, take a rest instead", "rest"), ("算了算了，帮我签个到吧", "checkin")])
+def test_a_request_after_a_calling_off_that_opens_the_message_is_made(demo, talker, message, tool):
+    assert [name for name in _writes(talker("Frank", message))] == [tool]
+
+
+@pytest.mark.parametrize("message", ["算了，先不签到了", "never mind", "never mind, don't bother"])
+def test_a_calling_off_with_no_request_after_it_does_nothing(demo, talker, message):
+    assert _writes(talker("Frank", message)) == []
