@@ -273,6 +273,8 @@ def give(turn: Turn, match: re.Match) -> Step:
 )
 def give_without_quantity(turn: Turn, match: re.Match) -> Step:
     res, name = match["res"], match["name"]
+    if res.lower() in ("something", "anything", "stuff", "things", "some"):
+        return DECLINE  # "I want to send something to Carol eventually — what's her id?": no goods named, nothing to count
     if not Agent.objects.filter(name__iexact=name).exists():
         return DECLINE  # "把面包给Frank两个": the frames read the count after the name
     return Step.say(_("要给 %(name)s 多少 %(res)s？请说一个数量，比如「把 5 %(res)s 给 %(name)s」。") % {"name": name, "res": res})
@@ -285,10 +287,15 @@ def give_without_quantity(turn: Turn, match: re.Match) -> Step:
     # ("carol的id是多少，回头转东西要用": the look-up asked, and why, for later.)
     r"(?P<name>[A-Za-z][\w-]*|[\u4e00-\u9fff·]{1,8}?)\s*的\s*(?:ID|id|编号)(?:是(?:多少|什么))?\s*(?:\??$|[?？,，]\s*(?=回头|之后|以后|待会|等会|一会|过会|改天|后面|要用|我要用))",
     r"\b(?:what\s+is|what's)\s+(?P<name>[A-Za-z][\w-]*)['’]s\s+id\b",
+    r"\b(?:what\s+is|what's|whats)\s+(?:his|her|their)\s+id\b",
     tool="find_agent",
     example=gettext_lazy("查找居民 Bob"),
 )
 def find(turn: Turn, match: re.Match) -> Step:
+    if not match.groupdict().get("name"):
+        # "I want to send something to Carol eventually — what's her id?": the one resident named before the question.
+        named = {s.name for s in read(match.string[: match.start()]).of("resident") if s.exact}
+        return _once(turn, "find_agent", name=named.pop()) if len(named) == 1 else DECLINE
     if re.fullmatch(r"[a-z]+ing|there|that|this|it", match["name"].lower()):
         return DECLINE  # "who is selling wheat": no resident named; the frames read it
     if re.match(r"再|然后|之后|回头|以后", match["name"]) and not read(match["name"]).of("resident"):
@@ -604,6 +611,17 @@ def building_costs(turn: Turn) -> Step | None:
         return Step.say(summarize(turn))
     step = _once(turn, "list_buildings")
     return replace(step, toward="list_buildings") if step is not None else None
+
+
+@intent(
+    # "how much would a new mill cost me?": what a kind of building costs, the buildings' list.
+    r"\bhow\s+much\s+(?:would|does|will|do|is|did)\s+(?:a|an|one|another)\s+(?:new\s+)?(?P<kind>[A-Za-z][\w-]*)\s+(?:cost|be|run)\b",
+    tool="list_buildings",
+)
+def kind_cost(turn: Turn, match: re.Match) -> Step | None:
+    if match["kind"].lower() not in set(BuildingKind.objects.values_list("slug", flat=True)):
+        return DECLINE  # "how much does a bread cost": the shop's price
+    return building_costs(turn)
 
 
 @intent(
@@ -1256,8 +1274,8 @@ SOLD_BEFORE = re.compile(r"(?:挂|卖|出售|卖掉|拿出)\s*$|\b(?:list|sell|p
     slots={"resource_type": "resource"},
     required=("resource_type",),
     asks={"resource_type": gettext_lazy("要卖什么资源？")},
-    # "post something in the city chat": words for the channel, not goods on the market.
-    not_with=("channel", "city chat", "频道"),
+    # "post something in the city chat": words for the channel, not goods on the market; "the materials list" is no listing.
+    not_with=("channel", "city chat", "频道", "materials list", "price list", "shopping list", "the list", "a list"),
     priority=2,
 )
 def sell_frame(turn: Turn, filled: Filled) -> Step:

@@ -743,6 +743,8 @@ def fund_entities() -> list[Entity]:
                 f"id是{pk}的那个", f"id为{pk}的那个", f"id是{pk}的那只", f"编号{pk}的那个",
                 f"编号为{pk}的基金", f"fund with id {pk}", f"fund with the id {pk}", f"fund detail for id {pk}",
                 f"fund details for id {pk}", f"fund info for id {pk}",
+                # "停用 id=4 的基金", "fund id: 2": the id as a field is written.
+                f"id={pk}", f"id = {pk}", f"id:{pk}", f"id: {pk}",
             )
             for spaced in dict.fromkeys((surface, BETWEEN_SCRIPTS.sub(" ", surface)))
         ]
@@ -903,7 +905,7 @@ detail_frame.names_the_miss = fund_missed
     "enable_fund",
     triggers=(
         "enable", "activate", "turn on", "switch on", "reactivate", "back on", "reopen", "re-open", "resume", "bring back",
-        "back online", "online again",
+        "back online", "online again", "restore", "restored",
         "switch", "turn", "启用", "激活", "打开", "恢复", "上线", "开起来", "重新开", "再开", "重开",
     ),
     asks={"fund_id": gettext_lazy("要启用哪个基金？请说出名称或 ID。")},

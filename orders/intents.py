@@ -27,6 +27,11 @@ from agents.providers.rules import DECLINE, Outcome, Step, Turn, intent, offer
 from .services import supplier_question
 
 ORDER_NO = r"(?P<order_no>[A-Za-z]{2}\d{8,})"
+# A bare answer passed on: yes, no, agreed.
+BARE_ANSWER = re.compile(
+    r"(?:yes|yeah|yep|no|nope|ok(?:ay)?|sure|agreed|fine|approved|denied|好的?|可以|行|同意|不同意|不行|没问题|是的?|不是|对|不)",
+    re.IGNORECASE,
+)
 # What the desk reads as the supplier's go-ahead (the simulator answers "已处理完成，可以办理退款").
 UPSTREAM = r"(?P<up>上游|供应商|酒店方|supplier|upstream|hotel)"
 DOWNSTREAM = r"(?P<down>下游|客人|顾客|客户|guest|customer|downstream)"
@@ -557,7 +562,7 @@ DATED = re.compile(
 
 
 # "…wants to check out a day early, message the supplier about it": the early check-out pointed at, no words of its own.
-ABOUT_IT = re.compile(r"\s*(?:(?:about|regarding|re)\s+)?(?:it|this|that)\s*[.!。！]?\s*", re.IGNORECASE)
+ABOUT_IT = re.compile(r"\s*(?:(?:about|regarding|re)\s+)?(?:it|this|that)\s*[.!。！?？]?\s*", re.IGNORECASE)
 
 
 def _early_in_talk(turn: Turn, said: str) -> bool:
@@ -665,7 +670,9 @@ def send_frame(turn: Turn, filled: Filled) -> Step | None:
     # Dictated after a colon or in quotes, the words go as typed; told about, "the guest" needs the booking.
     dictated = re.search(r"[:：「“\"']\s*$", said[: text.start])
     about_a_guest = channel == "upstream" and not dictated and THE_GUEST.search(text.value) and not SUPPLIER_NUMBER.search(said)
-    if "order_no" not in filled.slots and (ORDER_POINTED.search(filled.reading.folded) or topic or about_a_guest):
+    # "tell the supplier yes", "跟供应商说同意": an answer means nothing without the booking it answers about.
+    bare_answer = bool(BARE_ANSWER.fullmatch(text.value.strip(" .!。！")))
+    if "order_no" not in filled.slots and (ORDER_POINTED.search(filled.reading.folded) or topic or about_a_guest or bare_answer):
         # "问问供应商那单能不能退", "message the supplier about the early checkout", "tell the supplier the guest is
         # leaving early": which order? (the supplier has many guests)
         return Step.say(str(ORDER_ASK))

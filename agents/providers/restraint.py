@@ -370,7 +370,9 @@ WAITED_TO_CORRECT = re.compile(WAIT_CORRECTING + "|" + NO_CORRECTING, re.IGNOREC
 SELF_CORRECTED = re.compile(
     r"\bi\s+mean(?:t)?\b|\bno\s+wait\b|\b(?:make|change)\s+(?:it|that)\s+(?:\d|a\s+(?:couple|few|dozen|pair)|half|"
     + "|".join(ENGLISH_NUMBERS) + r")\b|"
-    r"[,.;!]\s*(?:no|sorry|oops)\s*[,.;!]|我是说|我的意思是|不对|说错了|更正一下|哦不|啊不"
+    # ("行情不对，不卖了", "信息不对称": the market or a thing judged wrong, no correction.)
+    r"[,.;!]\s*(?:no|sorry|oops)\s*[,.;!]|我是说|我的意思是|说错了|更正一下|哦不|啊不"
+    r"|(?<!行情)(?<!价格)(?<!价钱)(?<!时机)(?<!情况)(?<!形势)(?<!势头)(?<!风向)(?<!苗头)(?<!感觉)(?<!味道)不对(?!称|劲)"
     # "…Delta Growth... wait, call it Delta Growth Select instead": a "wait" that corrects, no putting off.
     r"|" + WAIT_CORRECTING + r"|" + NO_CORRECTING,
     re.IGNORECASE,
@@ -1061,7 +1063,10 @@ def to_self(text: str, name: str) -> str:
         r"(?=(?:今天|现在|马上|先|赶紧|赶快|立刻|这就)?\s*(?:把|将|给|去|送|转|卖|买|吃|挂|接|查|看|打卡|签到|上班))",
         text,
     )
-    text = text[: zh.start()] + text[zh.end() :] if zh else text
+    if zh:
+        # "请让 Bob 把他的 3 个苹果全部转给 Alice": his, said of Bob, are the agent's own.
+        rest = re.sub(r"^(\s*(?:今天|现在|马上|先|赶紧|赶快|立刻|这就)?\s*把\s*)(?:他|她)(?:自己)?的", r"\1我的", text[zh.end() :])
+        text = text[: zh.start()] + rest
     # "please check Dave in for today's shift", said to Dave: "check in".
     return re.sub(rf"\b(check|clock|sign|punch)\s+{re.escape(name)}\s+(in|up)\b", r"\1 \2", text, flags=re.IGNORECASE)
 

@@ -4818,3 +4818,50 @@ def test_a_request_after_a_calling_off_that_opens_the_message_is_made(demo, talk
 @pytest.mark.parametrize("message", ["算了，先不签到了", "never mind", "never mind, don't bother"])
 def test_a_calling_off_with_no_request_after_it_does_nothing(demo, talker, message):
     assert _writes(talker("Frank", message)) == []
+
+
+# ---------------------------------------------------------------- round 51: zy's misses and its wrong write, in other words
+
+
+@pytest.mark.parametrize("message", ["let the supplier know: no", "跟供应商回个话，说可以"])
+def test_a_bare_answer_for_the_supplier_with_no_order_asks_which_order(demo, talker, message):
+    result = talker("前台助理", message)
+    assert _writes(result) == [] and "HT20260301001" in result.reply  # the question shows an order number's form
+
+
+def test_reaching_out_about_it_after_an_early_checkout_sends_the_desks_question(demo, talker):
+    result = talker("前台助理", "HT20260301002 guest is leaving a night early - could you get in touch with the supplier about that?")
+    [call] = _calls(result, "message_send")
+    assert call["channel"] == "upstream" and "SUP-88902" in call["content"]
+
+
+def test_the_market_judged_wrong_is_the_reason_for_a_cancel_never_a_correction(demo, talker):
+    assert _calls(talker("Carol", "小麦挂单撤下来吧，价格不对，先不卖了"), "cancel_market_order") == [{"order_id": 1}]
+
+
+def test_a_correcting_not_right_without_punctuation_still_asks(demo, talker):
+    assert _writes(talker("Carol", "卖2个小麦不对卖4个总价20")) == []
+
+
+def test_his_goods_said_of_the_agent_by_an_operator_are_its_own(demo, talker):
+    result = talker("Carol", "麻烦让 Carol 把她的 2 个小麦转给 Dave")
+    assert _calls(result, "transfer_resource") == [{"to_agent_id": Agent.objects.get(name="Dave").pk, "resource_type": "wheat", "quantity": 2}]
+
+
+@pytest.mark.parametrize(("message", "pk"), [("禁用 id = 3 的基金", 3), ("disable the fund id: 2", 2)])
+def test_a_funds_id_written_as_a_field_is_its_id(demo, talker, message, pk):
+    assert _calls(talker("基金助理", message), "disable_fund") == [{"fund_id": pk}]
+
+
+def test_restore_is_no_slip_of_store_and_restores_a_fund(demo, talker):
+    assert _calls(talker("基金助理", "could you restore 货币市场旧份额 for the quarterly report"), "enable_fund") == [{"fund_id": 5}]
+
+
+def test_her_id_asked_after_a_plan_finds_the_resident_named_before(demo, talker):
+    result = talker("Bob", "planning to give Eve something next week. what's her id?")
+    assert _calls(result, "find_agent") == [{"name": "Eve"}] and _writes(result) == []
+
+
+def test_what_a_new_kind_of_building_costs_lists_the_buildings(demo, talker):
+    result = talker("Carol", "how much does a new bakery cost? and send me the price list")
+    assert _calls(result, "list_buildings") == [{}] and _writes(result) == []
