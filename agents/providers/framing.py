@@ -26,7 +26,10 @@ def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: boo
 
     reading = reading or read(turn.said)
     first_question = None
-    for frame_ in candidates(reading, turn.offered):
+    # The last round offers no tool: the frames of the tools this turn ran say how it ended (the early check-out's four
+    # calls, then its own reply), and never call again.
+    offered = turn.offered or {outcome.name for outcome in turn.outcomes}
+    for frame_ in candidates(reading, offered):
         if queries_only and (is_write(frame_.tool) or not getattr(frame_.handler, "answers_past", False)):
             continue
         if reads_only and is_write(frame_.tool):
@@ -43,6 +46,8 @@ def read_frames(turn: Turn, reading: Reading | None = None, *, queries_only: boo
             first_question = first_question or question
             continue  # a frame the message fills whole comes first ("启用中的基金有哪些" is a list)
         step = frame_.handler(turn, filled)
+        if step is not DECLINE and not turn.offered and step is not None and acts(step):
+            continue
         if step is not DECLINE:
             return replace(step, toward=step.toward or frame_.tool) if step is not None else step
     return Step.say(first_question) if first_question else DECLINE

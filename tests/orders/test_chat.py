@@ -210,3 +210,18 @@ def test_a_model_refunding_every_demo_order_in_one_turn_only_proposes(desk, sett
     assert PendingAction.objects.count() == 3
     assert Refund.objects.count() == 0
     assert not ChannelMessage.objects.exists()
+
+
+def test_the_guests_order_confirmed_walks_the_flow_to_the_refund_proposal(desk, staff_user):
+    first = run_chat(agent=desk, message="李四说想早点走，帮忙处理一下", user=staff_user)
+    assert [c["name"] for c in first.tool_calls] == ["order_query"] and "是这一单吗" in first.reply
+    result = run_chat(agent=desk, message="是的", user=staff_user, conversation_id=first.conversation.pk)
+    assert [c["name"] for c in result.tool_calls] == FLOW
+    assert "等待员工确认" in result.reply and "SUP-88902" in result.reply
+
+
+@pytest.mark.parametrize("message", ["001那单客人要提前走，处理下", "the guest of order 20260301001 is checking out early, sort it out"])
+def test_the_early_checkout_read_by_the_frames_ends_with_its_own_reply(desk, staff_user, message):
+    result = run_chat(agent=desk, message=message, user=staff_user)
+    assert [c["name"] for c in result.tool_calls] == FLOW
+    assert "SUP-88901" in result.reply and "#" in result.reply
