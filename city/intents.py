@@ -1517,7 +1517,7 @@ GONE_TO = re.compile(r"(?:去|到|进)\s*$|\b(?:to|at|join)\s+(?:the\s+)?$", re.
     triggers=(
         "work at", "work in", "job at", "apply", "hire", "sign me up at", "sign up at", "sign me up with", "上班", "上个班", "工作", "应聘", "入职", "打工",
         "打份工", "打个工", "打零工", "打短工",
-        "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "找份工", "找个工", "a job", "some work", "get me hired", "get hired",
+        "干活", "活干", "找份活", "找个活", "找份工作", "找个工作", "找份工", "找个工", "a job", "some work", "find me work", "find me some work", "get me hired", "get hired",
         # "…听说终南那个伐木场还缺人，就去那儿", "the farm east of town pays 12 right? put me there": the place just named.
         "就去那儿", "就去那里", "就去那", "我就去了", "put me there", "put me at", "put me in", "send me there",
         # "I take the quarry job, the one at Lishan": a job at a kind of building taken ("I quit the bakery job" is no taking).
@@ -1573,10 +1573,13 @@ def buildings_frame(turn: Turn, filled: Filled) -> Step:
     if not asked and not restraint.CHOOSES_THEMSELVES.search(filled.reading.said):
         return DECLINE  # ("let me know the options first and I'll choose": the list, for them to choose from)
     asked_for_work = [w for f in registered_frames() if f.tool == "assign_building" for w in f.words if w not in OPENING_WORDS]
-    if turn.last("list_buildings") is not None and "assign_building" in turn.offered and filled.reading.has(*asked_for_work):
+    work_sought = "assign_building" in turn.offered and filled.reading.has(*asked_for_work)
+    if turn.last("list_buildings") is not None and work_sought:
         # "get me a job, no idea what's good here": the buildings shown, and which one asked (never picked for them).
         return Step.say("\n".join([summarize(turn), _("想去哪座建筑工作？")]))
-    return _once(turn, "list_buildings")
+    step = _once(turn, "list_buildings")
+    # (Toward the job: "the quarry" after the list and its question is the answer.)
+    return replace(step, toward="assign_building") if step is not None and work_sought else step
 
 
 STATUS_WORDS = (

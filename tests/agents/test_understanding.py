@@ -4865,3 +4865,10 @@ def test_her_id_asked_after_a_plan_finds_the_resident_named_before(demo, talker)
 def test_what_a_new_kind_of_building_costs_lists_the_buildings(demo, talker):
     result = talker("Carol", "how much does a new bakery cost? and send me the price list")
     assert _calls(result, "list_buildings") == [{}] and _writes(result) == []
+
+
+@pytest.mark.parametrize(("first", "answer"), [("find me work, list the places first and I'll pick", "the lumberyard"), ("帮我找个活干，先说说都有哪些地方，我来挑", "伐木场吧")])
+def test_the_place_named_after_the_options_listed_for_a_job_is_the_job(demo, talker, first, answer):
+    # Found trying round 49's listing by hand: the answer to "which building?" after the list was not understood.
+    result = talker("Eve", first, answer)
+    assert _calls(result, "assign_building") == [{"building_id": Building.objects.get(name="终南伐木场").pk}]
