@@ -422,10 +422,13 @@ def as_typed(turn: Turn, fragment: str) -> str:
     return found.group().strip().strip("「」“”\"'") if found else fragment
 
 
+# "启用5号", "停用2号": a bare "N号" right after the verb is the fund's id (elsewhere it is a date or a count).
+BARE_ID = r"\s*(?P<id>\d{1,4})\s*号(?!\s*(?:之前|以前|之后|以后|前|后|到期|起))"
+
+
 @intent(
     r"(?:启用|激活|恢复|重新启用)\s*基金\s*#?(?P<id>\d+)",
-    # "启用5号": a bare "N号" right after the verb is the fund's id (elsewhere it is a date or a count).
-    r"(?:启用|激活|恢复|重新启用)\s*(?P<id>\d{1,4})\s*号(?!\s*(?:之前|以前|之后|以后|前|后|到期|起))",
+    r"(?:启用|激活|恢复|重新启用)" + BARE_ID,
     r"(?:启用|激活|重新启用)(?![的了过中])\s*" + NAME + r"\s*基金",
     r"(?:启用|激活|重新启用)(?![的了过中])\s*(?:基金)?\s*" + NAME + TEXT_END,
     r"\b(?:enable|activate|re-?enable|reactivate) (?:the )?fund #?(?P<id>\d+)\b",
@@ -441,7 +444,7 @@ def enable_fund_intent(turn: Turn, match: re.Match) -> Step:
 
 @intent(
     r"(?:停用|禁用|下线|关闭|暂停)\s*基金\s*#?(?P<id>\d+)",
-    r"(?:停用|禁用|下线|关闭|暂停)\s*(?P<id>\d{1,4})\s*号(?!\s*(?:之前|以前|之后|以后|前|后|到期|起))",
+    r"(?:停用|禁用|下线|关闭|暂停)" + BARE_ID,
     r"(?:停用|禁用|下线|关闭|暂停)(?![的了过中])\s*" + NAME + r"\s*基金",
     r"(?:停用|禁用|下线)(?![的了过中])\s*(?:基金)?\s*" + NAME + TEXT_END,
     r"\b(?:disable|deactivate|suspend) (?:the )?fund #?(?P<id>\d+)\b",

@@ -319,14 +319,6 @@ def left_unsaid(said: str) -> str:
     return re.sub(rf"(?:{NOT_TO_SAY.pattern})[^,，。.;；!！]*", " ", said, flags=re.IGNORECASE)
 
 
-# Words passed on to someone the conversation named before: "ping them, ask whether …", "问问他们…".
-TOLD_THEM = re.compile(
-    r"\b(?:ping|ask|tell|message|contact|email|text|check\s+with|confirm\s+with|get\s+back\s+to)\s+(?:them|him|her)\b"
-    r"|(?:问问|问一下|告诉|通知|联系|跟|和)(?:他们|她们|对方)",
-    re.IGNORECASE,
-)
-
-
 @frame(
     "refund",
     triggers=(
@@ -441,12 +433,16 @@ TOPIC_ONLY = re.compile(r"(?:about|regarding|re:?)\s+(?:the|this|that|our|his|he
 ORDER_NUMBER = re.compile(r"[A-Za-z]{2}\d{8,}|[A-Za-z]{2,4}-?\d{4,}")
 CLAUSE_END = re.compile(r"[,，;；。!！?？]|\.\s")
 # "ping them again", "再催一下他们", "问问对方": the party the last turn wrote to or read, addressed by a pronoun.
+TURNED_TO = r"ping|nudge|ask|tell|remind|message|msg|contact|chase|poke|email|text|write\s+to|follow\s+up\s+with|check\s+with|get\s+back\s+to"
 THEM = re.compile(
-    r"\b(?:ping|nudge|ask|tell|remind|message|msg|contact|chase|poke|email|text|write\s+to|follow\s+up\s+with|check\s+with|get\s+back\s+to)"
+    rf"\b(?:{TURNED_TO})"
     r"\s+(?:them|'em)\b(?:\s+(?:again|once\s+more|one\s+more\s+time))?"
     r"|(?:再|又)?(?:催|问|提醒|告诉|通知|联系|跟|给|和)(?:一下|一声|问|促一下)?(?:他们|她们|对方)",
     re.IGNORECASE,
 )
+# Words passed on to someone the conversation named before ("ping them, ask whether …", "问问他们…", "ask her if …"): a
+# refund they are asked about is no refund asked for.
+TOLD_THEM = re.compile(rf"{THEM.pattern}|\b(?:{TURNED_TO}|confirm\s+with)\s+(?:him|her|them)\b", re.IGNORECASE)
 
 
 # "did they answer?", "他们回复了吗": the ones the last turn wrote to, as the subject of their reply.
